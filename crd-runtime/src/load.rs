@@ -1,0 +1,440 @@
+//! Reading manifests: multi-document YAML or JSON → JSON values → typed CRDs.
+//!
+//! YAML is read with `serde-saphyr`. Of the maintained serde YAML crates it is the
+//! only one that is not built on a C-to-Rust translation of libyaml (`serde_yaml_ng`
+//! and `serde_norway` wrap `unsafe-libyaml`), it forbids `unsafe`, is fuzzed for
+//! panics, rejects duplicate keys by default, and enforces a resource [`Budget`]
+//! (nesting depth, node count, alias expansion) so hostile input such as
+//! "billion laughs" or 10,000-deep nesting fails with an error instead of
+//! exhausting memory or the stack. Its errors carry line and column.
+//!
+//! [`Budget`]: serde_saphyr::Budget
+
+use std::fmt;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::model::{
+    API_VERSION_V1, API_VERSION_V1BETA1, CustomResourceDefinition, CustomResourceDefinitionV1Beta1,
+    KIND,
+};
+
+/// Deepest nesting of mappings/sequences accepted in any input document.
+///
+/// Matches `serde_json`'s own recursion limit, so YAML and JSON inputs behave alike
+/// and every recursive algorithm in this crate stays far from the stack's end.
+pub const MAX_DEPTH: usize = 128;
+
+/// Why a manifest could not be read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoadError {
+    /// Not valid YAML/JSON (or not UTF-8, or over a resource limit).
+    Syntax {
+        /// File name (or `-` for stdin).
+        source: String,
+        /// 1-based line, 0 when unknown.
+        line: usize,
+        /// 1-based column, 0 when unknown.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Valid YAML, but a field has the wrong shape for its type.
+    Field {
+        /// File name.
+        source: String,
+        /// 0-based document index within the file.
+        document: usize,
+        /// JSON path of the field (`spec.versions[0].served`).
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Syntax {
+                source,
+                line,
+                column,
+                message,
+            } if *line > 0 => {
+                write!(f, "{source}:{line}:{column}: {message}")
+            }
+            LoadError::Syntax {
+                source, message, ..
+            } => write!(f, "{source}: {message}"),
+            LoadError::Field {
+                source,
+                document,
+                path,
+                message,
+            } => {
+                let at = if path.is_empty() || path == "." {
+                    String::new()
+                } else {
+                    format!(" at {path}")
+                };
+                write!(f, "{source}: document {}{at}: {message}", document + 1)
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Parses every document of a YAML or JSON text into JSON values.
+///
+/// JSON is recognised by its first non-blank character (`{` or `[`); everything else
+/// is read as (multi-document) YAML. Empty documents are skipped. A JSON text holds
+/// one document.
+pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Value>, LoadError> {
+    let trimmed = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        return match serde_json::from_str::<Value>(text) {
+            Ok(v) => Ok(vec![v]),
+            Err(e) => Err(LoadError::Syntax {
+                source: source.to_string(),
+                line: e.line(),
+                column: e.column(),
+                message: strip_json_location(&e.to_string()),
+            }),
+        };
+    }
+    let parsed =
+        on_big_stack(|| serde_saphyr::from_multiple_with_options::<Value>(text, yaml_options()))
+            .map_err(|e| LoadError::Syntax {
+                source: source.to_string(),
+                line: 0,
+                column: 0,
+                message: format!("cannot start the parser thread: {e}"),
+            })?;
+    parsed.map_err(|e| {
+        let (line, column) = e
+            .location()
+            .map(|l| (l.line() as usize, l.column() as usize))
+            .unwrap_or((0, 0));
+        LoadError::Syntax {
+            source: source.to_string(),
+            line,
+            column,
+            message: yaml_message(&e.to_string()),
+        }
+    })
+}
+
+/// Stack for YAML parsing: the parser recurses once per nesting level and its
+/// frames are large in debug builds, so [`MAX_DEPTH`] levels need more than the
+/// 2 MiB a test thread (or any spawned thread) gets by default.
+const PARSER_STACK: usize = 64 << 20;
+
+/// Runs `f` on a thread with [`PARSER_STACK`] bytes of stack.
+pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> std::io::Result<T> {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("crd-runtime-parse".into())
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(scope, f)?;
+        Ok(handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
+}
+
+/// Parses raw bytes, reporting non-UTF-8 input with its position.
+pub fn parse_documents_bytes(source: &str, bytes: &[u8]) -> Result<Vec<Value>, LoadError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse_documents(source, text),
+        Err(e) => {
+            let valid = &bytes[..e.valid_up_to()];
+            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+            let column =
+                valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+            Err(LoadError::Syntax {
+                source: source.to_string(),
+                line,
+                column,
+                message: format!(
+                    "input is not valid UTF-8 (invalid byte at offset {})",
+                    e.valid_up_to()
+                ),
+            })
+        }
+    }
+}
+
+/// Budgets sized for real manifests (a 50 MB multi-document file passes) while
+/// keeping alias expansion and nesting bounded.
+fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_depth: MAX_DEPTH,
+            max_reader_input_bytes: Some(1 << 30),
+            max_events: 200_000_000,
+            max_nodes: 100_000_000,
+            max_total_scalar_bytes: 1 << 30,
+            max_documents: 1_000_000,
+        },
+        with_snippet: false,
+    }
+}
+
+fn strip_json_location(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+fn yaml_message(msg: &str) -> String {
+    let first = msg.lines().next().unwrap_or(msg);
+    let first = first.rfind(" at line ").map_or(first, |i| &first[..i]);
+    if first.contains("Depth") || first.contains("recursion limit") {
+        format!("document nests deeper than {MAX_DEPTH} levels")
+    } else {
+        first.to_string()
+    }
+}
+
+/// Converts a JSON value into a typed model, naming the offending field on error.
+pub fn from_value<T: DeserializeOwned>(
+    source: &str,
+    document: usize,
+    value: Value,
+) -> Result<T, LoadError> {
+    serde_path_to_error::deserialize(value).map_err(|e| LoadError::Field {
+        source: source.to_string(),
+        document,
+        path: e.path().to_string(),
+        message: e.inner().to_string(),
+    })
+}
+
+/// A CRD read from a manifest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrdDocument {
+    /// 0-based index of the document in its file.
+    pub document: usize,
+    /// The CRD, converted to v1 when it was written as v1beta1.
+    pub crd: CustomResourceDefinition,
+    /// The `apiVersion` it was written with.
+    pub original_api_version: String,
+}
+
+/// A document that is not a CRD.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedDocument {
+    /// 0-based index of the document in its file.
+    pub document: usize,
+    /// Its `apiVersion` (empty if none).
+    pub api_version: String,
+    /// Its `kind` (empty if none).
+    pub kind: String,
+}
+
+/// Everything found in one manifest file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoadedCrds {
+    /// The CRDs, in file order.
+    pub crds: Vec<CrdDocument>,
+    /// Documents that are not CRDs.
+    pub skipped: Vec<SkippedDocument>,
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Reads every CRD of a manifest (v1 or v1beta1; `List` documents are expanded).
+pub fn load_crds(source: &str, text: &str) -> Result<LoadedCrds, LoadError> {
+    let docs = parse_documents(source, text)?;
+    crds_from_documents(source, docs)
+}
+
+/// Types already parsed documents as CRDs (see [`load_crds`]).
+pub fn crds_from_documents(source: &str, docs: Vec<Value>) -> Result<LoadedCrds, LoadError> {
+    let mut out = LoadedCrds::default();
+    for (document, doc) in docs.into_iter().enumerate() {
+        match doc {
+            // `kind: List` (or `CustomResourceDefinitionList`): each item is a document.
+            Value::Object(mut map) if is_list(&map) => {
+                if let Some(Value::Array(items)) = map.remove("items") {
+                    for item in items {
+                        push_document(source, document, item, &mut out)?;
+                    }
+                }
+            }
+            doc => push_document(source, document, doc, &mut out)?,
+        }
+    }
+    Ok(out)
+}
+
+fn is_list(map: &serde_json::Map<String, Value>) -> bool {
+    let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
+    kind.ends_with("List") && map.get("items").is_some_and(Value::is_array)
+}
+
+fn push_document(
+    source: &str,
+    document: usize,
+    doc: Value,
+    out: &mut LoadedCrds,
+) -> Result<(), LoadError> {
+    let api_version = str_field(&doc, "apiVersion").to_string();
+    let kind = str_field(&doc, "kind").to_string();
+    if kind != KIND || !(api_version == API_VERSION_V1 || api_version == API_VERSION_V1BETA1) {
+        out.skipped.push(SkippedDocument {
+            document,
+            api_version,
+            kind,
+        });
+        return Ok(());
+    }
+    let crd = if api_version == API_VERSION_V1BETA1 {
+        from_value::<CustomResourceDefinitionV1Beta1>(source, document, doc)?.into_v1()
+    } else {
+        from_value::<CustomResourceDefinition>(source, document, doc)?
+    };
+    out.crds.push(CrdDocument {
+        document,
+        crd,
+        original_api_version: api_version,
+    });
+    Ok(())
+}
+
+/// Serializes to YAML (one document, no leading `---`).
+pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, String> {
+    serde_saphyr::to_string(value).map_err(|e| e.to_string())
+}
+
+/// Serializes several values as a multi-document YAML stream.
+pub fn to_yaml_documents<T: Serialize>(values: &[T]) -> Result<String, String> {
+    let mut out = String::new();
+    for v in values {
+        out.push_str("---\n");
+        out.push_str(&to_yaml(v)?);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CRONTAB: &str = include_str!("../tests/data/crontab-full.yaml");
+
+    #[test]
+    fn reads_yaml_and_json() {
+        let loaded = load_crds("crontab.yaml", CRONTAB).unwrap();
+        assert_eq!(loaded.crds.len(), 1);
+        let crd = &loaded.crds[0].crd;
+        assert_eq!(crd.name(), "crontabs.stable.example.com");
+        let json = serde_json::to_string(crd).unwrap();
+        let again = load_crds("crontab.json", &json).unwrap();
+        assert_eq!(&again.crds[0].crd, crd);
+    }
+
+    #[test]
+    fn multi_document_and_lists() {
+        let text = format!(
+            "{CRONTAB}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {{name: x}}\n---\n"
+        );
+        let loaded = load_crds("f.yaml", &text).unwrap();
+        assert_eq!(loaded.crds.len(), 1);
+        assert_eq!(
+            loaded.skipped,
+            vec![SkippedDocument {
+                document: 1,
+                api_version: "v1".into(),
+                kind: "Namespace".into()
+            }]
+        );
+        let crd = serde_json::to_value(&loaded.crds[0].crd).unwrap();
+        let list =
+            serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [crd.clone(), crd]});
+        let loaded = load_crds("l.json", &list.to_string()).unwrap();
+        assert_eq!(loaded.crds.len(), 2);
+    }
+
+    #[test]
+    fn yaml_round_trip() {
+        let crd = load_crds("c.yaml", CRONTAB).unwrap().crds.remove(0).crd;
+        let yaml = to_yaml(&crd).unwrap();
+        let again = load_crds("c2.yaml", &yaml).unwrap().crds.remove(0).crd;
+        assert_eq!(crd, again);
+    }
+
+    #[test]
+    fn syntax_errors_have_positions() {
+        let err = load_crds("bad.yaml", "a: [1, 2\nb: c\n").unwrap_err();
+        match err {
+            LoadError::Syntax { line, .. } => assert!(line > 0, "{err}"),
+            other => panic!("unexpected {other}"),
+        }
+        let err = load_crds("bad.json", "{\"a\": }").unwrap_err();
+        assert!(
+            matches!(
+                err,
+                LoadError::Syntax {
+                    line: 1,
+                    column: 7,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn field_errors_name_the_path() {
+        let text = CRONTAB.replace("served: true", "served: maybe");
+        let err = load_crds("c.yaml", &text).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("spec.versions[0].served"), "{msg}");
+        let text = CRONTAB.replace("minimum: 1", "minimun: 1");
+        let msg = load_crds("c.yaml", &text).unwrap_err().to_string();
+        assert!(msg.contains("unknown field `minimun`"), "{msg}");
+        assert!(
+            msg.contains("openAPIV3Schema.properties.spec.properties.replicas"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn hostile_input_is_an_error() {
+        let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(matches!(
+            parse_documents("d.json", &deep),
+            Err(LoadError::Syntax { .. })
+        ));
+        let deep_yaml: String = (0..10_000)
+            .map(|i| format!("{}a:\n", " ".repeat(i)))
+            .collect();
+        assert!(matches!(
+            parse_documents("d.yaml", &deep_yaml),
+            Err(LoadError::Syntax { .. })
+        ));
+        let flow = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(parse_documents("f.yaml", &format!("a: {flow}")).is_err());
+        let laughs = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n\
+                      c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n\
+                      e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n\
+                      g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n";
+        assert!(parse_documents("laughs.yaml", laughs).is_err());
+        assert!(parse_documents_bytes("bin", b"a: \xff\xfe").is_err());
+        assert_eq!(
+            parse_documents("empty.yaml", "").unwrap(),
+            Vec::<Value>::new()
+        );
+        assert!(parse_documents("dup.yaml", "a: 1\na: 2\n").is_err());
+    }
+}

@@ -1,0 +1,10 @@
+//! The typed CRD model (`apiextensions.k8s.io/v1`), plus the v1beta1 reader.
+
+mod crd;
+mod either;
+mod schema;
+mod v1beta1;
+
+pub use crd::*;
+pub use schema::*;
+pub use v1beta1::CustomResourceDefinitionV1Beta1;
