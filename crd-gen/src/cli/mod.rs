@@ -1,0 +1,4 @@
+//! Subcommands of the `crd-gen` binary. Each module owns its arguments and its run function.
+
+pub mod inputs;
+pub mod summary;

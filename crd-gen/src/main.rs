@@ -1,0 +1,25 @@
+//! The `crd-gen` command line: a thin layer over crd-gen and crd-runtime.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cli;
+
+/// Check, validate and generate Rust from Kubernetes CustomResourceDefinitions.
+#[derive(Parser)]
+#[command(name = "crd-gen", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        None => cli::summary::run(),
+    }
+}
