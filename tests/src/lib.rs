@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod conformance;
+
 /// `../shared` next to the workspace root (override with `CRD_TOOLKIT_SHARED`).
 pub fn shared_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("CRD_TOOLKIT_SHARED") {

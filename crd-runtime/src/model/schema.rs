@@ -225,11 +225,51 @@ pub struct JSONSchemaProps {
         skip_serializing_if = "Option::is_none"
     )]
     pub x_kubernetes_validations: Option<Vec<ValidationRule>>,
+    /// `deprecated`: OpenAPI 3.0, not part of Kubernetes' dialect. Modelled (kept
+    /// verbatim) so the checker can report it instead of the loader failing.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "present_value"
+    )]
+    pub deprecated: Option<Value>,
+    /// `discriminator`: OpenAPI 3.0, not part of Kubernetes' dialect (see `deprecated`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "present_value"
+    )]
+    pub discriminator: Option<Value>,
+    /// `readOnly`: OpenAPI 3.0, not part of Kubernetes' dialect (see `deprecated`).
+    #[serde(
+        rename = "readOnly",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "present_value"
+    )]
+    pub read_only: Option<Value>,
+    /// `writeOnly`: OpenAPI 3.0, not part of Kubernetes' dialect (see `deprecated`).
+    #[serde(
+        rename = "writeOnly",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "present_value"
+    )]
+    pub write_only: Option<Value>,
+    /// `xml`: OpenAPI 3.0, not part of Kubernetes' dialect (see `deprecated`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "present_value"
+    )]
+    pub xml: Option<Value>,
 }
 
 /// `items` is a single schema (structural) or a list of schemas (tuple form).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
+// Always behind a `Box` in `JSONSchemaProps`, so the large variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum JSONSchemaPropsOrArray {
     /// One schema for every item.
     Schema(JSONSchemaProps),
@@ -240,6 +280,8 @@ pub enum JSONSchemaPropsOrArray {
 /// `additionalProperties` / `additionalItems`: a boolean or a schema.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
+// Always behind a `Box` in `JSONSchemaProps`, so the large variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum JSONSchemaPropsOrBool {
     /// `true` / `false`.
     Bool(bool),
@@ -250,6 +292,8 @@ pub enum JSONSchemaPropsOrBool {
 /// A `dependencies` entry: a schema or a list of property names.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
+// Always behind a `Box` in `JSONSchemaProps`, so the large variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum JSONSchemaPropsOrStringArray {
     /// A schema the object must also satisfy.
     Schema(JSONSchemaProps),
@@ -273,7 +317,9 @@ pub struct ExternalDocumentation {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ValidationRule {
-    /// The CEL expression; `self` is the value of the node.
+    /// The CEL expression; `self` is the value of the node. A missing rule loads
+    /// as empty so that the checker can report it (`Required value`).
+    #[serde(default)]
     pub rule: String,
     /// Message returned when the rule fails.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,0 +1,549 @@
+//! CRD-level rules (`ValidateCustomResourceDefinition` upstream): metadata name,
+//! group, scope, names, versions (unique DNS-1035 names, exactly one storage
+//! version), schemas required, per-version settings, conversion and status.
+
+use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::model::{CustomResourceDefinitionNames, JSONSchemaProps};
+
+use super::internal::{InternalCrd, InternalSpec, InternalVersion, has_status};
+use super::names::{dns1035_label, dns1123_subdomain};
+use super::{CheckOptions, conversion, objectmeta, printer_columns, schema};
+
+/// Validates a CRD in the internal form. `check_identical` enables the rules that
+/// per-version fields must not all be identical, which only make sense for the
+/// internal form (a v1 object is promoted before it gets there).
+pub(crate) fn validate_internal(
+    crd: &InternalCrd,
+    opts: &CheckOptions,
+    check_identical: bool,
+) -> ErrorList {
+    let spec = &crd.spec;
+    let required_name = format!("{}.{}", spec.names.plural, spec.group);
+    let mut errs =
+        objectmeta::validate_crd_metadata(&crd.metadata, &required_name, &Path::new("metadata"));
+    errs.extend(validate_spec(
+        spec,
+        opts,
+        check_identical,
+        &Path::new("spec"),
+    ));
+    errs.extend(validate_names(
+        &crd.status.accepted_names,
+        &Path::new("status").child("acceptedNames"),
+    ));
+    errs.extend(validate_stored_versions(
+        &crd.status.stored_versions,
+        &spec.versions,
+        &Path::new("status").child("storedVersions"),
+    ));
+    errs.extend(objectmeta::validate_api_approval(
+        &spec.group,
+        &crd.metadata,
+    ));
+    if spec.preserve_unknown_fields == Some(true) {
+        errs.push(FieldError::invalid(
+            Path::new("spec").child("preserveUnknownFields"),
+            BadValue::Bool(true),
+            "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead",
+        ));
+    }
+    errs
+}
+
+fn versions_value(versions: &[InternalVersion]) -> BadValue {
+    // The server prints the whole versions list; their names identify it.
+    BadValue::Json(serde_json::Value::from(
+        versions.iter().map(|v| v.name.clone()).collect::<Vec<_>>(),
+    ))
+}
+
+fn schemas(spec: &InternalSpec) -> impl Iterator<Item = &JSONSchemaProps> {
+    let top = spec
+        .validation
+        .as_ref()
+        .and_then(|v| v.open_api_v3_schema.as_ref());
+    top.into_iter().chain(
+        spec.versions
+            .iter()
+            .filter_map(|v| v.schema.as_ref()?.open_api_v3_schema.as_ref()),
+    )
+}
+
+fn schema_has(s: &JSONSchemaProps, pred: &dyn Fn(&JSONSchemaProps) -> bool) -> bool {
+    if pred(s) {
+        return true;
+    }
+    let mut found = false;
+    s.for_each_child(&mut |_, c| found = found || schema_has(c, pred));
+    found
+}
+
+fn has_kubernetes_extensions(s: &JSONSchemaProps) -> bool {
+    s.is_embedded_resource()
+        || s.x_kubernetes_preserve_unknown_fields.is_some()
+        || s.is_int_or_string()
+        || s.x_kubernetes_list_map_keys
+            .as_ref()
+            .is_some_and(|k| !k.is_empty())
+        || s.x_kubernetes_list_type.is_some()
+        || s.x_kubernetes_validations
+            .as_ref()
+            .is_some_and(|k| !k.is_empty())
+}
+
+fn validate_spec(
+    spec: &InternalSpec,
+    opts: &CheckOptions,
+    check_identical: bool,
+    path: &Path,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let mut opts = opts.clone();
+    let group = path.child("group");
+    if spec.group.is_empty() {
+        errs.push(FieldError::required(group, ""));
+    } else {
+        let problems = dns1123_subdomain(&spec.group);
+        if !problems.is_empty() {
+            errs.push(FieldError::invalid(
+                group,
+                BadValue::Str(spec.group.clone()),
+                problems.join(","),
+            ));
+        } else if !spec.group.contains('.') {
+            errs.push(FieldError::invalid(
+                group,
+                BadValue::Str(spec.group.clone()),
+                "should be a domain with at least one dot",
+            ));
+        }
+    }
+    let scope = path.child("scope");
+    if spec.scope.is_empty() {
+        errs.push(FieldError::required(scope, ""));
+    } else if spec.scope != "Cluster" && spec.scope != "Namespaced" {
+        errs.push(FieldError::not_supported(
+            scope,
+            BadValue::Str(spec.scope.clone()),
+            &["Cluster", "Namespaced"],
+        ));
+    }
+
+    let preserve = spec.preserve_unknown_fields == Some(true);
+    // Pruning (preserveUnknownFields false) needs structural schemas.
+    if !preserve {
+        opts.require_structural_schema = true;
+    }
+    let top_schema = spec
+        .validation
+        .as_ref()
+        .and_then(|v| v.open_api_v3_schema.as_ref());
+    if top_schema.is_none() && (opts.require_open_api_schema || !preserve) {
+        for (i, v) in spec.versions.iter().enumerate() {
+            let missing = v
+                .schema
+                .as_ref()
+                .and_then(|s| s.open_api_v3_schema.as_ref())
+                .is_none();
+            let p = path
+                .child("versions")
+                .index(i)
+                .child("schema")
+                .child("openAPIV3Schema");
+            if opts.require_open_api_schema && missing {
+                errs.push(FieldError::required(p, "schemas are required"));
+            } else if !opts.require_open_api_schema && v.served && missing {
+                errs.push(FieldError::required(
+                    p,
+                    "because otherwise all fields are pruned",
+                ));
+            }
+        }
+    }
+    if opts.allow_defaults && schemas(spec).any(|s| schema_has(s, &|n| n.default.is_some())) {
+        opts.require_structural_schema = true;
+        if spec.preserve_unknown_fields != Some(false) {
+            errs.push(FieldError::invalid(
+                path.child("preserveUnknownFields"),
+                BadValue::Bool(true),
+                "must be false in order to use defaults in the schema",
+            ));
+        }
+    }
+    if schemas(spec).any(|s| schema_has(s, &has_kubernetes_extensions)) {
+        opts.require_structural_schema = true;
+    }
+
+    let mut storage = 0;
+    let mut names = std::collections::HashSet::new();
+    let mut unique = true;
+    for (i, v) in spec.versions.iter().enumerate() {
+        let vp = path.child("versions").index(i);
+        storage += usize::from(v.storage);
+        unique &= names.insert(v.name.as_str());
+        let problems = dns1035_label(&v.name);
+        if !problems.is_empty() {
+            errs.push(FieldError::invalid(
+                vp.child("name"),
+                BadValue::Str(v.name.clone()),
+                problems.join(","),
+            ));
+        }
+        let status = has_status(spec.subresources_for(i));
+        errs.extend(validate_version(v, &vp, status, &opts));
+    }
+
+    let forbid_both = |errs: &mut ErrorList, name: &str, top: bool, per: bool| {
+        if top && per {
+            errs.push(FieldError::forbidden(
+                path.child(name),
+                format!(
+                    "top-level and per-version {} are mutually exclusive",
+                    if name == "validation" {
+                        "schemas"
+                    } else {
+                        name
+                    }
+                ),
+            ));
+        }
+    };
+    forbid_both(
+        &mut errs,
+        "validation",
+        spec.validation.is_some(),
+        spec.versions.iter().any(|v| v.schema.is_some()),
+    );
+    forbid_both(
+        &mut errs,
+        "subresources",
+        spec.subresources.is_some(),
+        spec.versions.iter().any(|v| v.subresources.is_some()),
+    );
+    forbid_both(
+        &mut errs,
+        "additionalPrinterColumns",
+        !spec.additional_printer_columns.is_empty(),
+        spec.versions
+            .iter()
+            .any(|v| !v.additional_printer_columns.is_empty()),
+    );
+
+    if check_identical && !spec.versions.is_empty() {
+        let vs = &spec.versions;
+        let identical = [
+            (
+                vs.iter()
+                    .all(|v| v.schema.is_some() && v.schema == vs[0].schema),
+                "schemas",
+                "validation",
+            ),
+            (
+                vs.iter()
+                    .all(|v| v.subresources.is_some() && v.subresources == vs[0].subresources),
+                "subresources",
+                "subresources",
+            ),
+            (
+                vs.iter().all(|v| {
+                    !v.additional_printer_columns.is_empty()
+                        && v.additional_printer_columns == vs[0].additional_printer_columns
+                }),
+                "additionalPrinterColumns",
+                "additionalPrinterColumns",
+            ),
+        ];
+        for (same, what, top) in identical {
+            if same {
+                errs.push(FieldError::invalid(
+                    path.child("versions"),
+                    versions_value(vs),
+                    format!("per-version {what} may not all be set to identical values (top-level {top} should be used instead)"),
+                ));
+            }
+        }
+    }
+    if !unique {
+        errs.push(FieldError::invalid(
+            path.child("versions"),
+            versions_value(&spec.versions),
+            "must contain unique version names",
+        ));
+    }
+    if storage != 1 {
+        errs.push(FieldError::invalid(
+            path.child("versions"),
+            versions_value(&spec.versions),
+            "must have exactly one version marked as storage version",
+        ));
+    }
+    if opts.require_served_version
+        && !spec.versions.is_empty()
+        && !spec.versions.iter().any(|v| v.served)
+    {
+        errs.push(FieldError::invalid(
+            path.child("versions"),
+            versions_value(&spec.versions),
+            "must have at least one version marked as served",
+        ));
+    }
+    if !spec.version.is_empty() {
+        let vp = path.child("version");
+        let problems = dns1035_label(&spec.version);
+        if !problems.is_empty() {
+            errs.push(FieldError::invalid(
+                vp.clone(),
+                BadValue::Str(spec.version.clone()),
+                problems.join(","),
+            ));
+        }
+        if spec
+            .versions
+            .first()
+            .is_some_and(|v| v.name != spec.version)
+        {
+            errs.push(FieldError::invalid(
+                vp,
+                BadValue::Str(spec.version.clone()),
+                "must match the first version in spec.versions",
+            ));
+        }
+    }
+
+    let n = &spec.names;
+    let names_path = path.child("names");
+    for (value, name) in [
+        (n.plural.as_str(), "plural"),
+        (n.singular.as_deref().unwrap_or(""), "singular"),
+        (n.kind.as_str(), "kind"),
+        (n.list_kind.as_deref().unwrap_or(""), "listKind"),
+    ] {
+        if value.is_empty() {
+            errs.push(FieldError::required(names_path.child(name), ""));
+        }
+    }
+    errs.extend(validate_names(n, &names_path));
+
+    let any_status = spec.any_status_enabled();
+    errs.extend(schema::validate_validation(
+        spec.validation.as_ref(),
+        any_status,
+        &opts,
+        &path.child("validation"),
+    ));
+    errs.extend(printer_columns::validate_subresources(
+        spec.subresources.as_ref(),
+        &path.child("subresources"),
+    ));
+    for (i, col) in spec.additional_printer_columns.iter().enumerate() {
+        errs.extend(printer_columns::validate_column(
+            col,
+            &path.child("additionalPrinterColumns").index(i),
+        ));
+    }
+    if !spec.selectable_fields.is_empty() {
+        match top_schema {
+            None => errs.push(FieldError::invalid(
+                path.child("selectableFields"),
+                BadValue::Str(String::new()),
+                "selectableFields may only be set when validations.schema is included",
+            )),
+            Some(s) => errs.extend(printer_columns::validate_selectable_fields(
+                &spec.selectable_fields,
+                s,
+                &path.child("selectableFields"),
+            )),
+        }
+    }
+
+    let conv = spec.conversion.as_ref();
+    if conv.is_some_and(|c| c.strategy != "None")
+        && spec.preserve_unknown_fields != Some(false)
+        && let Some(c) = conv
+    {
+        errs.push(FieldError::invalid(
+            path.child("conversion").child("strategy"),
+            BadValue::Str(c.strategy.clone()),
+            "must be None if spec.preserveUnknownFields is true",
+        ));
+    }
+    errs.extend(conversion::validate_conversion(
+        conv,
+        opts.require_recognized_conversion_review_version,
+        &path.child("conversion"),
+    ));
+    errs
+}
+
+fn validate_version(
+    v: &InternalVersion,
+    path: &Path,
+    status_enabled: bool,
+    opts: &CheckOptions,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    for msg in deprecation_warning_problems(v.deprecated, v.deprecation_warning.as_deref()) {
+        errs.push(FieldError::invalid(
+            path.child("deprecationWarning"),
+            v.deprecation_warning
+                .clone()
+                .map_or(BadValue::Json(serde_json::Value::Null), BadValue::Str),
+            msg,
+        ));
+    }
+    errs.extend(schema::validate_validation(
+        v.schema.as_ref(),
+        status_enabled,
+        opts,
+        &path.child("schema"),
+    ));
+    errs.extend(printer_columns::validate_subresources(
+        v.subresources.as_ref(),
+        &path.child("subresources"),
+    ));
+    for (i, col) in v.additional_printer_columns.iter().enumerate() {
+        errs.extend(printer_columns::validate_column(
+            col,
+            &path.child("additionalPrinterColumns").index(i),
+        ));
+    }
+    if !v.selectable_fields.is_empty() {
+        match v.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
+            None => errs.push(FieldError::invalid(
+                path.child("selectableFields"),
+                BadValue::Str(String::new()),
+                "selectableFields may only be set when version.schema.openAPIV3Schema is not included",
+            )),
+            Some(s) => errs.extend(printer_columns::validate_selectable_fields(
+                &v.selectable_fields,
+                s,
+                &path.child("selectableFields"),
+            )),
+        }
+    }
+    errs
+}
+
+fn deprecation_warning_problems(deprecated: bool, warning: Option<&str>) -> Vec<String> {
+    let Some(w) = warning else {
+        return Vec::new();
+    };
+    if !deprecated {
+        return vec!["can only be set for deprecated versions".into()];
+    }
+    let mut out = Vec::new();
+    if w.len() > 256 {
+        out.push("must be <= 256 characters long".into());
+    }
+    if w.is_empty() {
+        out.push("must not be an empty string".into());
+    }
+    if let Some((i, _)) = w.char_indices().find(|(_, c)| c.is_control()) {
+        out.push(format!(
+            "must only contain printable UTF-8 characters; control character found at index {i}"
+        ));
+    }
+    out
+}
+
+/// `ValidateCustomResourceDefinitionNames`.
+fn validate_names(n: &CustomResourceDefinitionNames, path: &Path) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let singular = n.singular.as_deref().unwrap_or("");
+    let list_kind = n.list_kind.as_deref().unwrap_or("");
+    for (value, name) in [(n.plural.as_str(), "plural"), (singular, "singular")] {
+        let problems = dns1035_label(value);
+        if !value.is_empty() && !problems.is_empty() {
+            errs.push(FieldError::invalid(
+                path.child(name),
+                BadValue::Str(value.into()),
+                problems.join(","),
+            ));
+        }
+    }
+    for (value, name) in [(n.kind.as_str(), "kind"), (list_kind, "listKind")] {
+        let problems = dns1035_label(&value.to_lowercase());
+        if !value.is_empty() && !problems.is_empty() {
+            errs.push(FieldError::invalid(
+                path.child(name),
+                BadValue::Str(value.into()),
+                format!(
+                    "may have mixed case, but should otherwise match: {}",
+                    problems.join(",")
+                ),
+            ));
+        }
+    }
+    for (i, short) in n.short_names.iter().flatten().enumerate() {
+        let problems = dns1035_label(short);
+        if !problems.is_empty() {
+            errs.push(FieldError::invalid(
+                path.child("shortNames").index(i),
+                BadValue::Str(short.clone()),
+                problems.join(","),
+            ));
+        }
+    }
+    if !n.kind.is_empty() && n.kind == list_kind {
+        errs.push(FieldError::invalid(
+            path.child("listKind"),
+            BadValue::Str(list_kind.into()),
+            "kind and listKind may not be the same",
+        ));
+    }
+    for (i, c) in n.categories.iter().flatten().enumerate() {
+        let problems = dns1035_label(c);
+        if !problems.is_empty() {
+            errs.push(FieldError::invalid(
+                path.child("categories").index(i),
+                BadValue::Str(c.clone()),
+                problems.join(","),
+            ));
+        }
+    }
+    errs
+}
+
+/// `ValidateCustomResourceDefinitionStoredVersions`.
+fn validate_stored_versions(
+    stored: &[String],
+    versions: &[InternalVersion],
+    path: &Path,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let value = || BadValue::Json(serde_json::Value::from(stored.to_vec()));
+    if stored.is_empty() {
+        errs.push(FieldError::invalid(
+            path.clone(),
+            value(),
+            "must have at least one stored version",
+        ));
+        return errs;
+    }
+    // Like upstream's map: a duplicated stored version keeps its last index.
+    let mut remaining: std::collections::HashMap<&str, usize> = stored
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i))
+        .collect();
+    for v in versions {
+        let found = remaining.remove(v.name.as_str()).is_some();
+        if v.storage && !found {
+            errs.push(FieldError::invalid(
+                path.clone(),
+                value(),
+                format!("must have the storage version {}", v.name),
+            ));
+        }
+    }
+    let mut remaining: Vec<(usize, &str)> = remaining.into_iter().map(|(s, i)| (i, s)).collect();
+    remaining.sort();
+    for (i, v) in remaining {
+        errs.push(FieldError::invalid(
+            path.index(i),
+            BadValue::Str(v.into()),
+            format!("missing from spec.versions; {v} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in {v} and removes {v} from status.storedVersions"),
+        ));
+    }
+    errs
+}

@@ -1,0 +1,141 @@
+//! Static checks of CRDs and their schemas, reported exactly like the API server
+//! (`apiextensions-apiserver`'s `ValidateCustomResourceDefinition`).
+//!
+//! - [`validate_crd`]: a v1 manifest, as a **create** request would be validated.
+//! - [`validate_internal_crd`]: a CRD already in the server's internal form
+//!   ([`InternalCrd`], as upstream's tests write them).
+//! - [`validate_schema`]: one `openAPIV3Schema` (the conformance tables' unit).
+//! - [`validate_structural`] / [`validate_structural_completeness`]: the
+//!   structural-schema rules alone.
+//! - [`assert_valid_crd`]: a test helper that panics listing every violation.
+//!
+//! All violations are collected; nothing stops at the first one.
+
+mod completeness;
+mod conversion;
+mod crd_level;
+mod internal;
+mod jsonpath;
+mod listtype;
+pub mod names;
+mod objectmeta;
+mod openapi;
+pub mod pattern;
+mod printer_columns;
+mod schema;
+mod structural;
+
+pub use completeness::validate_structural_completeness;
+pub use internal::{
+    InternalConversion, InternalCrd, InternalSpec, InternalStatus, InternalVersion, PathStyle,
+};
+pub use jsonpath::{resolve_field_path, validate_simple_json_path};
+pub use schema::{validate_schema, validate_validation};
+pub use structural::{conversion_error as structural_conversion_error, validate_structural};
+
+use crate::field::ErrorList;
+use crate::model::CustomResourceDefinition;
+
+/// Which rules apply, mirroring upstream's `validationOptions` (plus the
+/// structural-schema `ValidationOptions`). Updates of existing CRDs relax some
+/// rules so that stored objects stay valid; a create enables all of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Schemas may contain `default`s.
+    pub allow_defaults: bool,
+    /// Webhook conversion must list a ConversionReview version the server knows.
+    pub require_recognized_conversion_review_version: bool,
+    /// Every version needs an `openAPIV3Schema`.
+    pub require_open_api_schema: bool,
+    /// `type` must be one of the OpenAPI v3 types.
+    pub require_valid_property_type: bool,
+    /// Schemas must be structural (forced on when pruning, defaults or
+    /// `x-kubernetes-*` extensions are used).
+    pub require_structural_schema: bool,
+    /// Defaults must not contain fields pruning would drop.
+    pub require_pruned_defaults: bool,
+    /// Items of `x-kubernetes-list-type: set` must be atomic.
+    pub require_atomic_set_type: bool,
+    /// Map-list keys are required or defaulted and not nullable; set/map items are not nullable.
+    pub require_map_list_keys_map_set_validation: bool,
+    /// Allow `additionalProperties` inside `allOf`/`anyOf`/`oneOf`/`not`.
+    pub allow_nested_additional_properties: bool,
+    /// Allow junctor validations of properties that only `additionalProperties` specifies.
+    pub allow_validation_properties_with_additional_properties: bool,
+    /// At least one version must be served. Not an API-server rule: a CRD without
+    /// a served version is accepted but useless, so `crd-gen check` reports it.
+    pub require_served_version: bool,
+    /// How a v1 CRD's per-version fields map to error paths.
+    pub path_style: PathStyle,
+}
+
+impl CheckOptions {
+    /// What creating a v1 CRD enables (`ValidateCustomResourceDefinition`), plus
+    /// [`CheckOptions::require_served_version`], with per-version error paths.
+    pub fn v1_create() -> Self {
+        CheckOptions {
+            allow_defaults: true,
+            require_recognized_conversion_review_version: true,
+            require_open_api_schema: true,
+            require_valid_property_type: true,
+            require_structural_schema: true,
+            require_pruned_defaults: true,
+            require_atomic_set_type: true,
+            require_map_list_keys_map_set_validation: true,
+            allow_nested_additional_properties: false,
+            allow_validation_properties_with_additional_properties: false,
+            require_served_version: true,
+            path_style: PathStyle::PerVersion,
+        }
+    }
+
+    /// Exactly upstream's create options (no extra rules), with the server's paths.
+    pub fn api_server_create() -> Self {
+        CheckOptions {
+            require_served_version: false,
+            path_style: PathStyle::Server,
+            ..Self::v1_create()
+        }
+    }
+}
+
+/// Validates a v1 CRD as the API server validates a create request: v1 defaults
+/// are applied, the status is reset, then every rule in `opts` is checked.
+pub fn validate_crd(crd: &CustomResourceDefinition, opts: &CheckOptions) -> ErrorList {
+    let internal = InternalCrd::from_v1(crd, opts.path_style);
+    // Kept per version, identical fields are the norm in v1 and not an error.
+    crd_level::validate_internal(&internal, opts, opts.path_style == PathStyle::Server)
+}
+
+/// Validates a CRD given in the internal form, without defaulting.
+pub fn validate_internal_crd(crd: &InternalCrd, opts: &CheckOptions) -> ErrorList {
+    crd_level::validate_internal(crd, opts, true)
+}
+
+/// Panics, listing every violation, unless `crd` passes [`CheckOptions::v1_create`].
+///
+/// Meant for tests of code that builds CRDs:
+///
+/// ```
+/// let yaml = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+///   metadata: {name: crontabs.stable.example.com}\n\
+///   spec:\n  group: stable.example.com\n  scope: Namespaced\n\
+///   \x20 names: {plural: crontabs, singular: crontab, kind: CronTab}\n\
+///   \x20 versions:\n  - name: v1\n    served: true\n    storage: true\n\
+///   \x20   schema: {openAPIV3Schema: {type: object}}\n";
+/// let crd = crd_runtime::load_crds("crontab.yaml", yaml).unwrap().crds.remove(0).crd;
+/// crd_runtime::assert_valid_crd(&crd);
+/// ```
+#[track_caller]
+pub fn assert_valid_crd(crd: &CustomResourceDefinition) {
+    let errs = validate_crd(crd, &CheckOptions::v1_create());
+    if !errs.is_empty() {
+        let lines: Vec<String> = errs.iter().map(|e| format!("  {e}")).collect();
+        panic!(
+            "CRD {} has {} violation(s):\n{}",
+            crd.name(),
+            errs.len(),
+            lines.join("\n")
+        );
+    }
+}

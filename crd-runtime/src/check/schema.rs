@@ -1,0 +1,193 @@
+//! One `schema` (`validateCustomResourceDefinitionValidation` upstream): root
+//! restrictions when `/status` is enabled, `nullable` at the root, then the
+//! structural rules, the defaults, and the OpenAPI-level rules.
+
+use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::model::{CustomResourceValidation, JSONSchemaProps};
+
+use super::CheckOptions;
+
+/// Root keywords allowed when the status subresource is enabled (Go field names,
+/// as upstream prints them).
+const ALLOWED_AT_ROOT_WITH_STATUS: &str = "[Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations]";
+
+/// Checks `validation` (a version's `schema`, or the internal top-level
+/// `validation`) found at `path`, e.g. `spec.versions[0].schema`.
+pub fn validate_validation(
+    validation: Option<&CustomResourceValidation>,
+    status_enabled: bool,
+    opts: &CheckOptions,
+    path: &Path,
+) -> ErrorList {
+    let schema = validation.and_then(|v| v.open_api_v3_schema.as_ref());
+    validate_schema(schema, status_enabled, opts, path)
+}
+
+/// Like [`validate_validation`], for the `openAPIV3Schema` itself.
+pub fn validate_schema(
+    schema: Option<&JSONSchemaProps>,
+    status_enabled: bool,
+    opts: &CheckOptions,
+    path: &Path,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let Some(schema) = schema else {
+        return errs;
+    };
+    let root = path.child("openAPIV3Schema");
+    if status_enabled && let Some(e) = status_root_error(schema, &root) {
+        errs.push(e);
+    }
+    if schema.is_nullable() {
+        errs.push(FieldError::forbidden(
+            root.child("nullable"),
+            "nullable cannot be true at the root",
+        ));
+    }
+    // Conversion failures overlap with the OpenAPI-level errors, so like upstream
+    // they are only shown when nothing else was found.
+    let mut conversion_errs = ErrorList::new();
+    if opts.require_structural_schema {
+        if let Some(msg) = super::structural::conversion_error(schema) {
+            conversion_errs.push(FieldError::invalid(
+                root.clone(),
+                BadValue::Str(String::new()),
+                msg,
+            ));
+        } else {
+            errs.extend(super::structural::validate_structural(schema, &root, opts));
+        }
+    }
+    errs.extend(super::openapi::validate_openapi_schema(schema, &root, opts));
+    if errs.is_empty() {
+        errs.extend(conversion_errs);
+    }
+    errs
+}
+
+/// With `/status` enabled only some keywords may be used at the root (upstream
+/// walks the Go struct fields in order and reports the first offender).
+fn status_root_error(s: &JSONSchemaProps, root: &Path) -> Option<FieldError> {
+    // (Go field name order, is set, allowed)
+    let fields: [(&str, bool, bool); 44] = [
+        ("id", s.id.as_deref().is_some_and(|v| !v.is_empty()), false),
+        (
+            "$schema",
+            s.schema.as_deref().is_some_and(|v| !v.is_empty()),
+            false,
+        ),
+        ("$ref", s.ref_path.is_some(), false),
+        (
+            "description",
+            s.description.as_deref().is_some_and(|v| !v.is_empty()),
+            true,
+        ),
+        ("type", !s.type_str().is_empty(), true),
+        ("nullable", s.is_nullable(), false),
+        (
+            "format",
+            s.format.as_deref().is_some_and(|v| !v.is_empty()),
+            true,
+        ),
+        (
+            "title",
+            s.title.as_deref().is_some_and(|v| !v.is_empty()),
+            true,
+        ),
+        ("default", s.default.is_some(), false),
+        ("maximum", s.maximum.is_some(), true),
+        ("exclusiveMaximum", s.exclusive_maximum == Some(true), true),
+        ("minimum", s.minimum.is_some(), true),
+        ("exclusiveMinimum", s.exclusive_minimum == Some(true), true),
+        ("maxLength", s.max_length.is_some(), true),
+        ("minLength", s.min_length.is_some(), true),
+        (
+            "pattern",
+            s.pattern.as_deref().is_some_and(|v| !v.is_empty()),
+            true,
+        ),
+        ("maxItems", s.max_items.is_some(), true),
+        ("minItems", s.min_items.is_some(), true),
+        ("uniqueItems", s.unique_items == Some(true), true),
+        ("multipleOf", s.multiple_of.is_some(), true),
+        ("enum", s.enum_.is_some(), false),
+        ("maxProperties", s.max_properties.is_some(), false),
+        ("minProperties", s.min_properties.is_some(), false),
+        ("required", s.required.is_some(), true),
+        ("items", s.items.is_some(), true),
+        ("allOf", s.all_of.is_some(), false),
+        ("oneOf", s.one_of.is_some(), false),
+        ("anyOf", s.any_of.is_some(), false),
+        ("not", s.not.is_some(), false),
+        ("properties", s.properties.is_some(), true),
+        (
+            "additionalProperties",
+            s.additional_properties.is_some(),
+            false,
+        ),
+        ("patternProperties", s.pattern_properties.is_some(), false),
+        ("dependencies", s.dependencies.is_some(), false),
+        ("additionalItems", s.additional_items.is_some(), false),
+        ("definitions", s.definitions.is_some(), false),
+        ("externalDocs", s.external_docs.is_some(), true),
+        ("example", s.example.is_some(), true),
+        (
+            "x-kubernetes-preserve-unknown-fields",
+            s.x_kubernetes_preserve_unknown_fields.is_some(),
+            true,
+        ),
+        (
+            "x-kubernetes-embedded-resource",
+            s.is_embedded_resource(),
+            false,
+        ),
+        ("x-kubernetes-int-or-string", s.is_int_or_string(), false),
+        (
+            "x-kubernetes-list-map-keys",
+            s.x_kubernetes_list_map_keys.is_some(),
+            false,
+        ),
+        (
+            "x-kubernetes-list-type",
+            s.x_kubernetes_list_type.is_some(),
+            false,
+        ),
+        (
+            "x-kubernetes-map-type",
+            s.x_kubernetes_map_type.is_some(),
+            false,
+        ),
+        (
+            "x-kubernetes-validations",
+            s.x_kubernetes_validations.is_some(),
+            true,
+        ),
+    ];
+    for (name, is_set, allowed) in fields {
+        if !is_set {
+            continue;
+        }
+        if name == "type" {
+            if s.type_str() != "object" {
+                return Some(FieldError::invalid(
+                    root.child("type"),
+                    BadValue::Str(s.type_str().into()),
+                    r#"only "object" is allowed as the type at the root of the schema if the status subresource is enabled"#,
+                ));
+            }
+            continue;
+        }
+        if !allowed {
+            // The server prints the whole schema as the value; the offending keyword
+            // is the useful part.
+            return Some(FieldError::invalid(
+                root.clone(),
+                BadValue::Str(name.into()),
+                format!(
+                    "only {ALLOWED_AT_ROOT_WITH_STATUS} fields are allowed at the root of the schema if the status subresource is enabled"
+                ),
+            ));
+        }
+    }
+    None
+}
