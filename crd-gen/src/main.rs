@@ -15,11 +15,15 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Check CRDs against the API server's structural-schema and CRD rules.
+    Check(cli::check::Args),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         None => cli::summary::run(),
+        Some(Command::Check(args)) => cli::check::run(args),
     }
 }

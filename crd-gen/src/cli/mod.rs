@@ -1,4 +1,5 @@
 //! Subcommands of the `crd-gen` binary. Each module owns its arguments and its run function.
 
+pub mod check;
 pub mod inputs;
 pub mod summary;
