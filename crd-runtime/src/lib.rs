@@ -2,16 +2,19 @@
 //!
 //! - [`model`]: the typed `apiextensions.k8s.io/v1` CustomResourceDefinition model.
 //! - [`load`]: reading YAML/JSON manifests (multi-document, v1 and v1beta1).
+//! - [`engine`]: prune, default and validate objects like the API server.
 //! - [`field`]: field paths and errors rendered exactly like the API server.
 //! - [`check`]: structural-schema and CRD checks, reported like the API server.
 #![deny(missing_docs)]
 
 pub mod check;
+pub mod engine;
 pub mod field;
 pub mod load;
 pub mod model;
 
 pub use check::{CheckOptions, assert_valid_crd, validate_crd};
+pub use engine::{Engine, EngineError, SchemaOptions};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 pub use load::{LoadError, load_crds, parse_documents};
 pub use model::{CustomResourceDefinition, JSONSchemaProps};

@@ -54,3 +54,23 @@ pub fn conformance_cases(name: &str) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
+/// A conformance `schema` field: JSON `null` is "no schema".
+pub fn schema_of(v: &serde_json::Value) -> Option<crd_runtime::JSONSchemaProps> {
+    if v.is_null() {
+        return None;
+    }
+    Some(serde_json::from_value(v.clone()).unwrap_or_else(|e| panic!("schema {v}: {e}")))
+}
+
+/// Fails with every mismatch listed, after checking how many cases ran.
+pub fn report(file: &str, ran: usize, expected: usize, failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{file}: {} of {ran} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(ran, expected, "{file}: unexpected number of cases");
+    println!("{file}: {ran} of {expected} cases passed");
+}

@@ -1,0 +1,521 @@
+//! The admission engine: given a CRD version (or a bare `openAPIV3Schema`) and an
+//! object, produce what the API server would store, or the errors it would return.
+//!
+//! The pipeline follows the API server (`customresource_handler.go`):
+//!
+//! 1. [`Engine::prune`]: unknown fields are dropped (together with `null`s of
+//!    non-nullable fields without a default, when admitting);
+//! 2. [`Engine::coerce_metadata`]: root and embedded `metadata` are round-tripped
+//!    through `ObjectMeta`, `apiVersion`/`kind` must be strings;
+//! 3. [`Engine::default`]: defaults are applied top-down;
+//! 4. [`Engine::validate`]: type meta and root metadata (for resources), the OpenAPI
+//!    schema (kube-openapi semantics), embedded resources, list types, then every
+//!    extra [`ValidationPass`] (CEL plugs in there).
+//!
+//! [`Engine::admit`] runs all four. The schema is compiled once (regexes, property
+//! lookups, bounds); an engine is immutable and can be shared between threads.
+//!
+//! ```
+//! use crd_runtime::engine::Engine;
+//! use serde_json::json;
+//!
+//! let crd = crd_runtime::load_crds("crontab.yaml", r#"
+//! apiVersion: apiextensions.k8s.io/v1
+//! kind: CustomResourceDefinition
+//! metadata: {name: crontabs.stable.example.com}
+//! spec:
+//!   group: stable.example.com
+//!   scope: Namespaced
+//!   names: {plural: crontabs, kind: CronTab}
+//!   versions:
+//!   - name: v1
+//!     served: true
+//!     storage: true
+//!     schema:
+//!       openAPIV3Schema:
+//!         type: object
+//!         properties:
+//!           spec:
+//!             type: object
+//!             properties:
+//!               replicas: {type: integer, maximum: 10, default: 1}
+//! "#).unwrap().crds.remove(0).crd;
+//! let engine = Engine::for_crd(&crd, "v1").unwrap();
+//!
+//! let mut obj = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+//!                      "metadata": {"name": "a"}, "spec": {"extra": true}});
+//! engine.admit(&mut obj).unwrap();
+//! assert_eq!(obj["spec"], json!({"replicas": 1}));
+//!
+//! let mut bad = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+//!                      "metadata": {"name": "a"}, "spec": {"replicas": 15}});
+//! let errs = engine.admit(&mut bad).unwrap_err();
+//! assert_eq!(errs.strings(), vec![
+//!     "spec.replicas: Invalid value: 15: spec.replicas in body should be less than or equal to 10",
+//! ]);
+//! ```
+
+pub mod compiled;
+mod default;
+pub mod formats;
+mod listtype;
+pub mod names;
+pub mod objectmeta;
+pub mod path;
+mod prune;
+mod regex_go;
+mod validate;
+pub mod walk;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::load::MAX_DEPTH;
+use crate::model::{CustomResourceDefinition, JSONSchemaProps};
+use compiled::CompiledSchema;
+use objectmeta::{MetaRules, NamespaceRule};
+use path::PathRef;
+pub use walk::{PassContext, RuleSite, ValidationPass, visit_rules};
+
+/// Why an engine could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineError {
+    /// The CRD has no such version.
+    UnknownVersion {
+        /// CRD name.
+        crd: String,
+        /// The version asked for.
+        version: String,
+    },
+    /// The version has no `schema.openAPIV3Schema`.
+    NoSchema {
+        /// CRD name.
+        crd: String,
+        /// The version.
+        version: String,
+    },
+    /// The schema nests deeper than the engine compiles.
+    SchemaTooDeep(usize),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::UnknownVersion { crd, version } => {
+                write!(
+                    f,
+                    "CustomResourceDefinition {crd:?} has no version {version:?}"
+                )
+            }
+            EngineError::NoSchema { crd, version } => write!(
+                f,
+                "CustomResourceDefinition {crd:?} version {version:?} has no openAPIV3Schema"
+            ),
+            EngineError::SchemaTooDeep(n) => write!(f, "schema nests deeper than {n} levels"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// Why a typed object could not be admitted.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AdmitError {
+    /// The value did not serialize to JSON.
+    Serialize(String),
+    /// The API server would reject it.
+    Invalid(ErrorList),
+    /// The admitted JSON no longer fits the Rust type (e.g. a default of the wrong type).
+    Deserialize(String),
+}
+
+impl fmt::Display for AdmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdmitError::Serialize(e) => write!(f, "cannot serialize the object: {e}"),
+            AdmitError::Invalid(errs) => write!(f, "{errs}"),
+            AdmitError::Deserialize(e) => {
+                write!(f, "the admitted object does not deserialize: {e}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for AdmitError {}
+
+/// Options for [`Engine::for_schema`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchemaOptions {
+    /// Treat the root as a Kubernetes object: `apiVersion`, `kind` and `metadata` are
+    /// kept by pruning, `metadata` is coerced, and the root is checked like an
+    /// embedded resource.
+    pub resource_root: bool,
+}
+
+/// The resource an engine built from a CRD admits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResourceInfo {
+    /// API group.
+    pub group: String,
+    /// Version name.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+    /// `scope: Namespaced`.
+    pub namespaced: bool,
+}
+
+impl ResourceInfo {
+    /// `group/version`.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+}
+
+/// A compiled, reusable validator for one CRD version or one bare schema.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    schema: CompiledSchema,
+    resource: Option<ResourceInfo>,
+    resource_root: bool,
+    passes: Vec<Arc<dyn ValidationPass>>,
+}
+
+fn depth_error() -> FieldError {
+    FieldError::forbidden(
+        Path::root(),
+        format!("the object nests deeper than {MAX_DEPTH} levels"),
+    )
+}
+
+impl Engine {
+    /// The engine for version `version` of `crd`.
+    pub fn for_crd(crd: &CustomResourceDefinition, version: &str) -> Result<Engine, EngineError> {
+        let v = crd
+            .version(version)
+            .ok_or_else(|| EngineError::UnknownVersion {
+                crd: crd.name().to_string(),
+                version: version.to_string(),
+            })?;
+        let schema = v.open_api_schema().ok_or_else(|| EngineError::NoSchema {
+            crd: crd.name().to_string(),
+            version: version.to_string(),
+        })?;
+        Ok(Engine {
+            schema: CompiledSchema::compile(Some(schema))?,
+            resource: Some(ResourceInfo {
+                group: crd.spec.group.clone(),
+                version: version.to_string(),
+                kind: crd.spec.names.kind.clone(),
+                namespaced: crd.spec.scope != "Cluster",
+            }),
+            resource_root: true,
+            passes: Vec::new(),
+        })
+    }
+
+    /// An engine for a bare `openAPIV3Schema` (not a resource root unless asked).
+    pub fn for_schema(
+        schema: &JSONSchemaProps,
+        options: SchemaOptions,
+    ) -> Result<Engine, EngineError> {
+        Self::for_optional_schema(Some(schema), options)
+    }
+
+    /// Like [`Engine::for_schema`]; `None` means "no schema" (everything below the
+    /// root is unknown), which is not the same as the empty schema `{}`.
+    pub fn for_optional_schema(
+        schema: Option<&JSONSchemaProps>,
+        options: SchemaOptions,
+    ) -> Result<Engine, EngineError> {
+        Ok(Engine {
+            schema: CompiledSchema::compile(schema)?,
+            resource: None,
+            resource_root: options.resource_root,
+            passes: Vec::new(),
+        })
+    }
+
+    /// Adds a validation pass that runs after the built-in ones.
+    pub fn with_pass(mut self, pass: Arc<dyn ValidationPass>) -> Engine {
+        self.passes.push(pass);
+        self
+    }
+
+    /// The compiled schema.
+    pub fn schema(&self) -> &CompiledSchema {
+        &self.schema
+    }
+
+    /// The resource, for engines built from a CRD.
+    pub fn resource(&self) -> Option<&ResourceInfo> {
+        self.resource.as_ref()
+    }
+
+    fn pruner(&self, drop_nulls: bool, record: bool) -> prune::Pruner<'_> {
+        prune::Pruner {
+            schema: &self.schema,
+            resource_root: self.resource_root,
+            drop_nulls,
+            pruned: record.then(Vec::new),
+            too_deep: false,
+        }
+    }
+
+    /// Drops unknown fields; returns the pruned paths, sorted (`a.b`, `[1].b`).
+    /// Values nested deeper than [`MAX_DEPTH`] are left alone.
+    pub fn prune(&self, v: &mut Value) -> Vec<String> {
+        let mut p = self.pruner(false, true);
+        p.prune(v, self.schema.root, &PathRef::root());
+        let mut out = p.pruned.unwrap_or_default();
+        out.sort();
+        out
+    }
+
+    /// Drops `null`s of non-nullable fields without a default (never list items).
+    pub fn prune_nulls(&self, v: &mut Value) {
+        // Unknown keys stay: nulls are only dropped where a schema is known.
+        prune_nulls_only(&self.schema, v, self.schema.root, 0);
+    }
+
+    /// Round-trips root (for resources) and embedded `metadata` through `ObjectMeta`
+    /// and checks that `apiVersion`/`kind` are strings. With `drop_invalid` (how the
+    /// API server reads from storage) bad fields are dropped instead of reported.
+    pub fn coerce_metadata(&self, v: &mut Value, drop_invalid: bool) -> Result<(), FieldError> {
+        let c = objectmeta::Coercer {
+            schema: &self.schema,
+            resource_root: self.resource_root,
+            drop_invalid,
+        };
+        c.coerce(v, self.schema.root, &PathRef::root())
+    }
+
+    /// Applies defaults.
+    pub fn default(&self, v: &mut Value) {
+        if let Some(root) = self.schema.root {
+            default::default(&self.schema, v, root, 0);
+        }
+    }
+
+    /// Validates an object for create.
+    pub fn validate(&self, v: &Value) -> ErrorList {
+        self.validate_inner(v, None)
+    }
+
+    /// Validates an object for update (transition rules see `old`).
+    pub fn validate_update(&self, new: &Value, old: &Value) -> ErrorList {
+        self.validate_inner(new, Some(old))
+    }
+
+    /// Only the OpenAPI schema validation (kube-openapi).
+    pub fn validate_schema(&self, v: &Value) -> ErrorList {
+        let mut errs = ErrorList::new();
+        self.schema_errors(v, &mut errs);
+        errs
+    }
+
+    /// Only the embedded-resource checks (`x-kubernetes-embedded-resource`, and the
+    /// root for a resource-root bare schema).
+    pub fn validate_embedded(&self, v: &Value) -> ErrorList {
+        let mut errs = ErrorList::new();
+        let include_root = self.resource_root && self.resource.is_none();
+        objectmeta::validate_embedded(
+            &self.schema,
+            v,
+            self.schema.root,
+            &PathRef::root(),
+            include_root,
+            &mut errs,
+        );
+        errs
+    }
+
+    /// Only the `x-kubernetes-list-type` checks.
+    pub fn validate_list_types(&self, v: &Value) -> ErrorList {
+        let mut errs = ErrorList::new();
+        listtype::validate(
+            &self.schema,
+            v,
+            self.schema.root,
+            &PathRef::root(),
+            &mut errs,
+        );
+        errs
+    }
+
+    fn schema_errors(&self, v: &Value, errs: &mut ErrorList) {
+        let Some(root) = self.schema.root else { return };
+        let mut sv = validate::SchemaValidator::new(&self.schema);
+        sv.validate(v, root, &PathRef::root());
+        validate::dedup(&mut sv.errors);
+        if sv.too_deep {
+            errs.push(depth_error());
+        }
+        errs.extend(sv.errors);
+    }
+
+    fn validate_inner(&self, v: &Value, old: Option<&Value>) -> ErrorList {
+        let mut errs = ErrorList::new();
+        match &self.resource {
+            Some(res) => {
+                let type_errs = type_meta_errors(res, v);
+                if type_errs.is_empty() {
+                    root_meta_errors(res, v, &mut errs);
+                    self.schema_errors(v, &mut errs);
+                } else {
+                    errs.extend(type_errs);
+                }
+            }
+            None => self.schema_errors(v, &mut errs),
+        }
+        errs.extend(self.validate_embedded(v));
+        errs.extend(self.validate_list_types(v));
+        if !self.passes.is_empty() {
+            let cx = PassContext {
+                schema: &self.schema,
+                value: v,
+                old,
+            };
+            for p in &self.passes {
+                p.validate(&cx, &mut errs);
+            }
+        }
+        errs
+    }
+
+    /// Prune, coerce metadata, default, validate: what the API server does on create.
+    pub fn admit(&self, v: &mut Value) -> Result<(), ErrorList> {
+        self.admit_inner(v, None)
+    }
+
+    /// [`Engine::admit`] for an update of `old`.
+    pub fn admit_update(&self, v: &mut Value, old: &Value) -> Result<(), ErrorList> {
+        self.admit_inner(v, Some(old))
+    }
+
+    fn admit_inner(&self, v: &mut Value, old: Option<&Value>) -> Result<(), ErrorList> {
+        let mut p = self.pruner(true, false);
+        p.prune(v, self.schema.root, &PathRef::root());
+        if p.too_deep {
+            return Err(ErrorList(vec![depth_error()]));
+        }
+        self.coerce_metadata(v, false)
+            .map_err(|e| ErrorList(vec![e]))?;
+        self.default(v);
+        let errs = self.validate_inner(v, old);
+        if errs.is_empty() { Ok(()) } else { Err(errs) }
+    }
+
+    /// Admits a typed object: serialize, [`Engine::admit`], deserialize. The result
+    /// is identical to the dynamic path on the serialized value.
+    pub fn admit_typed<T: Serialize + DeserializeOwned>(&self, obj: &T) -> Result<T, AdmitError> {
+        let mut v = serde_json::to_value(obj).map_err(|e| AdmitError::Serialize(e.to_string()))?;
+        self.admit(&mut v).map_err(AdmitError::Invalid)?;
+        serde_json::from_value(v).map_err(|e| AdmitError::Deserialize(e.to_string()))
+    }
+}
+
+/// Null dropping on its own (the admit path does it inside the prune walk).
+fn prune_nulls_only(
+    schema: &CompiledSchema,
+    v: &mut Value,
+    id: Option<compiled::NodeId>,
+    depth: usize,
+) {
+    let Some(n) = schema.get(id) else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match v {
+        Value::Object(map) => {
+            map.retain(|k, child| {
+                let c = match n.property(k) {
+                    Some(c) => c,
+                    None => match n.additional {
+                        compiled::Additional::Schema(c) => c,
+                        _ => return true,
+                    },
+                };
+                let cn = schema.node(c);
+                if child.is_null() && !cn.nullable && cn.default.is_none() {
+                    return false;
+                }
+                prune_nulls_only(schema, child, Some(c), depth + 1);
+                true
+            });
+        }
+        Value::Array(items) => {
+            for item in items.iter_mut() {
+                prune_nulls_only(schema, item, n.items, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `ValidateTypeMeta`: the object is of this resource's kind and version.
+fn type_meta_errors(res: &ResourceInfo, v: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind != res.kind {
+        errs.push(FieldError::invalid(
+            Path::new("kind"),
+            BadValue::Str(kind.into()),
+            format!("must be {}", res.kind),
+        ));
+    }
+    let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let want = res.api_version();
+    if api_version != want {
+        errs.push(FieldError::invalid(
+            Path::new("apiVersion"),
+            BadValue::Str(api_version.into()),
+            format!("must be {want}"),
+        ));
+    }
+    errs
+}
+
+/// `ValidateObjectMetaAccessor` for the object's own metadata.
+fn root_meta_errors(res: &ResourceInfo, v: &Value, errs: &mut ErrorList) {
+    let empty = serde_json::Map::new();
+    let normalized;
+    let meta = match v.get("metadata") {
+        None | Some(Value::Null) => &empty,
+        Some(m) => match objectmeta::normalize_meta(m, false) {
+            Ok(Value::Object(m)) => {
+                normalized = m;
+                &normalized
+            }
+            Ok(_) => &empty,
+            Err(e) => {
+                errs.push(FieldError::invalid(
+                    Path::new("metadata"),
+                    BadValue::from_json(m),
+                    e,
+                ));
+                return;
+            }
+        },
+    };
+    let rules = MetaRules {
+        // The namespace usually comes from the request URL, so it is not required here.
+        namespace: if res.namespaced {
+            NamespaceRule::Optional
+        } else {
+            NamespaceRule::Forbidden
+        },
+        name: names::dns_subdomain_name,
+        name_optional: false,
+    };
+    objectmeta::validate_object_meta(meta, rules, &Path::new("metadata"), errs);
+}

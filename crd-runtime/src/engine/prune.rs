@@ -1,0 +1,157 @@
+//! Pruning of unknown fields (`pruning/algorithm.go`) and, in the same walk, the
+//! removal of `null`s of non-nullable fields without a default
+//! (`PruneNonNullableNullsWithoutDefaults`): both only look at keys whose schema is
+//! known, and pruning children never creates or removes a null at the parent.
+
+use serde_json::Value;
+
+use super::compiled::{Additional, CompiledSchema, Node, NodeId};
+use super::path::PathRef;
+use crate::load::MAX_DEPTH;
+
+/// Keys kept at a resource root and in embedded resources.
+pub(crate) fn is_meta_field(k: &str) -> bool {
+    matches!(k, "apiVersion" | "kind" | "metadata")
+}
+
+pub(crate) struct Pruner<'s> {
+    pub schema: &'s CompiledSchema,
+    /// Treat the root as a resource root (keeps `apiVersion`, `kind`, `metadata`).
+    pub resource_root: bool,
+    /// Also drop `null`s of non-nullable fields without a default.
+    pub drop_nulls: bool,
+    /// Pruned paths, when the caller wants them.
+    pub pruned: Option<Vec<String>>,
+    /// Set when the value nests deeper than [`MAX_DEPTH`]; the walk stops there.
+    pub too_deep: bool,
+}
+
+impl Pruner<'_> {
+    fn record(&mut self, path: &PathRef<'_>) {
+        if let Some(p) = &mut self.pruned {
+            p.push(path.pruned_path());
+        }
+    }
+
+    fn drops_null(&self, v: &Value, id: NodeId) -> bool {
+        if !self.drop_nulls || !v.is_null() {
+            return false;
+        }
+        let n = self.schema.node(id);
+        !n.nullable && n.default.is_none()
+    }
+
+    pub fn prune(&mut self, v: &mut Value, id: Option<NodeId>, path: &PathRef<'_>) {
+        if path.depth() > MAX_DEPTH {
+            self.too_deep = true;
+            return;
+        }
+        let node = self.schema.get(id);
+        if let Some(n) = node
+            && n.preserve_unknown
+        {
+            self.skip_prune(v, n, path);
+            return;
+        }
+        match v {
+            Value::Object(map) => {
+                let Some(n) = node else {
+                    if self.pruned.is_some() {
+                        for k in map.keys() {
+                            let p = path.field(k);
+                            self.record(&p);
+                        }
+                    }
+                    map.clear();
+                    return;
+                };
+                let embedded = n.embedded || (path.depth() == 0 && self.resource_root);
+                let at_root = path.depth() == 0;
+                map.retain(|k, child| {
+                    if embedded && is_meta_field(k) {
+                        return true;
+                    }
+                    if let Some(c) = n.property(k) {
+                        let p = path.field(k);
+                        self.prune(child, Some(c), &p);
+                        return !self.drops_null(child, c);
+                    }
+                    match n.additional {
+                        Additional::Schema(c) => {
+                            let p = path.key(k);
+                            self.prune(child, Some(c), &p);
+                            !self.drops_null(child, c)
+                        }
+                        Additional::Bool(_) => {
+                            let p = path.key(k);
+                            self.prune(child, None, &p);
+                            true
+                        }
+                        Additional::Absent => {
+                            // The API server does not report the type meta fields it drops at the root.
+                            if !(at_root && is_meta_field(k)) {
+                                let p = path.field(k);
+                                self.record(&p);
+                            }
+                            false
+                        }
+                    }
+                });
+            }
+            Value::Array(items) => {
+                let items_id = node.and_then(|n| n.items);
+                for (i, item) in items.iter_mut().enumerate() {
+                    let p = path.index(i);
+                    self.prune(item, items_id, &p);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A node with `x-kubernetes-preserve-unknown-fields`: unknown keys stay, known
+    /// ones are still pruned by their own schema.
+    fn skip_prune(&mut self, v: &mut Value, n: &Node, path: &PathRef<'_>) {
+        if path.depth() > MAX_DEPTH {
+            self.too_deep = true;
+            return;
+        }
+        match v {
+            Value::Object(map) => {
+                let embedded = n.embedded || (path.depth() == 0 && self.resource_root);
+                map.retain(|k, child| {
+                    if embedded && is_meta_field(k) {
+                        return true;
+                    }
+                    if let Some(c) = n.property(k) {
+                        let p = path.field(k);
+                        self.prune(child, Some(c), &p);
+                        return !self.drops_null(child, c);
+                    }
+                    match n.additional {
+                        Additional::Schema(c) => {
+                            let p = path.key(k);
+                            self.prune(child, Some(c), &p);
+                            !self.drops_null(child, c)
+                        }
+                        Additional::Bool(_) => {
+                            let p = path.key(k);
+                            self.prune(child, None, &p);
+                            true
+                        }
+                        Additional::Absent => true,
+                    }
+                });
+            }
+            Value::Array(items) => {
+                if let Some(items_node) = self.schema.get(n.items) {
+                    for (i, item) in items.iter_mut().enumerate() {
+                        let p = path.index(i);
+                        self.skip_prune(item, items_node, &p);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! Arrays (`items`, `minItems`, `maxItems`, `uniqueItems`) and objects
+//! (`min/maxProperties`, `properties`, `additionalProperties`, `required`).
+
+use serde_json::{Map, Value};
+
+use super::SchemaValidator;
+use crate::engine::compiled::{Additional, Node};
+use crate::engine::path::PathRef;
+use crate::field::{BadValue, FieldError};
+
+impl SchemaValidator<'_> {
+    /// Returns the match count of the item validations.
+    pub(super) fn check_array(&mut self, n: &Node, items: &[Value], path: &PathRef<'_>) -> u32 {
+        let mut count = 0;
+        if let Some(it) = n.items {
+            for (i, item) in items.iter().enumerate() {
+                count += self.validate(item, it, &path.index(i));
+            }
+        }
+        let size = items.len() as i64;
+        if let Some(min) = n.min_items
+            && size < min
+        {
+            let msg = format!(
+                "{} in body should have at least {min} items",
+                path.openapi_name()
+            );
+            self.invalid(path, BadValue::Int(size), msg);
+        }
+        if let Some(max) = n.max_items
+            && size > max
+        {
+            self.errors
+                .push(FieldError::too_many(path.field_path(), size, max));
+        }
+        if n.unique_items && has_duplicates(items) {
+            let msg = format!(
+                "{} in body shouldn't contain duplicates",
+                path.openapi_name()
+            );
+            self.invalid(path, BadValue::Str(String::new()), msg);
+        }
+        count
+    }
+
+    /// Returns the match count of the property validations (0 on an early size failure).
+    pub(super) fn check_object(
+        &mut self,
+        n: &Node,
+        map: &Map<String, Value>,
+        path: &PathRef<'_>,
+    ) -> u32 {
+        let size = map.len() as i64;
+        if let Some(min) = n.min_properties
+            && size < min
+        {
+            let msg = format!(
+                "{} in body should have at least {min} properties",
+                path.openapi_name()
+            );
+            self.invalid(path, BadValue::Int(size), msg);
+            return 0;
+        }
+        if let Some(max) = n.max_properties
+            && size > max
+        {
+            self.errors
+                .push(FieldError::too_many(path.field_path(), size, max));
+            return 0;
+        }
+        let mut count = 0;
+        for (k, child) in map {
+            if let Some(c) = n.property(k) {
+                count += self.validate(child, c, &path.field(k));
+            } else {
+                match n.additional {
+                    Additional::Schema(c) => count += self.validate(child, c, &path.key(k)),
+                    Additional::Bool(false) => {
+                        let msg = format!(
+                            "{}.{k} in body is a forbidden property",
+                            path.openapi_name()
+                        );
+                        self.invalid(path, BadValue::Str(k.clone()), msg);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for k in &n.required {
+            if !map.contains_key(k.as_str()) {
+                self.errors
+                    .push(FieldError::required(path.field(k).field_path(), ""));
+            }
+        }
+        count
+    }
+}
+
+/// `reflect.DeepEqual` over decoded JSON: an integer and a float are never equal.
+fn has_duplicates(items: &[Value]) -> bool {
+    items
+        .iter()
+        .enumerate()
+        .any(|(i, a)| items[..i].iter().any(|b| a == b))
+}

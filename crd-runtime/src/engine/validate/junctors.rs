@@ -1,0 +1,118 @@
+//! `allOf`, `anyOf`, `oneOf`, `not` (kube-openapi's schema-props validator).
+//!
+//! For a failing `anyOf`/`oneOf`, only the errors of the alternative with the
+//! highest match count (the first among equals) are reported, next to the
+//! composite message.
+
+use serde_json::Value;
+
+use super::SchemaValidator;
+use crate::engine::compiled::Node;
+use crate::engine::path::PathRef;
+use crate::field::go_quote;
+
+impl SchemaValidator<'_> {
+    /// Returns the match count contributed by the junctors, including the
+    /// validator's own increment.
+    pub(super) fn junctors(&mut self, n: &Node, v: &Value, path: &PathRef<'_>) -> u32 {
+        if !n.has_junctors() {
+            return 1;
+        }
+        let name = || go_quote(&path.openapi_name());
+        let mut count = 0;
+
+        if !n.any_of.is_empty() {
+            let mut best: Option<(Vec<_>, u32)> = None;
+            let mut success = None;
+            for &alt in &n.any_of {
+                let (errs, c) = self.isolated(|s| s.validate(v, alt, path));
+                if errs.is_empty() {
+                    best = None;
+                    success = Some(c);
+                    break;
+                }
+                if best.as_ref().is_none_or(|(_, bc)| c > *bc) {
+                    best = Some((errs, c));
+                }
+            }
+            if success.is_none() {
+                self.plain(format!(
+                    "{} must validate at least one schema (anyOf)",
+                    name()
+                ));
+            }
+            if let Some((errs, c)) = best {
+                self.errors.extend(errs);
+                count += c;
+            } else if let Some(c) = success {
+                count += c;
+            }
+        }
+
+        if !n.one_of.is_empty() {
+            let mut best: Option<(Vec<_>, u32)> = None;
+            let mut first_success = None;
+            let mut validated = 0;
+            for &alt in &n.one_of {
+                let (errs, c) = self.isolated(|s| s.validate(v, alt, path));
+                if errs.is_empty() {
+                    validated += 1;
+                    best = None;
+                    first_success.get_or_insert(c);
+                    continue;
+                }
+                if validated == 0 && best.as_ref().is_none_or(|(_, bc)| c > *bc) {
+                    best = Some((errs, c));
+                }
+            }
+            if validated != 1 {
+                let extra = if validated == 0 {
+                    "Found none valid".to_string()
+                } else {
+                    format!("Found {validated} valid alternatives")
+                };
+                self.plain(format!(
+                    "{} must validate one and only one schema (oneOf). {extra}",
+                    name()
+                ));
+                if let Some((errs, c)) = best {
+                    self.errors.extend(errs);
+                    count += c;
+                }
+            } else if let Some(c) = first_success {
+                count += c;
+            }
+        }
+
+        if !n.all_of.is_empty() {
+            let mut validated = 0;
+            for &alt in &n.all_of {
+                let (errs, c) = self.isolated(|s| s.validate(v, alt, path));
+                if errs.is_empty() {
+                    validated += 1;
+                }
+                self.errors.extend(errs);
+                count += c;
+            }
+            if validated != n.all_of.len() {
+                let extra = if validated == 0 {
+                    ". None validated"
+                } else {
+                    ""
+                };
+                self.plain(format!(
+                    "{} must validate all the schemas (allOf){extra}",
+                    name()
+                ));
+            }
+        }
+
+        if let Some(not) = n.not {
+            let (errs, _) = self.isolated(|s| s.validate(v, not, path));
+            if errs.is_empty() {
+                self.plain(format!("{} must not validate the schema (not)", name()));
+            }
+        }
+        count + 1
+    }
+}

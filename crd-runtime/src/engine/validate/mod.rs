@@ -1,0 +1,254 @@
+//! OpenAPI value validation with kube-openapi's semantics and the API server's
+//! error conversion (`apiserver/validation/validation.go`).
+//!
+//! kube-openapi runs, per schema node, a fixed chain of validators (type, junctors,
+//! string, format, number, slice, enum, object) and merges their results. Which
+//! failing `anyOf`/`oneOf` alternative gets reported depends on its "match count",
+//! so the walk computes that count exactly as kube-openapi does and returns it.
+
+mod collections;
+mod junctors;
+pub(crate) mod numbers;
+mod strings;
+
+use serde_json::Value;
+
+use super::compiled::{CompiledSchema, JsonType, Node, NodeId};
+use super::path::PathRef;
+use crate::field::{BadValue, ErrorType, FieldError, Path, go_quote};
+use crate::load::MAX_DEPTH;
+
+/// Validates values against a compiled schema, collecting every error.
+pub(crate) struct SchemaValidator<'s> {
+    pub schema: &'s CompiledSchema,
+    pub errors: Vec<FieldError>,
+    pub too_deep: bool,
+}
+
+impl<'s> SchemaValidator<'s> {
+    pub fn new(schema: &'s CompiledSchema) -> Self {
+        SchemaValidator {
+            schema,
+            errors: Vec::new(),
+            too_deep: false,
+        }
+    }
+
+    /// Validates `v` at `path` against node `id`; returns kube-openapi's match count.
+    pub fn validate(&mut self, v: &Value, id: NodeId, path: &PathRef<'_>) -> u32 {
+        let schema = self.schema;
+        let n = schema.node(id);
+        if path.depth() > MAX_DEPTH {
+            self.too_deep = true;
+            return 0;
+        }
+        if v.is_null() {
+            // Only the type and enum validators look at null.
+            let mut count = 0;
+            if !n.types.is_empty() && !n.nullable {
+                self.type_error(path, &n.type_label, "null");
+            } else {
+                count += 1;
+            }
+            self.check_enum(n, v, path);
+            return count;
+        }
+        let mut count = 0;
+        if !n.types.is_empty() || !n.format.is_empty() {
+            count += 1 + self.check_type(n, v, path);
+        }
+        count += 1 + self.junctors(n, v, path);
+        if let Value::String(s) = v {
+            count += 1;
+            self.check_string(n, s, path);
+            if let Some(f) = n.format_check {
+                count += 1;
+                if !f.check(s) {
+                    self.type_error_value(path, &n.format, s);
+                }
+            }
+        }
+        if let Value::Number(num) = v {
+            count += 2;
+            self.check_number(n, num, path);
+        }
+        if let Value::Array(items) = v {
+            count += 2 + self.check_array(n, items, path);
+        }
+        count += 1;
+        self.check_enum(n, v, path);
+        if let Value::Object(map) = v {
+            count += 1 + self.check_object(n, map, path);
+        }
+        count + 1
+    }
+
+    /// kube-openapi's type validator for a non-null value; returns its match count.
+    fn check_type(&mut self, n: &Node, v: &Value, path: &PathRef<'_>) -> u32 {
+        let (sch, fmt) = go_type(v);
+        let str_or_slice = matches!(v, Value::String(_) | Value::Array(_));
+        let contains = n.types.iter().any(|t| t.name() == sch);
+        let float_int = sch == "number"
+            && n.has_type(JsonType::Integer)
+            && v.as_f64().is_some_and(is_json_integer);
+        let int_float = sch == "integer" && n.has_type(JsonType::Number);
+        let type_ok = contains || float_int || int_float;
+        if !(str_or_slice || n.format.is_empty() || type_ok || fmt == n.format) {
+            self.type_error(path, &n.format, fmt);
+            return 0;
+        }
+        let numeric = n.has_type(JsonType::Number) || n.has_type(JsonType::Integer);
+        if !numeric && !n.format.is_empty() && str_or_slice {
+            return 1;
+        }
+        if !type_ok {
+            self.type_error(path, &n.type_label, sch);
+            return 0;
+        }
+        1
+    }
+
+    /// `enum`: null never matches unless listed; numbers compare by value.
+    fn check_enum(&mut self, n: &Node, v: &Value, path: &PathRef<'_>) {
+        let Some(values) = &n.enum_values else { return };
+        if values.iter().any(|e| json_equal(e, v)) {
+            return;
+        }
+        let supported: Vec<String> = values
+            .iter()
+            .map(|e| match e {
+                Value::String(s) => s.clone(),
+                other => go_json(other),
+            })
+            .collect();
+        let refs: Vec<&str> = supported.iter().map(String::as_str).collect();
+        self.errors.push(FieldError::not_supported(
+            path.field_path(),
+            BadValue::from_json(v),
+            &refs,
+        ));
+    }
+
+    /// `X in body must be of type T: "actual"` with the actual type as the value.
+    fn type_error(&mut self, path: &PathRef<'_>, type_name: &str, actual: &str) {
+        self.type_error_value(path, type_name, actual);
+    }
+
+    fn type_error_value(&mut self, path: &PathRef<'_>, type_name: &str, value: &str) {
+        let msg = format!(
+            "{} in body must be of type {type_name}: {}",
+            path.openapi_name(),
+            go_quote(value)
+        );
+        self.errors.push(FieldError::new(
+            ErrorType::TypeInvalid,
+            path.field_path(),
+            BadValue::Str(value.to_string()),
+            msg,
+        ));
+    }
+
+    /// A kube-openapi validation error converted by the API server (`Invalid value`).
+    fn invalid(&mut self, path: &PathRef<'_>, value: BadValue, message: String) {
+        self.errors
+            .push(FieldError::invalid(path.field_path(), value, message));
+    }
+
+    /// A plain (non-validation) kube-openapi error: reported at `<nil>` with `""`.
+    fn plain(&mut self, message: String) {
+        self.errors.push(FieldError::invalid(
+            Path::root(),
+            BadValue::Str(String::new()),
+            message,
+        ));
+    }
+
+    /// Runs `f` with a fresh error buffer and returns what it collected.
+    fn isolated(&mut self, f: impl FnOnce(&mut Self) -> u32) -> (Vec<FieldError>, u32) {
+        let saved = std::mem::take(&mut self.errors);
+        let count = f(self);
+        let errs = std::mem::replace(&mut self.errors, saved);
+        (errs, count)
+    }
+}
+
+/// The JSON type and Go format kube-openapi infers from a decoded value.
+fn go_type(v: &Value) -> (&'static str, &'static str) {
+    match v {
+        Value::Null => ("null", ""),
+        Value::Bool(_) => ("boolean", ""),
+        Value::String(_) => ("string", ""),
+        Value::Number(n) if n.as_i64().is_some() => ("integer", "int64"),
+        Value::Number(_) => ("number", "float64"),
+        Value::Array(_) => ("array", ""),
+        Value::Object(_) => ("object", ""),
+    }
+}
+
+/// `swag.IsFloat64AJSONInteger`.
+pub(crate) fn is_json_integer(f: f64) -> bool {
+    const MAX: f64 = 9007199254740991.0;
+    if !f.is_finite() || !(-MAX..=MAX).contains(&f) {
+        return false;
+    }
+    let g = f.trunc();
+    if f == g {
+        return true;
+    }
+    let diff = (f - g).abs();
+    diff / (f.abs() + g.abs()) < 1e-9
+}
+
+/// Equality for `enum`: numbers compare by value, everything else structurally.
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, a)| y.get(k).is_some_and(|b| json_equal(a, b)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Go's `json.Marshal` of a decoded value (integral floats print without `.0`).
+pub(crate) fn go_json(v: &Value) -> String {
+    match v {
+        Value::Number(n) if n.as_i64().is_none() && n.as_u64().is_none() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() == 0.0 && f.abs() < 1e21 {
+                format!("{f:.0}")
+            } else {
+                n.to_string()
+            }
+        }
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(go_json).collect();
+            format!("[{}]", parts.join(","))
+        }
+        Value::Object(map) => {
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), go_json(v)))
+                .collect();
+            format!("{{{}}}", parts.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Drops repeated messages, as kube-openapi's result merging does.
+pub(crate) fn dedup(errors: &mut Vec<FieldError>) {
+    if errors.len() < 2 {
+        return;
+    }
+    let mut seen = std::collections::HashSet::new();
+    errors.retain(|e| seen.insert(e.to_string()));
+}

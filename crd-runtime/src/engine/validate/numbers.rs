@@ -1,0 +1,192 @@
+//! kube-openapi's number validator: a range check of the value against the node's
+//! type and format ("Checked value must be of type ..."), then `multipleOf`,
+//! `minimum`, `maximum`, compared natively (integers against truncated bounds).
+
+use serde_json::Number;
+
+use super::{SchemaValidator, is_json_integer};
+use crate::engine::compiled::{Bound, JsonType, Node};
+use crate::engine::path::PathRef;
+use crate::field::{BadValue, go_float};
+
+/// A decoded JSON number as Go's unstructured decoding types it.
+#[derive(Clone, Copy, Debug)]
+enum GoNum {
+    Int(i64),
+    Float(f64),
+}
+
+impl GoNum {
+    fn of(n: &Number) -> GoNum {
+        match n.as_i64() {
+            Some(i) => GoNum::Int(i),
+            None => GoNum::Float(n.as_f64().unwrap_or(f64::NAN)),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
+        match self {
+            GoNum::Int(i) => i as f64,
+            GoNum::Float(f) => f,
+        }
+    }
+
+    fn bad_value(self) -> BadValue {
+        match self {
+            GoNum::Int(i) => BadValue::Int(i),
+            GoNum::Float(f) => BadValue::Float(f),
+        }
+    }
+}
+
+/// `IsValueValidAgainstRange`: can the value be converted to the type and format without loss?
+fn num_fits(v: GoNum, single: Option<JsonType>, format: &str) -> bool {
+    match single {
+        Some(JsonType::Integer) => {
+            let i = match v {
+                GoNum::Int(i) => i as i128,
+                GoNum::Float(f) => {
+                    // Go formats the float with 'f' and parses it as an integer.
+                    if !f.is_finite() || f.fract() != 0.0 || f.abs() >= 9.3e18 {
+                        return false;
+                    }
+                    f as i128
+                }
+            };
+            match format {
+                "int32" => i32::try_from(i).is_ok(),
+                "uint32" => u32::try_from(i).is_ok(),
+                "uint64" => u64::try_from(i).is_ok(),
+                _ => i64::try_from(i).is_ok(),
+            }
+        }
+        _ => match format {
+            "float" | "float32" => (v.as_f64() as f32).is_finite(),
+            _ => true,
+        },
+    }
+}
+
+/// Whether a schema bound itself fits the node's type and format.
+pub(crate) fn fits_type(value: f64, single: Option<JsonType>, format: &str) -> bool {
+    num_fits(GoNum::Float(value), single, format)
+}
+
+fn range_message(prefix: &str, n: &Node, name: &str) -> String {
+    let t = n.single_type().map_or("", JsonType::name);
+    if n.format.is_empty() {
+        format!("{prefix} value must be of type {t} (default format) in {name}")
+    } else {
+        format!(
+            "{prefix} value must be of type {t} with format {} in {name}",
+            n.format
+        )
+    }
+}
+
+impl SchemaValidator<'_> {
+    pub(super) fn check_number(&mut self, n: &Node, num: &Number, path: &PathRef<'_>) {
+        let v = GoNum::of(num);
+        let single = n.single_type();
+        if !num_fits(v, single, &n.format) {
+            self.plain(range_message("Checked", n, &path.openapi_name()));
+        }
+        if let Some(b) = n.multiple_of {
+            self.bound_range("MultipleOf", n, b, path);
+            self.multiple_of(v, b, path);
+        }
+        if let Some(b) = n.minimum {
+            self.bound_range("Minimum boundary", n, b, path);
+            self.compare(v, b, path, false);
+        }
+        if let Some(b) = n.maximum {
+            self.bound_range("Maximum boundary", n, b, path);
+            self.compare(v, b, path, true);
+        }
+    }
+
+    fn bound_range(&mut self, prefix: &str, n: &Node, b: Bound, path: &PathRef<'_>) {
+        if !b.in_range {
+            self.plain(range_message(prefix, n, &path.openapi_name()));
+        }
+    }
+
+    fn multiple_of(&mut self, v: GoNum, b: Bound, path: &PathRef<'_>) {
+        let name = path.openapi_name();
+        match v {
+            GoNum::Int(i) if b.in_range => {
+                let factor = b.value as i64;
+                if factor < 0 {
+                    let msg =
+                        format!("factor MultipleOf declared for {name} must be positive: {factor}");
+                    self.invalid(path, BadValue::Int(factor), msg);
+                } else if factor != 0 && i % factor != 0 {
+                    let msg = format!("{name} in body should be a multiple of {factor}");
+                    self.invalid(path, v.bad_value(), msg);
+                }
+            }
+            _ => {
+                let (data, factor) = (v.as_f64(), b.value);
+                if factor < 0.0 {
+                    let msg = format!(
+                        "factor MultipleOf declared for {name} must be positive: {}",
+                        go_float(factor)
+                    );
+                    self.invalid(path, BadValue::Float(factor), msg);
+                    return;
+                }
+                let mult = if factor < 1.0 {
+                    1.0 / factor * data
+                } else {
+                    data / factor
+                };
+                if !is_json_integer(mult) {
+                    let msg = format!(
+                        "{name} in body should be a multiple of {}",
+                        go_float(factor)
+                    );
+                    self.invalid(path, v.bad_value(), msg);
+                }
+            }
+        }
+    }
+
+    fn compare(&mut self, v: GoNum, b: Bound, path: &PathRef<'_>, is_max: bool) {
+        let (fails, shown) = match v {
+            GoNum::Int(i) if b.in_range => {
+                let bound = b.value as i64;
+                let fails = match (is_max, b.exclusive) {
+                    (true, false) => i > bound,
+                    (true, true) => i >= bound,
+                    (false, false) => i < bound,
+                    (false, true) => i <= bound,
+                };
+                (fails, bound.to_string())
+            }
+            _ => {
+                let (x, bound) = (v.as_f64(), b.value);
+                let fails = match (is_max, b.exclusive) {
+                    (true, false) => x > bound,
+                    (true, true) => x >= bound,
+                    (false, false) => x < bound,
+                    (false, true) => x <= bound,
+                };
+                (fails, go_float(bound))
+            }
+        };
+        if !fails {
+            return;
+        }
+        let relation = match (is_max, b.exclusive) {
+            (true, false) => "less than or equal to",
+            (true, true) => "less than",
+            (false, false) => "greater than or equal to",
+            (false, true) => "greater than",
+        };
+        let msg = format!(
+            "{} in body should be {relation} {shown}",
+            path.openapi_name()
+        );
+        self.invalid(path, v.bad_value(), msg);
+    }
+}
