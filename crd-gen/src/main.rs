@@ -18,6 +18,8 @@ struct Cli {
 enum Command {
     /// Check CRDs against the API server's structural-schema and CRD rules.
     Check(cli::check::Args),
+    /// Prune, default and validate objects like the API server (by CRD or bare schema).
+    Validate(cli::validate::Args),
 }
 
 fn main() -> ExitCode {
@@ -25,5 +27,6 @@ fn main() -> ExitCode {
     match cli.command {
         None => cli::summary::run(),
         Some(Command::Check(args)) => cli::check::run(args),
+        Some(Command::Validate(args)) => cli::validate::run(args),
     }
 }

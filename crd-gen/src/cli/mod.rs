@@ -2,4 +2,6 @@
 
 pub mod check;
 pub mod inputs;
+pub mod json_stream;
 pub mod summary;
+pub mod validate;

@@ -190,6 +190,29 @@ pub struct Engine {
     passes: Vec<Arc<dyn ValidationPass>>,
 }
 
+/// Whether `v` nests deeper than [`MAX_DEPTH`] (checked without recursion, so values
+/// built in code with any depth are safe to pass in).
+pub fn too_deep(v: &Value) -> bool {
+    fn push<'v>(stack: &mut Vec<(&'v Value, usize)>, c: &'v Value, depth: usize) {
+        if matches!(c, Value::Array(_) | Value::Object(_)) {
+            stack.push((c, depth));
+        }
+    }
+    let mut stack: Vec<(&Value, usize)> = Vec::new();
+    push(&mut stack, v, 0);
+    while let Some((v, depth)) = stack.pop() {
+        if depth >= MAX_DEPTH {
+            return true;
+        }
+        match v {
+            Value::Array(items) => items.iter().for_each(|c| push(&mut stack, c, depth + 1)),
+            Value::Object(map) => map.values().for_each(|c| push(&mut stack, c, depth + 1)),
+            _ => {}
+        }
+    }
+    false
+}
+
 fn depth_error() -> FieldError {
     FieldError::forbidden(
         Path::root(),
@@ -274,6 +297,9 @@ impl Engine {
     /// Drops unknown fields; returns the pruned paths, sorted (`a.b`, `[1].b`).
     /// Values nested deeper than [`MAX_DEPTH`] are left alone.
     pub fn prune(&self, v: &mut Value) -> Vec<String> {
+        if too_deep(v) {
+            return Vec::new();
+        }
         let mut p = self.pruner(false, true);
         p.prune(v, self.schema.root, &PathRef::root());
         let mut out = p.pruned.unwrap_or_default();
@@ -283,6 +309,9 @@ impl Engine {
 
     /// Drops `null`s of non-nullable fields without a default (never list items).
     pub fn prune_nulls(&self, v: &mut Value) {
+        if too_deep(v) {
+            return;
+        }
         // Unknown keys stay: nulls are only dropped where a schema is known.
         prune_nulls_only(&self.schema, v, self.schema.root, 0);
     }
@@ -301,6 +330,9 @@ impl Engine {
 
     /// Applies defaults.
     pub fn default(&self, v: &mut Value) {
+        if too_deep(v) {
+            return;
+        }
         if let Some(root) = self.schema.root {
             default::default(&self.schema, v, root, 0);
         }
@@ -308,12 +340,12 @@ impl Engine {
 
     /// Validates an object for create.
     pub fn validate(&self, v: &Value) -> ErrorList {
-        self.validate_inner(v, None)
+        self.validate_inner(v, None, false)
     }
 
     /// Validates an object for update (transition rules see `old`).
     pub fn validate_update(&self, new: &Value, old: &Value) -> ErrorList {
-        self.validate_inner(new, Some(old))
+        self.validate_inner(new, Some(old), false)
     }
 
     /// Only the OpenAPI schema validation (kube-openapi).
@@ -363,8 +395,12 @@ impl Engine {
         errs.extend(sv.errors);
     }
 
-    fn validate_inner(&self, v: &Value, old: Option<&Value>) -> ErrorList {
+    fn validate_inner(&self, v: &Value, old: Option<&Value>, checked: bool) -> ErrorList {
         let mut errs = ErrorList::new();
+        if !checked && (too_deep(v) || old.is_some_and(too_deep)) {
+            errs.push(depth_error());
+            return errs;
+        }
         match &self.resource {
             Some(res) => {
                 let type_errs = type_meta_errors(res, v);
@@ -403,6 +439,9 @@ impl Engine {
     }
 
     fn admit_inner(&self, v: &mut Value, old: Option<&Value>) -> Result<(), ErrorList> {
+        if too_deep(v) || old.is_some_and(too_deep) {
+            return Err(ErrorList(vec![depth_error()]));
+        }
         let mut p = self.pruner(true, false);
         p.prune(v, self.schema.root, &PathRef::root());
         if p.too_deep {
@@ -410,8 +449,10 @@ impl Engine {
         }
         self.coerce_metadata(v, false)
             .map_err(|e| ErrorList(vec![e]))?;
-        self.default(v);
-        let errs = self.validate_inner(v, old);
+        if let Some(root) = self.schema.root {
+            default::default(&self.schema, v, root, 0);
+        }
+        let errs = self.validate_inner(v, old, true);
         if errs.is_empty() { Ok(()) } else { Err(errs) }
     }
 

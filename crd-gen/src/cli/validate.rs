@@ -1,0 +1,332 @@
+//! `crd-gen validate --crd PATH... OBJECT-FILE...` (or `--schema FILE`): admit objects
+//! like the API server would (prune, default, validate) and report the result.
+//!
+//! Objects are multi-document YAML or JSON (one document, or JSON lines); `-` reads
+//! stdin. With `--crd`, each object's CRD is picked by `apiVersion` and `kind`; an
+//! object of an unknown kind is invalid. With `--schema`, every value is checked
+//! against that bare `openAPIV3Schema` (not as a resource root).
+//!
+//! Output:
+//! - text (default): for each invalid object `Kind "name" is invalid:` followed by
+//!   one line per error in the API server's wording; a summary goes to stderr;
+//! - `--output yaml|json`: the admitted (pruned and defaulted) valid objects on
+//!   stdout (YAML documents, or one JSON object per line); errors go to stderr;
+//! - `--format json`: one JSON line per object:
+//!   `{"file","index","kind","name","errors":[...],"object":<admitted>}`.
+//!
+//! Exit status: 0 all objects valid, 1 some object invalid, 2 some input unreadable.
+//! Input files are only read.
+
+use std::collections::HashMap;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use crd_runtime::engine::{Engine, SchemaOptions};
+use crd_runtime::load::{self, LoadError, crds_from_documents, parse_documents_bytes};
+use crd_runtime::{ErrorList, JSONSchemaProps};
+use serde_json::Value;
+
+use super::inputs::{Input, read_inputs};
+use super::json_stream::json_values;
+
+/// Arguments of `crd-gen validate`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// CRD files or directories (repeat the flag, or separate with commas).
+    #[arg(
+        long = "crd",
+        value_name = "PATH",
+        value_delimiter = ',',
+        required_unless_present = "schema",
+        conflicts_with = "schema"
+    )]
+    crds: Vec<PathBuf>,
+    /// A bare openAPIV3Schema (YAML or JSON) to validate values against instead.
+    #[arg(long, value_name = "FILE")]
+    schema: Option<PathBuf>,
+    /// Objects to validate: files or directories; `-` reads stdin.
+    #[arg(required = true, value_name = "OBJECT-FILE")]
+    objects: Vec<PathBuf>,
+    /// Print the admitted objects instead of a report.
+    #[arg(long, value_enum)]
+    output: Option<OutputFormat>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// How admitted objects are printed.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OutputFormat {
+    /// YAML documents.
+    Yaml,
+    /// One JSON object per line.
+    Json,
+}
+
+/// How results are reported.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// The API server's messages.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Where objects find their engine.
+enum Engines {
+    /// By (apiVersion, kind).
+    Crds(HashMap<(String, String), Engine>),
+    /// One bare schema for everything.
+    Schema(Engine),
+}
+
+#[derive(Default)]
+struct Totals {
+    objects: usize,
+    invalid: usize,
+    unreadable: bool,
+}
+
+/// Runs the subcommand.
+pub fn run(args: Args) -> ExitCode {
+    let engines = match load_engines(&args) {
+        Ok(e) => e,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return ExitCode::from(2);
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut totals = Totals::default();
+    for path in &args.objects {
+        match read_inputs(std::slice::from_ref(path)) {
+            Ok(inputs) => {
+                for input in &inputs {
+                    validate_input(&args, &engines, input, &mut out, &mut totals);
+                }
+            }
+            Err(msg) => {
+                totals.unreadable = true;
+                eprintln!("{msg}");
+            }
+        }
+    }
+    if let Err(e) = out.flush() {
+        eprintln!("cannot write the output: {e}");
+        return ExitCode::from(2);
+    }
+    if args.format == Format::Text && args.output.is_none() {
+        eprintln!(
+            "validated {} objects: {} invalid",
+            totals.objects, totals.invalid
+        );
+    }
+    if totals.unreadable {
+        ExitCode::from(2)
+    } else if totals.invalid > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn load_error(e: &LoadError) -> String {
+    e.to_string()
+}
+
+fn load_engines(args: &Args) -> Result<Engines, String> {
+    if let Some(path) = &args.schema {
+        let input = read_inputs(std::slice::from_ref(path))?
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{}: no schema file found", path.display()))?;
+        let docs = parse_documents_bytes(&input.name, &input.bytes).map_err(|e| load_error(&e))?;
+        let doc = docs
+            .into_iter()
+            .next()
+            .ok_or_else(|| format!("{}: the file holds no schema", input.name))?;
+        let schema: JSONSchemaProps =
+            load::from_value(&input.name, 0, doc).map_err(|e| load_error(&e))?;
+        let engine = Engine::for_schema(&schema, SchemaOptions::default())
+            .map_err(|e| format!("{}: {e}", input.name))?;
+        return Ok(Engines::Schema(engine));
+    }
+    let mut map = HashMap::new();
+    for input in read_inputs(&args.crds)? {
+        let docs = parse_documents_bytes(&input.name, &input.bytes).map_err(|e| load_error(&e))?;
+        let loaded = crds_from_documents(&input.name, docs).map_err(|e| load_error(&e))?;
+        for doc in loaded.crds {
+            let crd = &doc.crd;
+            for v in &crd.spec.versions {
+                let engine =
+                    Engine::for_crd(crd, &v.name).map_err(|e| format!("{}: {e}", input.name))?;
+                let api_version = engine
+                    .resource()
+                    .map(|r| r.api_version())
+                    .unwrap_or_default();
+                map.insert((api_version, crd.spec.names.kind.clone()), engine);
+            }
+        }
+    }
+    if map.is_empty() {
+        return Err("no CustomResourceDefinition found in the --crd inputs".to_string());
+    }
+    Ok(Engines::Crds(map))
+}
+
+fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn object_name(v: &Value) -> &str {
+    let meta = v.get("metadata");
+    let name = meta.map(|m| str_at(m, "name")).unwrap_or("");
+    if name.is_empty() {
+        meta.map(|m| str_at(m, "generateName")).unwrap_or("")
+    } else {
+        name
+    }
+}
+
+fn validate_input(
+    args: &Args,
+    engines: &Engines,
+    input: &Input,
+    out: &mut impl Write,
+    totals: &mut Totals,
+) {
+    let first = input
+        .bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .copied();
+    let (docs, error) = if matches!(first, Some(b'{') | Some(b'[')) {
+        let (docs, err) = json_values(&input.bytes);
+        let err = err.map(|e| format!("{}:{}:{}: {}", input.name, e.line, e.column, e.message));
+        (docs, err)
+    } else {
+        match parse_documents_bytes(&input.name, &input.bytes) {
+            Ok(docs) => (docs, None),
+            Err(e) => (Vec::new(), Some(load_error(&e))),
+        }
+    };
+    for (index, mut doc) in docs.into_iter().enumerate() {
+        totals.objects += 1;
+        let result = admit(engines, &mut doc);
+        if result.is_err() {
+            totals.invalid += 1;
+        }
+        if let Err(e) = report(args, &input.name, index, &doc, &result, out) {
+            eprintln!("cannot write the output: {e}");
+            totals.unreadable = true;
+            return;
+        }
+    }
+    if let Some(msg) = error {
+        totals.unreadable = true;
+        let _ = out.flush();
+        eprintln!("{msg}");
+    }
+}
+
+/// Admits one object; an object no engine handles fails with a single message.
+fn admit(engines: &Engines, doc: &mut Value) -> Result<(), Vec<String>> {
+    let engine = match engines {
+        Engines::Schema(e) => e,
+        Engines::Crds(map) => {
+            if !doc.is_object() {
+                return Err(vec!["the document is not an object".to_string()]);
+            }
+            let key = (
+                str_at(doc, "apiVersion").to_string(),
+                str_at(doc, "kind").to_string(),
+            );
+            match map.get(&key) {
+                Some(e) => e,
+                None => {
+                    return Err(vec![format!(
+                        "no CustomResourceDefinition is loaded for apiVersion {:?}, kind {:?}",
+                        key.0, key.1
+                    )]);
+                }
+            }
+        }
+    };
+    engine.admit(doc).map_err(|errs: ErrorList| errs.strings())
+}
+
+fn report(
+    args: &Args,
+    file: &str,
+    index: usize,
+    doc: &Value,
+    result: &Result<(), Vec<String>>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let kind = str_at(doc, "kind");
+    let name = object_name(doc);
+    if args.format == Format::Json {
+        let errors: &[String] = match result {
+            Ok(()) => &[],
+            Err(e) => e,
+        };
+        out.write_all(b"{\"file\":")?;
+        serde_json::to_writer(&mut *out, file)?;
+        write!(out, ",\"index\":{index},\"kind\":")?;
+        serde_json::to_writer(&mut *out, kind)?;
+        out.write_all(b",\"name\":")?;
+        serde_json::to_writer(&mut *out, name)?;
+        out.write_all(b",\"errors\":")?;
+        serde_json::to_writer(&mut *out, errors)?;
+        out.write_all(b",\"object\":")?;
+        serde_json::to_writer(&mut *out, doc)?;
+        return out.write_all(b"}\n");
+    }
+    let shown_kind = if kind.is_empty() { "object" } else { kind };
+    match (result, args.output) {
+        (Ok(()), None) => Ok(()),
+        (Ok(()), Some(OutputFormat::Json)) => {
+            serde_json::to_writer(&mut *out, doc)?;
+            out.write_all(b"\n")
+        }
+        (Ok(()), Some(OutputFormat::Yaml)) => {
+            let yaml = load::to_yaml(doc).map_err(std::io::Error::other)?;
+            out.write_all(b"---\n")?;
+            out.write_all(yaml.as_bytes())?;
+            if !yaml.ends_with('\n') {
+                out.write_all(b"\n")?;
+            }
+            Ok(())
+        }
+        (Err(errors), None) => {
+            writeln!(out, "{shown_kind} {} is invalid:", go_quoted(name))?;
+            for e in errors {
+                writeln!(out, "{e}")?;
+            }
+            Ok(())
+        }
+        (Err(errors), Some(_)) => {
+            // Keep stdout a clean stream of objects.
+            out.flush()?;
+            let mut err = std::io::stderr().lock();
+            writeln!(
+                err,
+                "{file}: document {}: {shown_kind} {} is invalid:",
+                index + 1,
+                go_quoted(name)
+            )?;
+            for e in errors {
+                writeln!(err, "{e}")?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn go_quoted(s: &str) -> String {
+    crd_runtime::field::go_quote(s)
+}
