@@ -1,6 +1,371 @@
 //! crd-gen: Kubernetes CRDs → typed Rust, as a library for `build.rs` and as a CLI.
+//!
+//! In a build script, one line generates a module per CRD into `OUT_DIR`:
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     crd_gen::compile_crds(&["crds/"])?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! and the crate includes them with
+//! `include!(concat!(env!("OUT_DIR"), "/crds.rs"));`. Use [`Config`] for
+//! everything else (versions, kinds, derives, map type, docs, layout).
+//!
+//! The generated types use `#[derive(CustomResource, CrdSchema)]` from crd-derive
+//! (through `crd_runtime` with its `derive` feature) with every attribute needed for
+//! the derived CRD to equal the source CRD.
 #![deny(missing_docs)]
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crd_runtime::CustomResourceDefinition;
+use crd_runtime::load::{LoadError, crds_from_documents, parse_documents_bytes};
+
+pub mod codegen;
+
+use codegen::{GenError, GeneratedCrd, MapType, Options};
 
 /// The bundled CronTab CRD from the Kubernetes documentation, used when the CLI
 /// runs without arguments.
 pub const BUNDLED_CRONTAB: &str = include_str!("../data/crontab.yaml");
+
+/// Name of the include file [`Config::compile`] writes into the output directory.
+pub const INCLUDE_FILE: &str = "crds.rs";
+
+/// Everything that can go wrong generating code.
+#[derive(Debug)]
+pub enum Error {
+    /// A file or directory could not be read or written.
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A manifest is not valid YAML/JSON or not a valid CRD.
+    Load(LoadError),
+    /// A CRD could not be turned into Rust.
+    Generate(GenError),
+    /// `OUT_DIR` is not set and no output directory was configured.
+    NoOutDir,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            Error::Load(e) => e.fmt(f),
+            Error::Generate(e) => e.fmt(f),
+            Error::NoOutDir => f.write_str(
+                "OUT_DIR is not set (not running in a build script?): call Config::out_dir",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            Error::Load(e) => Some(e),
+            Error::Generate(e) => Some(e),
+            Error::NoOutDir => None,
+        }
+    }
+}
+
+impl From<GenError> for Error {
+    fn from(e: GenError) -> Self {
+        Error::Generate(e)
+    }
+}
+
+impl From<LoadError> for Error {
+    fn from(e: LoadError) -> Self {
+        Error::Load(e)
+    }
+}
+
+/// Generates Rust for every CRD found under `paths` (files or directories) into
+/// `OUT_DIR`, with the include file [`INCLUDE_FILE`]. For build scripts.
+pub fn compile_crds(paths: &[impl AsRef<Path>]) -> Result<(), Error> {
+    Config::new().compile(paths)
+}
+
+/// Reads every CRD of one manifest (YAML or JSON, multi-document, `List`s, v1 and
+/// v1beta1); other documents are ignored.
+pub fn load_input(name: &str, bytes: &[u8]) -> Result<Vec<CustomResourceDefinition>, Error> {
+    let docs = parse_documents_bytes(name, bytes)?;
+    Ok(crds_from_documents(name, docs)?
+        .crds
+        .into_iter()
+        .map(|d| d.crd)
+        .collect())
+}
+
+/// Generator configuration (builder: every setter takes and returns `&mut Self`).
+#[derive(Clone, Debug)]
+pub struct Config {
+    opts: Options,
+    flat: bool,
+    out_dir: Option<PathBuf>,
+    include_file: String,
+    emit_rerun: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::new()
+    }
+}
+
+impl Config {
+    /// Defaults: all versions and kinds, `BTreeMap`, doc comments, nested modules,
+    /// output to `OUT_DIR`, include file [`INCLUDE_FILE`].
+    pub fn new() -> Config {
+        Config {
+            opts: Options::default(),
+            flat: false,
+            out_dir: None,
+            include_file: INCLUDE_FILE.to_string(),
+            emit_rerun: true,
+        }
+    }
+
+    /// Only generate these versions (none given: all).
+    pub fn versions(&mut self, versions: &[impl AsRef<str>]) -> &mut Self {
+        self.opts.versions = to_set(versions);
+        self
+    }
+
+    /// Only generate these kinds (none given: all).
+    pub fn kinds(&mut self, kinds: &[impl AsRef<str>]) -> &mut Self {
+        self.opts.kinds = to_set(kinds);
+        self
+    }
+
+    /// Extra derives for every generated type (`"Default"`, `"Eq"`, `"::my::Trait"`).
+    pub fn derives(&mut self, derives: &[impl AsRef<str>]) -> &mut Self {
+        self.opts.extra_derives = derives.iter().map(|d| d.as_ref().to_string()).collect();
+        self
+    }
+
+    /// Map type for `additionalProperties`.
+    pub fn map_type(&mut self, map_type: MapType) -> &mut Self {
+        self.opts.map_type = map_type;
+        self
+    }
+
+    /// Descriptions as doc comments (`true`, the default) or as `description`
+    /// keywords only.
+    pub fn docs(&mut self, docs: bool) -> &mut Self {
+        self.opts.docs = docs;
+        self
+    }
+
+    /// Share identical nested types (default `true`).
+    pub fn dedup(&mut self, dedup: bool) -> &mut Self {
+        self.opts.dedup = dedup;
+        self
+    }
+
+    /// Flat layout: version modules named `<crd>_<version>` at the top level instead
+    /// of a module per CRD holding a module per version.
+    pub fn flat(&mut self, flat: bool) -> &mut Self {
+        self.flat = flat;
+        self
+    }
+
+    /// Output directory for [`Config::compile`] (default: `OUT_DIR`).
+    pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Name of the include file written next to the modules.
+    pub fn include_file(&mut self, name: impl Into<String>) -> &mut Self {
+        self.include_file = name.into();
+        self
+    }
+
+    /// Whether [`Config::compile`] prints `cargo:rerun-if-changed` lines (default
+    /// `true`).
+    pub fn emit_rerun_if_changed(&mut self, emit: bool) -> &mut Self {
+        self.emit_rerun = emit;
+        self
+    }
+
+    /// Path of the runtime crate in generated code (default `::crd_runtime`).
+    pub fn runtime_crate(&mut self, path: &str) -> &mut Self {
+        self.opts.runtime = path
+            .parse()
+            .unwrap_or_else(|_| quote::quote!(::crd_runtime));
+        self
+    }
+
+    /// The generator options.
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// Generates the modules for `crds`.
+    pub fn generate(&self, crds: &[CustomResourceDefinition]) -> Result<Vec<GeneratedCrd>, Error> {
+        Ok(codegen::generate(crds, &self.opts)?)
+    }
+
+    /// All generated modules as one formatted file (`--stdout`).
+    pub fn single_file(&self, generated: &[GeneratedCrd]) -> Result<String, Error> {
+        Ok(codegen::single_file(generated, self.flat)?)
+    }
+
+    /// Reads `paths`, generates, and writes the modules plus the include file into
+    /// the output directory. Files are rewritten only when their content changed.
+    pub fn compile(&self, paths: &[impl AsRef<Path>]) -> Result<(), Error> {
+        let files = collect_files(paths)?;
+        if self.emit_rerun {
+            for p in paths {
+                println!("cargo:rerun-if-changed={}", p.as_ref().display());
+            }
+            for f in &files {
+                println!("cargo:rerun-if-changed={}", f.display());
+            }
+        }
+        let mut crds = Vec::new();
+        for f in &files {
+            let bytes = std::fs::read(f).map_err(|source| Error::Io {
+                path: f.clone(),
+                source,
+            })?;
+            crds.extend(load_input(&f.display().to_string(), &bytes)?);
+        }
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or(Error::NoOutDir)?,
+        };
+        let generated = self.generate(&crds)?;
+        self.write_out_dir(&generated, &out_dir)?;
+        Ok(())
+    }
+
+    /// Writes `<module>.rs` per CRD and a `mod.rs` declaring them into `dir` (flat
+    /// layout: everything in `mod.rs`); returns how many files changed.
+    pub fn write_modules(&self, generated: &[GeneratedCrd], dir: &Path) -> Result<usize, Error> {
+        if self.flat {
+            let file = self.single_file(generated)?;
+            return self.write_files(dir, generated, None, ("mod.rs", file));
+        }
+        let mut mod_rs = String::from("// @generated by crd-gen. Do not edit.\n");
+        for g in generated {
+            mod_rs.push_str(&format!(
+                "#[doc = \" The CustomResourceDefinition `{}`.\"]\npub mod {};\n",
+                g.crd_name.escape_default(),
+                g.module
+            ));
+        }
+        self.write_files(dir, generated, Some(()), ("mod.rs", mod_rs))
+    }
+
+    /// Build-script output: `<module>.rs` per CRD plus the include file, whose
+    /// modules `include!` the files from `OUT_DIR`.
+    fn write_out_dir(&self, generated: &[GeneratedCrd], dir: &Path) -> Result<usize, Error> {
+        if self.flat {
+            let file = self.single_file(generated)?;
+            return self.write_files(dir, generated, None, (&self.include_file, file));
+        }
+        let mut include = String::from(
+            "// @generated by crd-gen: includes the generated CRD modules. Do not edit.\n",
+        );
+        for g in generated {
+            include.push_str(&format!(
+                "#[doc = \" The CustomResourceDefinition `{}`.\"]\npub mod {} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/{}.rs\"));\n}}\n",
+                g.crd_name.escape_default(),
+                g.module,
+                g.module
+            ));
+        }
+        self.write_files(dir, generated, Some(()), (&self.include_file, include))
+    }
+
+    fn write_files(
+        &self,
+        dir: &Path,
+        generated: &[GeneratedCrd],
+        modules: Option<()>,
+        (index_name, index): (&str, String),
+    ) -> Result<usize, Error> {
+        std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut changed = 0;
+        if modules.is_some() {
+            for g in generated {
+                let path = dir.join(format!("{}.rs", g.module));
+                changed += usize::from(write_if_changed(&path, &g.to_file()?)?);
+            }
+        }
+        changed += usize::from(write_if_changed(&dir.join(index_name), &index)?);
+        Ok(changed)
+    }
+}
+
+fn to_set(items: &[impl AsRef<str>]) -> BTreeSet<String> {
+    items.iter().map(|s| s.as_ref().to_string()).collect()
+}
+
+/// Writes `content` unless the file already holds exactly that; returns whether it
+/// wrote (an unchanged file keeps its mtime, so cargo does not rebuild).
+pub fn write_if_changed(path: &Path, content: &str) -> Result<bool, Error> {
+    if std::fs::read(path).is_ok_and(|old| old == content.as_bytes()) {
+        return Ok(false);
+    }
+    std::fs::write(path, content).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(true)
+}
+
+/// Expands directories (recursively, `*.yaml`, `*.yml`, `*.json`, sorted).
+pub fn collect_files(paths: &[impl AsRef<Path>]) -> Result<Vec<PathBuf>, Error> {
+    let mut out = Vec::new();
+    for p in paths {
+        let p = p.as_ref();
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found)?;
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.to_path_buf());
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

@@ -20,6 +20,8 @@ enum Command {
     Check(cli::check::Args),
     /// Prune, default and validate objects like the API server (by CRD or bare schema).
     Validate(cli::validate::Args),
+    /// Generate typed Rust (crd-derive structs and enums) from CRD manifests.
+    Generate(cli::generate::GenerateArgs),
 }
 
 fn main() -> ExitCode {
@@ -28,5 +30,6 @@ fn main() -> ExitCode {
         None => cli::summary::run(),
         Some(Command::Check(args)) => cli::check::run(args),
         Some(Command::Validate(args)) => cli::validate::run(args),
+        Some(Command::Generate(args)) => cli::generate::run(args),
     }
 }

@@ -1,0 +1,343 @@
+//! Schema → type space: decides the Rust shape of every schema node.
+//!
+//! Lowering is independent of how attributes are spelled: it only removes from each
+//! node's residual schema the keywords its shape consumes structurally
+//! (`properties`, declared `required` names, typed `items`/`additionalProperties`,
+//! the `enum` of a Rust enum). Everything else (`type`, `format`, extensions,
+//! validations, descriptions) stays in the residual; emission knows which of those
+//! the derive already implies for a Rust type.
+//!
+//! Identical definitions are shared (hash-consing, bottom-up): two nodes share a type
+//! only when their residual schema and their fields are equal, descriptions
+//! included, so sharing never changes the schema the types describe.
+
+use std::collections::HashMap;
+
+use crd_runtime::JSONSchemaProps;
+use crd_runtime::model::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
+use serde_json::Value;
+
+use super::ir::{DefKind, Field, Ty, TyKind, TypeDef, TypeId, TypeSpace, Variant};
+use super::naming::{self, Scope};
+
+/// Lowering settings.
+#[derive(Clone, Copy, Debug)]
+pub struct LowerOptions {
+    /// Share identical definitions.
+    pub dedup: bool,
+}
+
+/// Builds the type space of one schema.
+pub struct Lowerer {
+    opts: LowerOptions,
+    space: TypeSpace,
+    types: Scope,
+    shapes: HashMap<String, TypeId>,
+}
+
+/// The name of the flattened field that keeps undeclared properties.
+const CATCH_ALL: &str = "additional_properties";
+
+impl Lowerer {
+    /// A lowerer whose type names avoid `reserved` (names the derive or the module
+    /// already uses).
+    pub fn new(opts: LowerOptions, reserved: &[&str]) -> Lowerer {
+        Lowerer {
+            opts,
+            space: TypeSpace::default(),
+            types: Scope::with_reserved(reserved),
+            shapes: HashMap::new(),
+        }
+    }
+
+    /// Claims a type name up front (root types get their names before any nested
+    /// type can take them).
+    pub fn reserve(&mut self, name: &str) -> String {
+        self.types.claim_ident(name.to_string())
+    }
+
+    /// The finished type space.
+    pub fn finish(self) -> TypeSpace {
+        self.space
+    }
+
+    /// Lowers a node whose type name is already claimed as `name` (roots).
+    pub fn lower_named(&mut self, node: &JSONSchemaProps, name: String, path: &str) -> Ty {
+        self.lower_node(node, NameHint::Claimed(name), path)
+    }
+
+    /// Lowers the `spec` node: always a struct (the derive needs one), never shared
+    /// with an identical nested node (its keywords go to `spec_schema(...)`).
+    pub fn lower_spec(&mut self, node: &JSONSchemaProps, name: String, path: &str) -> TypeId {
+        let ty = self.lower_struct(node, node.clone(), NameHint::Claimed(name), path, false);
+        match ty.kind {
+            TyKind::Named(id) => id,
+            _ => unreachable!("lower_struct always returns a named type"),
+        }
+    }
+
+    /// Lowers a node, naming any definition it needs after `hint`.
+    fn lower_node(&mut self, node: &JSONSchemaProps, hint: NameHint, path: &str) -> Ty {
+        let mut residual = node.clone();
+        let ty = node.type_str();
+        let has_props = node.properties.as_ref().is_some_and(|p| !p.is_empty());
+
+        if node.is_int_or_string() {
+            return Ty {
+                kind: TyKind::IntOrString,
+                residual,
+            };
+        }
+        if has_props && (ty == "object" || ty.is_empty()) {
+            return self.lower_struct(node, residual, hint, path, true);
+        }
+        if let Some(values) = string_enum(node) {
+            residual.enum_ = None;
+            return self.lower_enum(values, residual, hint, path);
+        }
+        let kind = match ty {
+            "boolean" => TyKind::Bool,
+            "string" => TyKind::String,
+            "number" => TyKind::F64,
+            "integer" => match node.format.as_deref() {
+                Some("int32") => TyKind::I32,
+                _ => TyKind::I64,
+            },
+            "array" => match node.items.as_deref() {
+                Some(JSONSchemaPropsOrArray::Schema(items)) => {
+                    residual.items = None;
+                    let item = self.lower_node(items, hint.clone(), &format!("{path}[*]"));
+                    TyKind::Vec(Box::new(item))
+                }
+                // No items schema, or the tuple form: any values, items kept verbatim.
+                _ => TyKind::Vec(Box::new(Ty::bare(TyKind::Json))),
+            },
+            "object" if node.is_embedded_resource() => TyKind::Embedded,
+            "object" => match node.additional_properties.as_deref() {
+                Some(JSONSchemaPropsOrBool::Schema(values)) => {
+                    residual.additional_properties = None;
+                    let value = self.lower_node(values, hint.clone(), &format!("{path}.*"));
+                    TyKind::Map(Box::new(value))
+                }
+                // `additionalProperties: true` stays in the residual: it is not the
+                // same schema as a map of preserved values.
+                Some(JSONSchemaPropsOrBool::Bool(true)) => {
+                    TyKind::Map(Box::new(Ty::bare(TyKind::Json)))
+                }
+                _ if node.preserves_unknown_fields() => TyKind::JsonObject,
+                // `type: object` and nothing else: the server prunes every key, so
+                // the faithful type is a struct without fields.
+                _ => return self.lower_struct(node, residual, hint, path, true),
+            },
+            _ => TyKind::Json,
+        };
+        Ty { kind, residual }
+    }
+
+    fn lower_struct(
+        &mut self,
+        node: &JSONSchemaProps,
+        mut residual: JSONSchemaProps,
+        hint: NameHint,
+        path: &str,
+        share: bool,
+    ) -> Ty {
+        let name = self.claim(&hint);
+        residual.properties = None;
+        let props = node.properties.clone().unwrap_or_default();
+        let required = node.required.clone().unwrap_or_default();
+        // `required` names without a declared property stay in the residual.
+        let undeclared: Vec<String> = required
+            .iter()
+            .filter(|r| !props.contains_key(*r))
+            .cloned()
+            .collect();
+        residual.required = (!undeclared.is_empty()).then_some(undeclared);
+
+        // Exact spellings claim their identifiers first, so `foo_bar` keeps
+        // `foo_bar` even when `fooBar` sorts before it.
+        let mut fields_scope = Scope::default();
+        let mut names: HashMap<&str, naming::RustName> = HashMap::new();
+        let mut order: Vec<&String> = props.keys().collect();
+        order.sort_by_key(|k| naming::field_name(k).rename.is_some());
+        for key in order {
+            names.insert(key, fields_scope.claim(naming::field_name(key), key));
+        }
+
+        let mut fields = Vec::with_capacity(props.len());
+        for (key, child) in &props {
+            let child_hint = NameHint::Child(name.clone(), key.clone());
+            let ty = self.lower_node(child, child_hint, &format!("{path}.{key}"));
+            fields.push(Field {
+                json: key.clone(),
+                name: names
+                    .remove(key.as_str())
+                    .expect("every property was named"),
+                ty,
+                required: required.contains(key),
+            });
+        }
+
+        let mut catch_all = None;
+        if let Some(JSONSchemaPropsOrBool::Schema(values)) = node.additional_properties.as_deref() {
+            residual.additional_properties = None;
+            let hint = NameHint::Child(name.clone(), "additional".into());
+            let value = self.lower_node(values, hint, &format!("{path}.*"));
+            catch_all = Some(value);
+        } else if node.preserves_unknown_fields() {
+            catch_all = Some(Ty::bare(TyKind::Json));
+        }
+        let catch_all = catch_all.map(|ty| {
+            let field = fields_scope.claim(naming::field_name(CATCH_ALL), CATCH_ALL);
+            Box::new((field, ty))
+        });
+
+        let def = TypeDef {
+            name,
+            path: path_or_root(path),
+            residual,
+            kind: DefKind::Struct { fields, catch_all },
+        };
+        self.intern(def, share)
+    }
+
+    fn lower_enum(
+        &mut self,
+        values: Vec<String>,
+        residual: JSONSchemaProps,
+        hint: NameHint,
+        path: &str,
+    ) -> Ty {
+        let name = self.claim(&hint);
+        let mut scope = Scope::default();
+        // Values that are already their identifier claim first (see lower_struct).
+        let mut named: Vec<(usize, naming::RustName)> = Vec::new();
+        let mut order: Vec<usize> = (0..values.len()).collect();
+        order.sort_by_key(|&i| naming::variant_name(&values[i]).rename.is_some());
+        for i in order {
+            named.push((i, scope.claim(naming::variant_name(&values[i]), &values[i])));
+        }
+        named.sort_by_key(|(i, _)| *i);
+        let variants = named
+            .into_iter()
+            .map(|(i, name)| Variant {
+                json: values[i].clone(),
+                name,
+            })
+            .collect();
+        let def = TypeDef {
+            name,
+            path: path_or_root(path),
+            residual,
+            kind: DefKind::StringEnum { variants },
+        };
+        self.intern(def, true)
+    }
+
+    fn claim(&mut self, hint: &NameHint) -> String {
+        match hint {
+            NameHint::Claimed(name) => name.clone(),
+            NameHint::Child(parent, prop) => {
+                let name = naming::type_name(&[parent, prop]);
+                self.types.claim_ident(name)
+            }
+        }
+    }
+
+    /// Adds `def`, or returns the identical definition found earlier (releasing the
+    /// name claimed for `def`).
+    fn intern(&mut self, def: TypeDef, share: bool) -> Ty {
+        if self.opts.dedup && share {
+            let key = shape_key(&def);
+            if let Some(&id) = self.shapes.get(&key) {
+                self.types.release(&def.name);
+                return Ty::bare(TyKind::Named(id));
+            }
+            self.shapes.insert(key, TypeId(self.space.defs.len()));
+        }
+        let id = TypeId(self.space.defs.len());
+        self.space.defs.push(def);
+        Ty::bare(TyKind::Named(id))
+    }
+}
+
+fn path_or_root(path: &str) -> String {
+    if path.is_empty() {
+        ".".into()
+    } else {
+        path.into()
+    }
+}
+
+/// How to name a definition found at a node.
+#[derive(Clone, Debug)]
+enum NameHint {
+    /// The name is already claimed (roots).
+    Claimed(String),
+    /// Parent type name + property name.
+    Child(String, String),
+}
+
+/// The values of a string enum that can become a Rust enum: `enum` given, every value
+/// a string, no duplicates, and the node a plain string (not int-or-string).
+fn string_enum(node: &JSONSchemaProps) -> Option<Vec<String>> {
+    if node.type_str() != "string" {
+        return None;
+    }
+    let values = node.enum_.as_ref()?;
+    let mut out = Vec::with_capacity(values.len());
+    for v in values {
+        match v {
+            Value::String(s) if !out.contains(s) => out.push(s.clone()),
+            _ => return None,
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// A key equal for two definitions exactly when they generate the same Rust type
+/// up to its name.
+fn shape_key(def: &TypeDef) -> String {
+    let mut key = serde_json::to_string(&def.residual).unwrap_or_default();
+    match &def.kind {
+        DefKind::Struct { fields, catch_all } => {
+            key.push_str("|S");
+            for f in fields {
+                key.push('|');
+                key.push_str(&serde_json::to_string(&f.json).unwrap_or_default());
+                key.push(if f.required { '!' } else { '?' });
+                ty_key(&f.ty, &mut key);
+            }
+            if let Some((_, ty)) = catch_all.as_deref() {
+                key.push_str("|+");
+                ty_key(ty, &mut key);
+            }
+        }
+        DefKind::StringEnum { variants } => {
+            key.push_str("|E");
+            for v in variants {
+                key.push('|');
+                key.push_str(&serde_json::to_string(&v.json).unwrap_or_default());
+            }
+        }
+    }
+    key
+}
+
+fn ty_key(ty: &Ty, key: &mut String) {
+    key.push('(');
+    match &ty.kind {
+        TyKind::Vec(inner) => {
+            key.push('V');
+            ty_key(inner, key);
+        }
+        TyKind::Map(inner) => {
+            key.push('M');
+            ty_key(inner, key);
+        }
+        TyKind::Named(id) => key.push_str(&format!("N{}", id.0)),
+        other => key.push_str(&format!("{other:?}")),
+    }
+    key.push_str(&serde_json::to_string(&ty.residual).unwrap_or_default());
+    key.push(')');
+}

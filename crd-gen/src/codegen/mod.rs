@@ -1,0 +1,265 @@
+//! CRD → Rust code generation.
+//!
+//! Pipeline per CRD version: [`lower`] builds a type space ([`ir`]) from the
+//! `openAPIV3Schema`, named by the one naming policy ([`naming`]); [`emit`] and
+//! [`resource`] turn it into `quote!` tokens with crd-derive attributes
+//! ([`keywords`], [`json`], [`docs`]); [`format`](mod@format) prints it with
+//! prettyplease under an `// @generated` header. Every step iterates in schema order
+//! (properties are sorted maps), so the same input gives byte-identical output.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use crd_runtime::CustomResourceDefinition;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+mod docs;
+mod emit;
+pub mod format;
+mod ir;
+mod json;
+mod keywords;
+mod lower;
+pub mod naming;
+mod resource;
+
+/// The map type for `additionalProperties`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MapType {
+    /// `std::collections::BTreeMap` (deterministic order; the default).
+    #[default]
+    BTreeMap,
+    /// `std::collections::HashMap`.
+    HashMap,
+}
+
+/// Generator settings (the [`crate::Config`] builder and the CLI fill these in).
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Only these versions (all when empty).
+    pub versions: BTreeSet<String>,
+    /// Only these kinds (all when empty).
+    pub kinds: BTreeSet<String>,
+    /// Extra derives for every generated type (paths such as `Default`, `Eq`).
+    pub extra_derives: Vec<String>,
+    /// Map type for `additionalProperties`.
+    pub map_type: MapType,
+    /// Descriptions as doc comments (otherwise as `description = "..."` keywords).
+    pub docs: bool,
+    /// Share identical definitions.
+    pub dedup: bool,
+    /// Path of the runtime crate (`::crd_runtime`).
+    pub runtime: TokenStream,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            versions: BTreeSet::new(),
+            kinds: BTreeSet::new(),
+            extra_derives: Vec::new(),
+            map_type: MapType::BTreeMap,
+            docs: true,
+            dedup: true,
+            runtime: quote!(::crd_runtime),
+        }
+    }
+}
+
+/// Why a CRD could not be turned into Rust.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GenError {
+    /// A schema the generator cannot represent.
+    Schema {
+        /// `metadata.name` of the CRD.
+        crd: String,
+        /// Field path inside the CRD.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The generated tokens did not parse as Rust (a generator bug).
+    Format {
+        /// `metadata.name` of the CRD.
+        crd: String,
+        /// The parser's message.
+        message: String,
+    },
+}
+
+impl fmt::Display for GenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GenError::Schema { crd, path, message } => write!(f, "{crd}: {path}: {message}"),
+            GenError::Format { crd, message } => {
+                write!(f, "{crd}: generated code does not parse: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GenError {}
+
+/// The Rust code generated for one CRD.
+#[derive(Clone, Debug)]
+pub struct GeneratedCrd {
+    /// `metadata.name` of the CRD.
+    pub crd_name: String,
+    /// The module (and file stem) name, unique within one generation run.
+    pub module: String,
+    /// One entry per generated version, in CRD order.
+    pub versions: Vec<GeneratedVersion>,
+}
+
+/// The items of one version module.
+#[derive(Clone, Debug)]
+pub struct GeneratedVersion {
+    /// The version name (`v1beta1`).
+    pub name: String,
+    /// Its module identifier (`v1beta1`).
+    pub module: String,
+    /// The module's items.
+    pub items: TokenStream,
+}
+
+impl GeneratedCrd {
+    /// The CRD's module file: a `pub mod <version>` per version, formatted, with the
+    /// `// @generated` header.
+    pub fn to_file(&self) -> Result<String, GenError> {
+        let mods = self
+            .versions
+            .iter()
+            .map(|v| version_mod(&v.module, v, &self.crd_name));
+        format::format_file(&self.crd_name, quote!(#(#mods)*))
+    }
+}
+
+/// Lints the generated module may trip on CRD text, allowed as narrowly as possible:
+/// descriptions are Markdown written for `kubectl explain`, not rustdoc.
+fn version_mod(module: &str, v: &GeneratedVersion, crd_name: &str) -> TokenStream {
+    let ident = emit::ident(module);
+    let items = &v.items;
+    let doc = format!(" Version `{}` of the CRD `{crd_name}`.", v.name);
+    quote! {
+        #[doc = #doc]
+        #[allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+        pub mod #ident {
+            #items
+        }
+    }
+}
+
+/// All CRDs in one formatted file. `flat` puts every version module at the top level
+/// (`<crd>_<version>`) instead of nesting them in a module per CRD.
+pub fn single_file(generated: &[GeneratedCrd], flat: bool) -> Result<String, GenError> {
+    let mut items = Vec::new();
+    let mut top = naming::Scope::default();
+    for g in generated {
+        if flat {
+            for v in &g.versions {
+                let name = top.claim_ident(format!("{}_{}", g.module, v.module));
+                items.push(version_mod(&name, v, &g.crd_name));
+            }
+        } else {
+            let ident = emit::ident(&g.module);
+            let mods = g
+                .versions
+                .iter()
+                .map(|v| version_mod(&v.module, v, &g.crd_name));
+            let doc = format!(" The CustomResourceDefinition `{}`.", g.crd_name);
+            items.push(quote! {
+                #[doc = #doc]
+                pub mod #ident {
+                    #(#mods)*
+                }
+            });
+        }
+    }
+    let names: Vec<&str> = generated.iter().map(|g| g.crd_name.as_str()).collect();
+    let label = match names.as_slice() {
+        [one] => one.to_string(),
+        _ => format!("{} CRDs", names.len()),
+    };
+    format::format_file(&label, quote!(#(#items)*))
+}
+
+/// Generates one module per CRD (CRDs without a selected version or kind are left
+/// out). Module names are unique: the lower-cased kind, plus the group when two CRDs
+/// share a kind.
+pub fn generate(
+    crds: &[CustomResourceDefinition],
+    opts: &Options,
+) -> Result<Vec<GeneratedCrd>, GenError> {
+    let selected: Vec<&CustomResourceDefinition> = crds
+        .iter()
+        .filter(|c| opts.kinds.is_empty() || opts.kinds.contains(&c.spec.names.kind))
+        .collect();
+    let modules = module_names(&selected);
+    let mut out = Vec::new();
+    for (crd, module) in selected.into_iter().zip(modules) {
+        if let Some(g) = generate_crd(crd, module, opts)? {
+            out.push(g);
+        }
+    }
+    Ok(out)
+}
+
+/// Generates the module for one CRD under the module name `module`; `None` when no
+/// version is selected.
+pub fn generate_crd(
+    crd: &CustomResourceDefinition,
+    module: String,
+    opts: &Options,
+) -> Result<Option<GeneratedCrd>, GenError> {
+    let mut versions = Vec::new();
+    let mut version_scope = naming::Scope::default();
+    for (i, v) in crd.spec.versions.iter().enumerate() {
+        if !opts.versions.is_empty() && !opts.versions.contains(&v.name) {
+            continue;
+        }
+        let items = resource::version_module(crd, i, v, opts)?;
+        let module = version_scope.claim_ident(naming::snake_ident(&v.name, "version"));
+        versions.push(GeneratedVersion {
+            name: v.name.clone(),
+            module,
+            items,
+        });
+    }
+    if versions.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(GeneratedCrd {
+        crd_name: crd.name().to_string(),
+        module,
+        versions,
+    }))
+}
+
+/// Unique module names: the singular (lower-cased kind) in snake case; CRDs that
+/// share it get their group appended, and any remaining clash a numeric suffix.
+fn module_names(crds: &[&CustomResourceDefinition]) -> Vec<String> {
+    let base: Vec<String> = crds
+        .iter()
+        .map(|c| naming::snake_ident(&c.singular(), "crd"))
+        .collect();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for b in &base {
+        *counts.entry(b).or_default() += 1;
+    }
+    let mut scope = naming::Scope::with_reserved(&["mod", "lib", "main"]);
+    crds.iter()
+        .zip(&base)
+        .map(|(c, b)| {
+            let name = if counts[b.as_str()] > 1 {
+                naming::snake_ident(&format!("{b}_{}", c.spec.group), "crd")
+            } else {
+                b.clone()
+            };
+            scope.claim_ident(name)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

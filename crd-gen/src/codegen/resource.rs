@@ -1,0 +1,266 @@
+//! One CRD version → a module: the spec struct with `#[derive(CustomResource)]` and
+//! every resource-level attribute (ATTRIBUTES.md §§ 1–2), then the nested types.
+
+use crd_runtime::JSONSchemaProps;
+use crd_runtime::model::{
+    CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionVersion,
+};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::docs::{doc_attrs, docs_roundtrip};
+use super::emit::{Emitter, implied_def};
+use super::ir::TyKind;
+use super::keywords::{Implied, Skip, fragment, node_keywords};
+use super::lower::{LowerOptions, Lowerer};
+use super::naming;
+use super::{GenError, Options};
+
+/// Properties of the root node that are not `spec`/`status` fields.
+const TYPE_META: [&str; 3] = ["apiVersion", "kind", "metadata"];
+
+/// The items of one version module.
+pub fn version_module(
+    crd: &CustomResourceDefinition,
+    index: usize,
+    version: &CustomResourceDefinitionVersion,
+    opts: &Options,
+) -> Result<TokenStream, GenError> {
+    let root = version.open_api_schema().ok_or_else(|| GenError::Schema {
+        crd: crd.name().to_string(),
+        path: format!("spec.versions[{index}].schema.openAPIV3Schema"),
+        message: "Required value: the version has no schema to generate types from".into(),
+    })?;
+    let kind = &crd.spec.names.kind;
+    let root_name = naming::type_name(&[kind]);
+    let mut lower = Lowerer::new(
+        LowerOptions { dedup: opts.dedup },
+        &[root_name.as_str(), &format!("{root_name}List")],
+    );
+    let props = root.properties.clone().unwrap_or_default();
+
+    let spec_name = lower.reserve(&format!("{root_name}Spec"));
+    let empty = JSONSchemaProps {
+        type_: Some("object".into()),
+        ..Default::default()
+    };
+    let spec_node = props.get("spec").unwrap_or(&empty);
+    let spec_id = lower.lower_spec(spec_node, spec_name, ".spec");
+
+    let status = props.get("status").map(|node| {
+        let name = lower.reserve(&format!("{root_name}Status"));
+        lower.lower_named(node, name, ".status")
+    });
+    let space = lower.finish();
+    let emitter = Emitter {
+        space: &space,
+        opts,
+    };
+
+    // Resource attributes.
+    let rt = &opts.runtime;
+    let mut attrs = resource_attrs(crd, version);
+    let mut status_schema = Vec::new();
+    if let Some(status) = &status {
+        let ty = emitter.ty(status);
+        attrs.push(quote!(status = #ty));
+        if !matches!(status.kind, TyKind::Named(_)) {
+            status_schema = emitter_keywords(&emitter, status);
+        }
+        if !version.has_status_subresource() {
+            attrs.push(quote!(status_subresource = false));
+        }
+    } else if version.has_status_subresource() {
+        attrs.push(quote!(status_subresource = true));
+    }
+    if !status_schema.is_empty() {
+        attrs.push(quote!(status_schema(#(#status_schema),*)));
+    }
+    let spec_def = space.get(spec_id);
+    let spec_kws = node_keywords(&spec_def.residual, implied_def(spec_def), Skip::default());
+    if !spec_kws.is_empty() {
+        attrs.push(quote!(spec_schema(#(#spec_kws),*)));
+    }
+    let (root_docs, root_kws) = root_keywords(root, opts);
+    if !root_kws.is_empty() {
+        attrs.push(quote!(root(#(#root_kws),*)));
+    }
+    if !opts.extra_derives.is_empty() {
+        let extra = opts.extra_derives.iter().map(|d| {
+            let path: TokenStream = d.parse().unwrap_or_else(|_| quote!(compile_error!(#d)));
+            path
+        });
+        attrs.push(quote!(derive = [#(#extra),*]));
+    }
+
+    let spec = emitter.def(
+        spec_def,
+        Some(super::emit::Resource {
+            derive: quote!(#rt::CustomResource),
+            attr: quote!(#[crd(#(#attrs),*)]),
+            docs: root_docs,
+        }),
+    );
+    let rest = emitter.defs(&[spec_id.0]);
+    Ok(quote! {
+        #spec
+        #rest
+    })
+}
+
+fn emitter_keywords(emitter: &Emitter<'_>, ty: &super::ir::Ty) -> Vec<TokenStream> {
+    emitter.node_keywords_deep(ty, false)
+}
+
+/// `root(...)`: the root node's own keywords, `required` exactly as written, and the
+/// `apiVersion`/`kind`/`metadata` and other non-spec/status property schemas.
+fn root_keywords(root: &JSONSchemaProps, opts: &Options) -> (TokenStream, Vec<TokenStream>) {
+    let mut residual = root.clone();
+    residual.properties = None;
+    let required = residual.required.take().unwrap_or_default();
+    let description = residual.description.clone();
+    let (docs, documented) = match description.as_deref() {
+        Some(d) if opts.docs && docs_roundtrip(d) => (doc_attrs(d), true),
+        _ => (TokenStream::new(), false),
+    };
+    let mut kws = node_keywords(
+        &residual,
+        Implied {
+            type_: Some("object"),
+            ..Implied::default()
+        },
+        Skip {
+            description: documented,
+        },
+    );
+    kws.push(quote!(required = [#(#required),*]));
+    for (name, node) in root.properties.iter().flatten() {
+        if name == "spec" || name == "status" {
+            continue;
+        }
+        let inner = if TYPE_META.contains(&name.as_str()) && node.properties.is_none() {
+            node_keywords(node, Implied::default(), Skip::default())
+        } else {
+            let schema = fragment(node);
+            vec![quote!(schema = #schema)]
+        };
+        kws.push(quote!(property(name = #name #(, #inner)*)));
+    }
+    (docs, kws)
+}
+
+/// Names, scope, version flags, subresources, printer columns, conversion, labels.
+fn resource_attrs(
+    crd: &CustomResourceDefinition,
+    version: &CustomResourceDefinitionVersion,
+) -> Vec<TokenStream> {
+    let spec = &crd.spec;
+    let names = &spec.names;
+    let (group, vname, kind, plural) = (&spec.group, &version.name, &names.kind, &names.plural);
+    let mut a = vec![
+        quote!(group = #group),
+        quote!(version = #vname),
+        quote!(kind = #kind),
+        quote!(plural = #plural),
+    ];
+    if let Some(s) = &names.singular {
+        a.push(quote!(singular = #s));
+    }
+    if let Some(l) = &names.list_kind
+        && *l != format!("{kind}List")
+    {
+        a.push(quote!(list_kind = #l));
+    }
+    if let Some(s) = &names.short_names {
+        a.push(quote!(short_names = [#(#s),*]));
+    }
+    if let Some(c) = &names.categories {
+        a.push(quote!(categories = [#(#c),*]));
+    }
+    if spec.scope == "Namespaced" {
+        a.push(quote!(namespaced));
+    }
+    if !version.served {
+        a.push(quote!(served = false));
+    }
+    if !version.storage {
+        a.push(quote!(storage = false));
+    }
+    if let Some(d) = version.deprecated {
+        a.push(quote!(deprecated = #d));
+    }
+    if let Some(w) = &version.deprecation_warning {
+        a.push(quote!(deprecation_warning = #w));
+    }
+    if let Some(scale) = version.subresources.as_ref().and_then(|s| s.scale.as_ref()) {
+        let (s, st) = (&scale.spec_replicas_path, &scale.status_replicas_path);
+        let label = scale
+            .label_selector_path
+            .as_ref()
+            .map(|l| quote!(, label_selector_path = #l));
+        a.push(quote!(scale(spec_replicas_path = #s, status_replicas_path = #st #label)));
+    }
+    for col in version.additional_printer_columns.iter().flatten() {
+        a.push(printcolumn(col));
+    }
+    for f in version.selectable_fields.iter().flatten() {
+        let p = &f.json_path;
+        a.push(quote!(selectable_field = #p));
+    }
+    for (k, v) in crd.metadata.labels.iter().flatten() {
+        a.push(quote!(label(#k, #v)));
+    }
+    for (k, v) in crd.metadata.annotations.iter().flatten() {
+        a.push(quote!(annotation(#k, #v)));
+    }
+    if let Some(c) = &spec.conversion {
+        let strategy = &c.strategy;
+        let mut parts = vec![quote!(strategy = #strategy)];
+        if let Some(w) = &c.webhook {
+            let rv = &w.conversion_review_versions;
+            parts.push(quote!(review_versions = [#(#rv),*]));
+            if let Some(cc) = &w.client_config {
+                if let Some(u) = &cc.url {
+                    parts.push(quote!(url = #u));
+                }
+                if let Some(s) = &cc.service {
+                    let (ns, n) = (&s.namespace, &s.name);
+                    parts.push(quote!(service_namespace = #ns, service_name = #n));
+                    if let Some(p) = &s.path {
+                        parts.push(quote!(service_path = #p));
+                    }
+                    if let Some(p) = s.port {
+                        parts.push(quote!(service_port = #p));
+                    }
+                }
+                if let Some(ca) = &cc.ca_bundle {
+                    parts.push(quote!(ca_bundle = #ca));
+                }
+            }
+        }
+        a.push(quote!(conversion(#(#parts),*)));
+    }
+    if let Some(p) = spec.preserve_unknown_fields {
+        a.push(quote!(preserve_unknown_fields_legacy = #p));
+    }
+    a
+}
+
+fn printcolumn(col: &CustomResourceColumnDefinition) -> TokenStream {
+    let (name, ty, path) = (&col.name, &col.type_, &col.json_path);
+    let mut parts = vec![
+        quote!(name = #name),
+        quote!(type = #ty),
+        quote!(json_path = #path),
+    ];
+    if let Some(d) = &col.description {
+        parts.push(quote!(description = #d));
+    }
+    if let Some(f) = &col.format {
+        parts.push(quote!(format = #f));
+    }
+    if let Some(p) = col.priority {
+        parts.push(quote!(priority = #p));
+    }
+    quote!(printcolumn(#(#parts),*))
+}
