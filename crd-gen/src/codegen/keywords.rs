@@ -83,6 +83,11 @@ pub fn node_keywords(node: &JSONSchemaProps, implied: Implied, skip: Skip) -> Ve
         x_kubernetes_list_type,
         x_kubernetes_map_type,
         x_kubernetes_validations,
+        deprecated,
+        discriminator,
+        read_only,
+        write_only,
+        xml,
     } = node;
 
     // Keywords a structural CRD schema cannot hold: kept as a schema fragment only if
@@ -96,6 +101,11 @@ pub fn node_keywords(node: &JSONSchemaProps, implied: Implied, skip: Skip) -> Ve
         additional_items: additional_items.clone(),
         definitions: definitions.clone(),
         properties: properties.clone(),
+        deprecated: deprecated.clone(),
+        discriminator: discriminator.clone(),
+        read_only: read_only.clone(),
+        write_only: write_only.clone(),
+        xml: xml.clone(),
         ..Default::default()
     };
 
