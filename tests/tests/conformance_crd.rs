@@ -4,18 +4,6 @@
 //! Rows marked `requiresCEL` expect errors from compiling CEL rules or checking
 //! `fieldPath`s against the schema with CEL's path rules; their non-CEL
 //! expectations are checked, and they are counted and printed.
-//!
-//! Rows in [`DEFAULTS_PENDING`] expect errors from validating `default` values
-//! against their schema, which needs the prune/validate engine. Until it is wired
-//! in, their other expectations are checked and the rows are counted; the test
-//! fails if such a row starts passing fully (so the list cannot go stale).
-
-/// Rows whose `.default` expectations need default validation.
-const DEFAULTS_PENDING: [&str; 3] = [
-    "invalid defaults with enabled feature gate, structural schema",
-    "v1.15 era tests for metadata defaults",
-    "embedded metadata defaults",
-];
 
 use crd_runtime::check::{CheckOptions, InternalCrd, validate_internal_crd};
 use crd_toolkit_tests::conformance::{expected_list, is_cel_derived, pair_up};
@@ -26,7 +14,7 @@ fn crd_table() {
     let cases = conformance_cases("crd.json");
     assert_eq!(cases.len(), 57);
     let opts = CheckOptions::api_server_create();
-    let (mut passed, mut cel_partial, mut pending, mut failures) = (0, 0, 0, Vec::new());
+    let (mut passed, mut cel_partial, mut failures) = (0, 0, Vec::new());
     for case in &cases {
         let name = case["name"].as_str().unwrap();
         assert_eq!(case["crdForm"], "internal", "{name}");
@@ -56,22 +44,6 @@ fn crd_table() {
             }
             continue;
         }
-        if DEFAULTS_PENDING.contains(&name) {
-            let other: Vec<_> = missing
-                .iter()
-                .filter(|e| !e.field.contains(".default"))
-                .collect();
-            if missing.is_empty() {
-                failures.push(format!(
-                    "{name}: passes fully now; remove it from DEFAULTS_PENDING"
-                ));
-            } else if other.is_empty() && extra.is_empty() {
-                pending += 1;
-            } else {
-                failures.push(format!("{name}: missing {other:?}, unexpected {extra:?}"));
-            }
-            continue;
-        }
         if missing.is_empty() && extra.is_empty() && got.is_empty() == valid {
             passed += 1;
         } else {
@@ -79,8 +51,7 @@ fn crd_table() {
         }
     }
     println!(
-        "crd.json: {passed}/{} passed ({cel_partial} requiresCEL rows checked for their non-CEL expectations only); \
-         {pending} rows need default validation and were checked without it",
+        "crd.json: {passed}/{} passed ({cel_partial} requiresCEL rows checked for their non-CEL expectations only)",
         cases.len()
     );
     assert!(

@@ -3,11 +3,12 @@
 //! version), schemas required, per-version settings, conversion and status.
 
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::model::{CustomResourceDefinitionNames, JSONSchemaProps};
+use crate::model::JSONSchemaProps;
 
+use super::crd_names::{deprecation_warning_problems, validate_names, validate_stored_versions};
 use super::internal::{InternalCrd, InternalSpec, InternalVersion, has_status};
-use super::names::{dns1035_label, dns1123_subdomain};
 use super::{CheckOptions, conversion, objectmeta, printer_columns, schema};
+use crate::engine::names::{dns1035_label, dns1123_subdomain};
 
 /// Validates a CRD in the internal form. `check_identical` enables the rules that
 /// per-version fields must not all be identical, which only make sense for the
@@ -424,126 +425,38 @@ fn validate_version(
     errs
 }
 
-fn deprecation_warning_problems(deprecated: bool, warning: Option<&str>) -> Vec<String> {
-    let Some(w) = warning else {
-        return Vec::new();
-    };
-    if !deprecated {
-        return vec!["can only be set for deprecated versions".into()];
-    }
-    let mut out = Vec::new();
-    if w.len() > 256 {
-        out.push("must be <= 256 characters long".into());
-    }
-    if w.is_empty() {
-        out.push("must not be an empty string".into());
-    }
-    if let Some((i, _)) = w.char_indices().find(|(_, c)| c.is_control()) {
-        out.push(format!(
-            "must only contain printable UTF-8 characters; control character found at index {i}"
-        ));
-    }
-    out
-}
+#[cfg(test)]
+mod tests {
+    use crate::check::{CheckOptions, validate_crd};
+    use crate::load::load_crds;
 
-/// `ValidateCustomResourceDefinitionNames`.
-fn validate_names(n: &CustomResourceDefinitionNames, path: &Path) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let singular = n.singular.as_deref().unwrap_or("");
-    let list_kind = n.list_kind.as_deref().unwrap_or("");
-    for (value, name) in [(n.plural.as_str(), "plural"), (singular, "singular")] {
-        let problems = dns1035_label(value);
-        if !value.is_empty() && !problems.is_empty() {
-            errs.push(FieldError::invalid(
-                path.child(name),
-                BadValue::Str(value.into()),
-                problems.join(","),
-            ));
-        }
-    }
-    for (value, name) in [(n.kind.as_str(), "kind"), (list_kind, "listKind")] {
-        let problems = dns1035_label(&value.to_lowercase());
-        if !value.is_empty() && !problems.is_empty() {
-            errs.push(FieldError::invalid(
-                path.child(name),
-                BadValue::Str(value.into()),
-                format!(
-                    "may have mixed case, but should otherwise match: {}",
-                    problems.join(",")
-                ),
-            ));
-        }
-    }
-    for (i, short) in n.short_names.iter().flatten().enumerate() {
-        let problems = dns1035_label(short);
-        if !problems.is_empty() {
-            errs.push(FieldError::invalid(
-                path.child("shortNames").index(i),
-                BadValue::Str(short.clone()),
-                problems.join(","),
-            ));
-        }
-    }
-    if !n.kind.is_empty() && n.kind == list_kind {
-        errs.push(FieldError::invalid(
-            path.child("listKind"),
-            BadValue::Str(list_kind.into()),
-            "kind and listKind may not be the same",
-        ));
-    }
-    for (i, c) in n.categories.iter().flatten().enumerate() {
-        let problems = dns1035_label(c);
-        if !problems.is_empty() {
-            errs.push(FieldError::invalid(
-                path.child("categories").index(i),
-                BadValue::Str(c.clone()),
-                problems.join(","),
-            ));
-        }
-    }
-    errs
-}
+    const CRONTAB: &str = include_str!("../../tests/data/crontab-full.yaml");
 
-/// `ValidateCustomResourceDefinitionStoredVersions`.
-fn validate_stored_versions(
-    stored: &[String],
-    versions: &[InternalVersion],
-    path: &Path,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let value = || BadValue::Json(serde_json::Value::from(stored.to_vec()));
-    if stored.is_empty() {
-        errs.push(FieldError::invalid(
-            path.clone(),
-            value(),
-            "must have at least one stored version",
-        ));
-        return errs;
+    #[test]
+    fn versions_served_storage_and_names() {
+        let mut crd = load_crds("c.yaml", CRONTAB).unwrap().crds.remove(0).crd;
+        let mut v2 = crd.spec.versions[0].clone();
+        v2.storage = false;
+        crd.spec.versions.push(v2);
+        crd.spec.versions.iter_mut().for_each(|v| v.served = false);
+        crd.spec.names.short_names = Some(vec!["Bad".into()]);
+        let got = validate_crd(&crd, &CheckOptions::v1_create()).strings();
+        assert!(
+            got.contains(
+                &r#"spec.versions: Invalid value: ["v1","v1"]: must contain unique version names"#
+                    .to_string()
+            ),
+            "{got:?}"
+        );
+        assert!(got.contains(&r#"spec.versions: Invalid value: ["v1","v1"]: must have at least one version marked as served"#.to_string()), "{got:?}");
+        assert!(
+            got.iter().any(|e| e.starts_with(
+                r#"spec.names.shortNames[0]: Invalid value: "Bad": a DNS-1035 label"#
+            )),
+            "{got:?}"
+        );
+        // Upstream does not require a served version.
+        let server = validate_crd(&crd, &CheckOptions::api_server_create()).strings();
+        assert!(!server.iter().any(|e| e.contains("served")), "{server:?}");
     }
-    // Like upstream's map: a duplicated stored version keeps its last index.
-    let mut remaining: std::collections::HashMap<&str, usize> = stored
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.as_str(), i))
-        .collect();
-    for v in versions {
-        let found = remaining.remove(v.name.as_str()).is_some();
-        if v.storage && !found {
-            errs.push(FieldError::invalid(
-                path.clone(),
-                value(),
-                format!("must have the storage version {}", v.name),
-            ));
-        }
-    }
-    let mut remaining: Vec<(usize, &str)> = remaining.into_iter().map(|(s, i)| (i, s)).collect();
-    remaining.sort();
-    for (i, v) in remaining {
-        errs.push(FieldError::invalid(
-            path.index(i),
-            BadValue::Str(v.into()),
-            format!("missing from spec.versions; {v} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in {v} and removes {v} from status.storedVersions"),
-        ));
-    }
-    errs
 }

@@ -213,3 +213,54 @@ fn map_list_keys_map_set(s: &JSONSchemaProps, path: &Path, errs: &mut ErrorList)
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(schema: serde_json::Value) -> Vec<String> {
+        let s: JSONSchemaProps = serde_json::from_value(schema).unwrap();
+        let mut errs = ErrorList::new();
+        validate_list_and_map_types(&s, &Path::new("s"), &CheckOptions::v1_create(), &mut errs);
+        errs.strings()
+    }
+
+    #[test]
+    fn map_lists() {
+        let got = errors(
+            serde_json::json!({"type": "array", "x-kubernetes-list-type": "map",
+            "x-kubernetes-list-map-keys": ["name", "port", "missing"],
+            "items": {"type": "object", "required": ["name"], "properties": {
+                "name": {"type": "string"}, "port": {"type": "object", "nullable": true}}}}),
+        );
+        assert_eq!(
+            got,
+            [
+                "s.items.properties[port].type: Invalid value: \"object\": must be a scalar type if parent array's x-kubernetes-list-type is map",
+                "s.x-kubernetes-list-map-keys: Invalid value: [\"name\",\"port\",\"missing\"]: entries must all be names of item properties",
+                "s.items.properties[port].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
+                "s.items.properties[port].nullable: Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
+            ]
+        );
+    }
+
+    #[test]
+    fn sets_need_atomic_items() {
+        assert!(errors(serde_json::json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}})).is_empty());
+        assert_eq!(
+            errors(
+                serde_json::json!({"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "object"}})
+            ),
+            [
+                "s.items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set"
+            ]
+        );
+        assert_eq!(
+            errors(serde_json::json!({"type": "object", "x-kubernetes-list-type": "bag"})),
+            [
+                "s.type: Invalid value: \"object\": must be array if x-kubernetes-list-type is specified",
+                "s.x-kubernetes-list-type: Unsupported value: \"bag\": supported values: \"atomic\", \"set\", \"map\"",
+            ]
+        );
+    }
+}

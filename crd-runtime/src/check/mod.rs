@@ -14,13 +14,13 @@
 mod completeness;
 mod conversion;
 mod crd_level;
+mod crd_names;
+mod defaults;
 mod internal;
 mod jsonpath;
 mod listtype;
-pub mod names;
 mod objectmeta;
 mod openapi;
-pub mod pattern;
 mod printer_columns;
 mod schema;
 mod structural;

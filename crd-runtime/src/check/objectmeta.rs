@@ -4,7 +4,8 @@
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::model::ObjectMeta;
 
-use super::names::{TOTAL_ANNOTATION_SIZE_LIMIT, dns1123_subdomain, label_value, qualified_name};
+use crate::engine::names::dns_subdomain_name;
+use crate::engine::objectmeta::{MetaRules, NamespaceRule, validate_object_meta};
 
 /// The annotation protected groups (`*.k8s.io`, `*.kubernetes.io`) must carry.
 pub const API_APPROVED_ANNOTATION: &str = "api-approved.kubernetes.io";
@@ -12,108 +13,27 @@ pub const API_APPROVED_ANNOTATION: &str = "api-approved.kubernetes.io";
 /// `ValidateObjectMeta` of a cluster-scoped object whose name must be `required_name`.
 pub fn validate_crd_metadata(meta: &ObjectMeta, required_name: &str, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
-    let name_problems = |name: &str, prefix: bool| {
-        // A generateName prefix may end in '-': the generated suffix follows it.
-        let checked = if prefix {
-            name.strip_suffix('-').unwrap_or(name)
-        } else {
-            name
-        };
-        let mut problems = dns1123_subdomain(checked);
-        if name != required_name {
-            problems.push(r#"must be spec.names.plural+"."+spec.group"#.to_string());
-        }
-        problems
+    let value = serde_json::to_value(meta).unwrap_or_default();
+    let map = value.as_object().cloned().unwrap_or_default();
+    let rules = MetaRules {
+        namespace: NamespaceRule::Forbidden,
+        name: dns_subdomain_name,
+        name_optional: false,
     };
-    if let Some(g) = meta.generate_name.as_deref().filter(|g| !g.is_empty()) {
-        for msg in name_problems(g, true) {
+    validate_object_meta(&map, rules, path, &mut errs);
+    // The rest of the API server's name function for CRDs.
+    let must_match = r#"must be spec.names.plural+"."+spec.group"#;
+    for (field, value) in [("generateName", &meta.generate_name), ("name", &meta.name)] {
+        if let Some(v) = value
+            .as_deref()
+            .filter(|v| !v.is_empty() && *v != required_name)
+        {
             errs.push(FieldError::invalid(
-                path.child("generateName"),
-                BadValue::Str(g.into()),
-                msg,
+                path.child(field),
+                BadValue::Str(v.into()),
+                must_match,
             ));
         }
-    }
-    match meta.name.as_deref().filter(|n| !n.is_empty()) {
-        None => errs.push(FieldError::required(
-            path.child("name"),
-            "name or generateName is required",
-        )),
-        Some(n) => {
-            for msg in name_problems(n, false) {
-                errs.push(FieldError::invalid(
-                    path.child("name"),
-                    BadValue::Str(n.into()),
-                    msg,
-                ));
-            }
-        }
-    }
-    if meta.namespace.as_deref().is_some_and(|n| !n.is_empty()) {
-        errs.push(FieldError::forbidden(
-            path.child("namespace"),
-            "not allowed on this type",
-        ));
-    }
-    if let Some(labels) = &meta.labels {
-        errs.extend(validate_labels(labels, &path.child("labels")));
-    }
-    if let Some(annotations) = &meta.annotations {
-        errs.extend(validate_annotations(
-            annotations,
-            &path.child("annotations"),
-        ));
-    }
-    errs
-}
-
-/// `ValidateLabels`: qualified-name keys and label values.
-pub fn validate_labels<'a>(
-    labels: impl IntoIterator<Item = (&'a String, &'a String)>,
-    path: &Path,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    for (k, v) in labels {
-        for msg in qualified_name(k) {
-            errs.push(FieldError::invalid(
-                path.clone(),
-                BadValue::Str(k.clone()),
-                msg,
-            ));
-        }
-        for msg in label_value(v) {
-            errs.push(FieldError::invalid(
-                path.clone(),
-                BadValue::Str(v.clone()),
-                msg,
-            ));
-        }
-    }
-    errs
-}
-
-/// `ValidateAnnotations`: qualified-name keys (case-insensitive) and total size.
-pub fn validate_annotations<'a>(
-    annotations: impl IntoIterator<Item = (&'a String, &'a String)>,
-    path: &Path,
-) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let mut total = 0;
-    for (k, v) in annotations {
-        for msg in qualified_name(&k.to_lowercase()) {
-            errs.push(FieldError::invalid(
-                path.clone(),
-                BadValue::Str(k.clone()),
-                msg,
-            ));
-        }
-        total += k.len() + v.len();
-    }
-    if total > TOTAL_ANNOTATION_SIZE_LIMIT {
-        errs.push(FieldError::too_long(
-            path.clone(),
-            TOTAL_ANNOTATION_SIZE_LIMIT as i64,
-        ));
     }
     errs
 }

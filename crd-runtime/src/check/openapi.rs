@@ -327,3 +327,70 @@ fn validation_rules(s: &JSONSchemaProps, path: &Path, errs: &mut ErrorList) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(schema: serde_json::Value) -> Vec<String> {
+        let s: JSONSchemaProps = serde_json::from_value(schema).unwrap();
+        validate_openapi_schema(&s, &Path::new("s"), &CheckOptions::v1_create()).strings()
+    }
+
+    #[test]
+    fn forbidden_keywords() {
+        let got = errors(serde_json::json!({
+            "type": "object",
+            "uniqueItems": true,
+            "readOnly": true,
+            "properties": {"a": {"type": "object", "additionalProperties": false, "properties": {"b": {"type": "string"}}}},
+            "definitions": {"d": {"type": "string"}},
+            "patternProperties": {"^x": {"type": "string"}}
+        }));
+        assert_eq!(
+            got,
+            [
+                "s.patternProperties: Forbidden: patternProperties is not supported",
+                "s.definitions: Forbidden: definitions is not supported",
+                "s.readOnly: Forbidden: readOnly is not supported",
+                "s.uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+                "s.properties[a].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive",
+            ]
+        );
+    }
+
+    #[test]
+    fn defaults_in_resource_metadata() {
+        let got = errors(serde_json::json!({"type": "object", "properties": {
+            "metadata": {"type": "object", "default": {}},
+            "e": {"type": "object", "x-kubernetes-embedded-resource": true, "properties": {
+                "metadata": {"type": "object", "properties": {"labels": {"type": "object",
+                    "additionalProperties": {"type": "string", "default": "x"}}}}}}}}));
+        assert_eq!(
+            got,
+            [
+                "s.properties[e].properties[metadata].properties[labels].additionalProperties.default: Forbidden: must not be set inside additionalProperties applying to object metadata",
+                "s.properties[metadata].default: Forbidden: must not be set in top-level metadata",
+            ]
+        );
+    }
+
+    #[test]
+    fn validation_rule_shapes() {
+        let got = errors(
+            serde_json::json!({"type": "object", "x-kubernetes-validations": [
+                {"rule": " "},
+                {"rule": "a\n&& b"},
+                {"rule": "self.x", "reason": "Teapot"}
+            ]}),
+        );
+        assert_eq!(
+            got,
+            [
+                "s.x-kubernetes-validations[0].rule: Required value: rule is not specified",
+                "s.x-kubernetes-validations[1].message: Required value: message must be specified if rule contains line breaks",
+                "s.x-kubernetes-validations[2].reason: Unsupported value: \"Teapot\": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
+            ]
+        );
+    }
+}

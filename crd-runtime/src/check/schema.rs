@@ -55,7 +55,12 @@ pub fn validate_schema(
                 msg,
             ));
         } else {
-            errs.extend(super::structural::validate_structural(schema, &root, opts));
+            let structural = super::structural::validate_structural(schema, &root, opts);
+            if !structural.is_empty() {
+                errs.extend(structural);
+            } else {
+                errs.extend(super::defaults::validate_defaults(schema, &root, opts));
+            }
         }
     }
     errs.extend(super::openapi::validate_openapi_schema(schema, &root, opts));
@@ -190,4 +195,50 @@ fn status_root_error(s: &JSONSchemaProps, root: &Path) -> Option<FieldError> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_subresource_restricts_the_root() {
+        let s: JSONSchemaProps = serde_json::from_value(
+            serde_json::json!({"type": "object", "nullable": true, "description": "d"}),
+        )
+        .unwrap();
+        let got =
+            validate_schema(Some(&s), true, &CheckOptions::default(), &Path::new("v")).strings();
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(
+            got[0].starts_with(
+                "v.openAPIV3Schema: Invalid value: \"nullable\": only [Description Type"
+            ),
+            "{got:?}"
+        );
+        assert_eq!(
+            got[1],
+            "v.openAPIV3Schema.nullable: Forbidden: nullable cannot be true at the root"
+        );
+        // Without /status the same root is only refused for nullable.
+        let got =
+            validate_schema(Some(&s), false, &CheckOptions::default(), &Path::new("v")).strings();
+        assert_eq!(
+            got,
+            ["v.openAPIV3Schema.nullable: Forbidden: nullable cannot be true at the root"]
+        );
+    }
+
+    #[test]
+    fn unrepresentable_schema_is_reported_only_alone() {
+        let s: JSONSchemaProps =
+            serde_json::from_value(serde_json::json!({"type": "object", "$schema": "http://x"}))
+                .unwrap();
+        let got =
+            validate_schema(Some(&s), false, &CheckOptions::v1_create(), &Path::new("v")).strings();
+        assert_eq!(
+            got,
+            ["v.openAPIV3Schema: Invalid value: \"\": OpenAPIV3Schema 'schema' is not supported"]
+        );
+    }
 }

@@ -334,7 +334,7 @@ fn value_validation(
         nested(not, false, false, lvl, &path.child("not"), opts, errs);
     }
     if let Some(p) = v.pattern.as_deref().filter(|p| !p.is_empty())
-        && let Err(msg) = super::pattern::compile(p)
+        && let Err(msg) = crate::engine::regex_go::compile(p)
     {
         errs.push(FieldError::invalid(
             path.child("pattern"),
@@ -471,5 +471,85 @@ fn nested(
             path.child("properties").key("metadata"),
             "must not be specified in a nested context",
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(schema: serde_json::Value) -> Vec<String> {
+        let s: JSONSchemaProps = serde_json::from_value(schema).unwrap();
+        validate_structural(&s, &Path::new("s"), &CheckOptions::v1_create()).strings()
+    }
+
+    #[test]
+    fn int_or_string_exceptions_may_carry_types() {
+        let any_of = serde_json::json!({"type": "object", "properties": {"port": {
+            "x-kubernetes-int-or-string": true,
+            "anyOf": [{"type": "integer"}, {"type": "string"}]}}});
+        assert!(errors(any_of).is_empty());
+        let all_of = serde_json::json!({"type": "object", "properties": {"port": {
+            "x-kubernetes-int-or-string": true,
+            "allOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"maximum": 3}]}}});
+        assert!(errors(all_of).is_empty());
+        let other = serde_json::json!({"type": "object", "properties": {"port": {
+            "x-kubernetes-int-or-string": true,
+            "anyOf": [{"type": "integer"}, {"type": "boolean"}]}}});
+        assert_eq!(
+            errors(other),
+            [
+                "s.properties[port].anyOf[0].type: Forbidden: must be empty to be structural",
+                "s.properties[port].anyOf[1].type: Forbidden: must be empty to be structural",
+            ]
+        );
+    }
+
+    #[test]
+    fn embedded_resources_and_metadata() {
+        let got = errors(serde_json::json!({"type": "object", "properties": {
+            "e": {"x-kubernetes-embedded-resource": true, "additionalProperties": {"type": "string"},
+                  "properties": {"kind": {"type": "integer"}}},
+            "n": {"type": "object", "properties": {"metadata": {"type": "object"}}},
+            "metadata": {"type": "object", "properties": {"name": {"type": "string"}, "labels": {"type": "object"}}}}}));
+        assert_eq!(
+            got,
+            [
+                "s.properties[e].additionalProperties: Forbidden: must not be used if x-kubernetes-embedded-resource is set",
+                "s.properties[e].properties[kind].type: Invalid value: \"integer\": must be string",
+                "s.properties[e].type: Required value: must be object if x-kubernetes-embedded-resource is true",
+                "s.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified",
+            ]
+        );
+        assert!(errors(serde_json::json!({"type": "object", "properties": {
+            "metadata": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 10}, "generateName": {"type": "string"}}}}}))
+        .is_empty());
+    }
+
+    #[test]
+    fn invalid_patterns_use_go_wording() {
+        assert_eq!(
+            errors(serde_json::json!({"type": "object", "pattern": "a[b"})),
+            [
+                "s.pattern: Invalid value: \"a[b\": must be a valid regular expression, but isn't: error parsing regexp: missing closing ]: `[b`"
+            ]
+        );
+    }
+
+    #[test]
+    fn unrepresentable_schemas_are_named() {
+        let s: JSONSchemaProps = serde_json::from_value(serde_json::json!({
+            "type": "object", "properties": {"a": {"items": [{"type": "string"}]}}}))
+        .unwrap();
+        assert_eq!(
+            conversion_error(&s).as_deref(),
+            Some("OpenAPIV3Schema 'items' must be a schema, but is an array")
+        );
+        let s: JSONSchemaProps =
+            serde_json::from_value(serde_json::json!({"anyOf": [{"$ref": "#/x"}]})).unwrap();
+        assert_eq!(
+            conversion_error(&s).as_deref(),
+            Some("OpenAPIV3Schema '$ref' is not supported")
+        );
     }
 }

@@ -63,7 +63,7 @@ pub mod names;
 pub mod objectmeta;
 pub mod path;
 mod prune;
-mod regex_go;
+pub(crate) mod regex_go;
 mod validate;
 pub mod walk;
 

@@ -1,8 +1,11 @@
 //! `pattern` compiled with RE2 semantics on the `regex` crate.
 //!
-//! Two differences matter: Go's `\d`, `\w`, `\s` and `\b` are ASCII-only (the
-//! crate's are Unicode), and an invalid pattern must be reported with Go's
-//! `regexp` error text, because the API server puts it into the message.
+//! Three differences matter: Go's `\d`, `\w`, `\s` and `\b` are ASCII-only (the
+//! crate's are Unicode); inside a character class Go reads `[`, `&&`, `--` and
+//! `~~` as literals where the crate sees nested classes and set operations (a
+//! pattern like `^[^()<>@,;:\\"\/[\]?={} ]+$` from Contour's CRDs is valid RE2);
+//! and an invalid pattern must be reported with Go's `regexp` error text, because
+//! the API server puts it into the message.
 
 use regex_syntax::ast::{self, ErrorKind};
 
@@ -11,10 +14,11 @@ const SIZE_LIMIT: usize = 16 << 20;
 
 /// Compiles `pattern` like Go's `regexp.Compile`, returning Go's error text on failure.
 pub fn compile(pattern: &str) -> Result<regex::Regex, String> {
-    if let Err(e) = ast::parse::Parser::new().parse(pattern) {
-        return Err(go_error(pattern, &e));
+    let literal = escape_class_literals(pattern);
+    if let Err(e) = ast::parse::Parser::new().parse(&literal) {
+        return Err(go_error(&literal, &e));
     }
-    regex::RegexBuilder::new(&ascii_classes(pattern))
+    regex::RegexBuilder::new(&ascii_classes(&literal))
         .size_limit(SIZE_LIMIT)
         .build()
         .map_err(|e| match e {
@@ -140,6 +144,68 @@ fn ascii_classes(pattern: &str) -> String {
     out
 }
 
+/// Escapes what Go reads literally inside a character class but the `regex`
+/// crate does not: `[` (other than a POSIX `[:name:]`), `&`, `~`, and `-` before `-`.
+fn escape_class_literals(pattern: &str) -> std::borrow::Cow<'_, str> {
+    if !pattern.contains('[') {
+        return std::borrow::Cow::Borrowed(pattern);
+    }
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut in_class = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' {
+            out.push(c);
+            out.extend(chars.get(i + 1));
+            i += 2;
+            continue;
+        }
+        if !in_class {
+            out.push(c);
+            if c == '[' {
+                in_class = true;
+                // A leading `^` and then a leading `]` belong to the class.
+                if chars.get(i + 1) == Some(&'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                if chars.get(i + 1) == Some(&']') {
+                    out.push(']');
+                    i += 1;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            ']' => {
+                in_class = false;
+                out.push(c);
+            }
+            '[' if chars.get(i + 1) == Some(&':') => {
+                match chars[i + 2..].iter().position(|&x| x == ']') {
+                    Some(end) => {
+                        out.extend(&chars[i..i + 3 + end]);
+                        i += 3 + end;
+                        continue;
+                    }
+                    None => out.push_str("\\["),
+                }
+            }
+            '[' | '&' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '-' if chars.get(i + 1) == Some(&'-') => out.push_str("\\-"),
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +221,18 @@ mod tests {
         let re = compile(r"^[]a]+$").unwrap();
         assert!(re.is_match("]a]"));
         assert!(compile(r"\bfoo\b").unwrap().is_match("a foo b"));
+    }
+
+    #[test]
+    fn go_class_literals() {
+        let contour = r#"^[^()<>@,;:\\"\/[\]?={} \t\x7f]+$"#;
+        let re = compile(contour).unwrap();
+        assert!(re.is_match("session"));
+        assert!(!re.is_match("a[b"));
+        assert!(compile("[a&&b]").unwrap().is_match("&"));
+        assert!(compile("[a--b]").unwrap().is_match("-"));
+        assert!(compile("[a~~b]").unwrap().is_match("~"));
+        assert!(compile("[[:alpha:]]+").unwrap().is_match("abc"));
     }
 
     #[test]

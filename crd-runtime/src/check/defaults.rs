@@ -1,0 +1,310 @@
+//! Defaults must be pruned and must validate (`ValidateDefaults` in upstream's
+//! `pkg/apiserver/schema/defaulting/validation.go`), using the [`engine`].
+//!
+//! Walking `properties` and `items` (never `additionalProperties`: defaults are
+//! forbidden there), every `default` is:
+//!
+//! - outside resource metadata: pruned with its own schema and compared (`must not
+//!   have unknown fields`), its embedded `metadata`/`apiVersion`/`kind` coerced and
+//!   validated, then validated against its schema;
+//! - inside an embedded resource's `metadata`/`apiVersion`/`kind` (the root counts
+//!   as an embedded resource): placed into an otherwise empty object of that
+//!   resource, which must give valid metadata (`must result in valid metadata:
+//!   ...`), then validated against its schema.
+//!
+//! CEL rules are not evaluated against defaults here.
+//!
+//! [`engine`]: crate::engine
+
+use serde_json::{Map, Value};
+
+use crate::engine::{Engine, SchemaOptions};
+use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::model::JSONSchemaProps;
+
+use super::CheckOptions;
+
+/// How a node hangs below its embedded-resource root (to rebuild the object).
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Child(&'a str),
+    Index,
+}
+
+/// The innermost embedded resource (or the root) a node belongs to.
+struct ResourceRoot<'a> {
+    schema: &'a JSONSchemaProps,
+    engine: Option<Result<Engine, String>>,
+}
+
+impl ResourceRoot<'_> {
+    fn engine(&mut self) -> &Result<Engine, String> {
+        let schema = self.schema;
+        self.engine.get_or_insert_with(|| {
+            Engine::for_schema(
+                schema,
+                SchemaOptions {
+                    resource_root: true,
+                },
+            )
+            .map_err(|e| e.to_string())
+        })
+    }
+}
+
+/// Checks every default below `schema` (the root is a resource root).
+pub fn validate_defaults(schema: &JSONSchemaProps, path: &Path, opts: &CheckOptions) -> ErrorList {
+    let mut errs = ErrorList::new();
+    let mut root = ResourceRoot {
+        schema,
+        engine: None,
+    };
+    let mut steps = Vec::new();
+    walk(
+        schema, path, &mut root, &mut steps, false, true, opts, &mut errs,
+    );
+    errs
+}
+
+#[allow(clippy::too_many_arguments)]
+fn walk<'a>(
+    s: &'a JSONSchemaProps,
+    path: &Path,
+    root: &mut ResourceRoot<'a>,
+    steps: &mut Vec<Step<'a>>,
+    inside_meta: bool,
+    is_root: bool,
+    opts: &CheckOptions,
+    errs: &mut ErrorList,
+) {
+    // An embedded resource starts a new object to rebuild metadata defaults in.
+    let mut own_root;
+    let mut own_steps = Vec::new();
+    let embedded = is_root || s.is_embedded_resource();
+    let (root, steps, inside_meta) = if embedded && !is_root {
+        own_root = ResourceRoot {
+            schema: s,
+            engine: None,
+        };
+        (&mut own_root, &mut own_steps, false)
+    } else {
+        (root, steps, inside_meta)
+    };
+
+    if let Some(default) = &s.default {
+        let at = path.child("default");
+        if inside_meta {
+            check_meta_default(s, default, &at, root, steps, errs);
+        } else {
+            check_default(s, default, &at, embedded, opts, errs);
+        }
+    }
+    if let Some(items) = s.items_schema() {
+        steps.push(Step::Index);
+        walk(
+            items,
+            &path.child("items"),
+            root,
+            steps,
+            inside_meta,
+            false,
+            opts,
+            errs,
+        );
+        steps.pop();
+    }
+    for (k, p) in s.properties.iter().flatten() {
+        let meta =
+            inside_meta || (embedded && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
+        steps.push(Step::Child(k));
+        walk(
+            p,
+            &path.child("properties").key(k),
+            root,
+            steps,
+            meta,
+            false,
+            opts,
+            errs,
+        );
+        steps.pop();
+    }
+}
+
+/// Re-roots an engine error (relative path) under `at`.
+fn under(at: &Path, mut e: FieldError) -> FieldError {
+    let rel = e.field.as_str();
+    e.field = if rel.is_empty() {
+        at.clone()
+    } else if rel.starts_with('[') {
+        Path::new(&format!("{at}{rel}"))
+    } else {
+        Path::new(&format!("{at}.{rel}"))
+    };
+    e
+}
+
+fn default_value(v: &Value) -> BadValue {
+    BadValue::from_json(v)
+}
+
+/// A default outside resource metadata.
+fn check_default(
+    s: &JSONSchemaProps,
+    default: &Value,
+    at: &Path,
+    embedded: bool,
+    opts: &CheckOptions,
+    errs: &mut ErrorList,
+) {
+    let engine = match Engine::for_schema(
+        s,
+        SchemaOptions {
+            resource_root: embedded,
+        },
+    ) {
+        Ok(e) => e,
+        Err(e) => {
+            errs.push(FieldError::invalid(
+                at.clone(),
+                BadValue::Str(String::new()),
+                e.to_string(),
+            ));
+            return;
+        }
+    };
+    if opts.require_pruned_defaults {
+        let mut pruned = default.clone();
+        engine.prune(&mut pruned);
+        if pruned != *default {
+            errs.push(FieldError::invalid(
+                at.clone(),
+                default_value(default),
+                "must not have unknown fields",
+            ));
+        }
+    }
+    let mut coerced = default.clone();
+    if let Err(e) = engine.coerce_metadata(&mut coerced, false) {
+        errs.push(under(at, e));
+        return;
+    }
+    // Coercion normalizes metadata in place upstream; validate what it produced.
+    let embedded_errs = engine.validate_embedded(&coerced);
+    if !embedded_errs.is_empty() {
+        errs.extend(embedded_errs.into_iter().map(|e| under(at, e)));
+        return;
+    }
+    errs.extend(
+        engine
+            .validate_schema(&coerced)
+            .into_iter()
+            .map(|e| under(at, e)),
+    );
+}
+
+/// A default for (part of) an embedded resource's `metadata`, `apiVersion` or `kind`.
+fn check_meta_default(
+    s: &JSONSchemaProps,
+    default: &Value,
+    at: &Path,
+    root: &mut ResourceRoot<'_>,
+    steps: &[Step<'_>],
+    errs: &mut ErrorList,
+) {
+    // The object the default would produce: the value at its place, the type meta
+    // of a made-up kind around it.
+    let mut obj = default.clone();
+    for step in steps.iter().rev() {
+        obj = match step {
+            Step::Child(k) => Value::Object(Map::from_iter([((*k).to_string(), obj)])),
+            Step::Index => Value::Array(vec![obj]),
+        };
+    }
+    if let Value::Object(m) = &mut obj {
+        m.entry("apiVersion")
+            .or_insert_with(|| Value::from("validation/v1"));
+        m.entry("kind").or_insert_with(|| Value::from("Validation"));
+    }
+    let invalid_meta = |detail: String| {
+        FieldError::invalid(
+            at.clone(),
+            default_value(default),
+            format!("must result in valid metadata: {detail}"),
+        )
+    };
+    match root.engine() {
+        Err(e) => {
+            errs.push(FieldError::invalid(
+                at.clone(),
+                BadValue::Str(String::new()),
+                e.clone(),
+            ));
+            return;
+        }
+        Ok(engine) => {
+            if let Err(e) = engine.coerce_metadata(&mut obj, false) {
+                errs.push(invalid_meta(e.to_string()));
+                return;
+            }
+            let meta_errs = engine.validate_embedded(&obj);
+            if !meta_errs.is_empty() {
+                errs.push(invalid_meta(meta_errs.aggregate()));
+                return;
+            }
+        }
+    }
+    match Engine::for_schema(s, SchemaOptions::default()) {
+        Ok(engine) => errs.extend(
+            engine
+                .validate_schema(default)
+                .into_iter()
+                .map(|e| under(at, e)),
+        ),
+        Err(e) => errs.push(FieldError::invalid(
+            at.clone(),
+            BadValue::Str(String::new()),
+            e.to_string(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors(schema: serde_json::Value) -> Vec<String> {
+        let s: JSONSchemaProps = serde_json::from_value(schema).unwrap();
+        validate_defaults(&s, &Path::new("s"), &CheckOptions::v1_create()).strings()
+    }
+
+    #[test]
+    fn defaults_must_be_pruned_and_valid() {
+        let got = errors(serde_json::json!({"type": "object", "properties": {
+            "a": {"type": "integer", "default": "x"},
+            "b": {"type": "object", "properties": {"c": {"type": "string"}}, "default": {"c": "ok", "d": 1}},
+            "e": {"type": "array", "items": {"type": "string", "maxLength": 2, "default": "long"}},
+            "f": {"type": "string", "enum": ["x"], "default": "x"}}}));
+        assert_eq!(
+            got,
+            [
+                // kube-openapi names the value relative to the default (here: empty).
+                "s.properties[a].default: Invalid value: \"string\":  in body must be of type integer: \"string\"",
+                "s.properties[b].default: Invalid value: {\"c\":\"ok\",\"d\":1}: must not have unknown fields",
+                "s.properties[e].items.default: Too long: may not be more than 2 bytes",
+            ]
+        );
+    }
+
+    #[test]
+    fn embedded_metadata_defaults_must_give_valid_metadata() {
+        let got = errors(serde_json::json!({"type": "object", "properties": {
+            "e": {"type": "object", "x-kubernetes-embedded-resource": true, "properties": {
+                "metadata": {"type": "object", "properties": {"name": {"type": "string", "default": "a/b"}}}}}}}));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(
+            got[0].starts_with("s.properties[e].properties[metadata].properties[name].default: Invalid value: \"a/b\": must result in valid metadata: metadata.name: Invalid value: \"a/b\""),
+            "{got:?}"
+        );
+    }
+}
