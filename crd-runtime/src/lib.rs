@@ -5,16 +5,30 @@
 //! - [`engine`]: prune, default and validate objects like the API server.
 //! - [`field`]: field paths and errors rendered exactly like the API server.
 //! - [`check`]: structural-schema and CRD checks, reported like the API server.
+//! - [`derive_support`]: the runtime side of `#[derive(CustomResource, CrdSchema)]`
+//!   (enable the `derive` feature to use the derives through this crate).
 #![deny(missing_docs)]
 
 pub mod check;
+pub mod derive_support;
 pub mod engine;
 pub mod field;
 pub mod load;
 pub mod model;
 
 pub use check::{CheckOptions, assert_valid_crd, validate_crd};
+pub use derive_support::{
+    CrdSchema, CustomResourceExt, IntOrString, Manifest, ManifestError, MergeError, Scope,
+    merge_versions,
+};
 pub use engine::{Engine, EngineError, SchemaOptions};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
-pub use load::{LoadError, load_crds, parse_documents};
-pub use model::{CustomResourceDefinition, JSONSchemaProps};
+pub use load::{LoadError, load_crds, parse_documents, to_yaml};
+pub use model::{CustomResourceDefinition, JSONSchemaProps, ObjectMeta};
+
+/// `#[derive(CustomResource)]` and `#[derive(CrdSchema)]` (feature `derive`).
+#[cfg(feature = "derive")]
+pub use crd_derive::{CrdSchema, CustomResource};
+
+#[doc(hidden)]
+pub use derive_support::private as __private;

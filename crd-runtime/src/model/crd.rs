@@ -38,7 +38,13 @@ pub struct CustomResourceDefinition {
     pub status: Option<CustomResourceDefinitionStatus>,
 }
 
-/// The subset of `ObjectMeta` a manifest carries; everything else is kept verbatim.
+/// Object metadata: of CRD manifests, and of custom resources built with `crd-derive`.
+///
+/// The typed fields have the names and types of k8s-openapi's `ObjectMeta`, so code written
+/// as `ObjectMeta { name: Some(..), ..Default::default() }` keeps compiling when the `kube`
+/// feature swaps this type for k8s-openapi's. Fields whose k8s-openapi types are richer
+/// (timestamps, owner references, managed fields) are kept verbatim in [`ObjectMeta::other`]
+/// so that objects round-trip without loss.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ObjectMeta {
     /// `metadata.name`.
@@ -60,7 +66,33 @@ pub struct ObjectMeta {
     /// `metadata.annotations`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<BTreeMap<String, String>>,
-    /// Any other metadata (`creationTimestamp`, `uid`, ...), kept as written.
+    /// `metadata.uid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<String>,
+    /// `metadata.resourceVersion`.
+    #[serde(
+        rename = "resourceVersion",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub resource_version: Option<String>,
+    /// `metadata.generation`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+    /// `metadata.finalizers`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finalizers: Option<Vec<String>>,
+    /// `metadata.deletionGracePeriodSeconds`.
+    #[serde(
+        rename = "deletionGracePeriodSeconds",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub deletion_grace_period_seconds: Option<i64>,
+    /// `metadata.selfLink`.
+    #[serde(rename = "selfLink", default, skip_serializing_if = "Option::is_none")]
+    pub self_link: Option<String>,
+    /// Any other metadata (`creationTimestamp`, `ownerReferences`, ...), kept as written.
     #[serde(flatten)]
     pub other: BTreeMap<String, Value>,
 }

@@ -1,0 +1,356 @@
+//! Resource-level rules: names, subresources and JSONPaths, checked at compile time.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote_spanned;
+use serde_derive_internals::Ctxt;
+
+use crate::attr::resource::ResourceAttrs;
+use crate::attr::value::Sp;
+use crate::check::json_path;
+use crate::codegen::node::Rt;
+
+fn err(cx: &Ctxt, span: Span, msg: impl std::fmt::Display) {
+    cx.syn_error(syn::Error::new(span, msg));
+}
+
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// The default plural of a kind: lower-cased, English plural rules.
+pub fn plural_of(kind: &str) -> String {
+    let k = kind.to_lowercase();
+    if k.ends_with('s')
+        || k.ends_with('x')
+        || k.ends_with('z')
+        || k.ends_with("ch")
+        || k.ends_with("sh")
+    {
+        format!("{k}es")
+    } else if k.ends_with('y')
+        && !k.ends_with("ay")
+        && !k.ends_with("ey")
+        && !k.ends_with("oy")
+        && !k.ends_with("uy")
+    {
+        format!("{}ies", &k[..k.len() - 1])
+    } else {
+        format!("{k}s")
+    }
+}
+
+/// Metadata fields a printer column or selectable field may point at.
+const METADATA_FIELDS: &[&str] = &[
+    "name",
+    "namespace",
+    "generateName",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+    "selfLink",
+];
+
+/// Checks names and versions; returns (group, version, kind) when all are present.
+pub fn identity(
+    cx: &Ctxt,
+    a: &ResourceAttrs,
+    span: Span,
+) -> Option<(Sp<String>, Sp<String>, Sp<String>)> {
+    for (v, key) in [
+        (&a.group, "group"),
+        (&a.version, "version"),
+        (&a.kind, "kind"),
+    ] {
+        if v.is_none() {
+            err(cx, span, format!("missing `#[crd({key} = \"...\")]`"));
+        }
+    }
+    let (group, version, kind) = (a.group.clone()?, a.version.clone()?, a.kind.clone()?);
+    if !group.value.contains('.') || !group.value.split('.').all(is_dns_label) {
+        err(
+            cx,
+            group.span,
+            "`group` must be a lower-case DNS subdomain with at least one dot, like \"stable.example.com\"",
+        );
+    }
+    let v = &version.value;
+    let ok_version = v.strip_prefix('v').is_some_and(|rest| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let (num, tail) = rest.split_at(digits);
+        !num.is_empty()
+            && !num.starts_with('0')
+            && (tail.is_empty()
+                || ["alpha", "beta"].iter().any(|p| {
+                    tail.strip_prefix(p).is_some_and(|n| {
+                        !n.is_empty()
+                            && !n.starts_with('0')
+                            && n.bytes().all(|b| b.is_ascii_digit())
+                    })
+                }))
+    });
+    if !ok_version {
+        err(
+            cx,
+            version.span,
+            "`version` must look like \"v1\", \"v2beta1\" or \"v1alpha3\"",
+        );
+    }
+    let k = &kind.value;
+    if !k.starts_with(|c: char| c.is_ascii_uppercase())
+        || !k.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        err(cx, kind.span, "`kind` must be CamelCase, like \"CronTab\"");
+    }
+    for s in [&a.plural, &a.singular].into_iter().flatten() {
+        if !is_dns_label(&s.value) {
+            err(
+                cx,
+                s.span,
+                "must be a lower-case DNS label, like \"crontabs\"",
+            );
+        }
+    }
+    for s in a.short_names.iter().chain(&a.categories) {
+        if !is_dns_label(&s.value) {
+            err(cx, s.span, "must be a lower-case DNS label");
+        }
+    }
+    Some((group, version, kind))
+}
+
+/// Checks a path into the object; returns const assertions for `.status.<field>`.
+///
+/// `spec_fields` are the spec struct's serde property names (`None` when they cannot be
+/// known syntactically, e.g. with `flatten`).
+pub fn object_path(
+    cx: &Ctxt,
+    rt: &Rt,
+    path: &Sp<String>,
+    what: &str,
+    spec_fields: Option<&[String]>,
+    status: Option<&syn::Type>,
+    extra_roots: &[String],
+) -> Vec<TokenStream> {
+    let Some(segs) = json_path(cx, &path.value, path.span, what) else {
+        return Vec::new();
+    };
+    let first = segs[0].as_str();
+    let second = segs.get(1).map(String::as_str);
+    match (first, second) {
+        ("spec", Some(f)) => {
+            if let Some(fields) = spec_fields
+                && !fields.iter().any(|x| x == f)
+            {
+                err(
+                    cx,
+                    path.span,
+                    format!(
+                        "{what} {:?} points to no field: the spec has no property {f:?} (it has: {})",
+                        path.value,
+                        fields.join(", ")
+                    ),
+                );
+            }
+            Vec::new()
+        }
+        ("status", Some(f)) => match status {
+            None => {
+                err(
+                    cx,
+                    path.span,
+                    format!("{what} points into `.status`, but there is no `status = ...`"),
+                );
+                Vec::new()
+            }
+            Some(ty) => {
+                let p = rt.private();
+                vec![quote_spanned!(path.span=> const _: () = #p::check_path_field::<#ty>(#f);)]
+            }
+        },
+        ("metadata", Some(f)) => {
+            if !METADATA_FIELDS.contains(&f) {
+                err(
+                    cx,
+                    path.span,
+                    format!("{what} points to no metadata field {f:?}"),
+                );
+            }
+            Vec::new()
+        }
+        ("spec" | "status" | "metadata", None) => Vec::new(),
+        (root, _) if extra_roots.iter().any(|r| r == root) => Vec::new(),
+        (root, _) => {
+            err(
+                cx,
+                path.span,
+                format!("{what} points to no field: the object has no top-level property {root:?}"),
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// Subresource, column and selectable-field rules.
+pub fn subresources(
+    cx: &Ctxt,
+    rt: &Rt,
+    a: &ResourceAttrs,
+    spec_fields: Option<&[String]>,
+) -> Vec<TokenStream> {
+    let mut consts = Vec::new();
+    let extra: Vec<String> = a
+        .root
+        .properties
+        .iter()
+        .map(|(n, _)| n.value.clone())
+        .collect();
+    let status = a.status.as_ref();
+    if let Some(scale) = &a.scale {
+        if status.is_none() {
+            err(
+                cx,
+                scale.span,
+                "the scale subresource needs a status: add `status = YourStatusType`",
+            );
+        }
+        if a.status_subresource.as_ref().is_some_and(|s| !s.value) {
+            err(
+                cx,
+                scale.span,
+                "the scale subresource needs the status subresource",
+            );
+        }
+        let sp = &scale.spec_replicas_path;
+        if !sp.value.starts_with(".spec.") {
+            err(cx, sp.span, "`spec_replicas_path` must point under `.spec`");
+        } else {
+            consts.extend(object_path(
+                cx,
+                rt,
+                sp,
+                "spec_replicas_path",
+                spec_fields,
+                status,
+                &extra,
+            ));
+        }
+        let st = &scale.status_replicas_path;
+        if !st.value.starts_with(".status.") {
+            err(
+                cx,
+                st.span,
+                "`status_replicas_path` must point under `.status`",
+            );
+        } else if status.is_some() {
+            consts.extend(object_path(
+                cx,
+                rt,
+                st,
+                "status_replicas_path",
+                spec_fields,
+                status,
+                &extra,
+            ));
+        }
+        if let Some(l) = &scale.label_selector_path {
+            if !(l.value.starts_with(".spec.") || l.value.starts_with(".status.")) {
+                err(
+                    cx,
+                    l.span,
+                    "`label_selector_path` must point under `.spec` or `.status`",
+                );
+            } else if status.is_some() || l.value.starts_with(".spec.") {
+                consts.extend(object_path(
+                    cx,
+                    rt,
+                    l,
+                    "label_selector_path",
+                    spec_fields,
+                    status,
+                    &extra,
+                ));
+            }
+        }
+    }
+    if let Some(s) = &a.status_subresource
+        && s.value
+        && status.is_none()
+    {
+        err(
+            cx,
+            s.span,
+            "`status_subresource` needs `status = YourStatusType`",
+        );
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for c in &a.columns {
+        if names.contains(&c.name.value.as_str()) {
+            err(
+                cx,
+                c.name.span,
+                format!("duplicate printer column {:?}", c.name.value),
+            );
+        }
+        names.push(&c.name.value);
+        consts.extend(object_path(
+            cx,
+            rt,
+            &c.json_path,
+            "printer column json_path",
+            spec_fields,
+            status,
+            &extra,
+        ));
+    }
+    for f in &a.selectable_fields {
+        consts.extend(object_path(
+            cx,
+            rt,
+            f,
+            "selectable_field",
+            spec_fields,
+            status,
+            &extra,
+        ));
+    }
+    if a.deprecation_warning.is_some() && a.deprecated != Some(true) {
+        err(
+            cx,
+            Span::call_site(),
+            "`deprecation_warning` needs `deprecated`",
+        );
+    }
+    consts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals() {
+        for (k, p) in [
+            ("CronTab", "crontabs"),
+            ("Policy", "policies"),
+            ("Ingress", "ingresses"),
+            ("Gateway", "gateways"),
+            ("Box", "boxes"),
+            ("Mesh", "meshes"),
+        ] {
+            assert_eq!(plural_of(k), p);
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! Code that applies node keywords to a `JSONSchemaProps` being built.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::attr::node::{Entry, Kind, NodeAttrs, Required, Rule, Val};
+use crate::attr::value::{Json, Num, num_literal};
+
+/// Where the generated code finds the runtime (`::crd_runtime` or `crate = ...`).
+#[derive(Clone)]
+pub struct Rt(pub TokenStream);
+
+impl Rt {
+    /// `<rt>::__private`.
+    pub fn private(&self) -> TokenStream {
+        let rt = &self.0;
+        quote!(#rt::__private)
+    }
+
+    /// `serde_json::json!(...)` for a value.
+    pub fn json(&self, v: &Json) -> TokenStream {
+        let p = self.private();
+        let body = v.to_json_tokens();
+        quote!(#p::serde_json::json!(#body))
+    }
+
+    /// A `serde_json::Number` expression.
+    pub fn number(&self, n: &Num) -> TokenStream {
+        let p = self.private();
+        let lit = num_literal(n);
+        match n {
+            Num::Int(i) if *i >= 0 && *i <= i128::from(u64::MAX) => {
+                quote!(#p::serde_json::Number::from(#lit as u64))
+            }
+            Num::Int(_) => quote!(#p::serde_json::Number::from(#lit as i64)),
+            Num::Float(_) => quote!(#p::number(#lit)),
+        }
+    }
+}
+
+fn opt_str(v: &Option<String>) -> TokenStream {
+    match v {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// Tokens building one CEL rule.
+pub fn rule_tokens(rt: &Rt, r: &Rule) -> TokenStream {
+    let p = rt.private();
+    let rule = &r.rule;
+    let (m, me, re, fp) = (
+        opt_str(&r.message),
+        opt_str(&r.message_expression),
+        opt_str(&r.reason),
+        opt_str(&r.field_path),
+    );
+    let oos = match r.optional_old_self {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    };
+    quote!(#p::rule(#rule, #m, #me, #re, #fp, #oos))
+}
+
+/// Statements applying `attrs` to the node in variable `target` (a
+/// `&mut JSONSchemaProps`). `ty` is the Rust type of the node, when there is one: it
+/// types `items(...)`/`values(...)` and the compile-time `default` check.
+pub fn apply(
+    rt: &Rt,
+    attrs: &NodeAttrs,
+    target: &syn::Ident,
+    ty: Option<&TokenStream>,
+) -> TokenStream {
+    let p = rt.private();
+    let mut out = TokenStream::new();
+    let mut rules = Vec::new();
+    for e in &attrs.entries {
+        let field = format_ident!(
+            "{}",
+            if e.kw.field.is_empty() {
+                "unused"
+            } else {
+                e.kw.field
+            }
+        );
+        let some = quote!(::core::option::Option::Some);
+        let set = |v: TokenStream| quote!(#target.#field = #some(#v););
+        let stmt = match (&e.kw.kind, &e.val) {
+            (Kind::Str, Val::Str(s)) => {
+                let v = &s.value;
+                set(quote!(::std::string::String::from(#v)))
+            }
+            (Kind::Count, Val::Count(c)) => {
+                let v = c.value;
+                set(quote!(#v))
+            }
+            (Kind::Num, Val::Num(n)) => set(rt.number(&n.value)),
+            (Kind::Flag, Val::Flag(b)) => {
+                let v = b.value;
+                set(quote!(#v))
+            }
+            (Kind::Json, Val::Json(j)) => {
+                let mut s = set(rt.json(&j.value));
+                if e.kw.key == "default"
+                    && let Some(ty) = ty
+                {
+                    s.extend(default_check(rt, ty, &j.value, j.span));
+                }
+                s
+            }
+            (Kind::JsonList, Val::JsonList(list)) => {
+                let items = list.value.iter().map(|v| rt.json(v));
+                set(quote!(::std::vec![#(#items),*]))
+            }
+            (Kind::Fragments, Val::JsonList(list)) => {
+                let items = list.value.iter().map(|v| {
+                    let j = rt.json(v);
+                    quote!(#p::fragment(#j))
+                });
+                set(quote!(::std::vec![#(#items),*]))
+            }
+            (Kind::Fragment, Val::Json(j)) => {
+                let j = rt.json(&j.value);
+                set(quote!(::std::boxed::Box::new(#p::fragment(#j))))
+            }
+            (Kind::StrList, Val::StrList(list)) => {
+                let items = list.value.iter().map(|s| &s.value);
+                set(quote!(
+                    ::std::vec![#(::std::string::String::from(#items)),*]
+                ))
+            }
+            (Kind::Rule, Val::Rule(r)) => {
+                rules.push(rule_tokens(rt, r));
+                TokenStream::new()
+            }
+            (Kind::OneOf, Val::StrList(list)) => {
+                let kind = match e.kw.key {
+                    "exactly_one_of" => quote!(ExactlyOne),
+                    "at_most_one_of" => quote!(AtMostOne),
+                    _ => quote!(AtLeastOne),
+                };
+                let names = list.value.iter().map(|s| &s.value);
+                rules.push(quote!(#p::one_of_rule(#p::OneOfKind::#kind, &[#(#names),*])));
+                TokenStream::new()
+            }
+            (Kind::Required, Val::Required(Required::List(list))) => {
+                let names = list.iter().map(|s| &s.value);
+                quote!(#p::set_required(#target, &[#(#names),*]);)
+            }
+            // The field flag form is read by the struct codegen.
+            (Kind::Required, Val::Required(Required::Flag(_))) => TokenStream::new(),
+            (Kind::ExtDocs, Val::ExtDocs(url, desc)) => {
+                let (u, d) = (opt_str(url), opt_str(desc));
+                set(quote!(#p::external_docs(#u, #d)))
+            }
+            (Kind::Nested, Val::Nested(inner)) => nested(rt, e, inner, target, ty),
+            // `schema_with` replaces the base schema; handled by the caller.
+            (Kind::Path, _) => TokenStream::new(),
+            _ => TokenStream::new(),
+        };
+        out.extend(stmt);
+    }
+    if !rules.is_empty() {
+        out.extend(quote!(#p::add_rules(#target, ::std::vec![#(#rules),*]);));
+    }
+    out
+}
+
+fn nested(
+    rt: &Rt,
+    e: &Entry,
+    inner: &NodeAttrs,
+    target: &syn::Ident,
+    ty: Option<&TokenStream>,
+) -> TokenStream {
+    let p = rt.private();
+    let rtp = &rt.0;
+    let span = e.key.span();
+    let Some(ty) = ty else {
+        return quote_spanned!(span=> ::core::compile_error!("`items(...)`/`values(...)` can only be used where the Rust type is known (on a field)"););
+    };
+    let inner_target = syn::Ident::new("__node", Span::mixed_site());
+    if e.kw.key == "items" {
+        let item_ty = quote!(<#ty as #rtp::derive_support::ListSchema>::Item);
+        let body = apply(rt, inner, &inner_target, Some(&item_ty));
+        quote_spanned!(span=> #p::with_items::<#ty>(#target, |#inner_target| { #body });)
+    } else {
+        let value_ty = quote!(<#ty as #rtp::derive_support::MapSchema>::Value);
+        let body = apply(rt, inner, &inner_target, Some(&value_ty));
+        quote_spanned!(span=> #p::with_values::<#ty>(#target, |#inner_target| { #body });)
+    }
+}
+
+/// A compile-time check that a field of type `ty` can hold `default` (error at the literal).
+fn default_check(rt: &Rt, ty: &TokenStream, v: &Json, span: Span) -> TokenStream {
+    let p = rt.private();
+    let rtp = &rt.0;
+    let marker = format_ident!("{}", v.literal_marker());
+    quote_spanned!(span=> #p::check_default::<#ty, #rtp::derive_support::literal::#marker>();)
+}

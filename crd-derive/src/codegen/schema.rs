@@ -1,0 +1,372 @@
+//! `impl CrdSchema`: the schema of a struct or enum, following serde's representation.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use serde_derive_internals::Ctxt;
+use serde_derive_internals::ast::{Data, Field, Style, Variant};
+use serde_derive_internals::attr::TagType;
+
+use super::node::{Rt, apply};
+use crate::ast::{FieldExtra, Input, field_extra, wire_fields, wire_name, wire_variants};
+use crate::attr::node::NodeAttrs;
+use crate::check;
+
+/// What the generated `CrdSchema` impl needs besides the body.
+pub struct Schema {
+    /// An expression of type `JSONSchemaProps`.
+    pub body: TokenStream,
+    /// `Some([(name, required expr)])` for plain structs: `CrdSchema::FIELDS`.
+    pub fields: Option<Vec<(String, TokenStream)>>,
+    /// Item-level compile-time checks (`const _: () = ...;`).
+    pub checks: Vec<TokenStream>,
+    /// The `literal` marker of the JSON kind of values (`Object`, `Str`).
+    pub literal: &'static str,
+    /// Serde names of the direct properties (plain structs only), for JSONPath checks.
+    pub property_names: Option<Vec<String>>,
+}
+
+/// What walking the fields of an object collects besides the statements.
+#[derive(Default)]
+struct Collect {
+    /// (serde name, required expression) of every non-flattened property.
+    fields: Vec<(String, TokenStream)>,
+    /// Item-level compile-time checks.
+    checks: Vec<TokenStream>,
+    /// Whether a `#[serde(flatten)]` field was seen.
+    flattened: bool,
+}
+
+fn node_var() -> syn::Ident {
+    syn::Ident::new("__node", Span::mixed_site())
+}
+
+/// Statements adding the properties of `fields` to the object in `__node`.
+fn object_fields(
+    cx: &Ctxt,
+    rt: &Rt,
+    fields: &[Field],
+    container_default: bool,
+    generic: bool,
+    col: &mut Collect,
+) -> TokenStream {
+    let rtp = &rt.0;
+    let p = rt.private();
+    let node = node_var();
+    let mut stmts = TokenStream::new();
+    for field in wire_fields(fields) {
+        let extra = field_extra(cx, field);
+        let ty = field.ty;
+        let ty_tokens = quote!(#ty);
+        if field.attrs.flatten() {
+            col.flattened = true;
+            if !extra.node.is_empty() {
+                cx.error_spanned_by(
+                    field.original,
+                    "`#[crd(...)]` keywords do not apply to a `#[serde(flatten)]` field: put them on the flattened type",
+                );
+            }
+            stmts.extend(quote! {
+                #p::flatten(#node, <#ty as #rtp::CrdSchema>::crd_schema(), <#ty as #rtp::CrdSchema>::OPTIONAL);
+            });
+            continue;
+        }
+        let name = wire_name(cx, field.attrs.name(), &field.original);
+        check::field(cx, &extra, field);
+        let required = required_expr(rt, field, &extra, container_default);
+        col.fields.push((name.clone(), required.clone()));
+        if !generic {
+            col.checks
+                .extend(check::list_map_key_consts(rt, &extra.node, &ty_tokens));
+        }
+        let prop = property_schema(rt, &extra, &ty_tokens);
+        stmts.extend(quote! {
+            #p::add_property(#node, #name, #prop, #required);
+        });
+    }
+    stmts
+}
+
+/// The `required` expression of a field: serde needs the field unless it has a default
+/// (serde's, or the schema's, which the API server fills in) or is an `Option`.
+fn required_expr(
+    rt: &Rt,
+    field: &Field,
+    extra: &FieldExtra,
+    container_default: bool,
+) -> TokenStream {
+    let rtp = &rt.0;
+    if let Some(b) = extra.node.required_flag() {
+        return quote!(#b);
+    }
+    let defaulted = !field.attrs.default().is_none()
+        || container_default
+        || extra.node.get("default").is_some()
+        || field.attrs.skip_deserializing();
+    if defaulted {
+        quote!(false)
+    } else {
+        let ty = field.ty;
+        quote!(!<#ty as #rtp::CrdSchema>::OPTIONAL)
+    }
+}
+
+/// An expression: the schema of one property (base schema, doc, keywords).
+fn property_schema(rt: &Rt, extra: &FieldExtra, ty: &TokenStream) -> TokenStream {
+    let rtp = &rt.0;
+    let node = node_var();
+    let base = match extra.node.get("schema_with").map(|e| &e.val) {
+        Some(crate::attr::node::Val::Path(path)) => quote!(#path()),
+        _ => quote!(<#ty as #rtp::CrdSchema>::crd_schema()),
+    };
+    let doc = match (&extra.doc, extra.node.get("description")) {
+        (Some(d), None) => {
+            quote!(#node.description = ::core::option::Option::Some(::std::string::String::from(#d));)
+        }
+        _ => TokenStream::new(),
+    };
+    let kws = apply(rt, &extra.node, &node, Some(ty));
+    if doc.is_empty() && kws.is_empty() {
+        return base;
+    }
+    quote!({
+        let mut __schema = #base;
+        {
+            let #node = &mut __schema;
+            #doc
+            #kws
+        }
+        __schema
+    })
+}
+
+/// The schema of a derive input. `doc` is put on the node when given (`CrdSchema`);
+/// `CustomResource` passes `None` because its doc describes the whole object.
+pub fn schema(
+    cx: &Ctxt,
+    rt: &Rt,
+    input: &Input,
+    node_attrs: &NodeAttrs,
+    doc: Option<&str>,
+) -> Schema {
+    let p = rt.private();
+    let node = node_var();
+    let generic = !input.serde.generics.params.is_empty();
+    let container_default = !input.serde.attrs.default().is_none();
+    let mut col = Collect::default();
+    let (body, literal, plain) = match &input.serde.data {
+        Data::Struct(Style::Struct, fields) => {
+            let stmts = object_fields(cx, rt, fields, container_default, generic, &mut col);
+            (
+                quote!({
+                    let mut __schema = #p::object();
+                    {
+                        let #node = &mut __schema;
+                        #stmts
+                    }
+                    __schema
+                }),
+                "Object",
+                !col.flattened,
+            )
+        }
+        Data::Struct(Style::Newtype, fields) => {
+            let field = &fields[0];
+            let extra = field_extra(cx, field);
+            let ty = field.ty;
+            (property_schema(rt, &extra, &quote!(#ty)), "Newtype", false)
+        }
+        Data::Struct(Style::Tuple, _) => {
+            cx.error_spanned_by(
+                input.serde.original,
+                "a tuple struct is a JSON array of mixed items, which a structural schema cannot describe; \
+                 hint: use named fields, or a newtype around one type",
+            );
+            (quote!(#p::object()), "Object", false)
+        }
+        Data::Struct(Style::Unit, _) => {
+            cx.error_spanned_by(
+                input.serde.original,
+                "a unit struct serializes as `null`, which a structural schema cannot describe; \
+                 hint: use `struct Name {}`",
+            );
+            (quote!(#p::object()), "Object", false)
+        }
+        Data::Enum(variants) => {
+            let (body, literal) = enum_schema(cx, rt, input, variants, generic, &mut col.checks);
+            (body, literal, false)
+        }
+    };
+    let doc = match (doc, node_attrs.get("description")) {
+        (Some(d), None) => {
+            quote!(#node.description = ::core::option::Option::Some(::std::string::String::from(#d));)
+        }
+        _ => TokenStream::new(),
+    };
+    let kws = apply(rt, node_attrs, &node, None);
+    let body = if doc.is_empty() && kws.is_empty() {
+        body
+    } else {
+        quote!({
+            let mut __schema = #body;
+            {
+                let #node = &mut __schema;
+                #doc
+                #kws
+            }
+            __schema
+        })
+    };
+    let property_names = plain.then(|| col.fields.iter().map(|(n, _)| n.clone()).collect());
+    Schema {
+        body,
+        fields: plain.then_some(col.fields),
+        checks: col.checks,
+        literal,
+        property_names,
+    }
+}
+
+fn variant_schema(
+    cx: &Ctxt,
+    rt: &Rt,
+    v: &Variant,
+    generic: bool,
+    checks: &mut Vec<TokenStream>,
+) -> TokenStream {
+    let p = rt.private();
+    let node = node_var();
+    match v.style {
+        Style::Unit => quote!(#p::object()),
+        Style::Newtype => {
+            let field = &v.fields[0];
+            let extra = field_extra(cx, field);
+            let ty = field.ty;
+            property_schema(rt, &extra, &quote!(#ty))
+        }
+        Style::Struct => {
+            let mut col = Collect::default();
+            let stmts = object_fields(cx, rt, &v.fields, false, generic, &mut col);
+            checks.append(&mut col.checks);
+            quote!({
+                let mut __schema = #p::object();
+                {
+                    let #node = &mut __schema;
+                    #stmts
+                }
+                __schema
+            })
+        }
+        Style::Tuple => {
+            cx.error_spanned_by(
+                v.original,
+                "a tuple variant is a JSON array of mixed items, which a structural schema cannot describe; \
+                 hint: use a struct variant `Name { .. }` or a newtype variant",
+            );
+            quote!(#p::object())
+        }
+    }
+}
+
+fn with_variant_doc(rt: &Rt, v: &Variant, schema: TokenStream) -> TokenStream {
+    let _ = rt;
+    let node = node_var();
+    match crate::ast::doc_of(&v.original.attrs) {
+        Some(d) if !matches!(v.style, Style::Unit) => quote!({
+            let mut __schema = #schema;
+            {
+                let #node = &mut __schema;
+                if #node.description.is_none() {
+                    #node.description = ::core::option::Option::Some(::std::string::String::from(#d));
+                }
+            }
+            __schema
+        }),
+        _ => schema,
+    }
+}
+
+fn enum_schema(
+    cx: &Ctxt,
+    rt: &Rt,
+    input: &Input,
+    variants: &[Variant],
+    generic: bool,
+    checks: &mut Vec<TokenStream>,
+) -> (TokenStream, &'static str) {
+    let p = rt.private();
+    let wire: Vec<&Variant> = wire_variants(variants).collect();
+    for v in &wire {
+        let items = crate::attr::meta::crd_items(cx, &v.original.attrs);
+        if let Some(item) = items.first() {
+            cx.syn_error(syn::Error::new(
+                item.key.span(),
+                "`#[crd(...)]` is not supported on variants: put keywords on the variant's fields or type",
+            ));
+        }
+    }
+    let names: Vec<String> = wire
+        .iter()
+        .map(|v| wire_name(cx, v.attrs.name(), &v.original.ident))
+        .collect();
+    let all_unit = wire.iter().all(|v| matches!(v.style, Style::Unit));
+    let span = input.serde.original.ident.span();
+    match input.serde.attrs.tag() {
+        TagType::External if all_unit => (quote!(#p::string_enum(&[#(#names),*])), "Str"),
+        TagType::External => {
+            if let Some(unit) = wire.iter().find(|v| matches!(v.style, Style::Unit)) {
+                cx.error_spanned_by(
+                    &unit.original.ident,
+                    "this enum mixes unit variants (written as strings) with data variants (written as objects); \
+                     a structural schema cannot describe both. hint: write the unit variant as `Name {}`, \
+                     or use `#[serde(tag = \"type\")]`",
+                );
+            }
+            let entries = wire.iter().zip(&names).map(|(v, n)| {
+                let s = with_variant_doc(rt, v, variant_schema(cx, rt, v, generic, checks));
+                quote!((#n, #s))
+            });
+            (
+                quote!(#p::external_enum(::std::vec![#(#entries),*])),
+                "Object",
+            )
+        }
+        TagType::Internal { tag } => {
+            let bodies: Vec<TokenStream> = wire
+                .iter()
+                .map(|v| variant_schema(cx, rt, v, generic, checks))
+                .collect();
+            (
+                quote!(#p::tagged(#tag, &[#(#names),*], ::core::option::Option::None, #p::union(::std::vec![#(#bodies),*]))),
+                "Object",
+            )
+        }
+        TagType::Adjacent { tag, content } => {
+            let bodies: Vec<TokenStream> = wire
+                .iter()
+                .filter(|v| !matches!(v.style, Style::Unit))
+                .map(|v| variant_schema(cx, rt, v, generic, checks))
+                .collect();
+            (
+                quote!(#p::tagged(#tag, &[#(#names),*], ::core::option::Option::Some(#content), #p::union(::std::vec![#(#bodies),*]))),
+                "Object",
+            )
+        }
+        TagType::None => {
+            if let Some(unit) = wire.iter().find(|v| matches!(v.style, Style::Unit)) {
+                cx.error_spanned_by(
+                    &unit.original.ident,
+                    "an untagged unit variant is written as `null`, which a structural schema cannot describe; \
+                     hint: remove it and wrap the field in `Option`",
+                );
+            }
+            let bodies: Vec<TokenStream> = wire
+                .iter()
+                .map(|v| variant_schema(cx, rt, v, generic, checks))
+                .collect();
+            (
+                quote_spanned!(span=> #p::union(::std::vec![#(#bodies),*])),
+                "Object",
+            )
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! Runnable examples of crd-toolkit. The types live here so that tests can use them;
+//! `examples/*.rs` are thin `main`s (`cargo run -q --example crontab`).
+#![deny(missing_docs)]
+
+pub mod crontab;
