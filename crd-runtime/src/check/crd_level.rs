@@ -70,13 +70,16 @@ fn schemas(spec: &InternalSpec) -> impl Iterator<Item = &JSONSchemaProps> {
     )
 }
 
+/// Whether any node satisfies `pred` (iterative: schemas built in code may be deep).
 fn schema_has(s: &JSONSchemaProps, pred: &dyn Fn(&JSONSchemaProps) -> bool) -> bool {
-    if pred(s) {
-        return true;
+    let mut stack = vec![s];
+    while let Some(node) = stack.pop() {
+        if pred(node) {
+            return true;
+        }
+        node.for_each_child(&mut |_, c| stack.push(c));
     }
-    let mut found = false;
-    s.for_each_child(&mut |_, c| found = found || schema_has(c, pred));
-    found
+    false
 }
 
 fn has_kubernetes_extensions(s: &JSONSchemaProps) -> bool {

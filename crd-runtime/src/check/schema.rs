@@ -6,6 +6,20 @@ use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::model::{CustomResourceValidation, JSONSchemaProps};
 
 use super::CheckOptions;
+use crate::engine::compiled::MAX_SCHEMA_DEPTH;
+
+/// Whether `s` has more than `limit` levels of nested schemas (iterative, so any
+/// depth is safe to ask about).
+fn nests_deeper_than(s: &JSONSchemaProps, limit: usize) -> bool {
+    let mut stack = vec![(s, 1usize)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > limit {
+            return true;
+        }
+        node.for_each_child(&mut |_, child| stack.push((child, depth + 1)));
+    }
+    false
+}
 
 /// Root keywords allowed when the status subresource is enabled (Go field names,
 /// as upstream prints them).
@@ -35,6 +49,14 @@ pub fn validate_schema(
         return errs;
     };
     let root = path.child("openAPIV3Schema");
+    // Schemas built in code can nest arbitrarily; the checks below recurse.
+    if nests_deeper_than(schema, MAX_SCHEMA_DEPTH) {
+        errs.push(FieldError::forbidden(
+            root,
+            format!("must not nest deeper than {MAX_SCHEMA_DEPTH} levels"),
+        ));
+        return errs;
+    }
     if status_enabled && let Some(e) = status_root_error(schema, &root) {
         errs.push(e);
     }
@@ -226,6 +248,29 @@ mod tests {
         assert_eq!(
             got,
             ["v.openAPIV3Schema.nullable: Forbidden: nullable cannot be true at the root"]
+        );
+    }
+
+    #[test]
+    fn deep_schemas_are_refused_without_recursion() {
+        let mut s = JSONSchemaProps {
+            type_: Some("string".into()),
+            ..Default::default()
+        };
+        for _ in 0..MAX_SCHEMA_DEPTH {
+            let mut parent = JSONSchemaProps {
+                type_: Some("object".into()),
+                ..Default::default()
+            };
+            parent.properties = Some([("a".to_string(), s)].into());
+            s = parent;
+        }
+        let got = validate_schema(Some(&s), false, &CheckOptions::v1_create(), &Path::new("v"));
+        assert_eq!(
+            got.strings(),
+            [format!(
+                "v.openAPIV3Schema: Forbidden: must not nest deeper than {MAX_SCHEMA_DEPTH} levels"
+            )]
         );
     }
 
