@@ -52,82 +52,84 @@ impl ResourceRoot<'_> {
     }
 }
 
-/// Checks every default below `schema` (the root is a resource root).
-pub fn validate_defaults(schema: &JSONSchemaProps, path: &Path, opts: &CheckOptions) -> ErrorList {
-    let mut errs = ErrorList::new();
-    let mut root = ResourceRoot {
-        schema,
-        engine: None,
-    };
-    let mut steps = Vec::new();
-    walk(
-        schema, path, &mut root, &mut steps, false, true, opts, &mut errs,
-    );
-    errs
+/// The resource a node belongs to, and the steps from it down to the node.
+struct Scope<'a> {
+    root: ResourceRoot<'a>,
+    steps: Vec<Step<'a>>,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn walk<'a>(
-    s: &'a JSONSchemaProps,
-    path: &Path,
-    root: &mut ResourceRoot<'a>,
-    steps: &mut Vec<Step<'a>>,
-    inside_meta: bool,
-    is_root: bool,
-    opts: &CheckOptions,
-    errs: &mut ErrorList,
-) {
-    // An embedded resource starts a new object to rebuild metadata defaults in.
-    let mut own_root;
-    let mut own_steps = Vec::new();
-    let embedded = is_root || s.is_embedded_resource();
-    let (root, steps, inside_meta) = if embedded && !is_root {
-        own_root = ResourceRoot {
-            schema: s,
-            engine: None,
-        };
-        (&mut own_root, &mut own_steps, false)
-    } else {
-        (root, steps, inside_meta)
-    };
-
-    if let Some(default) = &s.default {
-        let at = path.child("default");
-        if inside_meta {
-            check_meta_default(s, default, &at, root, steps, errs);
-        } else {
-            check_default(s, default, &at, embedded, opts, errs);
+impl<'a> Scope<'a> {
+    fn new(schema: &'a JSONSchemaProps) -> Self {
+        Scope {
+            root: ResourceRoot {
+                schema,
+                engine: None,
+            },
+            steps: Vec::new(),
         }
     }
-    if let Some(items) = s.items_schema() {
-        steps.push(Step::Index);
-        walk(
-            items,
-            &path.child("items"),
-            root,
-            steps,
-            inside_meta,
-            false,
-            opts,
-            errs,
-        );
-        steps.pop();
+}
+
+struct Walker<'o> {
+    opts: &'o CheckOptions,
+    errs: ErrorList,
+}
+
+/// Checks every default below `schema` (the root is a resource root).
+pub fn validate_defaults(schema: &JSONSchemaProps, path: &Path, opts: &CheckOptions) -> ErrorList {
+    let mut w = Walker {
+        opts,
+        errs: ErrorList::new(),
+    };
+    w.walk(schema, path, &mut Scope::new(schema), false, true);
+    w.errs
+}
+
+impl Walker<'_> {
+    fn walk<'a>(
+        &mut self,
+        s: &'a JSONSchemaProps,
+        path: &Path,
+        scope: &mut Scope<'a>,
+        inside_meta: bool,
+        is_root: bool,
+    ) {
+        let embedded = is_root || s.is_embedded_resource();
+        if embedded && !is_root {
+            // An embedded resource starts a new object to rebuild metadata defaults in.
+            return self.walk_in(s, path, &mut Scope::new(s), false, true);
+        }
+        self.walk_in(s, path, scope, inside_meta, embedded);
     }
-    for (k, p) in s.properties.iter().flatten() {
-        let meta =
-            inside_meta || (embedded && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
-        steps.push(Step::Child(k));
-        walk(
-            p,
-            &path.child("properties").key(k),
-            root,
-            steps,
-            meta,
-            false,
-            opts,
-            errs,
-        );
-        steps.pop();
+
+    fn walk_in<'a>(
+        &mut self,
+        s: &'a JSONSchemaProps,
+        path: &Path,
+        scope: &mut Scope<'a>,
+        inside_meta: bool,
+        embedded: bool,
+    ) {
+        if let Some(default) = &s.default {
+            let at = path.child("default");
+            if inside_meta {
+                check_meta_default(s, default, &at, scope, &mut self.errs);
+            } else {
+                check_default(s, default, &at, embedded, self.opts, &mut self.errs);
+            }
+        }
+        if let Some(items) = s.items_schema() {
+            scope.steps.push(Step::Index);
+            self.walk(items, &path.child("items"), scope, inside_meta, false);
+            scope.steps.pop();
+        }
+        for (k, p) in s.properties.iter().flatten() {
+            let meta = inside_meta
+                || (embedded && matches!(k.as_str(), "metadata" | "apiVersion" | "kind"));
+            scope.steps.push(Step::Child(k));
+            self.walk(p, &path.child("properties").key(k), scope, meta, false);
+            scope.steps.pop();
+        }
     }
 }
 
@@ -208,14 +210,13 @@ fn check_meta_default(
     s: &JSONSchemaProps,
     default: &Value,
     at: &Path,
-    root: &mut ResourceRoot<'_>,
-    steps: &[Step<'_>],
+    scope: &mut Scope<'_>,
     errs: &mut ErrorList,
 ) {
     // The object the default would produce: the value at its place, the type meta
     // of a made-up kind around it.
     let mut obj = default.clone();
-    for step in steps.iter().rev() {
+    for step in scope.steps.iter().rev() {
         obj = match step {
             Step::Child(k) => Value::Object(Map::from_iter([((*k).to_string(), obj)])),
             Step::Index => Value::Array(vec![obj]),
@@ -233,7 +234,7 @@ fn check_meta_default(
             format!("must result in valid metadata: {detail}"),
         )
     };
-    match root.engine() {
+    match scope.root.engine() {
         Err(e) => {
             errs.push(FieldError::invalid(
                 at.clone(),
