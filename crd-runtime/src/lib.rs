@@ -21,7 +21,7 @@ pub use derive_support::{
     CrdSchema, CustomResourceExt, IntOrString, Manifest, ManifestError, MergeError, Scope,
     merge_versions,
 };
-pub use engine::{Engine, EngineError, SchemaOptions};
+pub use engine::{AdmitError, Engine, EngineError, SchemaOptions};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 pub use load::{LoadError, load_crds, parse_documents, to_yaml};
 pub use model::{CustomResourceDefinition, JSONSchemaProps, ObjectMeta};

@@ -63,16 +63,46 @@ const KEYS: &[(&str, K)] = &[
     ("x-kubernetes-list-type", K::Str),
     ("x-kubernetes-map-type", K::Str),
     ("x-kubernetes-validations", K::Rules),
+    ("id", K::Str),
+    ("$schema", K::Str),
+    ("$ref", K::Str),
+    ("patternProperties", K::SchemaMap),
+    ("dependencies", K::Any),
+    ("additionalItems", K::SchemaOrBool),
+    ("definitions", K::SchemaMap),
+    ("deprecated", K::Any),
+    ("discriminator", K::Any),
+    ("readOnly", K::Any),
+    ("writeOnly", K::Any),
+    ("xml", K::Any),
 ];
+
+/// Checks an `items` value: one schema or a list of schemas.
+pub fn check_items(cx: &Ctxt, v: &Json, span: Span) -> bool {
+    let mut errors = Vec::new();
+    check_kind(K::SchemaOrSchemas, v, ".items_schema", &mut errors);
+    report(cx, errors, span)
+}
+
+/// Checks an `additionalProperties` value: a boolean or a schema.
+pub fn check_additional(cx: &Ctxt, v: &Json, span: Span) -> bool {
+    let mut errors = Vec::new();
+    check_kind(K::SchemaOrBool, v, ".additional_properties", &mut errors);
+    report(cx, errors, span)
+}
+
+fn report(cx: &Ctxt, errors: Vec<String>, span: Span) -> bool {
+    for e in &errors {
+        cx.syn_error(syn::Error::new(span, e));
+    }
+    errors.is_empty()
+}
 
 /// Checks a fragment, reporting every problem at `span`; true when it is valid.
 pub fn check_fragment(cx: &Ctxt, v: &Json, span: Span) -> bool {
     let mut errors = Vec::new();
     schema(v, "", &mut errors);
-    for e in &errors {
-        cx.syn_error(syn::Error::new(span, e));
-    }
-    errors.is_empty()
+    report(cx, errors, span)
 }
 
 fn schema(v: &Json, path: &str, errors: &mut Vec<String>) {

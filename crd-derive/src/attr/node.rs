@@ -45,6 +45,14 @@ pub enum Kind {
     ExtDocs,
     /// A function path.
     Path,
+    /// `items_schema`: a raw `items` value (a schema or a tuple list).
+    RawItems,
+    /// `additional_properties`: a raw `additionalProperties` value (bool or schema).
+    RawAdditional,
+    /// `extra`: a fragment whose keywords are set on the node as written.
+    Merge,
+    /// `schema`: a fragment that replaces the node's base schema.
+    Base,
 }
 
 /// One keyword of the table.
@@ -128,6 +136,10 @@ pub const KEYWORDS: &[Keyword] = &[
     kw("items", Kind::Nested, ""),
     kw("values", Kind::Nested, ""),
     kw("schema_with", Kind::Path, ""),
+    kw("items_schema", Kind::RawItems, "items"),
+    kw("additional_properties", Kind::RawAdditional, "additional_properties"),
+    kw("extra", Kind::Merge, ""),
+    kw("schema", Kind::Base, ""),
 ];
 
 /// The keys of [`KEYWORDS`].
@@ -188,6 +200,8 @@ pub enum Val {
     ExtDocs(Option<String>, Option<String>),
     /// A path.
     Path(syn::Path),
+    /// `null`: remove the keyword the Rust type implies (`type = null`, `format = null`).
+    Unset,
 }
 
 /// One keyword as written.
@@ -338,6 +352,7 @@ fn one_of_str(cx: &Ctxt, s: &Sp<String>, key: &str, allowed: &[&str]) -> bool {
 
 fn parse_value(cx: &Ctxt, kw: &'static Keyword, item: &Item) -> Option<Val> {
     Some(match kw.kind {
+        Kind::Str if is_null(item) => Val::Unset,
         Kind::Str => {
             let s = value::string(cx, item)?;
             let ok = match kw.key {
@@ -418,7 +433,32 @@ fn parse_value(cx: &Ctxt, kw: &'static Keyword, item: &Item) -> Option<Val> {
             Val::ExtDocs(url, description)
         }
         Kind::Path => Val::Path(value::path(cx, item)?),
+        Kind::RawItems => {
+            let v = value::json(cx, item)?;
+            if !super::fragment::check_items(cx, &v.value, v.span) {
+                return None;
+            }
+            Val::Json(v)
+        }
+        Kind::RawAdditional => {
+            let v = value::json(cx, item)?;
+            if !super::fragment::check_additional(cx, &v.value, v.span) {
+                return None;
+            }
+            Val::Json(v)
+        }
+        Kind::Merge | Kind::Base => {
+            let v = value::json(cx, item)?;
+            if !check_fragment(cx, &v.value, v.span) {
+                return None;
+            }
+            Val::Json(v)
+        }
     })
+}
+
+fn is_null(item: &Item) -> bool {
+    matches!(&item.value, ItemValue::Value(ts) if ts.to_string() == "null")
 }
 
 fn sub_items(cx: &Ctxt, item: &Item, example: &str) -> Option<Vec<Item>> {

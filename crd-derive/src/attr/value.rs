@@ -375,6 +375,27 @@ fn parse_value(t: &[TokenTree], pos: &mut usize, span: Span) -> syn::Result<Json
     *pos += 1;
     match tok {
         TokenTree::Ident(id) if id == "null" => Ok(Json::Null),
+        TokenTree::Ident(id) if id == "json" || id == "serde_json" => {
+            // `json!(...)` (or `serde_json::json!(...)`) nested inside a list.
+            while let Some(TokenTree::Punct(p)) = t.get(*pos)
+                && p.as_char() == ':'
+            {
+                *pos += 1;
+            }
+            if id == "serde_json" {
+                match t.get(*pos) {
+                    Some(TokenTree::Ident(j)) if j == "json" => *pos += 1,
+                    _ => return Err(syn::Error::new(id.span(), "expected `serde_json::json!(...)`")),
+                }
+            }
+            match (t.get(*pos), t.get(*pos + 1)) {
+                (Some(TokenTree::Punct(bang)), Some(TokenTree::Group(g))) if bang.as_char() == '!' => {
+                    *pos += 2;
+                    parse_json(g.stream())
+                }
+                _ => Err(syn::Error::new(id.span(), "expected `json!(...)`")),
+            }
+        }
         TokenTree::Ident(id) if id == "true" => Ok(Json::Bool(true)),
         TokenTree::Ident(id) if id == "false" => Ok(Json::Bool(false)),
         TokenTree::Punct(p) if p.as_char() == '-' => match parse_value(t, pos, p.span())? {
@@ -497,5 +518,9 @@ mod tests {
         assert!(parse_json(quote!({"a": 1, "a": 2})).is_err());
         assert!(parse_json(quote!(1u8)).is_err());
         assert!(parse_json(quote!(foo)).is_err());
+        assert_eq!(
+            parse_json(quote!([json!({"a": 1}), serde_json::json!(2)])).unwrap(),
+            Json::Array(vec![Json::Object(vec![("a".into(), Json::Num(Num::Int(1)))]), Json::Num(Num::Int(2))])
+        );
     }
 }

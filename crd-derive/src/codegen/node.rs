@@ -75,6 +75,12 @@ pub fn apply(
     let mut out = TokenStream::new();
     let mut rules = Vec::new();
     for e in &attrs.entries {
+        if let (Kind::Base, Val::Json(j)) = (&e.kw.kind, &e.val) {
+            let j = rt.json(&j.value);
+            out.extend(quote!(*#target = #p::fragment(#j);));
+        }
+    }
+    for e in &attrs.entries {
         let field = format_ident!(
             "{}",
             if e.kw.field.is_empty() {
@@ -156,6 +162,21 @@ pub fn apply(
             (Kind::Nested, Val::Nested(inner)) => nested(rt, e, inner, target, ty),
             // `schema_with` replaces the base schema; handled by the caller.
             (Kind::Path, _) => TokenStream::new(),
+            (_, Val::Unset) => quote!(#target.#field = ::core::option::Option::None;),
+            (Kind::RawItems, Val::Json(j)) => {
+                let j = rt.json(&j.value);
+                quote!(#target.items = #p::raw_items(#j);)
+            }
+            (Kind::RawAdditional, Val::Json(j)) => {
+                let j = rt.json(&j.value);
+                quote!(#target.additional_properties = #p::raw_additional(#j);)
+            }
+            (Kind::Merge, Val::Json(j)) => {
+                let j = rt.json(&j.value);
+                quote!(#p::merge_fragment(#target, #j);)
+            }
+            // Emitted first, below.
+            (Kind::Base, _) => TokenStream::new(),
             _ => TokenStream::new(),
         };
         out.extend(stmt);

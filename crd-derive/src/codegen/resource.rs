@@ -216,7 +216,7 @@ fn root_items(
     });
     let extra_root_props = a.root.properties.iter().map(|(name, n)| {
         let name = &name.value;
-        let e = node_expr(rt, quote!(::core::default::Default::default()), n, None);
+        let e = node_expr(rt, quote!(<#rtp::JSONSchemaProps as ::core::default::Default>::default()), n, None);
         quote!(#p::add_property(__root_node, #name, #e, false);)
     });
     let root_node = syn::Ident::new("__node", Span::mixed_site());
@@ -403,6 +403,14 @@ fn root_items(
                         preserve_unknown_fields: #pufl,
                     }
                     .build(__root)
+                }
+
+                fn engine() -> ::core::result::Result<&'static #rtp::Engine, &'static #rtp::EngineError> {
+                    static ENGINE: ::std::sync::OnceLock<::core::result::Result<#rtp::Engine, #rtp::EngineError>> =
+                        ::std::sync::OnceLock::new();
+                    ENGINE
+                        .get_or_init(|| #rtp::Engine::for_crd(&<Self as #rtp::CustomResourceExt>::crd(), #version))
+                        .as_ref()
                 }
 
                 fn metadata(&self) -> &#rtp::ObjectMeta {

@@ -230,6 +230,28 @@ pub fn fragment(v: Value) -> JSONSchemaProps {
     serde_json::from_value(v).unwrap_or_default()
 }
 
+/// A raw `items` value (`items_schema = ...`): one schema or a tuple list.
+pub fn raw_items(v: Value) -> Option<Box<JSONSchemaPropsOrArray>> {
+    serde_json::from_value(v).ok().map(Box::new)
+}
+
+/// A raw `additionalProperties` value (`additional_properties = ...`).
+pub fn raw_additional(v: Value) -> Option<Box<JSONSchemaPropsOrBool>> {
+    serde_json::from_value(v).ok().map(Box::new)
+}
+
+/// Sets every keyword of `fragment` on `s` as written (`extra = json!({...})`).
+pub fn merge_fragment(s: &mut JSONSchemaProps, fragment: Value) {
+    let (Ok(Value::Object(mut node)), Value::Object(frag)) = (serde_json::to_value(&*s), fragment)
+    else {
+        return;
+    };
+    node.extend(frag);
+    if let Ok(merged) = serde_json::from_value(Value::Object(node)) {
+        *s = merged;
+    }
+}
+
 /// `{type: string, enum: [...]}` for a unit-only enum.
 pub fn string_enum(names: &[&str]) -> JSONSchemaProps {
     JSONSchemaProps {

@@ -1,5 +1,10 @@
 //! [`CustomResourceExt`]: what `#[derive(CustomResource)]` gives a root type.
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::engine::{AdmitError, Engine, EngineError};
+use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 use crate::model::{CustomResourceDefinition, ObjectMeta};
 
 /// Whether a resource lives in a namespace.
@@ -21,8 +26,9 @@ impl Scope {
     }
 }
 
-/// A custom resource type: its identity and its CRD.
-pub trait CustomResourceExt: Sized {
+/// A custom resource type: its identity, its CRD, and the API server's admission
+/// (prune, default, validate) bound to its own schema.
+pub trait CustomResourceExt: Sized + Serialize + DeserializeOwned {
     /// The spec type.
     type Spec;
     /// API group (`stable.example.com`).
@@ -56,4 +62,42 @@ pub trait CustomResourceExt: Sized {
 
     /// The object's metadata, mutably.
     fn metadata_mut(&mut self) -> &mut ObjectMeta;
+
+    /// The engine compiled from this type's own CRD version (built once per type).
+    fn engine() -> Result<&'static Engine, &'static EngineError>;
+
+    /// What the API server does on create: prune unknown fields, apply defaults,
+    /// validate. On success `self` is replaced by the admitted object, exactly as
+    /// [`Engine::admit`] would leave its JSON.
+    fn admit(&mut self) -> Result<(), AdmitError> {
+        let engine = Self::engine().map_err(engine_error)?;
+        *self = engine.admit_typed(self)?;
+        Ok(())
+    }
+
+    /// The errors the API server would report for this object as it is (no pruning or
+    /// defaulting; see [`CustomResourceExt::admit`] for the full create path).
+    fn validate(&self) -> ErrorList {
+        let engine = match Self::engine() {
+            Ok(e) => e,
+            Err(e) => return ErrorList(vec![internal(e)]),
+        };
+        match serde_json::to_value(self) {
+            Ok(v) => engine.validate(&v),
+            Err(e) => ErrorList(vec![FieldError::new(
+                ErrorType::Internal,
+                Path::root(),
+                BadValue::Omit,
+                format!("cannot serialize the object: {e}"),
+            )]),
+        }
+    }
+}
+
+fn internal(e: &EngineError) -> FieldError {
+    FieldError::new(ErrorType::Internal, Path::root(), BadValue::Omit, e.to_string())
+}
+
+fn engine_error(e: &EngineError) -> AdmitError {
+    AdmitError::Invalid(ErrorList(vec![internal(e)]))
 }
