@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crd_runtime::{
-    CrdSchema, CustomResource, CustomResourceExt as _, IntOrString, JSONSchemaProps, assert_valid_crd,
+    CrdSchema, CustomResource, CustomResourceExt as _, IntOrString, JSONSchemaProps,
+    assert_valid_crd,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -47,12 +48,24 @@ fn custom_schema() -> JSONSchemaProps {
 pub struct KitchenSpec {
     #[crd(minimum = -5, maximum = 5.5, exclusive_minimum, exclusive_maximum, multiple_of = 0.5)]
     pub number: f64,
-    #[crd(min_length = 1, max_length = 10, pattern = "^[a-z]+$", format = "hostname", title = "Name",
-          example = "abc", external_docs(url = "https://example.com", description = "docs"))]
+    #[crd(
+        min_length = 1,
+        max_length = 10,
+        pattern = "^[a-z]+$",
+        format = "hostname",
+        title = "Name",
+        example = "abc",
+        external_docs(url = "https://example.com", description = "docs")
+    )]
     pub name: String,
     #[crd(enum_values = ["red", "green", 3, null], nullable)]
     pub color: Option<Value>,
-    #[crd(min_items = 1, max_items = 3, unique_items = false, items(max_length = 5, pattern = "^x"))]
+    #[crd(
+        min_items = 1,
+        max_items = 3,
+        unique_items = false,
+        items(max_length = 5, pattern = "^x")
+    )]
     pub tags: Vec<String>,
     #[crd(list_type = "map", list_map_keys = ["name"])]
     pub ports: Vec<Port>,
@@ -70,9 +83,17 @@ pub struct KitchenSpec {
     pub other_target: Option<String>,
     #[crd(embedded_resource, type = "object")]
     pub template: Option<Value>,
-    #[crd(validation(rule = "self.size() > 0", message = "non-empty", message_expression = "'bad: ' + self",
-                     reason = "FieldValueInvalid", field_path = ".x", optional_old_self = true),
-          validation = "self != 'forbidden'")]
+    #[crd(
+        validation(
+            rule = "self.size() > 0",
+            message = "non-empty",
+            message_expression = "'bad: ' + self",
+            reason = "FieldValueInvalid",
+            field_path = ".x",
+            optional_old_self = true
+        ),
+        validation = "self != 'forbidden'"
+    )]
     pub checked: String,
     #[crd(any_of = [json!({"required": ["x"]}), json!({"required": ["y"]})], not = json!({"required": ["z"]}),
           one_of = json!([{"required": ["x"]}]), all_of = [json!({"minProperties": 1})])]
@@ -101,7 +122,13 @@ pub struct KitchenSpec {
 fn spec() -> JSONSchemaProps {
     let crd = Kitchen::crd();
     assert_valid_crd(&crd);
-    crd.spec.versions[0].open_api_schema().unwrap().properties.as_ref().unwrap()["spec"].clone()
+    crd.spec.versions[0]
+        .open_api_schema()
+        .unwrap()
+        .properties
+        .as_ref()
+        .unwrap()["spec"]
+        .clone()
 }
 
 fn prop(name: &str) -> JSONSchemaProps {
@@ -111,87 +138,174 @@ fn prop(name: &str) -> JSONSchemaProps {
 #[test]
 fn numeric_and_string_keywords() {
     let n = prop("number");
-    assert_eq!(serde_json::to_value(&n).unwrap(), json!({"type": "number", "minimum": -5, "maximum": 5.5,
-        "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": 0.5}));
+    assert_eq!(
+        serde_json::to_value(&n).unwrap(),
+        json!({"type": "number", "minimum": -5, "maximum": 5.5,
+        "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": 0.5})
+    );
     let s = prop("name");
-    assert_eq!(serde_json::to_value(&s).unwrap(), json!({"type": "string", "minLength": 1, "maxLength": 10,
+    assert_eq!(
+        serde_json::to_value(&s).unwrap(),
+        json!({"type": "string", "minLength": 1, "maxLength": 10,
         "pattern": "^[a-z]+$", "format": "hostname", "title": "Name", "example": "abc",
-        "externalDocs": {"url": "https://example.com", "description": "docs"}}));
+        "externalDocs": {"url": "https://example.com", "description": "docs"}})
+    );
 }
 
 #[test]
 fn enum_nullable_and_defaults() {
     let c = prop("color");
-    assert_eq!(c.enum_, Some(vec![json!("red"), json!("green"), json!(3), Value::Null]));
+    assert_eq!(
+        c.enum_,
+        Some(vec![json!("red"), json!("green"), json!(3), Value::Null])
+    );
     assert_eq!(c.nullable, Some(true));
-    assert_eq!(prop("blob").default, Some(json!({"a": [1, 2], "b": {"c": null}})));
+    assert_eq!(
+        prop("blob").default,
+        Some(json!({"a": [1, 2], "b": {"c": null}}))
+    );
     assert_eq!(prop("listDefault").default, Some(json!(["x", "y"])));
     let t = prop("target");
     assert_eq!((t.is_int_or_string(), t.default), (true, Some(json!(8080))));
     let o = prop("otherTarget");
-    assert_eq!(serde_json::to_value(&o).unwrap(), json!({"x-kubernetes-int-or-string": true}));
+    assert_eq!(
+        serde_json::to_value(&o).unwrap(),
+        json!({"x-kubernetes-int-or-string": true})
+    );
 }
 
 #[test]
 fn lists_maps_and_nested_keywords() {
     let tags = prop("tags");
-    assert_eq!((tags.min_items, tags.max_items, tags.unique_items), (Some(1), Some(3), Some(false)));
+    assert_eq!(
+        (tags.min_items, tags.max_items, tags.unique_items),
+        (Some(1), Some(3), Some(false))
+    );
     let items = tags.items_schema().unwrap();
-    assert_eq!((items.max_length, items.pattern.as_deref()), (Some(5), Some("^x")));
+    assert_eq!(
+        (items.max_length, items.pattern.as_deref()),
+        (Some(5), Some("^x"))
+    );
     let ports = prop("ports");
     assert_eq!(ports.x_kubernetes_list_type.as_deref(), Some("map"));
-    assert_eq!(ports.x_kubernetes_list_map_keys, Some(vec!["name".to_string()]));
+    assert_eq!(
+        ports.x_kubernetes_list_map_keys,
+        Some(vec!["name".to_string()])
+    );
     let port = ports.items_schema().unwrap();
     assert_eq!(port.required, Some(vec!["name".into(), "port".into()]));
-    assert_eq!(port.properties.as_ref().unwrap()["name"].description.as_deref(), Some("Port name."));
+    assert_eq!(
+        port.properties.as_ref().unwrap()["name"]
+            .description
+            .as_deref(),
+        Some("Port name.")
+    );
     assert_eq!(prop("set").x_kubernetes_list_type.as_deref(), Some("set"));
     let labels = prop("labels");
     assert_eq!(labels.x_kubernetes_map_type.as_deref(), Some("atomic"));
-    assert_eq!(labels.additional_properties_schema().unwrap().min_length, Some(2));
+    assert_eq!(
+        labels.additional_properties_schema().unwrap().min_length,
+        Some(2)
+    );
     let t = prop("template");
     assert!(t.is_embedded_resource() && t.preserves_unknown_fields());
-    assert_eq!(serde_json::to_value(prop("rawItems").items).unwrap(), json!({"type": "integer"}));
+    assert_eq!(
+        serde_json::to_value(prop("rawItems").items).unwrap(),
+        json!({"type": "integer"})
+    );
     let raw = prop("raw");
-    assert_eq!(serde_json::to_value(&raw).unwrap(),
+    assert_eq!(
+        serde_json::to_value(&raw).unwrap(),
         json!({"type": "object", "additionalProperties": false, "x-kubernetes-map-type": "granular",
-               "x-kubernetes-preserve-unknown-fields": true}));
+               "x-kubernetes-preserve-unknown-fields": true})
+    );
 }
 
 #[test]
 fn cel_rules_and_one_of_helpers() {
     let rules = prop("checked").x_kubernetes_validations.unwrap();
-    assert_eq!(serde_json::to_value(&rules).unwrap(), json!([
+    assert_eq!(
+        serde_json::to_value(&rules).unwrap(),
+        json!([
         {"rule": "self.size() > 0", "message": "non-empty", "messageExpression": "'bad: ' + self",
          "reason": "FieldValueInvalid", "fieldPath": ".x", "optionalOldSelf": true},
-        {"rule": "self != 'forbidden'"}]));
+        {"rule": "self != 'forbidden'"}])
+    );
     let spec = spec();
-    let rules: Vec<String> = spec.x_kubernetes_validations.unwrap().into_iter().map(|r| r.rule).collect();
-    assert_eq!(rules, [
-        "[has(self.oven),has(self.stove)].filter(x,x==true).size() == 1",
-        "[has(self.a),has(self.b)].filter(x,x==true).size() <= 1",
-        "[has(self.mode),has(self.oven)].filter(x,x==true).size() >= 1",
-    ]);
-    assert_eq!((spec.min_properties, spec.max_properties), (Some(1), Some(40)));
+    let rules: Vec<String> = spec
+        .x_kubernetes_validations
+        .unwrap()
+        .into_iter()
+        .map(|r| r.rule)
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "[has(self.oven),has(self.stove)].filter(x,x==true).size() == 1",
+            "[has(self.a),has(self.b)].filter(x,x==true).size() <= 1",
+            "[has(self.mode),has(self.oven)].filter(x,x==true).size() >= 1",
+        ]
+    );
+    assert_eq!(
+        (spec.min_properties, spec.max_properties),
+        (Some(1), Some(40))
+    );
 }
 
 #[test]
 fn fragments_docs_types_and_required() {
     let f = prop("fragmented");
     assert_eq!(f.any_of.as_ref().unwrap().len(), 2);
-    assert_eq!(f.one_of.as_ref().unwrap()[0].required, Some(vec!["x".into()]));
+    assert_eq!(
+        f.one_of.as_ref().unwrap()[0].required,
+        Some(vec!["x".into()])
+    );
     assert_eq!(f.all_of.as_ref().unwrap()[0].min_properties, Some(1));
     assert_eq!(f.not.as_ref().unwrap().required, Some(vec!["z".into()]));
     let c = prop("custom");
-    assert_eq!((c.format.as_deref(), c.description.as_deref()), (Some("custom"), Some("custom")));
-    assert_eq!(prop("documented").description.as_deref(), Some("Line one.\n\nLine three."));
-    assert_eq!(serde_json::to_value(prop("documented")).unwrap()["maximum"], json!(127));
+    assert_eq!(
+        (c.format.as_deref(), c.description.as_deref()),
+        (Some("custom"), Some("custom"))
+    );
+    assert_eq!(
+        prop("documented").description.as_deref(),
+        Some("Line one.\n\nLine three.")
+    );
+    assert_eq!(
+        serde_json::to_value(prop("documented")).unwrap()["maximum"],
+        json!(127)
+    );
     assert_eq!(prop("b").minimum, Some(0.into()));
     assert_eq!(prop("mode").enum_, Some(vec![json!("Fast"), json!("slow")]));
     let req = spec().required.unwrap();
-    for must in ["number", "name", "tags", "ports", "set", "labels", "checked", "custom", "forcedRequired"] {
-        assert!(req.contains(&must.to_string()), "{must} should be required: {req:?}");
+    for must in [
+        "number",
+        "name",
+        "tags",
+        "ports",
+        "set",
+        "labels",
+        "checked",
+        "custom",
+        "forcedRequired",
+    ] {
+        assert!(
+            req.contains(&must.to_string()),
+            "{must} should be required: {req:?}"
+        );
     }
-    for not in ["color", "blob", "listDefault", "target", "forcedOptional", "mode", "documented"] {
-        assert!(!req.contains(&not.to_string()), "{not} should not be required: {req:?}");
+    for not in [
+        "color",
+        "blob",
+        "listDefault",
+        "target",
+        "forcedOptional",
+        "mode",
+        "documented",
+    ] {
+        assert!(
+            !req.contains(&not.to_string()),
+            "{not} should not be required: {req:?}"
+        );
     }
 }

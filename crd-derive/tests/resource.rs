@@ -20,7 +20,10 @@ fn defaults_are_sensible() {
     assert_valid_crd(&crd);
     assert_eq!(crd.name(), "policies.example.com");
     let n = &crd.spec.names;
-    assert_eq!((n.plural.as_str(), n.singular.as_deref()), ("policies", Some("policy")));
+    assert_eq!(
+        (n.plural.as_str(), n.singular.as_deref()),
+        ("policies", Some("policy"))
+    );
     assert_eq!(n.list_kind, None);
     assert_eq!(crd.spec.scope, "Cluster");
     assert_eq!(Policy::SCOPE, Scope::Cluster);
@@ -30,8 +33,15 @@ fn defaults_are_sensible() {
     assert_eq!(v.subresources, None);
     assert_eq!(v.deprecated, None);
     let root = v.open_api_schema().unwrap();
-    assert_eq!(root.required, Some(vec!["spec".to_string()]), "spec has required fields");
-    assert_eq!(root.description.as_deref(), Some("Defaults everywhere: a cluster-scoped kind with no status."));
+    assert_eq!(
+        root.required,
+        Some(vec!["spec".to_string()]),
+        "spec has required fields"
+    );
+    assert_eq!(
+        root.description.as_deref(),
+        Some("Defaults everywhere: a cluster-scoped kind with no status.")
+    );
     assert_eq!(root.properties.as_ref().unwrap().len(), 1);
 }
 
@@ -99,41 +109,88 @@ fn every_resource_attribute_lands_in_the_crd() {
     assert_eq!(crd.spec.scope, "Namespaced");
     let labels = crd.metadata.labels.as_ref().unwrap();
     assert_eq!(labels["app.kubernetes.io/part-of"], "widgets");
-    assert!(crd.metadata.annotations.as_ref().unwrap().contains_key("controller-gen.kubebuilder.io/version"));
+    assert!(
+        crd.metadata
+            .annotations
+            .as_ref()
+            .unwrap()
+            .contains_key("controller-gen.kubebuilder.io/version")
+    );
     let conv = crd.spec.conversion.as_ref().unwrap();
     assert_eq!(conv.strategy, "Webhook");
-    let svc = conv.webhook.as_ref().unwrap().client_config.as_ref().unwrap().service.as_ref().unwrap();
-    assert_eq!((svc.namespace.as_str(), svc.name.as_str(), svc.port), ("system", "webhook", Some(8443)));
+    let svc = conv
+        .webhook
+        .as_ref()
+        .unwrap()
+        .client_config
+        .as_ref()
+        .unwrap()
+        .service
+        .as_ref()
+        .unwrap();
+    assert_eq!(
+        (svc.namespace.as_str(), svc.name.as_str(), svc.port),
+        ("system", "webhook", Some(8443))
+    );
 
     let v = &crd.spec.versions[0];
     assert_eq!(v.name, "v2beta1");
     assert!(v.served && v.storage);
-    assert_eq!((v.deprecated, v.deprecation_warning.as_deref()), (Some(true), Some("use v3")));
+    assert_eq!(
+        (v.deprecated, v.deprecation_warning.as_deref()),
+        (Some(true), Some("use v3"))
+    );
     let sub = v.subresources.as_ref().unwrap();
     assert!(sub.status.is_some());
     assert_eq!(sub.scale.as_ref().unwrap().spec_replicas_path, ".spec.size");
     let cols = v.additional_printer_columns.as_ref().unwrap();
     assert_eq!(cols.len(), 2);
-    assert_eq!((cols[0].priority, cols[0].format.as_deref()), (Some(1), Some("int32")));
-    assert_eq!(v.selectable_fields.as_ref().unwrap()[0].json_path, ".spec.color");
+    assert_eq!(
+        (cols[0].priority, cols[0].format.as_deref()),
+        (Some(1), Some("int32"))
+    );
+    assert_eq!(
+        v.selectable_fields.as_ref().unwrap()[0].json_path,
+        ".spec.color"
+    );
 
     let root = v.open_api_schema().unwrap();
     assert_eq!(root.title.as_deref(), Some("Widget"));
     assert_eq!(root.required, Some(vec!["spec".into(), "metadata".into()]));
-    assert_eq!(root.x_kubernetes_validations.as_ref().unwrap()[0].message.as_deref(), Some("short names only"));
+    assert_eq!(
+        root.x_kubernetes_validations.as_ref().unwrap()[0]
+            .message
+            .as_deref(),
+        Some("short names only")
+    );
     let props = root.properties.as_ref().unwrap();
-    assert_eq!(props["apiVersion"].description.as_deref(), Some("APIVersion defines the versioned schema."));
+    assert_eq!(
+        props["apiVersion"].description.as_deref(),
+        Some("APIVersion defines the versioned schema.")
+    );
     assert_eq!(props["metadata"].type_str(), "object");
-    assert_eq!(props["spec"].description.as_deref(), Some("WidgetSpec defines the desired state."));
+    assert_eq!(
+        props["spec"].description.as_deref(),
+        Some("WidgetSpec defines the desired state.")
+    );
     assert_eq!(props["status"].description.as_deref(), Some("Observed."));
     assert_eq!(props["status"].required, Some(vec!["replicas".into()]));
 }
 
 #[test]
 fn root_type_round_trips_through_json() {
-    let mut g = Gadget::new("w1", WidgetSpec { size: 3, color: "red".into() });
+    let mut g = Gadget::new(
+        "w1",
+        WidgetSpec {
+            size: 3,
+            color: "red".into(),
+        },
+    );
     g.metadata.namespace = Some("default".into());
-    g.status = Some(WidgetStatus { replicas: 2, selector: None });
+    g.status = Some(WidgetStatus {
+        replicas: 2,
+        selector: None,
+    });
     let v = serde_json::to_value(&g).unwrap();
     assert_eq!(v["apiVersion"], "widgets.example.com/v2beta1");
     assert_eq!(v["kind"], "Widget");
@@ -141,8 +198,10 @@ fn root_type_round_trips_through_json() {
     let back: Gadget = serde_json::from_value(v).unwrap();
     assert_eq!(back, g);
     // A wrong kind is rejected instead of silently read.
-    let err = serde_json::from_value::<Gadget>(json!({"apiVersion": "widgets.example.com/v2beta1", "kind": "Other", "spec": {"size": 1}}))
-        .unwrap_err();
+    let err = serde_json::from_value::<Gadget>(
+        json!({"apiVersion": "widgets.example.com/v2beta1", "kind": "Other", "spec": {"size": 1}}),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("kind is \"Other\""), "{err}");
     // `Default` was added with `derive = [...]`.
     assert_eq!(Gadget::default().spec.size, 0);
@@ -159,7 +218,10 @@ pub struct NoteSpec {
 fn spec_without_required_fields_is_optional() {
     let crd: CustomResourceDefinition = Note::crd();
     assert_valid_crd(&crd);
-    assert_eq!(crd.spec.versions[0].open_api_schema().unwrap().required, None);
+    assert_eq!(
+        crd.spec.versions[0].open_api_schema().unwrap().required,
+        None
+    );
     let n: Note = serde_json::from_value(json!({"metadata": {"name": "n"}})).unwrap();
     assert_eq!(n.spec, NoteSpec { text: None });
     let yaml = Note::crd_yaml().unwrap();

@@ -73,3 +73,51 @@ fn example_binary_prints_the_crd() {
         CronTab::crd_yaml().unwrap()
     );
 }
+
+#[test]
+fn derived_crd_passes_the_api_server_checks() {
+    crd_runtime::assert_valid_crd(&CronTab::crd());
+}
+
+/// `obj.admit()` on the typed object equals the dynamic engine on the fixture CRD.
+#[test]
+fn admit_matches_the_dynamic_path() {
+    use crd_toolkit_examples::crontab::CronTabSpec;
+    let engine = crd_runtime::Engine::for_crd(&fixture(), "v1").unwrap();
+    let spec: CronTabSpec =
+        serde_json::from_value(serde_json::json!({"cronSpec": "*/5 * * * *", "replicas": 3}))
+            .unwrap();
+    let mut typed = CronTab::new("ct", spec);
+    let mut dynamic = serde_json::to_value(&typed).unwrap();
+    engine.admit(&mut dynamic).unwrap();
+    typed.admit().unwrap();
+    assert_eq!(serde_json::to_value(&typed).unwrap(), dynamic);
+
+    // Defaults from the schema: an object with an empty spec gets both.
+    let mut empty: CronTab = serde_json::from_value(serde_json::json!({
+        "apiVersion": "stable.example.com/v1", "kind": "CronTab",
+        "metadata": {"name": "e"}, "spec": {"cronSpec": "* * * * *", "replicas": 1}
+    }))
+    .unwrap();
+    empty.spec.replicas = 11;
+    let errs = empty.validate();
+    let mut dyn_value = serde_json::to_value(&empty).unwrap();
+    assert_eq!(errs, engine.validate(&dyn_value));
+    assert_eq!(
+        errs.strings(),
+        [
+            "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to 10"
+        ]
+    );
+    assert!(empty.admit().is_err());
+    assert!(engine.admit(&mut dyn_value).is_err());
+}
+
+/// The committed manifest `examples/crds.yaml` is what the code generates
+/// (rewrite with `UPDATE_GOLDEN=1`).
+#[test]
+fn committed_manifest_is_up_to_date() {
+    crd_runtime::Manifest::new()
+        .crd(CronTab::crd())
+        .assert_file_matches(concat!(env!("CARGO_MANIFEST_DIR"), "/crds.yaml"));
+}

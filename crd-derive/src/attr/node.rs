@@ -137,7 +137,11 @@ pub const KEYWORDS: &[Keyword] = &[
     kw("values", Kind::Nested, ""),
     kw("schema_with", Kind::Path, ""),
     kw("items_schema", Kind::RawItems, "items"),
-    kw("additional_properties", Kind::RawAdditional, "additional_properties"),
+    kw(
+        "additional_properties",
+        Kind::RawAdditional,
+        "additional_properties",
+    ),
     kw("extra", Kind::Merge, ""),
     kw("schema", Kind::Base, ""),
 ];

@@ -385,11 +385,18 @@ fn parse_value(t: &[TokenTree], pos: &mut usize, span: Span) -> syn::Result<Json
             if id == "serde_json" {
                 match t.get(*pos) {
                     Some(TokenTree::Ident(j)) if j == "json" => *pos += 1,
-                    _ => return Err(syn::Error::new(id.span(), "expected `serde_json::json!(...)`")),
+                    _ => {
+                        return Err(syn::Error::new(
+                            id.span(),
+                            "expected `serde_json::json!(...)`",
+                        ));
+                    }
                 }
             }
             match (t.get(*pos), t.get(*pos + 1)) {
-                (Some(TokenTree::Punct(bang)), Some(TokenTree::Group(g))) if bang.as_char() == '!' => {
+                (Some(TokenTree::Punct(bang)), Some(TokenTree::Group(g)))
+                    if bang.as_char() == '!' =>
+                {
                     *pos += 2;
                     parse_json(g.stream())
                 }
@@ -520,7 +527,10 @@ mod tests {
         assert!(parse_json(quote!(foo)).is_err());
         assert_eq!(
             parse_json(quote!([json!({"a": 1}), serde_json::json!(2)])).unwrap(),
-            Json::Array(vec![Json::Object(vec![("a".into(), Json::Num(Num::Int(1)))]), Json::Num(Num::Int(2))])
+            Json::Array(vec![
+                Json::Object(vec![("a".into(), Json::Num(Num::Int(1)))]),
+                Json::Num(Num::Int(2))
+            ])
         );
     }
 }

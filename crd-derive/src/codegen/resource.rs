@@ -216,7 +216,12 @@ fn root_items(
     });
     let extra_root_props = a.root.properties.iter().map(|(name, n)| {
         let name = &name.value;
-        let e = node_expr(rt, quote!(<#rtp::JSONSchemaProps as ::core::default::Default>::default()), n, None);
+        let e = node_expr(
+            rt,
+            quote!(<#rtp::JSONSchemaProps as ::core::default::Default>::default()),
+            n,
+            None,
+        );
         quote!(#p::add_property(__root_node, #name, #e, false);)
     });
     let root_node = syn::Ident::new("__node", Span::mixed_site());

@@ -66,7 +66,7 @@ fn object_fields(
                 );
             }
             stmts.extend(quote! {
-                #p::flatten(#node, <#ty as #rtp::CrdSchema>::crd_schema(), <#ty as #rtp::CrdSchema>::OPTIONAL);
+                #p::flatten(#node, <#ty as #rtp::CrdSchema>::crd_field_schema(), <#ty as #rtp::CrdSchema>::OPTIONAL);
             });
             continue;
         }
@@ -116,7 +116,7 @@ fn property_schema(rt: &Rt, extra: &FieldExtra, ty: &TokenStream) -> TokenStream
     let node = node_var();
     let base = match extra.node.get("schema_with").map(|e| &e.val) {
         Some(crate::attr::node::Val::Path(path)) => quote!(#path()),
-        _ => quote!(<#ty as #rtp::CrdSchema>::crd_schema()),
+        _ => quote!(<#ty as #rtp::CrdSchema>::crd_field_schema()),
     };
     let doc = match (&extra.doc, extra.node.get("description")) {
         (Some(d), None) => {

@@ -116,13 +116,22 @@ impl<T: CrdSchema + ?Sized> CrdSchema for &T {
     fn crd_schema() -> JSONSchemaProps {
         T::crd_schema()
     }
+    fn crd_field_schema() -> JSONSchemaProps {
+        T::crd_field_schema()
+    }
 }
 
 impl<T: CrdSchema> CrdSchema for Option<T> {
     const OPTIONAL: bool = true;
     const FIELDS: Option<&'static [(&'static str, bool)]> = T::FIELDS;
     fn crd_schema() -> JSONSchemaProps {
-        T::crd_schema()
+        JSONSchemaProps {
+            nullable: Some(true),
+            ..T::crd_schema()
+        }
+    }
+    fn crd_field_schema() -> JSONSchemaProps {
+        T::crd_field_schema()
     }
 }
 impl<T: AcceptsDefault<K>, K> AcceptsDefault<K> for Option<T> {}
@@ -140,6 +149,9 @@ macro_rules! transparent {
             const FIELDS: Option<&'static [(&'static str, bool)]> = T::FIELDS;
             fn crd_schema() -> JSONSchemaProps {
                 T::crd_schema()
+            }
+            fn crd_field_schema() -> JSONSchemaProps {
+                T::crd_field_schema()
             }
         }
         impl<T: AcceptsDefault<K> + ?Sized, K> AcceptsDefault<K> for $ptr<T> {}
@@ -311,6 +323,14 @@ mod tests {
         const { assert!(!<Box<String> as CrdSchema>::OPTIONAL) };
         let v = <Vec<Option<bool>>>::crd_schema();
         assert_eq!(v.items_schema().unwrap().type_str(), "boolean");
+        assert!(
+            v.items_schema().unwrap().is_nullable(),
+            "null items are kept"
+        );
+        assert!(
+            !<Option<bool>>::crd_field_schema().is_nullable(),
+            "null fields are dropped"
+        );
         let s = <BTreeSet<String>>::crd_schema();
         assert_eq!(s.x_kubernetes_list_type.as_deref(), Some("set"));
         let m = <HashMap<String, i64>>::crd_schema();

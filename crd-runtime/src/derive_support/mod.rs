@@ -35,8 +35,15 @@ pub trait CrdSchema {
     /// `list_map_keys`.
     const FIELDS: Option<&'static [(&'static str, bool)]> = None;
 
-    /// The schema of a value of this type.
+    /// The schema of a value of this type (in list items and map values too).
     fn crd_schema() -> JSONSchemaProps;
+
+    /// The schema of a struct field of this type. Differs from [`CrdSchema::crd_schema`]
+    /// only for `Option<T>`: a `null` in a list must be kept (`nullable`), while a `null`
+    /// field is dropped by the API server and read by serde as `None` anyway.
+    fn crd_field_schema() -> JSONSchemaProps {
+        Self::crd_schema()
+    }
 }
 
 /// Marker types naming the JSON kind of a `default`/`example` literal, so that a

@@ -95,7 +95,12 @@ pub trait CustomResourceExt: Sized + Serialize + DeserializeOwned {
 }
 
 fn internal(e: &EngineError) -> FieldError {
-    FieldError::new(ErrorType::Internal, Path::root(), BadValue::Omit, e.to_string())
+    FieldError::new(
+        ErrorType::Internal,
+        Path::root(),
+        BadValue::Omit,
+        e.to_string(),
+    )
 }
 
 fn engine_error(e: &EngineError) -> AdmitError {
