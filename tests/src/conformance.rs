@@ -119,7 +119,6 @@ pub fn is_cel_derived(e: &Expected) -> bool {
     // An empty rule or messageExpression is a plain `Required value`, not CEL's.
     (compiled && e.type_ != ErrorType::Required)
         || f.ends_with(".optionalOldSelf")
-        || f.ends_with(".fieldPath")
         || (e.type_ == ErrorType::Forbidden && f.ends_with("openAPIV3Schema"))
         || f.contains(".default")
 }

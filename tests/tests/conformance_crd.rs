@@ -1,9 +1,9 @@
 //! `crd.json`: upstream's `TestValidateCustomResourceDefinition` table, run on
 //! the internal form with the options of a v1 create.
 //!
-//! Rows marked `requiresCEL` expect errors from compiling CEL rules or checking
-//! `fieldPath`s against the schema with CEL's path rules; their non-CEL
-//! expectations are checked, and they are counted and printed.
+//! Rows marked `requiresCEL` may expect errors from compiling CEL rules. Their
+//! other expectations are checked; rows that still miss CEL-derived errors are
+//! counted and printed.
 
 use crd_runtime::check::{CheckOptions, InternalCrd, validate_internal_crd};
 use crd_toolkit_tests::conformance::{expected_list, is_cel_derived, pair_up};
@@ -33,6 +33,11 @@ fn crd_table() {
         let (missing, extra) = pair_up(&expected, &got);
         let valid = case["valid"].as_bool().unwrap();
         if case["requiresCEL"].as_bool().unwrap_or(false) {
+            if missing.is_empty() && extra.is_empty() {
+                // Nothing here actually needed CEL.
+                passed += 1;
+                continue;
+            }
             cel_partial += 1;
             let missing: Vec<_> = missing.into_iter().filter(|e| !is_cel_derived(e)).collect();
             if missing.is_empty() && extra.is_empty() {
@@ -51,7 +56,7 @@ fn crd_table() {
         }
     }
     println!(
-        "crd.json: {passed}/{} passed ({cel_partial} requiresCEL rows checked for their non-CEL expectations only)",
+        "crd.json: {passed}/{} passed ({cel_partial} of them requiresCEL rows whose CEL-derived expectations were not checked)",
         cases.len()
     );
     assert!(

@@ -1,11 +1,11 @@
 //! `structural.json`: upstream's `TestValidateCustomResourceDefinitionValidation`
 //! and `TestValidateStructuralCompleteness` tables.
 //!
-//! Rows marked `requiresCEL` expect errors from compiling CEL rules, which this
-//! checker does not do. They are not skipped silently: their non-CEL expectations
-//! are checked (every error the checker reports must be expected, and every
-//! expected error that does not come from CEL must be reported), and they are
-//! counted and printed.
+//! Rows marked `requiresCEL` may expect errors from compiling CEL rules, which
+//! this checker does not do. They are not skipped silently: their non-CEL
+//! expectations are checked (every error the checker reports must be expected, and
+//! every expected error that does not come from CEL must be reported), and rows
+//! that still miss CEL-derived errors are counted and printed.
 
 use crd_runtime::check::{validate_schema, validate_structural_completeness};
 use crd_runtime::{JSONSchemaProps, Path};
@@ -56,6 +56,11 @@ fn structural_table() {
         let expected = expected_list(&case["expectedViolations"]);
         let (missing, extra) = pair_up(&expected, &got);
         if requires_cel {
+            if missing.is_empty() && extra.is_empty() {
+                // Nothing here actually needed CEL.
+                passed += 1;
+                continue;
+            }
             cel_partial += 1;
             let missing: Vec<_> = missing.into_iter().filter(|e| !is_cel_derived(e)).collect();
             if missing.is_empty() && extra.is_empty() {
@@ -74,7 +79,7 @@ fn structural_table() {
         }
     }
     println!(
-        "structural.json: {passed}/{} passed ({cel_partial} requiresCEL rows checked for their non-CEL expectations only)",
+        "structural.json: {passed}/{} passed ({cel_partial} of them requiresCEL rows whose CEL-derived expectations were not checked)",
         cases.len()
     );
     assert!(

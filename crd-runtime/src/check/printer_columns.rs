@@ -140,14 +140,15 @@ pub fn validate_selectable_fields(
                 continue;
             }
         };
-        if normalized.split('.').next() == Some("metadata") {
+        let normalized = normalized.to_string();
+        if normalized.split(['.', '[']).next() == Some("metadata") {
             errs.push(FieldError::invalid(
                 p.clone(),
                 value(),
                 "must not point to fields in metadata",
             ));
         }
-        if !matches!(found.type_str(), "string" | "boolean" | "integer") {
+        if !found.is_some_and(|f| matches!(f.type_str(), "string" | "boolean" | "integer")) {
             errs.push(FieldError::invalid(
                 p.clone(),
                 value(),
