@@ -81,32 +81,36 @@ pub struct SyntaxError {
     pub message: String,
 }
 
-/// Parses every JSON value of `bytes` (whitespace-separated, so JSON lines work).
-/// Values before a syntax error are returned along with it.
-pub fn json_values(bytes: &[u8]) -> (Vec<Value>, Option<SyntaxError>) {
-    let mut out = Vec::new();
+/// Calls `f` with every JSON value of `bytes` (whitespace-separated, so JSON lines
+/// work), as soon as it is parsed; stops at the first syntax error and returns it.
+pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Value)) -> Option<SyntaxError> {
     let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<StrictValue>();
     for item in stream {
         match item {
-            Ok(StrictValue(v)) => out.push(v),
+            Ok(StrictValue(v)) => f(v),
             Err(e) => {
                 let msg = e.to_string();
                 let message = match msg.rfind(" at line ") {
                     Some(i) => msg[..i].to_string(),
                     None => msg,
                 };
-                return (
-                    out,
-                    Some(SyntaxError {
-                        line: e.line(),
-                        column: e.column(),
-                        message,
-                    }),
-                );
+                return Some(SyntaxError {
+                    line: e.line(),
+                    column: e.column(),
+                    message,
+                });
             }
         }
     }
-    (out, None)
+    None
+}
+
+/// Every JSON value of `bytes`, and the syntax error that stopped the parse, if any.
+#[cfg(test)]
+fn json_values(bytes: &[u8]) -> (Vec<Value>, Option<SyntaxError>) {
+    let mut out = Vec::new();
+    let err = for_each_json_value(bytes, |v| out.push(v));
+    (out, err)
 }
 
 #[cfg(test)]

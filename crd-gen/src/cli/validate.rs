@@ -29,7 +29,7 @@ use crd_runtime::{ErrorList, JSONSchemaProps};
 use serde_json::Value;
 
 use super::inputs::{Input, read_inputs};
-use super::json_stream::json_values;
+use super::json_stream::for_each_json_value;
 
 /// Arguments of `crd-gen validate`.
 #[derive(clap::Args)]
@@ -204,17 +204,12 @@ fn validate_input(
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .copied();
-    let (docs, error) = if matches!(first, Some(b'{') | Some(b'[')) {
-        let (docs, err) = json_values(&input.bytes);
-        let err = err.map(|e| format!("{}:{}:{}: {}", input.name, e.line, e.column, e.message));
-        (docs, err)
-    } else {
-        match parse_documents_bytes(&input.name, &input.bytes) {
-            Ok(docs) => (docs, None),
-            Err(e) => (Vec::new(), Some(load_error(&e))),
+    let mut index = 0;
+    let mut write_failed = false;
+    let mut one = |mut doc: Value| {
+        if write_failed {
+            return;
         }
-    };
-    for (index, mut doc) in docs.into_iter().enumerate() {
         totals.objects += 1;
         let result = admit(engines, &mut doc);
         if result.is_err() {
@@ -222,9 +217,26 @@ fn validate_input(
         }
         if let Err(e) = report(args, &input.name, index, &doc, &result, out) {
             eprintln!("cannot write the output: {e}");
-            totals.unreadable = true;
-            return;
+            write_failed = true;
         }
+        index += 1;
+    };
+    // JSON (one document or JSON lines) is streamed: each object is admitted and
+    // reported as soon as it is parsed.
+    let error = if matches!(first, Some(b'{') | Some(b'[')) {
+        for_each_json_value(&input.bytes, &mut one)
+            .map(|e| format!("{}:{}:{}: {}", input.name, e.line, e.column, e.message))
+    } else {
+        match parse_documents_bytes(&input.name, &input.bytes) {
+            Ok(docs) => {
+                docs.into_iter().for_each(&mut one);
+                None
+            }
+            Err(e) => Some(load_error(&e)),
+        }
+    };
+    if write_failed {
+        totals.unreadable = true;
     }
     if let Some(msg) = error {
         totals.unreadable = true;

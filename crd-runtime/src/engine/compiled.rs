@@ -174,8 +174,14 @@ pub struct Node {
     pub rules: Vec<ValidationRule>,
     /// Whether a default exists anywhere below (properties, additional values, items).
     pub defaults_below: bool,
-    /// Whether list-type or embedded-resource checks exist at or below this node.
-    pub structural_checks_below: bool,
+    /// Properties that have a default themselves.
+    pub defaulted: Vec<(String, NodeId)>,
+    /// Properties with defaults somewhere below them (where defaulting descends).
+    pub default_paths: Vec<(String, NodeId)>,
+    /// Whether an embedded resource exists at or below this node.
+    pub embedded_below: bool,
+    /// Whether a `set` or `map` list exists at or below this node.
+    pub list_types_below: bool,
     /// Whether the subtree carries `x-kubernetes-validations`.
     pub rules_below: bool,
 }
@@ -291,13 +297,24 @@ impl CompiledSchema {
             })
             .chain(n.items)
             .collect();
+        for (k, c) in &n.properties {
+            let child = &self.nodes[*c as usize];
+            if child.default.is_some() {
+                n.defaulted.push((k.clone(), *c));
+            }
+            if child.defaults_below {
+                n.default_paths.push((k.clone(), *c));
+            }
+        }
         for c in children {
             let child = &self.nodes[c as usize];
             n.defaults_below |= child.default.is_some() || child.defaults_below;
-            n.structural_checks_below |= child.structural_checks_below;
+            n.embedded_below |= child.embedded_below;
+            n.list_types_below |= child.list_types_below;
             n.rules_below |= child.rules_below;
         }
-        n.structural_checks_below |= n.embedded || n.list_type != ListType::Atomic;
+        n.embedded_below |= n.embedded;
+        n.list_types_below |= n.list_type != ListType::Atomic;
         n.rules_below |= !n.rules.is_empty();
         self.nodes[id as usize] = n;
         Ok(id)

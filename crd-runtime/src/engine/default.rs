@@ -14,7 +14,7 @@ pub(crate) fn default(schema: &CompiledSchema, v: &mut Value, id: NodeId, depth:
     }
     match v {
         Value::Object(map) => {
-            for (name, c) in &n.properties {
+            for (name, c) in &n.defaulted {
                 let cn = schema.node(*c);
                 let Some(d) = &cn.default else { continue };
                 match map.get_mut(name.as_str()) {
@@ -25,12 +25,20 @@ pub(crate) fn default(schema: &CompiledSchema, v: &mut Value, id: NodeId, depth:
                     Some(_) => {}
                 }
             }
-            for (k, child) in map.iter_mut() {
-                if let Some(c) = n.property(k) {
-                    default(schema, child, c, depth + 1);
-                } else if let Additional::Schema(c) = n.additional {
-                    fill_null(schema, child, c);
-                    default(schema, child, c, depth + 1);
+            // Only properties with defaults below them need a visit.
+            for (name, c) in &n.default_paths {
+                if let Some(child) = map.get_mut(name.as_str()) {
+                    default(schema, child, *c, depth + 1);
+                }
+            }
+            if let Additional::Schema(c) = n.additional
+                && (schema.node(c).default.is_some() || schema.node(c).defaults_below)
+            {
+                for (k, child) in map.iter_mut() {
+                    if n.property(k).is_none() {
+                        fill_null(schema, child, c);
+                        default(schema, child, c, depth + 1);
+                    }
                 }
             }
         }

@@ -20,7 +20,7 @@ pub(crate) fn validate(
     errs: &mut ErrorList,
 ) {
     let Some(n) = schema.get(id) else { return };
-    if !n.structural_checks_below || path.depth() > MAX_DEPTH {
+    if !n.list_types_below || path.depth() > MAX_DEPTH {
         return;
     }
     match v {

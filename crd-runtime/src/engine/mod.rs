@@ -59,6 +59,7 @@ pub mod compiled;
 mod default;
 pub mod formats;
 mod listtype;
+pub mod metadata;
 pub mod names;
 pub mod objectmeta;
 pub mod path;
@@ -74,11 +75,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::field::{ErrorList, FieldError, Path};
 use crate::load::MAX_DEPTH;
 use crate::model::{CustomResourceDefinition, JSONSchemaProps};
 use compiled::CompiledSchema;
-use objectmeta::{MetaRules, NamespaceRule};
 use path::PathRef;
 pub use walk::{PassContext, RuleSite, ValidationPass, visit_rules};
 
@@ -313,7 +313,7 @@ impl Engine {
             return;
         }
         // Unknown keys stay: nulls are only dropped where a schema is known.
-        prune_nulls_only(&self.schema, v, self.schema.root, 0);
+        prune::prune_nulls_only(&self.schema, v, self.schema.root, 0);
     }
 
     /// Round-trips root (for resources) and embedded `metadata` through `ObjectMeta`
@@ -403,9 +403,9 @@ impl Engine {
         }
         match &self.resource {
             Some(res) => {
-                let type_errs = type_meta_errors(res, v);
+                let type_errs = objectmeta::type_meta_errors(res, v);
                 if type_errs.is_empty() {
-                    root_meta_errors(res, v, &mut errs);
+                    objectmeta::root_meta_errors(res, v, &mut errs);
                     self.schema_errors(v, &mut errs);
                 } else {
                     errs.extend(type_errs);
@@ -463,100 +463,4 @@ impl Engine {
         self.admit(&mut v).map_err(AdmitError::Invalid)?;
         serde_json::from_value(v).map_err(|e| AdmitError::Deserialize(e.to_string()))
     }
-}
-
-/// Null dropping on its own (the admit path does it inside the prune walk).
-fn prune_nulls_only(
-    schema: &CompiledSchema,
-    v: &mut Value,
-    id: Option<compiled::NodeId>,
-    depth: usize,
-) {
-    let Some(n) = schema.get(id) else { return };
-    if depth > MAX_DEPTH {
-        return;
-    }
-    match v {
-        Value::Object(map) => {
-            map.retain(|k, child| {
-                let c = match n.property(k) {
-                    Some(c) => c,
-                    None => match n.additional {
-                        compiled::Additional::Schema(c) => c,
-                        _ => return true,
-                    },
-                };
-                let cn = schema.node(c);
-                if child.is_null() && !cn.nullable && cn.default.is_none() {
-                    return false;
-                }
-                prune_nulls_only(schema, child, Some(c), depth + 1);
-                true
-            });
-        }
-        Value::Array(items) => {
-            for item in items.iter_mut() {
-                prune_nulls_only(schema, item, n.items, depth + 1);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// `ValidateTypeMeta`: the object is of this resource's kind and version.
-fn type_meta_errors(res: &ResourceInfo, v: &Value) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
-    if kind != res.kind {
-        errs.push(FieldError::invalid(
-            Path::new("kind"),
-            BadValue::Str(kind.into()),
-            format!("must be {}", res.kind),
-        ));
-    }
-    let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    let want = res.api_version();
-    if api_version != want {
-        errs.push(FieldError::invalid(
-            Path::new("apiVersion"),
-            BadValue::Str(api_version.into()),
-            format!("must be {want}"),
-        ));
-    }
-    errs
-}
-
-/// `ValidateObjectMetaAccessor` for the object's own metadata.
-fn root_meta_errors(res: &ResourceInfo, v: &Value, errs: &mut ErrorList) {
-    let empty = serde_json::Map::new();
-    let normalized;
-    let meta = match v.get("metadata") {
-        None | Some(Value::Null) => &empty,
-        Some(m) => match objectmeta::normalize_meta(m, false) {
-            Ok(Value::Object(m)) => {
-                normalized = m;
-                &normalized
-            }
-            Ok(_) => &empty,
-            Err(e) => {
-                errs.push(FieldError::invalid(
-                    Path::new("metadata"),
-                    BadValue::from_json(m),
-                    e,
-                ));
-                return;
-            }
-        },
-    };
-    let rules = MetaRules {
-        // The namespace usually comes from the request URL, so it is not required here.
-        namespace: if res.namespaced {
-            NamespaceRule::Optional
-        } else {
-            NamespaceRule::Forbidden
-        },
-        name: names::dns_subdomain_name,
-        name_optional: false,
-    };
-    objectmeta::validate_object_meta(meta, rules, &Path::new("metadata"), errs);
 }

@@ -110,10 +110,9 @@ fn matches_qualified(s: &str) -> bool {
 /// `IsQualifiedName`: `[prefix/]name`.
 pub fn qualified_name(s: &str) -> Vec<String> {
     let mut errs = Vec::new();
-    let parts: Vec<&str> = s.split('/').collect();
-    let name = match parts.as_slice() {
-        [name] => *name,
-        [prefix, name] => {
+    let name = match s.split_once('/') {
+        None => s,
+        Some((prefix, name)) if !name.contains('/') => {
             if prefix.is_empty() {
                 errs.push("prefix part must be non-empty".to_string());
             } else {
@@ -125,7 +124,7 @@ pub fn qualified_name(s: &str) -> Vec<String> {
             }
             name
         }
-        _ => {
+        Some(_) => {
             errs.push(format!(
                 "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
                 regex_error(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, &["MyName", "my.name", "123-abc"])

@@ -6,221 +6,13 @@
 
 use serde_json::{Map, Value};
 
+use super::ResourceInfo;
 use super::compiled::{Additional, CompiledSchema, NodeId};
-use super::formats::{format_rfc3339, parse_rfc3339};
+use super::metadata::{is_normalized, normalize_meta, normalized};
 use super::names;
 use super::path::PathRef;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::load::MAX_DEPTH;
-
-fn json_kind(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(_) => "bool".into(),
-        Value::Number(n) => format!("number {n}"),
-        Value::String(_) => "string".into(),
-        Value::Array(_) => "array".into(),
-        Value::Object(_) => "object".into(),
-    }
-}
-
-fn type_error(field: &str, v: &Value, go_type: &str) -> String {
-    let kind = match v {
-        Value::Number(_) if go_type == "string" => "number".to_string(),
-        other => json_kind(other),
-    };
-    format!(
-        "json: cannot unmarshal {kind} into Go struct field ObjectMeta.{field} of type {go_type}"
-    )
-}
-
-fn string_field(field: &str, v: &Value) -> Result<Option<Value>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::String(s) if s.is_empty() => Ok(None),
-        Value::String(_) => Ok(Some(v.clone())),
-        other => Err(type_error(field, other, "string")),
-    }
-}
-
-fn time_field(field: &str, v: &Value) -> Result<Option<Value>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::String(s) => match parse_rfc3339(s) {
-            Some(t) => Ok(Some(Value::String(format_rfc3339(t)))),
-            None => Err(format!(
-                "parsing time {} as \"2006-01-02T15:04:05Z07:00\": cannot parse {} as \"2006\"",
-                crate::field::go_quote(s),
-                crate::field::go_quote(s)
-            )),
-        },
-        other => Err(type_error(field, other, "string")),
-    }
-}
-
-fn int_field(field: &str, v: &Value, keep_zero: bool) -> Result<Option<Value>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Number(n) => match n.as_i64() {
-            Some(0) if !keep_zero => Ok(None),
-            Some(_) => Ok(Some(v.clone())),
-            None => Err(type_error(field, v, "int64")),
-        },
-        other => Err(type_error(field, other, "int64")),
-    }
-}
-
-fn string_map(field: &str, v: &Value) -> Result<Option<Value>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Object(m) => {
-            let mut out = Map::new();
-            for (k, val) in m {
-                let s = match val {
-                    Value::Null => String::new(),
-                    Value::String(s) => s.clone(),
-                    other => return Err(type_error(field, other, "string")),
-                };
-                out.insert(k.clone(), Value::String(s));
-            }
-            Ok((!out.is_empty()).then_some(Value::Object(out)))
-        }
-        other => Err(type_error(field, other, "map[string]string")),
-    }
-}
-
-fn object_list(
-    field: &str,
-    v: &Value,
-    item: impl Fn(&Map<String, Value>) -> Result<Map<String, Value>, String>,
-) -> Result<Option<Value>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Array(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            for it in items {
-                match it {
-                    Value::Null => out.push(Value::Object(item(&Map::new())?)),
-                    Value::Object(m) => out.push(Value::Object(item(m)?)),
-                    other => return Err(type_error(field, other, "object")),
-                }
-            }
-            Ok((!out.is_empty()).then_some(Value::Array(out)))
-        }
-        other => Err(type_error(field, other, "array")),
-    }
-}
-
-fn owner_reference(m: &Map<String, Value>) -> Result<Map<String, Value>, String> {
-    let mut out = Map::new();
-    for key in ["apiVersion", "kind", "name", "uid"] {
-        let s = match m.get(key) {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => {
-                return Err(type_error(
-                    &format!("ownerReferences.{key}"),
-                    other,
-                    "string",
-                ));
-            }
-        };
-        out.insert(key.to_string(), Value::String(s));
-    }
-    for key in ["controller", "blockOwnerDeletion"] {
-        match m.get(key) {
-            None | Some(Value::Null) => {}
-            Some(b @ Value::Bool(_)) => {
-                out.insert(key.to_string(), b.clone());
-            }
-            Some(other) => {
-                return Err(type_error(&format!("ownerReferences.{key}"), other, "bool"));
-            }
-        }
-    }
-    Ok(out)
-}
-
-fn managed_field(m: &Map<String, Value>) -> Result<Map<String, Value>, String> {
-    let mut out = Map::new();
-    for (k, v) in m {
-        let f = format!("managedFields.{k}");
-        let nv = match k.as_str() {
-            "manager" | "operation" | "apiVersion" | "fieldsType" | "subresource" => {
-                string_field(&f, v)?
-            }
-            "time" => time_field(&f, v)?,
-            "fieldsV1" => (!v.is_null()).then(|| v.clone()),
-            _ => None,
-        };
-        if let Some(nv) = nv {
-            out.insert(k.clone(), nv);
-        }
-    }
-    Ok(out)
-}
-
-fn finalizers(v: &Value) -> Result<Option<Value>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Array(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            for it in items {
-                match it {
-                    Value::Null => out.push(Value::String(String::new())),
-                    Value::String(_) => out.push(it.clone()),
-                    other => return Err(type_error("finalizers", other, "string")),
-                }
-            }
-            Ok((!out.is_empty()).then_some(Value::Array(out)))
-        }
-        other => Err(type_error("finalizers", other, "[]string")),
-    }
-}
-
-/// One `ObjectMeta` field after a JSON round trip (`None`: empty or unknown, dropped).
-fn meta_field(k: &str, v: &Value) -> Result<Option<Value>, String> {
-    match k {
-        "name" | "generateName" | "namespace" | "selfLink" | "uid" | "resourceVersion" => {
-            string_field(k, v)
-        }
-        "generation" => int_field(k, v, false),
-        "deletionGracePeriodSeconds" => int_field(k, v, true),
-        "creationTimestamp" | "deletionTimestamp" => time_field(k, v),
-        "labels" | "annotations" => string_map(k, v),
-        "ownerReferences" => object_list(k, v, owner_reference),
-        "finalizers" => finalizers(v),
-        "managedFields" => object_list(k, v, managed_field),
-        _ => Ok(None),
-    }
-}
-
-/// Round-trips `metadata` through `ObjectMeta`. With `drop_invalid`, fields that do
-/// not decode are dropped one by one instead of failing the whole object.
-pub(crate) fn normalize_meta(v: &Value, drop_invalid: bool) -> Result<Value, String> {
-    let m = match v {
-        Value::Object(m) => m,
-        Value::Null => return Ok(Value::Object(Map::new())),
-        other => {
-            return Err(format!(
-                "json: cannot unmarshal {} into Go value of type v1.ObjectMeta",
-                json_kind(other)
-            ));
-        }
-    };
-    let mut out = Map::new();
-    for (k, val) in m {
-        match meta_field(k, val) {
-            Ok(Some(nv)) => {
-                out.insert(k.clone(), nv);
-            }
-            Ok(None) => {}
-            Err(_) if drop_invalid => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(Value::Object(out))
-}
 
 /// `objectmeta.Coerce`: type meta and metadata of the root (for a resource) and of
 /// every embedded resource. Stops at the first error, like the API server.
@@ -244,7 +36,7 @@ impl Coercer<'_> {
             }
             return Ok(());
         };
-        if path.depth() > MAX_DEPTH || !(n.structural_checks_below || root_resource) {
+        if path.depth() > MAX_DEPTH || !(n.embedded_below || root_resource) {
             return Ok(());
         }
         match v {
@@ -291,6 +83,9 @@ impl Coercer<'_> {
             }
         }
         if let Some(meta) = map.get_mut("metadata") {
+            if is_normalized(meta) {
+                return Ok(());
+            }
             match normalize_meta(meta, self.drop_invalid) {
                 Ok(m) => *meta = m,
                 // Storage reads pass malformed metadata through.
@@ -319,7 +114,7 @@ pub(crate) fn validate_embedded(
 ) {
     let Some(n) = schema.get(id) else { return };
     let root = include_root && path.depth() == 0;
-    if path.depth() > MAX_DEPTH || !(n.structural_checks_below || root) {
+    if path.depth() > MAX_DEPTH || !(n.embedded_below || root) {
         return;
     }
     match v {
@@ -415,34 +210,38 @@ pub fn validate_embedded_resource(path: &Path, x: &Map<String, Value>, errs: &mu
                     }
                 }
             },
-            "metadata" => match normalize_meta(v, false) {
+            "metadata" => match normalized(v) {
                 Err(e) => errs.push(FieldError::invalid(
                     path.child("metadata"),
                     BadValue::from_json(v),
                     e,
                 )),
-                Ok(Value::Object(meta)) => {
-                    let requires_ns = meta.get("namespace").is_some();
-                    validate_object_meta(
-                        &meta,
-                        MetaRules {
-                            namespace: if requires_ns {
-                                NamespaceRule::Required
-                            } else {
-                                NamespaceRule::Forbidden
-                            },
-                            name: names::path_segment_name,
-                            name_optional: true,
-                        },
-                        &path.child("metadata"),
-                        errs,
-                    );
+                Ok(std::borrow::Cow::Borrowed(Value::Object(meta))) => {
+                    embedded_meta(meta, path, errs)
+                }
+                Ok(std::borrow::Cow::Owned(Value::Object(meta))) => {
+                    embedded_meta(&meta, path, errs)
                 }
                 Ok(_) => {}
             },
             _ => {}
         }
     }
+}
+
+fn embedded_meta(meta: &Map<String, Value>, path: &Path, errs: &mut ErrorList) {
+    // An embedded object only has a namespace when it says so.
+    let namespace = if meta.contains_key("namespace") {
+        NamespaceRule::Required
+    } else {
+        NamespaceRule::Forbidden
+    };
+    let rules = MetaRules {
+        namespace,
+        name: names::path_segment_name,
+        name_optional: true,
+    };
+    validate_object_meta(meta, rules, &path.child("metadata"), errs);
 }
 
 /// How `metadata.namespace` is treated.
@@ -553,7 +352,12 @@ pub fn validate_object_meta(
         let ap = path.child("annotations");
         let mut total = 0usize;
         for (k, v) in ann {
-            for m in names::qualified_name(&k.to_lowercase()) {
+            let lower = if k.bytes().any(|b| b.is_ascii_uppercase()) || !k.is_ascii() {
+                std::borrow::Cow::Owned(k.to_lowercase())
+            } else {
+                std::borrow::Cow::Borrowed(k.as_str())
+            };
+            for m in names::qualified_name(&lower) {
                 errs.push(FieldError::invalid(ap.clone(), BadValue::Str(k.clone()), m));
             }
             total += k.len() + v.as_str().map_or(0, str::len);
@@ -608,26 +412,61 @@ pub fn validate_object_meta(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
+/// `ValidateTypeMeta`: the object is of this resource's kind and version.
+pub(crate) fn type_meta_errors(res: &ResourceInfo, v: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind != res.kind {
+        errs.push(FieldError::invalid(
+            Path::new("kind"),
+            BadValue::Str(kind.into()),
+            format!("must be {}", res.kind),
+        ));
+    }
+    let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let want = res.api_version();
+    if api_version != want {
+        errs.push(FieldError::invalid(
+            Path::new("apiVersion"),
+            BadValue::Str(api_version.into()),
+            format!("must be {want}"),
+        ));
+    }
+    errs
+}
 
-    #[test]
-    fn metadata_round_trip_drops_unknown_and_empty() {
-        let m = normalize_meta(
-            &json!({"name": "a", "unknown": 1, "labels": {}, "generation": 0,
-                    "creationTimestamp": "2024-01-02T03:04:05.9+01:00", "namespace": null}),
-            false,
-        )
-        .unwrap();
-        assert_eq!(
-            m,
-            json!({"name": "a", "creationTimestamp": "2024-01-02T02:04:05Z"})
-        );
-        let e = normalize_meta(&json!({"namespace": ["abc"]}), false).unwrap_err();
-        assert!(e.contains("cannot unmarshal array"), "{e}");
-        let m = normalize_meta(&json!({"name": "x", "namespace": ["abc"]}), true).unwrap();
-        assert_eq!(m, json!({"name": "x"}));
+/// `ValidateObjectMetaAccessor` for the object's own metadata.
+pub(crate) fn root_meta_errors(res: &ResourceInfo, v: &Value, errs: &mut ErrorList) {
+    let empty = Value::Object(serde_json::Map::new());
+    let owned;
+    let meta = match v.get("metadata") {
+        None | Some(Value::Null) => &empty,
+        Some(m) => match normalized(m) {
+            Ok(m) => {
+                owned = m;
+                &*owned
+            }
+            Err(e) => {
+                errs.push(FieldError::invalid(
+                    Path::new("metadata"),
+                    BadValue::from_json(m),
+                    e,
+                ));
+                return;
+            }
+        },
+    };
+    let rules = MetaRules {
+        // The namespace usually comes from the request URL, so it is not required here.
+        namespace: if res.namespaced {
+            NamespaceRule::Optional
+        } else {
+            NamespaceRule::Forbidden
+        },
+        name: names::dns_subdomain_name,
+        name_optional: false,
+    };
+    if let Value::Object(meta) = meta {
+        validate_object_meta(meta, rules, &Path::new("metadata"), errs);
     }
 }

@@ -155,3 +155,41 @@ impl Pruner<'_> {
         }
     }
 }
+
+/// Null dropping on its own (the admit path does it inside the prune walk).
+pub(crate) fn prune_nulls_only(
+    schema: &CompiledSchema,
+    v: &mut Value,
+    id: Option<NodeId>,
+    depth: usize,
+) {
+    let Some(n) = schema.get(id) else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match v {
+        Value::Object(map) => {
+            map.retain(|k, child| {
+                let c = match n.property(k) {
+                    Some(c) => c,
+                    None => match n.additional {
+                        Additional::Schema(c) => c,
+                        _ => return true,
+                    },
+                };
+                let cn = schema.node(c);
+                if child.is_null() && !cn.nullable && cn.default.is_none() {
+                    return false;
+                }
+                prune_nulls_only(schema, child, Some(c), depth + 1);
+                true
+            });
+        }
+        Value::Array(items) => {
+            for item in items.iter_mut() {
+                prune_nulls_only(schema, item, n.items, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
