@@ -94,7 +94,9 @@ pub struct KitchenSpec {
         ),
         validation = "self != 'forbidden'"
     )]
-    pub checked: String,
+    // A map, so that the rule's `fieldPath: .x` names something (the API server
+    // rejects a fieldPath that does not resolve in the schema).
+    pub checked: BTreeMap<String, String>,
     #[crd(any_of = [json!({"required": ["x"]}), json!({"required": ["y"]})], not = json!({"required": ["z"]}),
           one_of = json!([{"required": ["x"]}]), all_of = [json!({"minProperties": 1})])]
     pub fragmented: Option<BTreeMap<String, i64>>,
