@@ -4,14 +4,14 @@
 //! ([`list_map_key_consts`]) evaluated by rustc; the rest is checked here.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote_spanned;
+use quote::quote;
 use serde_derive_internals::Ctxt;
 use serde_derive_internals::ast::Field;
 
 use crate::ast::FieldExtra;
 use crate::attr::node::NodeAttrs;
 use crate::attr::value::{Json, Num};
-use crate::codegen::node::Rt;
+use crate::codegen::node::{Rt, respan};
 
 fn err(cx: &Ctxt, span: Span, msg: impl std::fmt::Display) {
     cx.syn_error(syn::Error::new(span, msg));
@@ -192,7 +192,10 @@ pub fn list_map_key_consts(rt: &Rt, n: &NodeAttrs, ty: &TokenStream) -> Vec<Toke
         .iter()
         .map(|k| {
             let key = &k.value;
-            quote_spanned!(k.span=> const _: () = #p::check_list_map_key::<#ty>(#key);)
+            respan(
+                quote!(const _: () = #p::check_list_map_key::<#ty>(#key);),
+                k.span,
+            )
         })
         .collect()
 }

@@ -1,13 +1,13 @@
 //! Resource-level rules: names, subresources and JSONPaths, checked at compile time.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote_spanned;
+use quote::quote;
 use serde_derive_internals::Ctxt;
 
 use crate::attr::resource::ResourceAttrs;
 use crate::attr::value::Sp;
 use crate::check::json_path;
-use crate::codegen::node::Rt;
+use crate::codegen::node::{Rt, respan};
 
 fn err(cx: &Ctxt, span: Span, msg: impl std::fmt::Display) {
     cx.syn_error(syn::Error::new(span, msg));
@@ -177,7 +177,10 @@ pub fn object_path(
             }
             Some(ty) => {
                 let p = rt.private();
-                vec![quote_spanned!(path.span=> const _: () = #p::check_path_field::<#ty>(#f);)]
+                vec![respan(
+                    quote!(const _: () = #p::check_path_field::<#ty>(#f);),
+                    path.span,
+                )]
             }
         },
         ("metadata", Some(f)) => {

@@ -1,6 +1,6 @@
 //! Code that applies node keywords to a `JSONSchemaProps` being built.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 
 use crate::attr::node::{Entry, Kind, NodeAttrs, Required, Rule, Val};
@@ -217,5 +217,26 @@ fn default_check(rt: &Rt, ty: &TokenStream, v: &Json, span: Span) -> TokenStream
     let p = rt.private();
     let rtp = &rt.0;
     let marker = format_ident!("{}", v.literal_marker());
-    quote_spanned!(span=> #p::check_default::<#ty, #rtp::derive_support::literal::#marker>();)
+    respan(
+        quote!(#p::check_default::<#ty, #rtp::derive_support::literal::#marker>();),
+        span,
+    )
+}
+
+/// `ts` with every token at `span`, so that rustc reports errors in it (failed trait
+/// bounds, failed const evaluation) at the attribute value that caused them.
+pub fn respan(ts: TokenStream, span: Span) -> TokenStream {
+    ts.into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let mut ng = Group::new(g.delimiter(), respan(g.stream(), span));
+                ng.set_span(span);
+                TokenTree::Group(ng)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
 }
