@@ -43,7 +43,8 @@ fn custom_schema() -> JSONSchemaProps {
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
 #[crd(group = "example.com", version = "v1", kind = "Kitchen", namespaced,
       spec_schema(exactly_one_of = ["oven", "stove"], at_most_one_of = ["a", "b"], at_least_one_of = ["mode", "oven"],
-                  min_properties = 1, max_properties = 40))]
+                  min_properties = 1, max_properties = 40,
+                  validation(rule = "self.name != 'root'", field_path = ".name")))]
 #[serde(rename_all = "camelCase")]
 pub struct KitchenSpec {
     #[crd(minimum = -5, maximum = 5.5, exclusive_minimum, exclusive_maximum, multiple_of = 0.5)]
@@ -89,7 +90,6 @@ pub struct KitchenSpec {
             message = "non-empty",
             message_expression = "'bad: ' + self",
             reason = "FieldValueInvalid",
-            field_path = ".x",
             optional_old_self = true
         ),
         validation = "self != 'forbidden'"
@@ -230,10 +230,12 @@ fn cel_rules_and_one_of_helpers() {
         serde_json::to_value(&rules).unwrap(),
         json!([
         {"rule": "self.size() > 0", "message": "non-empty", "messageExpression": "'bad: ' + self",
-         "reason": "FieldValueInvalid", "fieldPath": ".x", "optionalOldSelf": true},
+         "reason": "FieldValueInvalid", "optionalOldSelf": true},
         {"rule": "self != 'forbidden'"}])
     );
     let spec = spec();
+    let field_path = &spec.x_kubernetes_validations.as_ref().unwrap()[3].field_path;
+    assert_eq!(field_path.as_deref(), Some(".name"));
     let rules: Vec<String> = spec
         .x_kubernetes_validations
         .unwrap()
@@ -246,6 +248,7 @@ fn cel_rules_and_one_of_helpers() {
             "[has(self.oven),has(self.stove)].filter(x,x==true).size() == 1",
             "[has(self.a),has(self.b)].filter(x,x==true).size() <= 1",
             "[has(self.mode),has(self.oven)].filter(x,x==true).size() >= 1",
+            "self.name != 'root'",
         ]
     );
     assert_eq!(
