@@ -253,3 +253,40 @@ fn a_regex_is_compiled_once_and_invalid_ones_report() {
     );
     let _ = Path::root();
 }
+
+fn bench_object(name: &str) -> Value {
+    let text = std::fs::read_to_string(format!("benches/data/{name}.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn prometheus() -> Engine {
+    let path =
+        "../../shared/corpus/crds/prometheus-operator/prometheuses.monitoring.coreos.com.yaml";
+    let text = std::fs::read_to_string(path).unwrap();
+    let crd = crd_runtime::load_crds(path, &text)
+        .unwrap()
+        .crds
+        .remove(0)
+        .crd;
+    Engine::for_crd(&crd, "v1").unwrap()
+}
+
+/// Laws: admitting is idempotent, and pruning an admitted object prunes nothing.
+#[test]
+fn admit_and_prune_are_idempotent() {
+    for (engine, name) in [(crontab(), "crontab"), (prometheus(), "prometheus")] {
+        let mut once = bench_object(name);
+        engine.admit(&mut once).unwrap();
+        let mut twice = once.clone();
+        engine.admit(&mut twice).unwrap();
+        assert_eq!(once, twice, "{name}");
+        assert_eq!(engine.prune(&mut twice), Vec::<String>::new(), "{name}");
+        let mut stripped = bench_object(name);
+        stripped["spec"]["unknownField"] = json!({"a": 1});
+        assert_eq!(
+            engine.prune(&mut stripped),
+            vec!["spec.unknownField"],
+            "{name}"
+        );
+    }
+}
