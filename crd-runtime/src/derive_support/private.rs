@@ -271,9 +271,36 @@ pub fn external_enum(variants: Vec<(&str, JSONSchemaProps)>) -> JSONSchemaProps 
     s
 }
 
-/// The union of object schemas (untagged and tagged enums): every property of every
-/// variant, required only when every variant requires it.
+/// The union of variant schemas (untagged and tagged enums).
+///
+/// Objects merge: every property of every variant, required only when every variant
+/// requires it. An integer-or-string union (`enum { Int(i64), Str(String) }`) becomes
+/// `x-kubernetes-int-or-string`. Any other mix of kinds cannot be structural and keeps
+/// unknown fields instead (a superset of what serde accepts; `schema_with` can narrow it).
 pub fn union(variants: Vec<JSONSchemaProps>) -> JSONSchemaProps {
+    let kinds: Vec<&str> = variants
+        .iter()
+        .map(|v| match v.type_.as_deref() {
+            Some(t) => t,
+            None if v.properties.is_some() => "object",
+            None => "",
+        })
+        .collect();
+    if !kinds.is_empty() && kinds.iter().all(|k| *k == "integer" || *k == "string") {
+        if kinds.iter().all(|k| *k == kinds[0]) {
+            return super::impls::typed(kinds[0]);
+        }
+        return JSONSchemaProps {
+            x_kubernetes_int_or_string: Some(true),
+            ..Default::default()
+        };
+    }
+    if kinds.iter().any(|k| *k != "object") {
+        return JSONSchemaProps {
+            x_kubernetes_preserve_unknown_fields: Some(true),
+            ..Default::default()
+        };
+    }
     let mut s = object();
     let mut required: Option<Vec<String>> = None;
     let mut preserve = false;
@@ -594,6 +621,18 @@ mod tests {
         let u = union(vec![a, b]);
         assert_eq!(u.required, Some(vec!["x".to_string()]));
         assert_eq!(u.properties.unwrap().len(), 2);
+    }
+
+    #[test]
+    fn unions_of_scalars() {
+        let u = union(vec![i64::crd_schema(), String::crd_schema()]);
+        assert!(u.is_int_or_string() && u.type_.is_none());
+        assert_eq!(
+            union(vec![String::crd_schema(), String::crd_schema()]).type_str(),
+            "string"
+        );
+        let u = union(vec![bool::crd_schema(), object()]);
+        assert!(u.preserves_unknown_fields() && u.type_.is_none());
     }
 
     #[test]
