@@ -7,8 +7,11 @@
 //! - [`check`]: structural-schema and CRD checks, reported like the API server.
 //! - [`derive_support`]: the runtime side of `#[derive(CustomResource, CrdSchema)]`
 //!   (enable the `derive` feature to use the derives through this crate).
+//! - `cel` (feature `cel`): evaluation of `x-kubernetes-validations` rules.
 #![deny(missing_docs)]
 
+#[cfg(feature = "cel")]
+pub mod cel;
 pub mod check;
 pub mod derive_support;
 pub mod engine;

@@ -1,16 +1,49 @@
 //! `structural.json`: upstream's `TestValidateCustomResourceDefinitionValidation`
 //! and `TestValidateStructuralCompleteness` tables.
 //!
-//! Rows marked `requiresCEL` may expect errors from compiling CEL rules, which
-//! this checker does not do. They are not skipped silently: their non-CEL
-//! expectations are checked (every error the checker reports must be expected, and
-//! every expected error that does not come from CEL must be reported), and rows
-//! that still miss CEL-derived errors are counted and printed.
+//! Rows marked `requiresCEL` expect errors from compiling CEL rules; the checker
+//! compiles them (feature `cel`). Rows in [`CEL_GAPS`] need what this crate does
+//! not do (cel-go's static cost estimator, the 1.30 CEL environment): their
+//! non-CEL expectations are checked (every reported error must be expected, every
+//! expected error that does not come from CEL must be reported), they are counted
+//! and printed, and the test fails if one starts passing fully.
 
 use crd_runtime::check::{validate_schema, validate_structural_completeness};
 use crd_runtime::{JSONSchemaProps, Path};
 use crd_toolkit_tests::conformance::{expected_list, is_cel_derived, options_from, pair_up};
 use crd_toolkit_tests::conformance_cases;
+
+/// `requiresCEL` rows this crate cannot pass fully, with the reason.
+const CEL_GAPS: [(&str, &str); 7] = [
+    (
+        "invalid default with x-kubernetes-validations",
+        "defaults are not validated (by the schema or by CEL rules) at check time yet",
+    ),
+    (
+        "forbid double-nested rule with no limit set",
+        "static cost estimation",
+    ),
+    (
+        "forbid double-nested rule with one limit set",
+        "static cost estimation",
+    ),
+    (
+        "forbid validation rules where cost total exceeds total limit",
+        "static cost estimation",
+    ),
+    (
+        "x-kubernetes-validations rule invalidated by messageExpression exceeding per-expression estimated cost limit",
+        "static cost estimation",
+    ),
+    (
+        "x-kubernetes-validations rule invalidated by messageExpression exceeding per-CRD estimated cost limit",
+        "static cost estimation",
+    ),
+    (
+        "invalid x-kubernetes-validations for escaping (keywords are invalid field names before v1.30)",
+        "pins the Kubernetes 1.30 CEL environment; this crate implements 1.31+",
+    ),
+];
 
 #[test]
 fn structural_table() {
@@ -23,7 +56,7 @@ fn structural_table() {
             .unwrap_or_else(|e| panic!("{name}: schema does not load: {e}"));
         let opts = options_from(&case["opts"]);
         let valid = case["valid"].as_bool().unwrap();
-        let requires_cel = case["requiresCEL"].as_bool().unwrap_or(false);
+        let cel_gap = CEL_GAPS.iter().any(|(n, _)| *n == name);
 
         if case["pathPrefix"] == "" {
             // Completeness rows: only the completeness rule, expectations are substrings.
@@ -55,13 +88,12 @@ fn structural_table() {
         );
         let expected = expected_list(&case["expectedViolations"]);
         let (missing, extra) = pair_up(&expected, &got);
-        if requires_cel {
+        if cel_gap {
+            cel_partial += 1;
             if missing.is_empty() && extra.is_empty() {
-                // Nothing here actually needed CEL.
-                passed += 1;
+                failures.push(format!("{name}: passes fully now; remove it from CEL_GAPS"));
                 continue;
             }
-            cel_partial += 1;
             let missing: Vec<_> = missing.into_iter().filter(|e| !is_cel_derived(e)).collect();
             if missing.is_empty() && extra.is_empty() {
                 passed += 1;
@@ -79,7 +111,7 @@ fn structural_table() {
         }
     }
     println!(
-        "structural.json: {passed}/{} passed ({cel_partial} of them requiresCEL rows whose CEL-derived expectations were not checked)",
+        "structural.json: {passed}/{} passed ({cel_partial} requiresCEL rows in CEL_GAPS checked for their non-CEL expectations only)",
         cases.len()
     );
     assert!(

@@ -14,6 +14,10 @@
 //! - `--format json`: one JSON line per object:
 //!   `{"file","index","kind","name","errors":[...],"object":<admitted>}`.
 //!
+//! `x-kubernetes-validations` rules are evaluated (CEL) after the OpenAPI checks.
+//! With `--old OLD-FILE`, an object whose kind, namespace and name match an old
+//! object is validated as an update of it: transition rules (`oldSelf`) run.
+//!
 //! Exit status: 0 all objects valid, 1 some object invalid, 2 some input unreadable.
 //! Input files are only read.
 
@@ -21,8 +25,10 @@ use std::collections::HashMap;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::ValueEnum;
+use crd_runtime::cel::CelPass;
 use crd_runtime::engine::{Engine, SchemaOptions};
 use crd_runtime::load::{self, LoadError, crds_from_documents, parse_documents_bytes};
 use crd_runtime::{ErrorList, JSONSchemaProps};
@@ -46,6 +52,10 @@ pub struct Args {
     /// A bare openAPIV3Schema (YAML or JSON) to validate values against instead.
     #[arg(long, value_name = "FILE")]
     schema: Option<PathBuf>,
+    /// Previous versions of the objects (files or directories): objects matched by
+    /// kind, namespace and name are validated as updates (transition rules run).
+    #[arg(long = "old", value_name = "OLD-FILE", value_delimiter = ',')]
+    old: Vec<PathBuf>,
     /// Objects to validate: files or directories; `-` reads stdin.
     #[arg(required = true, value_name = "OBJECT-FILE")]
     objects: Vec<PathBuf>,
@@ -90,10 +100,20 @@ struct Totals {
     unreadable: bool,
 }
 
+/// Old objects by (kind, namespace, name).
+type OldObjects = HashMap<(String, String, String), Value>;
+
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
     let engines = match load_engines(&args) {
         Ok(e) => e,
+        Err(msg) => {
+            eprintln!("{msg}");
+            return ExitCode::from(2);
+        }
+    };
+    let olds = match load_old_objects(&args.old, &engines) {
+        Ok(o) => o,
         Err(msg) => {
             eprintln!("{msg}");
             return ExitCode::from(2);
@@ -106,7 +126,7 @@ pub fn run(args: Args) -> ExitCode {
         match read_inputs(std::slice::from_ref(path)) {
             Ok(inputs) => {
                 for input in &inputs {
-                    validate_input(&args, &engines, input, &mut out, &mut totals);
+                    validate_input(&args, &engines, &olds, input, &mut out, &mut totals);
                 }
             }
             Err(msg) => {
@@ -153,7 +173,8 @@ fn load_engines(args: &Args) -> Result<Engines, String> {
             load::from_value(&input.name, 0, doc).map_err(|e| load_error(&e))?;
         let engine = Engine::for_schema(&schema, SchemaOptions::default())
             .map_err(|e| format!("{}: {e}", input.name))?;
-        return Ok(Engines::Schema(engine));
+        let (cel, _) = CelPass::new(&schema, false);
+        return Ok(Engines::Schema(with_cel(engine, cel)));
     }
     let mut map = HashMap::new();
     for input in read_inputs(&args.crds)? {
@@ -162,8 +183,13 @@ fn load_engines(args: &Args) -> Result<Engines, String> {
         for doc in loaded.crds {
             let crd = &doc.crd;
             for v in &crd.spec.versions {
-                let engine =
+                let mut engine =
                     Engine::for_crd(crd, &v.name).map_err(|e| format!("{}: {e}", input.name))?;
+                // Rules that do not compile report `rule compile error` when
+                // evaluated; `crd-gen check` reports them with their schema path.
+                if let Some(schema) = v.open_api_schema() {
+                    engine = with_cel(engine, CelPass::new(schema, true).0);
+                }
                 let api_version = engine
                     .resource()
                     .map(|r| r.api_version())
@@ -176,6 +202,66 @@ fn load_engines(args: &Args) -> Result<Engines, String> {
         return Err("no CustomResourceDefinition found in the --crd inputs".to_string());
     }
     Ok(Engines::Crds(map))
+}
+
+fn with_cel(engine: Engine, cel: CelPass) -> Engine {
+    if cel.has_rules() {
+        engine.with_pass(Arc::new(cel))
+    } else {
+        engine
+    }
+}
+
+/// Reads the `--old` objects; each is pruned and defaulted by its engine, as the
+/// stored object the API server would compare with.
+fn load_old_objects(paths: &[PathBuf], engines: &Engines) -> Result<OldObjects, String> {
+    let mut olds = HashMap::new();
+    if paths.is_empty() {
+        return Ok(olds);
+    }
+    for input in read_inputs(paths)? {
+        let mut docs = Vec::new();
+        if let Some(msg) = for_each_document(&input, |d| docs.push(d)) {
+            return Err(msg);
+        }
+        for mut doc in docs {
+            if let Ok(engine) = engine_for(engines, &doc) {
+                engine.prune(&mut doc);
+                engine.default(&mut doc);
+            }
+            olds.insert(identity(&doc), doc);
+        }
+    }
+    Ok(olds)
+}
+
+/// (kind, namespace, name) of an object.
+fn identity(v: &Value) -> (String, String, String) {
+    let meta = v.get("metadata");
+    let at = |k: &str| meta.map(|m| str_at(m, k)).unwrap_or("").to_string();
+    (str_at(v, "kind").to_string(), at("namespace"), at("name"))
+}
+
+/// Calls `f` with each document of an input (YAML documents, or JSON values /
+/// JSON lines, streamed); returns the error that stopped reading, if any.
+fn for_each_document(input: &Input, mut f: impl FnMut(Value)) -> Option<String> {
+    let first = input
+        .bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .copied();
+    if matches!(first, Some(b'{') | Some(b'[')) {
+        for_each_json_value(&input.bytes, &mut f)
+            .map(|e| format!("{}:{}:{}: {}", input.name, e.line, e.column, e.message))
+    } else {
+        match parse_documents_bytes(&input.name, &input.bytes) {
+            Ok(docs) => {
+                docs.into_iter().for_each(f);
+                None
+            }
+            Err(e) => Some(load_error(&e)),
+        }
+    }
 }
 
 fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -195,15 +281,11 @@ fn object_name(v: &Value) -> &str {
 fn validate_input(
     args: &Args,
     engines: &Engines,
+    olds: &OldObjects,
     input: &Input,
     out: &mut impl Write,
     totals: &mut Totals,
 ) {
-    let first = input
-        .bytes
-        .iter()
-        .find(|b| !b.is_ascii_whitespace())
-        .copied();
     let mut index = 0;
     let mut write_failed = false;
     let mut one = |mut doc: Value| {
@@ -211,7 +293,12 @@ fn validate_input(
             return;
         }
         totals.objects += 1;
-        let result = admit(engines, &mut doc);
+        let old = if olds.is_empty() || !doc.is_object() {
+            None
+        } else {
+            olds.get(&identity(&doc))
+        };
+        let result = admit(engines, &mut doc, old);
         if result.is_err() {
             totals.invalid += 1;
         }
@@ -223,18 +310,7 @@ fn validate_input(
     };
     // JSON (one document or JSON lines) is streamed: each object is admitted and
     // reported as soon as it is parsed.
-    let error = if matches!(first, Some(b'{') | Some(b'[')) {
-        for_each_json_value(&input.bytes, &mut one)
-            .map(|e| format!("{}:{}:{}: {}", input.name, e.line, e.column, e.message))
-    } else {
-        match parse_documents_bytes(&input.name, &input.bytes) {
-            Ok(docs) => {
-                docs.into_iter().for_each(&mut one);
-                None
-            }
-            Err(e) => Some(load_error(&e)),
-        }
-    };
+    let error = for_each_document(input, &mut one);
     if write_failed {
         totals.unreadable = true;
     }
@@ -245,9 +321,9 @@ fn validate_input(
     }
 }
 
-/// Admits one object; an object no engine handles fails with a single message.
-fn admit(engines: &Engines, doc: &mut Value) -> Result<(), Vec<String>> {
-    let engine = match engines {
+/// The engine for an object; an object no engine handles gets a single message.
+fn engine_for<'e>(engines: &'e Engines, doc: &Value) -> Result<&'e Engine, Vec<String>> {
+    Ok(match engines {
         Engines::Schema(e) => e,
         Engines::Crds(map) => {
             if !doc.is_object() {
@@ -267,8 +343,17 @@ fn admit(engines: &Engines, doc: &mut Value) -> Result<(), Vec<String>> {
                 }
             }
         }
+    })
+}
+
+/// Admits one object, as an update of `old` when given.
+fn admit(engines: &Engines, doc: &mut Value, old: Option<&Value>) -> Result<(), Vec<String>> {
+    let engine = engine_for(engines, doc)?;
+    let result = match old {
+        Some(old) => engine.admit_update(doc, old),
+        None => engine.admit(doc),
     };
-    engine.admit(doc).map_err(|errs: ErrorList| errs.strings())
+    result.map_err(|errs: ErrorList| errs.strings())
 }
 
 fn report(

@@ -11,6 +11,8 @@
 //!
 //! All violations are collected; nothing stops at the first one.
 
+#[cfg(feature = "cel")]
+mod cel_rules;
 mod completeness;
 mod conversion;
 mod crd_level;

@@ -86,6 +86,8 @@ pub fn validate_schema(
         }
     }
     errs.extend(super::openapi::validate_openapi_schema(schema, &root, opts));
+    #[cfg(feature = "cel")]
+    errs.extend(super::cel_rules::cel_rule_errors(schema, &root));
     if errs.is_empty() {
         errs.extend(conversion_errs);
     }

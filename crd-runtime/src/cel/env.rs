@@ -1,0 +1,196 @@
+//! The CEL environment: the standard library of the `cel` crate, the Kubernetes
+//! libraries of kube-cel, and our additions.
+//!
+//! Additions and replacements (each documented where it is registered):
+//! - `@crd.tick(cost, cond)`: the metering hook inserted into every comprehension.
+//! - `type(x)` and the type identifiers `int`, `uint`, `double`, `bool`,
+//!   `string`, `bytes`, `list`, `map`, `null_type`, `type` (the `cel` crate has
+//!   no type values; rules on int-or-string fields need them).
+//! - `replace` and `lists.range`: guarded versions that charge their output size
+//!   before producing it (a chain of `replace` calls can otherwise grow a string
+//!   exponentially without any loop). `replace` with a negative count replaces
+//!   every occurrence, as in cel-go (kube-cel 0.8 replaces none).
+
+use std::sync::Arc;
+
+use kube_cel::KubeCelExt;
+use kube_cel::cel::extractors::{Arguments, This};
+use kube_cel::cel::objects::{Opaque, Value};
+use kube_cel::cel::{Context, ExecutionError, ResolveResult};
+
+use super::budget::charge;
+
+/// Name of the metering function inserted into comprehensions.
+pub(crate) const TICK: &str = "@crd.tick";
+
+thread_local! {
+    /// Building the function registry takes a few hundred allocations, so each
+    /// thread builds it once.
+    static ROOT: Context<'static> = build();
+}
+
+/// Runs `f` with this thread's root context.
+pub(crate) fn with_root<T>(f: impl FnOnce(&Context<'static>) -> T) -> T {
+    ROOT.with(f)
+}
+
+fn build() -> Context<'static> {
+    let mut ctx = Context::default().with_all();
+    ctx.add_function(TICK, tick);
+    ctx.add_function("type", type_of);
+    for name in [
+        "int",
+        "uint",
+        "double",
+        "bool",
+        "string",
+        "bytes",
+        "list",
+        "map",
+        "null_type",
+        "type",
+    ] {
+        ctx.add_variable_from_value(name, type_value(name));
+    }
+    ctx.add_function("replace", guarded_replace);
+    ctx.add_function("lists.range", guarded_range);
+    ctx
+}
+
+/// A CEL type as a value (`type(1) == int`).
+#[derive(Debug, PartialEq, Eq)]
+struct CelType(String);
+
+impl Opaque for CelType {
+    fn runtime_type_name(&self) -> &str {
+        "type"
+    }
+}
+
+fn type_value(name: &str) -> Value {
+    Value::Opaque(Arc::new(CelType(name.to_string())))
+}
+
+/// `type(x)`: the type of a value, comparable with the type identifiers.
+fn type_of(v: Value) -> ResolveResult {
+    Ok(type_value(match &v {
+        Value::Int(_) => "int",
+        Value::UInt(_) => "uint",
+        Value::Float(_) => "double",
+        Value::String(_) => "string",
+        Value::Bytes(_) => "bytes",
+        Value::Bool(_) => "bool",
+        Value::List(_) => "list",
+        Value::Map(_) => "map",
+        Value::Null => "null_type",
+        Value::Timestamp(_) => "google.protobuf.Timestamp",
+        Value::Duration(_) => "google.protobuf.Duration",
+        Value::Function(..) => "function",
+        Value::Opaque(o) => o.runtime_type_name(),
+    }))
+}
+
+/// `@crd.tick(cost, cond)`: charges `cost` and passes the loop condition through.
+fn tick(Arguments(args): Arguments) -> ResolveResult {
+    let cost = match args.first() {
+        Some(Value::Int(n)) => (*n).max(1) as u64,
+        _ => 1,
+    };
+    charge(cost)?;
+    Ok(args.get(1).cloned().unwrap_or(Value::Bool(true)))
+}
+
+/// `<string>.replace(old, new[, n])` with its output size charged first.
+fn guarded_replace(This(this): This<Arc<String>>, Arguments(args): Arguments) -> ResolveResult {
+    let (from, to) = match (args.first(), args.get(1)) {
+        (Some(Value::String(a)), Some(Value::String(b))) => (a.clone(), b.clone()),
+        _ => {
+            return Err(ExecutionError::function_error(
+                "replace",
+                "expected string arguments",
+            ));
+        }
+    };
+    let limit = match args.get(2) {
+        None => None,
+        Some(Value::Int(n)) if *n < 0 => None,
+        Some(Value::Int(n)) => Some(*n as usize),
+        Some(_) => {
+            return Err(ExecutionError::function_error(
+                "replace",
+                "expected an int count",
+            ));
+        }
+    };
+    let occurrences = if from.is_empty() {
+        this.chars().count() + 1
+    } else {
+        this.matches(from.as_str()).count()
+    };
+    let n = limit.map_or(occurrences, |l| l.min(occurrences));
+    let size = this.len() as u64 + (n as u64).saturating_mul(to.len() as u64);
+    charge(size / 10 + 1)?;
+    let out = match limit {
+        None => this.replace(from.as_str(), to.as_str()),
+        Some(l) => this.replacen(from.as_str(), to.as_str(), l),
+    };
+    Ok(Value::String(Arc::new(out)))
+}
+
+/// `lists.range(n)` with `n` charged first.
+fn guarded_range(n: i64) -> ResolveResult {
+    if n < 0 {
+        return Err(ExecutionError::function_error(
+            "lists.range",
+            "range argument must be non-negative",
+        ));
+    }
+    charge(n as u64 + 1)?;
+    Ok(Value::List(Arc::new((0..n).map(Value::Int).collect())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube_cel::cel::Program;
+
+    fn eval(src: &str) -> ResolveResult {
+        let p = Program::compile(src).expect("parses");
+        with_root(|ctx| p.execute(ctx))
+    }
+
+    #[test]
+    fn kubernetes_libraries_are_registered() {
+        assert_eq!(eval("'a-b'.split('-').size()"), Ok(Value::Int(2)));
+        assert_eq!(
+            eval("quantity('1Gi').isGreaterThan(quantity('500Mi'))"),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(eval("isURL('https://x.io/p')"), Ok(Value::Bool(true)));
+        assert_eq!(
+            eval("type(1) == int && type('a') == string"),
+            Ok(Value::Bool(true))
+        );
+        assert_eq!(eval("type(1) == string"), Ok(Value::Bool(false)));
+        assert_eq!(
+            eval("type([1]) == list && type(type(1)) == type"),
+            Ok(Value::Bool(true))
+        );
+    }
+
+    #[test]
+    fn replace_follows_cel_go() {
+        assert_eq!(eval("'aaa'.replace('a', 'b')"), Ok(Value::from("bbb")));
+        assert_eq!(eval("'aaa'.replace('a', 'b', 2)"), Ok(Value::from("bba")));
+        assert_eq!(eval("'aaa'.replace('a', 'b', -1)"), Ok(Value::from("bbb")));
+        assert_eq!(eval("'ab'.replace('', '-')"), Ok(Value::from("-a-b-")));
+        assert_eq!(
+            eval("lists.range(3)"),
+            Ok(Value::List(Arc::new(vec![
+                Value::Int(0),
+                Value::Int(1),
+                Value::Int(2)
+            ])))
+        );
+    }
+}

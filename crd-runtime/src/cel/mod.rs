@@ -1,0 +1,43 @@
+//! CEL evaluation of `x-kubernetes-validations`, as the API server does it.
+//!
+//! Built on [kube-cel](https://crates.io/crates/kube-cel) (the Kubernetes CEL
+//! libraries for the `cel` crate). This module adds what the API server does
+//! around the interpreter:
+//! - [`value`]: JSON values typed by the schema (int-or-string, timestamps,
+//!   durations, bytes, escaped property names, resource-root metadata);
+//! - static checks at compile time ([`check`]: unknown fields, undeclared
+//!   references, operator type errors; [`field_path`]: `fieldPath`);
+//! - [`CompiledRules`] per schema node and the whole-schema [`Validator`] with
+//!   `self`/`oldSelf` (correlated like the server), `optionalOldSelf`,
+//!   `message`, `messageExpression`, `reason` and `fieldPath`, and the server's
+//!   error strings;
+//! - cost and time limits ([`Limits`], [`Budget`]);
+//! - [`CelPass`]: all of it as the last validation pass of an
+//!   [`Engine`](crate::engine::Engine).
+//!
+//! Supported beyond plain kube-cel: `cel.bind` (rewritten to a comprehension).
+//! Not supported (the `cel` 0.13 parser has no such macros): two-variable
+//! comprehensions and `sortBy`; they fail to compile with `undeclared reference`.
+
+mod budget;
+mod check;
+mod decl;
+mod env;
+mod escape;
+pub mod field_path;
+mod pass;
+mod rewrite;
+mod rules;
+mod schema;
+mod validator;
+pub mod value;
+
+pub use budget::{Budget, Limits};
+pub use escape::escape;
+pub use pass::CelPass;
+pub use rules::{CompiledRules, RuleError, RuleField, SUPPORTED_REASONS};
+pub use schema::CelSchema;
+pub use validator::{SchemaRuleError, Validator, blocking_error};
+
+#[cfg(test)]
+mod tests;

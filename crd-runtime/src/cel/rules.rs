@@ -1,0 +1,660 @@
+//! The rules of one schema node: compiled once, evaluated per value.
+
+use std::sync::Arc;
+
+use kube_cel::cel::common::ast::IdedExpr;
+use kube_cel::cel::objects::{OptionalValue, Value};
+use kube_cel::cel::parser::Parser;
+use kube_cel::cel::{Context, ExecutionError};
+use serde_json::Value as Json;
+
+use crate::field::{BadValue, ErrorType, FieldError, Path};
+use crate::model::{JSONSchemaProps, ValidationRule};
+
+use super::budget::{Budget, Exceeded};
+use super::check::{Checker, Problem, Ty};
+use super::env::with_root;
+use super::field_path::{self, Step};
+use super::rewrite::{instrument, node_count};
+use super::schema::CelSchema;
+use super::value::to_cel;
+
+/// The `reason`s a rule may give (`FieldValueErrorReason`).
+pub const SUPPORTED_REASONS: [&str; 4] = [
+    "FieldValueDuplicate",
+    "FieldValueForbidden",
+    "FieldValueInvalid",
+    "FieldValueRequired",
+];
+
+const FIELD_PATH_INVALID: &str = "fieldPath must be a valid path";
+
+/// Nesting limit of the parser (cel-go's default).
+const MAX_RECURSION_DEPTH: u16 = 250;
+
+/// Which field of a `ValidationRule` a compile problem is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleField {
+    /// `rule`
+    Rule,
+    /// `message`
+    Message,
+    /// `messageExpression`
+    MessageExpression,
+    /// `reason`
+    Reason,
+    /// `fieldPath`
+    FieldPath,
+    /// `optionalOldSelf`
+    OptionalOldSelf,
+}
+
+impl RuleField {
+    /// The JSON name of the field.
+    pub fn json_name(self) -> &'static str {
+        match self {
+            RuleField::Rule => "rule",
+            RuleField::Message => "message",
+            RuleField::MessageExpression => "messageExpression",
+            RuleField::Reason => "reason",
+            RuleField::FieldPath => "fieldPath",
+            RuleField::OptionalOldSelf => "optionalOldSelf",
+        }
+    }
+}
+
+/// A problem with one rule, found when compiling it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuleError {
+    /// Index of the rule in `x-kubernetes-validations`.
+    pub index: usize,
+    /// The field of the rule at fault.
+    pub field: RuleField,
+    /// `Required`, `Invalid` or `NotSupported`, as the API server reports it.
+    pub type_: ErrorType,
+    /// The offending value as the API server prints it.
+    pub bad_value: BadValue,
+    /// What is wrong (`compilation failed: ERROR: <input>:1:6: undefined field 'x'`).
+    pub detail: String,
+}
+
+impl RuleError {
+    /// Whether the problem comes from compiling the rule (syntax, types, fields,
+    /// `fieldPath` resolution, `oldSelf` use) rather than from the shape of the
+    /// `ValidationRule` (empty or multi-line fields, unknown reason), which a CRD
+    /// checker reports without CEL.
+    pub fn from_compiler(&self) -> bool {
+        match self.field {
+            RuleField::Rule | RuleField::MessageExpression => self.type_ == ErrorType::Invalid,
+            RuleField::FieldPath => self.detail == FIELD_PATH_INVALID,
+            RuleField::OptionalOldSelf => true,
+            RuleField::Message | RuleField::Reason => false,
+        }
+    }
+
+    /// The error at `x-kubernetes-validations[i].<field>` below `node_path`
+    /// (e.g. `spec.versions[0].schema.openAPIV3Schema.properties[spec]`).
+    pub fn to_field_error(&self, node_path: &Path) -> FieldError {
+        let path = node_path
+            .child("x-kubernetes-validations")
+            .index(self.index)
+            .child(self.field.json_name());
+        FieldError::new(
+            self.type_,
+            path,
+            self.bad_value.clone(),
+            self.detail.clone(),
+        )
+    }
+}
+
+/// One compiled rule.
+#[derive(Debug)]
+struct CompiledRule {
+    rule: ValidationRule,
+    /// `None` for an empty rule (reported at compile time, skipped at run time).
+    program: Option<IdedExpr>,
+    /// The compile error, reported again at run time (`rule compile error: ...`).
+    error: Option<String>,
+    message_expression: Option<IdedExpr>,
+    uses_old_self: bool,
+    field_path: Vec<Step>,
+    static_cost: u64,
+    message_static_cost: u64,
+}
+
+/// The compiled `x-kubernetes-validations` of one schema node.
+#[derive(Debug)]
+pub struct CompiledRules {
+    schema: Arc<CelSchema>,
+    resource_root: bool,
+    rules: Vec<CompiledRule>,
+}
+
+impl CompiledRules {
+    /// Compiles the node's own `x-kubernetes-validations`. `resource_root`: the
+    /// node is the root of a resource (embedded resources are detected from the
+    /// schema). Every problem is returned; rules with problems in `rule` report
+    /// them again when evaluated, other problems do not stop evaluation.
+    pub fn compile(schema: &JSONSchemaProps, resource_root: bool) -> (Self, Vec<RuleError>) {
+        let rules = schema.x_kubernetes_validations.as_deref().unwrap_or(&[]);
+        Self::for_node(CelSchema::new(schema), rules, resource_root)
+    }
+
+    /// Compiles `rules` for the node `schema` (its own rules, or the rules of one
+    /// of its `allOf` branches, which apply to the node itself).
+    pub fn for_node(
+        schema: Arc<CelSchema>,
+        rules: &[ValidationRule],
+        resource_root: bool,
+    ) -> (Self, Vec<RuleError>) {
+        let mut errors = Vec::new();
+        let compiled = rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| compile_one(i, r, &schema, resource_root, &mut errors))
+            .collect();
+        (
+            CompiledRules {
+                schema,
+                resource_root,
+                rules: compiled,
+            },
+            errors,
+        )
+    }
+
+    /// Whether the node has no rules.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Index and source of every successfully compiled transition rule.
+    pub fn transition_rules(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.uses_old_self && r.error.is_none())
+            .map(|(i, r)| (i, r.rule.rule.as_str()))
+    }
+
+    /// Whether any rule is a transition rule (uses `oldSelf`).
+    pub fn uses_old_self(&self) -> bool {
+        self.rules.iter().any(|r| r.uses_old_self)
+    }
+
+    /// The node's schema type as the API server prints it in errors.
+    fn type_value(&self) -> BadValue {
+        BadValue::Str(self.schema.type_str().to_string())
+    }
+
+    /// Evaluates the rules with `self` = `value` (and `oldSelf` = `old` for
+    /// transition rules) and returns the failures, reported at `path` (adjusted
+    /// by each rule's `fieldPath`). A `null` value is not validated.
+    pub fn evaluate(
+        &self,
+        value: &Json,
+        old: Option<&Json>,
+        path: &Path,
+        budget: &mut Budget,
+    ) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        if value.is_null() || self.rules.is_empty() || budget.stopped {
+            return errs;
+        }
+        let old = old.filter(|o| !o.is_null());
+        if budget.used_up() {
+            errs.push(self.out_of_budget(path));
+            budget.stopped = true;
+            return errs;
+        }
+        let this = to_cel(value, &self.schema, self.resource_root);
+        let old_val = old.map(|o| to_cel(o, &self.schema, self.resource_root));
+        with_root(|root| {
+            let mut ctx = root.new_inner_scope();
+            ctx.add_variable_from_value("self", this.clone());
+            let mut opt_ctx = root.new_inner_scope();
+            opt_ctx.add_variable_from_value("self", this.clone());
+            opt_ctx.add_variable_from_value(
+                "oldSelf",
+                Value::Opaque(Arc::new(match &old_val {
+                    Some(v) => OptionalValue::of(v.clone()),
+                    None => OptionalValue::none(),
+                })),
+            );
+            if let Some(v) = &old_val {
+                ctx.add_variable_from_value("oldSelf", v.clone());
+            }
+            for rule in &self.rules {
+                if !self.evaluate_one(
+                    rule,
+                    value,
+                    old.is_some(),
+                    &ctx,
+                    &opt_ctx,
+                    path,
+                    budget,
+                    &mut errs,
+                ) {
+                    budget.stopped = true;
+                    break;
+                }
+            }
+        });
+        errs
+    }
+
+    fn out_of_budget(&self, path: &Path) -> FieldError {
+        FieldError::invalid(
+            path.clone(),
+            self.type_value(),
+            "validation failed due to running out of cost budget, no further validation rules will be run",
+        )
+    }
+
+    /// Evaluates one rule; `false` means stop evaluating the object.
+    #[allow(clippy::too_many_arguments)]
+    fn evaluate_one(
+        &self,
+        rule: &CompiledRule,
+        value: &Json,
+        has_old: bool,
+        ctx: &Context<'_>,
+        opt_ctx: &Context<'_>,
+        path: &Path,
+        budget: &mut Budget,
+        errs: &mut Vec<FieldError>,
+    ) -> bool {
+        if let Some(e) = &rule.error {
+            errs.push(FieldError::invalid(
+                path.clone(),
+                self.type_value(),
+                format!("rule compile error: {e}"),
+            ));
+            return true;
+        }
+        let Some(program) = &rule.program else {
+            return true;
+        };
+        let optional_old_self = rule.rule.optional_old_self.unwrap_or(false);
+        if rule.uses_old_self && !has_old && !optional_old_self {
+            return true;
+        }
+        let ctx = if optional_old_self { opt_ctx } else { ctx };
+        let (result, exceeded) = budget.meter(rule.static_cost, || ctx.resolve(program));
+        let rule_text = rule_error_string(&rule.rule);
+        match exceeded {
+            Some(Exceeded::Object) => {
+                errs.push(self.out_of_budget(path));
+                return false;
+            }
+            Some(Exceeded::Expression) | Some(Exceeded::Time) => {
+                let what = if exceeded == Some(Exceeded::Time) {
+                    "operation cancelled: evaluation time limit exceeded"
+                } else {
+                    super::budget::COST_LIMIT_EXCEEDED
+                };
+                errs.push(FieldError::invalid(
+                    path.clone(),
+                    self.type_value(),
+                    format!("'{what}': no further validation rules will be run due to call cost exceeds limit for rule: {rule_text}"),
+                ));
+                return false;
+            }
+            None => {}
+        }
+        match result {
+            Ok(Value::Bool(true)) => return true,
+            Ok(Value::Bool(false)) => {}
+            Ok(other) => {
+                errs.push(FieldError::invalid(
+                    path.clone(),
+                    self.type_value(),
+                    format!(
+                        "rule did not evaluate to a bool ({}) evaluating rule: {rule_text}",
+                        other.type_of()
+                    ),
+                ));
+                return true;
+            }
+            Err(e) => {
+                let msg = cel_go_error(&e);
+                let detail = if msg.starts_with("no such overload") {
+                    format!(
+                        "'{msg}': call arguments did not match a supported operator, function or macro signature for rule: {rule_text}"
+                    )
+                } else {
+                    format!("{msg} evaluating rule: {rule_text}")
+                };
+                errs.push(FieldError::invalid(path.clone(), self.type_value(), detail));
+                return true;
+            }
+        }
+
+        // The rule evaluated to false.
+        let at = field_path::append(path, &rule.field_path);
+        let mut detail = None;
+        if let Some(msg_expr) = &rule.message_expression {
+            let (result, exceeded) =
+                budget.meter(rule.message_static_cost, || ctx.resolve(msg_expr));
+            if exceeded.is_some() {
+                let src = rule.rule.message_expression.as_deref().unwrap_or("");
+                let why = if exceeded == Some(Exceeded::Object) {
+                    "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run".to_string()
+                } else {
+                    format!(
+                        "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
+                        crate::field::go_quote(src)
+                    )
+                };
+                errs.push(FieldError::invalid(at, self.type_value(), why));
+                return false;
+            }
+            // Failed, non-string, empty, multi-line or over-long messages fall
+            // back to the rule's message, as the API server does.
+            if let Ok(Value::String(s)) = result {
+                let t = s.trim();
+                if !t.is_empty() && t.len() <= 5 * 1024 && !t.contains('\n') {
+                    detail = Some(t.to_string());
+                }
+            }
+        }
+        let detail = detail.unwrap_or_else(|| rule_message_or_default(&rule.rule));
+        errs.push(self.failure(at, value, detail, rule.rule.reason.as_deref()));
+        true
+    }
+
+    /// The error for a failed rule (`fieldErrorForReason`). Scalars print their
+    /// value; objects and arrays print their type (`spec: Invalid value: "object": ...`).
+    fn failure(&self, at: Path, value: &Json, detail: String, reason: Option<&str>) -> FieldError {
+        let bad = match value {
+            Json::Object(_) | Json::Array(_) => self.type_value(),
+            v => BadValue::from_json(v),
+        };
+        match reason {
+            Some("FieldValueForbidden") => FieldError::forbidden(at, detail),
+            Some("FieldValueRequired") => FieldError::required(at, detail),
+            Some("FieldValueDuplicate") => FieldError::duplicate(at, bad),
+            _ => FieldError::invalid(at, bad, detail),
+        }
+    }
+}
+
+/// `ruleErrorString`: the message if there is one, else the rule.
+fn rule_error_string(r: &ValidationRule) -> String {
+    match r.message.as_deref() {
+        Some(m) if !m.is_empty() => m.trim().to_string(),
+        _ => r.rule.trim().to_string(),
+    }
+}
+
+/// `ruleMessageOrDefault`: the message, or `failed rule: <rule>`.
+fn rule_message_or_default(r: &ValidationRule) -> String {
+    match r.message.as_deref() {
+        Some(m) if !m.is_empty() => m.trim().to_string(),
+        _ => format!("failed rule: {}", rule_error_string(r)),
+    }
+}
+
+/// An evaluation error in cel-go's words (the API server matches on them).
+fn cel_go_error(e: &ExecutionError) -> String {
+    match e {
+        ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
+        ExecutionError::NoSuchOverload
+        | ExecutionError::UnsupportedBinaryOperator(..)
+        | ExecutionError::UnsupportedUnaryOperator(..)
+        | ExecutionError::ValuesNotComparable(..)
+        | ExecutionError::UnexpectedType { .. }
+        | ExecutionError::UnsupportedTargetType { .. }
+        | ExecutionError::NotSupportedAsMethod { .. } => "no such overload".into(),
+        ExecutionError::DivisionByZero(_) => "division by zero".into(),
+        ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
+        ExecutionError::Overflow(..) => "integer overflow".into(),
+        ExecutionError::IndexOutOfBounds(i) => format!("index out of bounds: {}", value_text(i)),
+        ExecutionError::FunctionError { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::String(s) => s.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn compile_one(
+    index: usize,
+    rule: &ValidationRule,
+    schema: &CelSchema,
+    resource_root: bool,
+    errors: &mut Vec<RuleError>,
+) -> CompiledRule {
+    let mut push = |field: RuleField, type_: ErrorType, bad_value: BadValue, detail: String| {
+        errors.push(RuleError {
+            index,
+            field,
+            type_,
+            bad_value,
+            detail,
+        })
+    };
+    let rule_value = || BadValue::Str(rule.rule.clone());
+    let trimmed_rule = rule.rule.trim();
+    let trimmed_msg = rule.message.as_deref().unwrap_or("").trim();
+    // Field checks of the CRD validation (`ValidateCustomResourceDefinitionOpenAPISchema`).
+    if trimmed_rule.is_empty() {
+        push(
+            RuleField::Rule,
+            ErrorType::Required,
+            BadValue::Omit,
+            "rule is not specified".into(),
+        );
+    } else if rule.message.as_deref().is_some_and(|m| !m.is_empty()) && trimmed_msg.is_empty() {
+        push(
+            RuleField::Message,
+            ErrorType::Invalid,
+            BadValue::Str(rule.message.clone().unwrap_or_default()),
+            "message must be non-empty if specified".into(),
+        );
+    } else if trimmed_msg.contains('\n') {
+        push(
+            RuleField::Message,
+            ErrorType::Invalid,
+            BadValue::Str(rule.message.clone().unwrap_or_default()),
+            "message must not contain line breaks".into(),
+        );
+    } else if trimmed_rule.contains('\n') && trimmed_msg.is_empty() {
+        push(
+            RuleField::Message,
+            ErrorType::Required,
+            BadValue::Omit,
+            "message must be specified if rule contains line breaks".into(),
+        );
+    }
+    if let Some(me) = &rule.message_expression
+        && !me.is_empty()
+        && me.trim().is_empty()
+    {
+        push(
+            RuleField::MessageExpression,
+            ErrorType::Required,
+            BadValue::Omit,
+            "messageExpression must be non-empty if specified".into(),
+        );
+    }
+    if let Some(reason) = &rule.reason
+        && !SUPPORTED_REASONS.contains(&reason.as_str())
+    {
+        let supported: Vec<String> = SUPPORTED_REASONS
+            .iter()
+            .map(|s| crate::field::go_quote(s))
+            .collect();
+        push(
+            RuleField::Reason,
+            ErrorType::NotSupported,
+            BadValue::Str(reason.clone()),
+            format!("supported values: {}", supported.join(", ")),
+        );
+    }
+    let mut steps = Vec::new();
+    if let Some(fp) = &rule.field_path {
+        let fp_value = || BadValue::Str(fp.clone());
+        if !fp.is_empty() && fp.trim().is_empty() {
+            push(
+                RuleField::FieldPath,
+                ErrorType::Invalid,
+                fp_value(),
+                "fieldPath must be non-empty if specified".into(),
+            );
+        }
+        if fp.contains('\n') {
+            push(
+                RuleField::FieldPath,
+                ErrorType::Invalid,
+                fp_value(),
+                "fieldPath must not contain line breaks".into(),
+            );
+        }
+        // Like upstream, any non-empty path must resolve, blank ones included.
+        if !fp.is_empty() {
+            match field_path::parse(fp, schema) {
+                Ok(s) => steps = s,
+                Err(_) => push(
+                    RuleField::FieldPath,
+                    ErrorType::Invalid,
+                    fp_value(),
+                    FIELD_PATH_INVALID.into(),
+                ),
+            }
+        }
+    }
+
+    let self_ty = Ty::of_schema(schema, resource_root);
+    let optional_old_self = rule.optional_old_self.unwrap_or(false);
+    let old_ty = if optional_old_self {
+        Ty::Optional(Box::new(self_ty.clone()))
+    } else {
+        self_ty.clone()
+    };
+    let mut compiled = CompiledRule {
+        rule: rule.clone(),
+        program: None,
+        error: None,
+        message_expression: None,
+        uses_old_self: false,
+        field_path: steps,
+        static_cost: 0,
+        message_static_cost: 0,
+    };
+    if trimmed_rule.is_empty() {
+        return compiled;
+    }
+    match compile_expr(&rule.rule, self_ty.clone(), old_ty.clone()) {
+        Err(detail) => {
+            let detail = format!("compilation failed: {detail}");
+            compiled.error = Some(detail.clone());
+            push(RuleField::Rule, ErrorType::Invalid, rule_value(), detail);
+        }
+        Ok((expr, ty, uses_old_self)) => {
+            compiled.uses_old_self = uses_old_self;
+            if !matches!(ty, Ty::Bool | Ty::Dyn) {
+                let detail = "cel expression must evaluate to a bool".to_string();
+                compiled.error = Some(detail.clone());
+                push(RuleField::Rule, ErrorType::Invalid, rule_value(), detail);
+            } else {
+                let mut expr = expr;
+                compiled.static_cost = node_count(&expr);
+                instrument(&mut expr);
+                compiled.program = Some(expr);
+            }
+        }
+    }
+    if let Some(flag) = rule.optional_old_self
+        && !compiled.uses_old_self
+        && compiled.error.is_none()
+    {
+        push(
+            RuleField::OptionalOldSelf,
+            ErrorType::Invalid,
+            BadValue::Bool(flag),
+            "may not be set if oldSelf is not used in rule".into(),
+        );
+    }
+    if let Some(me) = rule
+        .message_expression
+        .as_deref()
+        .filter(|m| !m.trim().is_empty())
+    {
+        match compile_expr(me, self_ty, old_ty) {
+            Err(detail) => push(
+                RuleField::MessageExpression,
+                ErrorType::Invalid,
+                rule_value(),
+                format!("messageExpression compilation failed: {detail}"),
+            ),
+            Ok((_, ty, _)) if !matches!(ty, Ty::String | Ty::Dyn) => push(
+                RuleField::MessageExpression,
+                ErrorType::Invalid,
+                rule_value(),
+                "messageExpression must evaluate to a string".into(),
+            ),
+            Ok((mut expr, _, _)) => {
+                compiled.message_static_cost = node_count(&expr);
+                instrument(&mut expr);
+                compiled.message_expression = Some(expr);
+            }
+        }
+    }
+    compiled
+}
+
+/// Parses and checks one expression: the expression, its type and whether it uses `oldSelf`.
+fn compile_expr<'a>(
+    src: &str,
+    self_ty: Ty<'a>,
+    old_ty: Ty<'a>,
+) -> Result<(IdedExpr, Ty<'a>, bool), String> {
+    let parser = Parser::new()
+        .enable_optional_syntax(true)
+        .max_recursion_depth(MAX_RECURSION_DEPTH);
+    let expr = parser.parse(src).map_err(|e| e.to_string())?;
+    let mut checker = Checker::new(self_ty, Some(old_ty));
+    let ty = checker.check(&expr);
+    if !checker.problems.is_empty() {
+        let msgs: Vec<String> = checker
+            .problems
+            .iter()
+            .map(|p| render_problem(src, p))
+            .collect();
+        return Err(msgs.join("\n"));
+    }
+    let uses_old_self = expr.references().has_variable("oldSelf");
+    Ok((expr, ty, uses_old_self))
+}
+
+/// `ERROR: <input>:line:col: message` with cel-go's source snippet, when the
+/// problem can be located in the source.
+fn render_problem(src: &str, p: &Problem) -> String {
+    let located = p.near.as_deref().and_then(|needle| {
+        let offset = src.find(needle)?;
+        let before = &src[..offset];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = src[line_start..offset].chars().count();
+        let text = src[line_start..].lines().next().unwrap_or("");
+        Some((line, col, text))
+    });
+    match located {
+        Some((line, col, text)) => format!(
+            "ERROR: <input>:{line}:{}: {}\n | {text}\n | {}^",
+            col + 1,
+            p.message,
+            ".".repeat(col)
+        ),
+        None => format!("ERROR: <input>:1:1: {}", p.message),
+    }
+}

@@ -1,0 +1,127 @@
+//! The part of a schema CEL needs, owned, so that compiled rules live as long as
+//! their users want (an engine pass, a cache) without borrowing the CRD.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::model::{JSONSchemaProps, ValidationRule};
+
+/// The structural skeleton of a schema node plus its rules.
+#[derive(Clone, Debug, Default)]
+pub struct CelSchema {
+    type_: String,
+    /// `format`.
+    pub(crate) format: Option<String>,
+    int_or_string: bool,
+    embedded: bool,
+    preserve_unknown: bool,
+    /// `properties`.
+    pub(crate) properties: Option<BTreeMap<String, Arc<CelSchema>>>,
+    items: Option<Arc<CelSchema>>,
+    additional: Option<Arc<CelSchema>>,
+    /// `x-kubernetes-list-type`.
+    pub(crate) x_kubernetes_list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys`.
+    pub(crate) x_kubernetes_list_map_keys: Option<Vec<String>>,
+    /// `x-kubernetes-map-type`.
+    pub(crate) x_kubernetes_map_type: Option<String>,
+    /// `x-kubernetes-validations`.
+    pub(crate) x_kubernetes_validations: Option<Vec<ValidationRule>>,
+    /// `x-kubernetes-validations` of each `allOf` branch (they apply to this node).
+    pub(crate) all_of_rules: Vec<Option<Vec<ValidationRule>>>,
+}
+
+impl CelSchema {
+    /// The skeleton of `s` and everything below it.
+    pub fn new(s: &JSONSchemaProps) -> Arc<CelSchema> {
+        Arc::new(CelSchema {
+            type_: s.type_str().to_string(),
+            format: s.format.clone(),
+            int_or_string: s.is_int_or_string(),
+            embedded: s.is_embedded_resource(),
+            preserve_unknown: s.preserves_unknown_fields(),
+            properties: s.properties.as_ref().map(|p| {
+                p.iter()
+                    .map(|(k, v)| (k.clone(), CelSchema::new(v)))
+                    .collect()
+            }),
+            items: s.items_schema().map(CelSchema::new),
+            additional: s.additional_properties_schema().map(CelSchema::new),
+            x_kubernetes_list_type: s.x_kubernetes_list_type.clone(),
+            x_kubernetes_list_map_keys: s.x_kubernetes_list_map_keys.clone(),
+            x_kubernetes_map_type: s.x_kubernetes_map_type.clone(),
+            x_kubernetes_validations: s.x_kubernetes_validations.clone(),
+            all_of_rules: s
+                .all_of
+                .iter()
+                .flatten()
+                .map(|b| b.x_kubernetes_validations.clone())
+                .collect(),
+        })
+    }
+
+    /// A node of type `t` without anything else.
+    pub(crate) fn of_type(t: &str) -> CelSchema {
+        CelSchema {
+            type_: t.to_string(),
+            ..Default::default()
+        }
+    }
+
+    /// An object node with the given properties.
+    pub(crate) fn object(props: BTreeMap<String, Arc<CelSchema>>) -> CelSchema {
+        CelSchema {
+            type_: "object".into(),
+            properties: Some(props),
+            ..Default::default()
+        }
+    }
+
+    /// `type` (`""` when absent).
+    pub fn type_str(&self) -> &str {
+        &self.type_
+    }
+
+    /// `x-kubernetes-int-or-string`.
+    pub fn is_int_or_string(&self) -> bool {
+        self.int_or_string
+    }
+
+    /// `x-kubernetes-embedded-resource`.
+    pub fn is_embedded_resource(&self) -> bool {
+        self.embedded
+    }
+
+    /// `x-kubernetes-preserve-unknown-fields`.
+    pub fn preserves_unknown_fields(&self) -> bool {
+        self.preserve_unknown
+    }
+
+    /// `items`.
+    pub fn items_schema(&self) -> Option<&CelSchema> {
+        self.items.as_deref()
+    }
+
+    /// `additionalProperties` given as a schema.
+    pub fn additional_properties_schema(&self) -> Option<&CelSchema> {
+        self.additional.as_deref()
+    }
+
+    /// `items`, shared.
+    pub(crate) fn items_arc(&self) -> Option<&Arc<CelSchema>> {
+        self.items.as_ref()
+    }
+
+    /// `additionalProperties`, shared.
+    pub(crate) fn additional_arc(&self) -> Option<&Arc<CelSchema>> {
+        self.additional.as_ref()
+    }
+}
+
+/// Nodes are compared by identity: two types are the same object type when they
+/// come from the same schema node.
+impl PartialEq for CelSchema {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}

@@ -1,0 +1,316 @@
+//! All rules of a schema, evaluated over a whole object
+//! (`apiextensions-apiserver/pkg/apiserver/schema/cel` `Validator`).
+//!
+//! Walks the object along the schema and evaluates every node's rules with
+//! `self` bound to the node's value. `oldSelf` is the old object's value at the
+//! same place when the place is *correlatable*: object properties, map
+//! (`additionalProperties`) entries, and items of `x-kubernetes-list-type: map`
+//! lists matched by their keys. Items of other lists have no old value, so
+//! transition rules below them only run when `optionalOldSelf` is set.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use crate::field::{BadValue, ErrorType, FieldError, Path};
+use crate::model::JSONSchemaProps;
+
+use super::budget::{Budget, Limits};
+use super::rules::{CompiledRules, RuleError, RuleField};
+use super::schema::CelSchema;
+
+/// The compiled rules of a schema tree; nodes without rules below them are left out.
+#[derive(Debug)]
+pub struct Validator {
+    schema: Arc<CelSchema>,
+    rules: CompiledRules,
+    all_of: Vec<CompiledRules>,
+    properties: BTreeMap<String, Validator>,
+    items: Option<Box<Validator>>,
+    additional_properties: Option<Box<Validator>>,
+}
+
+/// A compile problem with its schema path (`properties[spec].x-kubernetes-validations[0].rule`,
+/// relative to the schema root).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemaRuleError {
+    /// Path of the schema node holding the rule, relative to the schema root.
+    pub node: Path,
+    /// The problem.
+    pub error: RuleError,
+    /// For a transition rule below an uncorrelatable node: that node's path,
+    /// relative to the schema root (the detail names it in full).
+    pub uncorrelatable_within: Option<Path>,
+}
+
+/// `root` followed by the relative path `rel`.
+fn join(root: &Path, rel: &Path) -> Path {
+    if rel.is_empty() {
+        return root.clone();
+    }
+    if root.is_empty() {
+        return rel.clone();
+    }
+    let sep = if rel.as_str().starts_with('[') {
+        ""
+    } else {
+        "."
+    };
+    Path::from(format!("{root}{sep}{rel}").as_str())
+}
+
+impl SchemaRuleError {
+    /// The field error, with `root` the path of the schema root
+    /// (e.g. `spec.versions[0].schema.openAPIV3Schema`).
+    pub fn to_field_error(&self, root: &Path) -> FieldError {
+        let mut e = self.error.to_field_error(&join(root, &self.node));
+        if let Some(within) = &self.uncorrelatable_within {
+            e.detail = format!(
+                "oldSelf cannot be used on the uncorrelatable portion of the schema within {}",
+                join(root, within)
+            );
+        }
+        e
+    }
+}
+
+impl Validator {
+    /// Compiles every rule of `schema` (the root of a resource when `resource_root`).
+    /// Returns `None` when the schema has no rules at all, plus every compile problem.
+    pub fn new(
+        schema: &JSONSchemaProps,
+        resource_root: bool,
+    ) -> (Option<Self>, Vec<SchemaRuleError>) {
+        let mut errors = Vec::new();
+        let v = Self::build(
+            &CelSchema::new(schema),
+            resource_root,
+            &Path::root(),
+            None,
+            &mut errors,
+        );
+        (v, errors)
+    }
+
+    fn build(
+        schema: &Arc<CelSchema>,
+        resource_root: bool,
+        path: &Path,
+        uncorrelatable: Option<&Path>,
+        errors: &mut Vec<SchemaRuleError>,
+    ) -> Option<Self> {
+        let own = schema.x_kubernetes_validations.as_deref().unwrap_or(&[]);
+        let (rules, errs) = CompiledRules::for_node(schema.clone(), own, resource_root);
+        errors.extend(errs.into_iter().map(|error| SchemaRuleError {
+            node: path.clone(),
+            error,
+            uncorrelatable_within: None,
+        }));
+        if let Some(within) = uncorrelatable {
+            for (index, rule) in rules.transition_rules() {
+                errors.push(SchemaRuleError {
+                    node: path.clone(),
+                    error: RuleError {
+                        index,
+                        field: RuleField::Rule,
+                        type_: ErrorType::Invalid,
+                        bad_value: BadValue::Str(rule.to_string()),
+                        detail: format!(
+                            "oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"
+                        ),
+                    },
+                    uncorrelatable_within: Some(within.clone()),
+                });
+            }
+        }
+        let mut all_of = Vec::new();
+        for (i, branch) in schema.all_of_rules.iter().enumerate() {
+            if let Some(branch_rules) = branch {
+                let (r, errs) =
+                    CompiledRules::for_node(schema.clone(), branch_rules, resource_root);
+                let branch_path = path.child("allOf").index(i);
+                errors.extend(errs.into_iter().map(|error| SchemaRuleError {
+                    node: branch_path.clone(),
+                    error,
+                    uncorrelatable_within: None,
+                }));
+                all_of.push(r);
+            }
+        }
+        // Below a map of an unknown map type, or below the items of a list that is
+        // not a map list, old and new values cannot be matched up.
+        let map_unc = match schema.x_kubernetes_map_type.as_deref() {
+            None | Some("granular") | Some("atomic") => uncorrelatable.cloned(),
+            Some(_) => uncorrelatable.cloned().or_else(|| Some(path.clone())),
+        };
+        let mut properties = BTreeMap::new();
+        for (k, s) in schema.properties.iter().flatten() {
+            let child = path.child("properties").key(k);
+            if let Some(v) = Self::build(
+                s,
+                s.is_embedded_resource(),
+                &child,
+                map_unc.as_ref(),
+                errors,
+            ) {
+                properties.insert(k.clone(), v);
+            }
+        }
+        let items = schema.items_arc().and_then(|s| {
+            let child = path.child("items");
+            let unc = match (uncorrelatable, schema.x_kubernetes_list_type.as_deref()) {
+                (Some(u), _) => Some(u.clone()),
+                (None, Some("map")) => None,
+                (None, _) => Some(child.clone()),
+            };
+            Self::build(s, s.is_embedded_resource(), &child, unc.as_ref(), errors).map(Box::new)
+        });
+        let additional_properties = schema.additional_arc().and_then(|s| {
+            let child = path.child("additionalProperties");
+            Self::build(
+                s,
+                s.is_embedded_resource(),
+                &child,
+                map_unc.as_ref(),
+                errors,
+            )
+            .map(Box::new)
+        });
+        let empty = rules.is_empty()
+            && all_of.is_empty()
+            && properties.is_empty()
+            && items.is_none()
+            && additional_properties.is_none();
+        (!empty).then(|| Validator {
+            schema: schema.clone(),
+            rules,
+            all_of,
+            properties,
+            items,
+            additional_properties,
+        })
+    }
+
+    /// Evaluates every rule over `obj` (and `old` for transition rules) with the
+    /// default limits.
+    pub fn validate(&self, obj: &Json, old: Option<&Json>) -> Vec<FieldError> {
+        let mut budget = Budget::new(Limits::default());
+        self.validate_with(obj, old, &Path::root(), &mut budget)
+    }
+
+    /// Evaluates every rule below `path` within `budget`.
+    pub fn validate_with(
+        &self,
+        obj: &Json,
+        old: Option<&Json>,
+        path: &Path,
+        budget: &mut Budget,
+    ) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        self.walk(obj, old, path, budget, &mut errs);
+        errs
+    }
+
+    fn walk(
+        &self,
+        obj: &Json,
+        old: Option<&Json>,
+        path: &Path,
+        budget: &mut Budget,
+        errs: &mut Vec<FieldError>,
+    ) {
+        if obj.is_null() || budget.stopped {
+            return;
+        }
+        errs.extend(self.rules.evaluate(obj, old, path, budget));
+        for r in &self.all_of {
+            errs.extend(r.evaluate(obj, old, path, budget));
+        }
+        match obj {
+            Json::Array(items) => {
+                let Some(iv) = &self.items else { return };
+                let keys = self.map_list_keys();
+                for (i, item) in items.iter().enumerate() {
+                    if budget.stopped {
+                        return;
+                    }
+                    let old_item = keys.and_then(|k| correlate(k, item, old));
+                    iv.walk(item, old_item, &path.index(i), budget, errs);
+                }
+            }
+            Json::Object(map) => {
+                let old_map = old.and_then(Json::as_object);
+                if let Some(av) = &self.additional_properties {
+                    for (k, v) in map {
+                        if budget.stopped {
+                            return;
+                        }
+                        av.walk(
+                            v,
+                            old_map.and_then(|m| m.get(k)),
+                            &path.key(k),
+                            budget,
+                            errs,
+                        );
+                    }
+                }
+                for (k, v) in map {
+                    if budget.stopped {
+                        return;
+                    }
+                    if let Some(pv) = self.properties.get(k.as_str()) {
+                        pv.walk(
+                            v,
+                            old_map.and_then(|m| m.get(k)),
+                            &path.child(k),
+                            budget,
+                            errs,
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn map_list_keys(&self) -> Option<&[String]> {
+        if self.schema.x_kubernetes_list_type.as_deref() != Some("map") {
+            return None;
+        }
+        self.schema.x_kubernetes_list_map_keys.as_deref()
+    }
+}
+
+/// The item of the old map list with the same key values as `item`.
+fn correlate<'o>(keys: &[String], item: &Json, old: Option<&'o Json>) -> Option<&'o Json> {
+    let item = item.as_object()?;
+    old?.as_array()?.iter().find(|o| {
+        o.as_object()
+            .is_some_and(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
+    })
+}
+
+/// Whether earlier validation errors stop CEL evaluation, as in the API server:
+/// after an unsupported enum value, a missing required field, a too long
+/// string, too many items, or a type error, rules would see data they were not
+/// written for. Returns the error the API server adds instead of evaluating.
+pub fn blocking_error(errs: &[FieldError]) -> Option<FieldError> {
+    let blocking = errs.iter().any(|e| {
+        matches!(
+            e.type_,
+            ErrorType::NotSupported
+                | ErrorType::Required
+                | ErrorType::TooLong
+                | ErrorType::TooMany
+                | ErrorType::TypeInvalid
+        )
+    });
+    blocking.then(|| {
+        FieldError::invalid(
+            Path::root(),
+            BadValue::Json(Json::Null),
+            "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+        )
+    })
+}
