@@ -86,7 +86,7 @@ pub struct KitchenSpec {
     pub template: Option<Value>,
     #[crd(
         validation(
-            rule = "self.size() > 0",
+            rule = "oldSelf.hasValue() || self.size() > 0",
             message = "non-empty",
             message_expression = "'bad: ' + self",
             reason = "FieldValueInvalid",
@@ -229,7 +229,7 @@ fn cel_rules_and_one_of_helpers() {
     assert_eq!(
         serde_json::to_value(&rules).unwrap(),
         json!([
-        {"rule": "self.size() > 0", "message": "non-empty", "messageExpression": "'bad: ' + self",
+        {"rule": "oldSelf.hasValue() || self.size() > 0", "message": "non-empty", "messageExpression": "'bad: ' + self",
          "reason": "FieldValueInvalid", "optionalOldSelf": true},
         {"rule": "self != 'forbidden'"}])
     );
