@@ -27,6 +27,7 @@ use crd_runtime::CustomResourceDefinition;
 use crd_runtime::load::{LoadError, crds_from_documents, parse_documents_bytes};
 
 pub mod codegen;
+pub mod roundtrip;
 
 use codegen::{GenError, GeneratedCrd, MapType, Options};
 

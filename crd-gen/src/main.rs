@@ -22,6 +22,8 @@ enum Command {
     Validate(cli::validate::Args),
     /// Generate typed Rust (crd-derive structs and enums) from CRD manifests.
     Generate(cli::generate::GenerateArgs),
+    /// Generate Rust, compile it, emit the CRDs again and compare with the input.
+    Roundtrip(cli::roundtrip::RoundtripArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,5 +33,6 @@ fn main() -> ExitCode {
         Some(Command::Check(args)) => cli::check::run(args),
         Some(Command::Validate(args)) => cli::validate::run(args),
         Some(Command::Generate(args)) => cli::generate::run(args),
+        Some(Command::Roundtrip(args)) => cli::roundtrip::run(args),
     }
 }

@@ -4,5 +4,6 @@ pub mod check;
 pub mod generate;
 pub mod inputs;
 pub mod json_stream;
+pub mod roundtrip;
 pub mod summary;
 pub mod validate;

@@ -70,13 +70,16 @@ impl Emitter<'_> {
 
     /// Every definition except the ones in `skip` (emitted elsewhere), in order.
     pub fn defs(&self, skip: &[usize]) -> TokenStream {
-        let items = self
+        let mut defs: Vec<&TypeDef> = self
             .space
             .defs
             .iter()
             .enumerate()
             .filter(|(i, _)| !skip.contains(i))
-            .map(|(_, def)| self.def(def, None));
+            .map(|(_, def)| def)
+            .collect();
+        defs.sort_by_key(|d| d.seq);
+        let items = defs.into_iter().map(|def| self.def(def, None));
         quote!(#(#items)*)
     }
 
@@ -317,9 +320,10 @@ pub fn implied(kind: &TyKind) -> Implied {
     };
     match kind {
         TyKind::Bool => t("boolean", None),
-        TyKind::I32 => t("integer", Some("int32")),
-        TyKind::I64 => t("integer", Some("int64")),
-        TyKind::F64 => t("number", Some("double")),
+        // crd-derive writes a plain `type` for these; the width is a `format` keyword.
+        TyKind::I32 => t("integer", None),
+        TyKind::I64 => t("integer", None),
+        TyKind::F64 => t("number", None),
         TyKind::String => t("string", None),
         TyKind::IntOrString => Implied {
             int_or_string: true,

@@ -117,6 +117,9 @@ pub struct TypeDef {
     pub residual: JSONSchemaProps,
     /// Struct or enum.
     pub kind: DefKind,
+    /// Position in a pre-order walk of the schema (parents before children): the
+    /// order definitions are emitted in.
+    pub seq: usize,
 }
 
 /// All definitions of one CRD version, in a deterministic (discovery) order.

@@ -259,11 +259,14 @@ fn flag(out: &mut Vec<TokenStream>, key: &str, v: Option<bool>, implied: bool) {
     }
 }
 
+/// A list of schema fragments as one `json!([...])`: crd-derive reads lists of
+/// fragments in that form.
 fn junctor(out: &mut Vec<TokenStream>, key: &str, list: &Option<Vec<JSONSchemaProps>>) {
     if let Some(list) = list {
         let key = ident(key);
-        let items = list.iter().map(fragment);
-        out.push(quote!(#key = [#(#items),*]));
+        let value = serde_json::to_value(list).unwrap_or(Value::Null);
+        let v = json_tokens(&value);
+        out.push(quote!(#key = #v));
     }
 }
 

@@ -33,6 +33,7 @@ pub struct Lowerer {
     space: TypeSpace,
     types: Scope,
     shapes: HashMap<String, TypeId>,
+    seq: usize,
 }
 
 /// The name of the flattened field that keeps undeclared properties.
@@ -47,6 +48,7 @@ impl Lowerer {
             space: TypeSpace::default(),
             types: Scope::with_reserved(reserved),
             shapes: HashMap::new(),
+            seq: 0,
         }
     }
 
@@ -143,6 +145,7 @@ impl Lowerer {
         share: bool,
     ) -> Ty {
         let name = self.claim(&hint);
+        let seq = self.next_seq();
         residual.properties = None;
         let props = node.properties.clone().unwrap_or_default();
         let required = node.required.clone().unwrap_or_default();
@@ -197,6 +200,7 @@ impl Lowerer {
             path: path_or_root(path),
             residual,
             kind: DefKind::Struct { fields, catch_all },
+            seq,
         };
         self.intern(def, share)
     }
@@ -209,6 +213,7 @@ impl Lowerer {
         path: &str,
     ) -> Ty {
         let name = self.claim(&hint);
+        let seq = self.next_seq();
         let mut scope = Scope::default();
         // Values that are already their identifier claim first (see lower_struct).
         let mut named: Vec<(usize, naming::RustName)> = Vec::new();
@@ -230,8 +235,14 @@ impl Lowerer {
             path: path_or_root(path),
             residual,
             kind: DefKind::StringEnum { variants },
+            seq,
         };
         self.intern(def, true)
+    }
+
+    fn next_seq(&mut self) -> usize {
+        self.seq += 1;
+        self.seq
     }
 
     fn claim(&mut self, hint: &NameHint) -> String {

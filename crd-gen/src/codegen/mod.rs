@@ -24,6 +24,11 @@ mod lower;
 pub mod naming;
 mod resource;
 
+/// An identifier token for a name chosen by the naming policy (raw when needed).
+pub fn emit_ident(name: &str) -> proc_macro2::Ident {
+    emit::ident(name)
+}
+
 /// The map type for `additionalProperties`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum MapType {
@@ -108,6 +113,8 @@ pub struct GeneratedCrd {
     pub crd_name: String,
     /// The module (and file stem) name, unique within one generation run.
     pub module: String,
+    /// `spec.names.kind`.
+    pub kind: String,
     /// One entry per generated version, in CRD order.
     pub versions: Vec<GeneratedVersion>,
 }
@@ -232,6 +239,7 @@ pub fn generate_crd(
     Ok(Some(GeneratedCrd {
         crd_name: crd.name().to_string(),
         module,
+        kind: crd.spec.names.kind.clone(),
         versions,
     }))
 }

@@ -47,10 +47,10 @@ pub fn version_module(
     let spec_node = props.get("spec").unwrap_or(&empty);
     let spec_id = lower.lower_spec(spec_node, spec_name, ".spec");
 
-    let status = props.get("status").map(|node| {
-        let name = lower.reserve(&format!("{root_name}Status"));
-        lower.lower_named(node, name, ".status")
-    });
+    let status_name = lower.reserve(&format!("{root_name}Status"));
+    let status = props
+        .get("status")
+        .map(|node| lower.lower_named(node, status_name.clone(), ".status"));
     let space = lower.finish();
     let emitter = Emitter {
         space: &space,
@@ -61,10 +61,20 @@ pub fn version_module(
     let rt = &opts.runtime;
     let mut attrs = resource_attrs(crd, version);
     let mut status_schema = Vec::new();
+    let mut status_alias = TokenStream::new();
     if let Some(status) = &status {
-        let ty = emitter.ty(status);
-        attrs.push(quote!(status = #ty));
-        if !matches!(status.kind, TyKind::Named(_)) {
+        if let TyKind::Named(id) = status.kind {
+            let name = super::emit::ident(&space.get(id).name);
+            attrs.push(quote!(status = #name));
+        } else {
+            // `status = ...` takes a type path: name the status type with an alias.
+            let name = super::emit::ident(&status_name);
+            let ty = emitter.ty(status);
+            status_alias = quote! {
+                /// The status of the resource.
+                pub type #name = #ty;
+            };
+            attrs.push(quote!(status = #name));
             status_schema = emitter_keywords(&emitter, status);
         }
         if !version.has_status_subresource() {
@@ -81,7 +91,17 @@ pub fn version_module(
     if !spec_kws.is_empty() {
         attrs.push(quote!(spec_schema(#(#spec_kws),*)));
     }
-    let (root_docs, root_kws) = root_keywords(root, opts);
+    if root_name != *kind {
+        let root_ident = super::emit::ident(&root_name);
+        attrs.push(quote!(root_type = #root_ident));
+    }
+    let spec_has_required = match &spec_def.kind {
+        super::ir::DefKind::Struct { fields, .. } => {
+            fields.iter().any(|f| f.required) || spec_def.residual.required.is_some()
+        }
+        super::ir::DefKind::StringEnum { .. } => false,
+    };
+    let (root_docs, root_kws) = root_keywords(root, opts, spec_has_required);
     if !root_kws.is_empty() {
         attrs.push(quote!(root(#(#root_kws),*)));
     }
@@ -104,6 +124,7 @@ pub fn version_module(
     let rest = emitter.defs(&[spec_id.0]);
     Ok(quote! {
         #spec
+        #status_alias
         #rest
     })
 }
@@ -114,7 +135,11 @@ fn emitter_keywords(emitter: &Emitter<'_>, ty: &super::ir::Ty) -> Vec<TokenStrea
 
 /// `root(...)`: the root node's own keywords, `required` exactly as written, and the
 /// `apiVersion`/`kind`/`metadata` and other non-spec/status property schemas.
-fn root_keywords(root: &JSONSchemaProps, opts: &Options) -> (TokenStream, Vec<TokenStream>) {
+fn root_keywords(
+    root: &JSONSchemaProps,
+    opts: &Options,
+    spec_has_required: bool,
+) -> (TokenStream, Vec<TokenStream>) {
     let mut residual = root.clone();
     residual.properties = None;
     let required = residual.required.take().unwrap_or_default();
@@ -133,7 +158,21 @@ fn root_keywords(root: &JSONSchemaProps, opts: &Options) -> (TokenStream, Vec<To
             description: documented,
         },
     );
-    kws.push(quote!(required = [#(#required),*]));
+    // crd-derive lists `spec` exactly when the spec has required properties.
+    let mut wanted = required.clone();
+    wanted.sort();
+    wanted.dedup();
+    let computed: Vec<String> = if spec_has_required {
+        vec!["spec".into()]
+    } else {
+        Vec::new()
+    };
+    if wanted != computed {
+        kws.push(quote!(required = [#(#required),*]));
+    }
+    if !root.properties.iter().flatten().any(|(k, _)| k == "spec") {
+        kws.push(quote!(omit_spec));
+    }
     for (name, node) in root.properties.iter().flatten() {
         if name == "spec" || name == "status" {
             continue;
@@ -230,6 +269,7 @@ fn resource_attrs(
                         parts.push(quote!(service_path = #p));
                     }
                     if let Some(p) = s.port {
+                        let p = proc_macro2::Literal::i64_unsuffixed(i64::from(p));
                         parts.push(quote!(service_port = #p));
                     }
                 }
@@ -260,6 +300,7 @@ fn printcolumn(col: &CustomResourceColumnDefinition) -> TokenStream {
         parts.push(quote!(format = #f));
     }
     if let Some(p) = col.priority {
+        let p = proc_macro2::Literal::i64_unsuffixed(i64::from(p));
         parts.push(quote!(priority = #p));
     }
     quote!(printcolumn(#(#parts),*))

@@ -1,0 +1,72 @@
+//! `crd-gen roundtrip PATH...`: generate Rust, compile it, emit the CRDs again and
+//! compare them with the input.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use crd_gen::roundtrip::{self, Outcome, Source};
+
+use super::inputs::read_inputs;
+
+/// Arguments of `crd-gen roundtrip`.
+#[derive(Args, Debug)]
+pub struct RoundtripArgs {
+    /// CRD manifests: files or directories (walked recursively).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Workspace whose crates the generated code is compiled against (default: the
+    /// one this binary was built in). The scratch crate goes to its `target/`.
+    #[arg(long)]
+    workspace: Option<PathBuf>,
+    /// How many differences to list per CRD.
+    #[arg(long, default_value_t = 20)]
+    max_diffs: usize,
+}
+
+/// Exit 0 when every CRD round-trips identically, 1 otherwise, 2 on unreadable input.
+pub fn run(args: RoundtripArgs) -> ExitCode {
+    let inputs = match read_inputs(&args.paths) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut sources = Vec::new();
+    for input in &inputs {
+        match crd_gen::load_input(&input.name, &input.bytes) {
+            Ok(crds) => sources.extend(crds.into_iter().map(|crd| Source {
+                file: input.name.clone(),
+                crd,
+            })),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let workspace = args
+        .workspace
+        .unwrap_or_else(roundtrip::scratch::default_workspace);
+    let results = match roundtrip::roundtrip(&sources, &workspace, "crd-gen-roundtrip") {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let identical = results
+        .iter()
+        .filter(|(_, o)| *o == Outcome::Identical)
+        .count();
+    for (name, outcome) in &results {
+        println!("{}", roundtrip::report_line(name, outcome, args.max_diffs));
+    }
+    println!("roundtrip: {identical}/{} identical", results.len());
+    if identical == results.len() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

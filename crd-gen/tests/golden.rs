@@ -1,0 +1,78 @@
+//! Golden tests: the Rust generated for a handful of CRDs, byte for byte.
+//!
+//! `UPDATE_GOLDEN=1 cargo test -p crd-gen --test golden` rewrites the expected
+//! files. The same files are compiled (and their CRDs compared with the sources) by
+//! `tests/golden_compile.rs`.
+
+use std::path::{Path, PathBuf};
+
+/// (golden file stem, CRD source: `bundled` or a path under the shared corpus).
+pub const GOLDEN: &[(&str, &str)] = &[
+    ("crontab", "bundled"),
+    (
+        "servers_linkerd",
+        "kopium-tests/servers.policy.linkerd.io.yaml",
+    ),
+    (
+        "proxyconfigs_istio",
+        "istio/proxyconfigs.networking.istio.io.yaml",
+    ),
+    ("multiversions", "kopium-tests/multiversions.clux.dev.yaml"),
+    (
+        "iamroleselectors_aws",
+        "aws-s3-controller/iamroleselectors.services.k8s.aws.yaml",
+    ),
+    (
+        "prometheusrules",
+        "prometheus-operator/prometheusrules.monitoring.coreos.com.yaml",
+    ),
+];
+
+fn shared() -> PathBuf {
+    match std::env::var_os("CRD_TOOLKIT_SHARED") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    }
+}
+
+fn source(src: &str) -> String {
+    if src == "bundled" {
+        return crd_gen::BUNDLED_CRONTAB.to_string();
+    }
+    let path = shared().join("corpus/crds").join(src);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn generate(src: &str) -> String {
+    let crds = crd_gen::load_input(src, source(src).as_bytes()).unwrap();
+    let generated = crd_gen::Config::new().generate(&crds).unwrap();
+    assert_eq!(generated.len(), 1, "{src}: one CRD expected");
+    generated[0].to_file().unwrap()
+}
+
+#[test]
+fn generated_rust_matches_golden_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for (stem, src) in GOLDEN {
+        let code = generate(src);
+        // Same input, same bytes: run twice.
+        assert_eq!(code, generate(src), "{src}: output is not deterministic");
+        let path = dir.join(format!("{stem}.rs"));
+        if update {
+            std::fs::write(&path, &code).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(expected) if expected == code => {}
+            Ok(_) => stale.push(format!("{} differs", path.display())),
+            Err(e) => stale.push(format!("{}: {e}", path.display())),
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "golden files out of date (rerun with UPDATE_GOLDEN=1 and review the diff):\n{}",
+        stale.join("\n")
+    );
+}
