@@ -201,7 +201,13 @@ pub fn list_map_key_consts(rt: &Rt, n: &NodeAttrs, ty: &TokenStream) -> Vec<Toke
 }
 
 /// A simple JSONPath (`.spec.a.b`): starts with `.`, non-empty segments.
-pub fn json_path(cx: &Ctxt, path: &str, span: Span, what: &str) -> Option<Vec<String>> {
+pub fn json_path(
+    cx: &Ctxt,
+    path: &str,
+    span: Span,
+    what: &str,
+    lenient: bool,
+) -> Option<Vec<String>> {
     if !path.starts_with('.') {
         err(
             cx,
@@ -210,7 +216,21 @@ pub fn json_path(cx: &Ctxt, path: &str, span: Span, what: &str) -> Option<Vec<St
         );
         return None;
     }
-    let segs: Vec<String> = path[1..].split('.').map(str::to_string).collect();
+    // Printer columns and selectable fields may use full JSONPath after the field
+    // names (`.status.conditions[?(@.type=="Ready")].status`), as the API server
+    // allows; only the leading field names are checked.
+    let checked = if lenient {
+        let end = path[1..]
+            .find(['[', '*', ' ', '?', '@', '(', '{'])
+            .map_or(path.len(), |i| i + 1);
+        path[..end].trim_end_matches('.')
+    } else {
+        path
+    };
+    if lenient && checked.is_empty() {
+        return Some(Vec::new());
+    }
+    let segs: Vec<String> = checked[1..].split('.').map(str::to_string).collect();
     if segs
         .iter()
         .any(|s| s.is_empty() || s.contains(['[', ']', '*', ' ']))

@@ -144,10 +144,13 @@ pub fn object_path(
     status: Option<&syn::Type>,
     extra_roots: &[String],
 ) -> Vec<TokenStream> {
-    let Some(segs) = json_path(cx, &path.value, path.span, what) else {
+    let lenient = what == "printer column json_path" || what == "selectable_field";
+    let Some(segs) = json_path(cx, &path.value, path.span, what, lenient) else {
         return Vec::new();
     };
-    let first = segs[0].as_str();
+    let Some(first) = segs.first().map(String::as_str) else {
+        return Vec::new();
+    };
     let second = segs.get(1).map(String::as_str);
     match (first, second) {
         ("spec", Some(f)) => {
@@ -287,16 +290,6 @@ pub fn subresources(
                 ));
             }
         }
-    }
-    if let Some(s) = &a.status_subresource
-        && s.value
-        && status.is_none()
-    {
-        err(
-            cx,
-            s.span,
-            "`status_subresource` needs `status = YourStatusType`",
-        );
     }
     let mut names: Vec<&str> = Vec::new();
     for c in &a.columns {

@@ -63,6 +63,9 @@ pub struct Root {
     pub node: NodeAttrs,
     /// Extra root properties without Rust fields.
     pub properties: Vec<(Sp<String>, NodeAttrs)>,
+    /// `root(omit_spec)`: the root schema has no `spec` property (resources whose
+    /// fields are all top-level `property(...)`s).
+    pub omit_spec: bool,
 }
 
 /// Everything `#[crd(...)]` says about the resource.
@@ -418,9 +421,14 @@ impl ResourceAttrs {
                         self.root.properties.push((name, node));
                     }
                 }
+            } else if item.name() == "omit_spec" {
+                if let Some(b) = value::flag(cx, item) {
+                    self.root.omit_spec = b.value;
+                }
             } else if !self.root.node.parse_item(cx, item) {
                 let mut known = super::node::keyword_names();
                 known.push("property");
+                known.push("omit_spec");
                 unknown_key(cx, item, "root keyword", &known);
             }
         }

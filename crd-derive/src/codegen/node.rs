@@ -17,11 +17,38 @@ impl Rt {
         quote!(#rt::__private)
     }
 
-    /// `serde_json::json!(...)` for a value.
+    /// An expression building `v` as a `serde_json::Value`.
+    ///
+    /// Built value by value rather than with `serde_json::json!`: that macro recurses
+    /// once per token of an object, so a large schema fragment (crd-gen emits whole
+    /// property schemas) would hit the compiler's recursion limit.
     pub fn json(&self, v: &Json) -> TokenStream {
         let p = self.private();
-        let body = v.to_json_tokens();
-        quote!(#p::serde_json::json!(#body))
+        let value = quote!(#p::serde_json::Value);
+        match v {
+            Json::Null => quote!(#value::Null),
+            Json::Bool(b) => quote!(#value::Bool(#b)),
+            Json::Num(n) => {
+                let n = self.number(n);
+                quote!(#value::Number(#n))
+            }
+            Json::Str(s) => quote!(#value::String(::std::string::String::from(#s))),
+            Json::Array(items) => {
+                let items = items.iter().map(|i| self.json(i));
+                quote!(#value::Array(::std::vec![#(#items),*]))
+            }
+            Json::Object(entries) => {
+                let inserts = entries.iter().map(|(k, v)| {
+                    let v = self.json(v);
+                    quote!(__m.insert(::std::string::String::from(#k), #v);)
+                });
+                quote!(#value::Object({
+                    let mut __m = #p::serde_json::Map::new();
+                    #(#inserts)*
+                    __m
+                }))
+            }
+        }
     }
 
     /// A `serde_json::Number` expression.
@@ -96,6 +123,7 @@ pub fn apply(
                 let v = &s.value;
                 set(quote!(::std::string::String::from(#v)))
             }
+            (Kind::Str, Val::Unset) => quote!(#target.#field = ::core::option::Option::None;),
             (Kind::Count, Val::Count(c)) => {
                 let v = c.value;
                 set(quote!(#v))
@@ -151,7 +179,7 @@ pub fn apply(
             }
             (Kind::Required, Val::Required(Required::List(list))) => {
                 let names = list.iter().map(|s| &s.value);
-                quote!(#p::set_required(#target, &[#(#names),*]);)
+                quote!(#p::set_required(#target, &[#(#names),*] as &[&str]);)
             }
             // The field flag form is read by the struct codegen.
             (Kind::Required, Val::Required(Required::Flag(_))) => TokenStream::new(),

@@ -224,6 +224,15 @@ fn root_items(
         );
         quote!(#p::add_property(__root_node, #name, #e, false);)
     });
+    let add_spec = if a.root.omit_spec {
+        TokenStream::new()
+    } else {
+        quote! {
+            let __spec = #spec_node;
+            let __spec_required = #p::has_required(&__spec);
+            #p::add_property(__root_node, "spec", __spec, __spec_required);
+        }
+    };
     let root_node = syn::Ident::new("__node", Span::mixed_site());
     let root_kws = apply(rt, &a.root.node, &root_node, None);
     let root_desc = match (doc, a.root.node.get("description")) {
@@ -373,9 +382,7 @@ fn root_items(
                     let mut __root = #p::object();
                     {
                         let __root_node = &mut __root;
-                        let __spec = #spec_node;
-                        let __spec_required = #p::has_required(&__spec);
-                        #p::add_property(__root_node, "spec", __spec, __spec_required);
+                        #add_spec
                         #status_prop
                         #(#extra_root_props)*
                     }

@@ -117,12 +117,11 @@ impl Scratch {
                 continue;
             }
             let text = msg["message"]["message"].as_str().unwrap_or("").to_string();
-            let module = msg["message"]["spans"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|s| s["file_name"].as_str())
-                .find_map(module_of);
+            // The primary span may be inside a macro; the generated file is then
+            // named in the expansion chain.
+            let mut files = Vec::new();
+            file_names(&msg["message"]["spans"], &mut files);
+            let module = files.iter().find_map(|f| module_of(f));
             match module {
                 Some(m) if !failing.iter().any(|(f, _)| *f == m) => failing.push((m, text)),
                 Some(_) => {}
@@ -151,6 +150,22 @@ impl Scratch {
             source,
         })?;
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+}
+
+/// Every `file_name` anywhere below `v` (spans and their macro expansions).
+fn file_names(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v) {
+                    ("file_name", Value::String(f)) => out.push(f.clone()),
+                    _ => file_names(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| file_names(i, out)),
+        _ => {}
     }
 }
 

@@ -1,0 +1,74 @@
+//! Compile test and round trip over a sample of the real-world corpus: the two
+//! smallest CRDs (under 200 kB) of every project, compiled together in one scratch
+//! crate against this workspace's crates, their derived CRDs compared with the
+//! sources. The whole corpus: `cargo run -p crd-gen -- roundtrip ../shared/corpus/crds`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crd_gen::roundtrip::{self, Outcome, Source};
+
+fn shared() -> PathBuf {
+    match std::env::var_os("CRD_TOOLKIT_SHARED") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    }
+}
+
+/// `(project, path)` of the sample, from the corpus `index.tsv`.
+fn sample() -> Vec<(String, String)> {
+    let index = std::fs::read_to_string(shared().join("corpus/crds/index.tsv")).unwrap();
+    let mut by_project: BTreeMap<String, Vec<(u64, String)>> = BTreeMap::new();
+    for line in index.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let bytes: u64 = cols[5].parse().unwrap();
+        if bytes < 200_000 {
+            by_project
+                .entry(cols[1].to_string())
+                .or_default()
+                .push((bytes, cols[0].to_string()));
+        }
+    }
+    let mut out = Vec::new();
+    for (project, mut files) in by_project {
+        files.sort();
+        out.extend(files.into_iter().take(2).map(|(_, p)| (project.clone(), p)));
+    }
+    out
+}
+
+#[test]
+fn corpus_sample_compiles_and_round_trips() {
+    let sample = sample();
+    let projects: std::collections::BTreeSet<&str> =
+        sample.iter().map(|(p, _)| p.as_str()).collect();
+    assert!(
+        sample.len() >= 40 && projects.len() >= 15,
+        "sample too small"
+    );
+    let mut sources = Vec::new();
+    for (_, path) in &sample {
+        let full = shared().join("corpus/crds").join(path);
+        let bytes = std::fs::read(&full).unwrap();
+        for crd in crd_gen::load_input(path, &bytes).unwrap() {
+            sources.push(Source {
+                file: path.clone(),
+                crd,
+            });
+        }
+    }
+    let workspace = roundtrip::scratch::default_workspace();
+    let results = roundtrip::roundtrip(&sources, &workspace, "crd-gen-sample").unwrap();
+    let failures: Vec<String> = results
+        .iter()
+        .filter(|(_, o)| *o != Outcome::Identical)
+        .map(|(name, o)| roundtrip::report_line(name, o, 5))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} sample CRDs do not round-trip:\n{}",
+        failures.len(),
+        results.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,100 @@
+//! The golden Rust files compile, and the CRDs their types derive equal the source
+//! CRDs (semantically, as `crd-gen roundtrip` compares them).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use crd_gen::roundtrip::{Outcome, compare};
+use crd_runtime::{CustomResourceExt, merge_versions};
+
+#[path = "golden/crontab.rs"]
+mod crontab;
+#[path = "golden/iamroleselectors_aws.rs"]
+mod iamroleselectors_aws;
+#[path = "golden/multiversions.rs"]
+mod multiversions;
+#[path = "golden/prometheusrules.rs"]
+mod prometheusrules;
+#[path = "golden/proxyconfigs_istio.rs"]
+mod proxyconfigs_istio;
+#[path = "golden/servers_linkerd.rs"]
+mod servers_linkerd;
+
+fn shared() -> PathBuf {
+    match std::env::var_os("CRD_TOOLKIT_SHARED") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    }
+}
+
+fn source(src: &str) -> crd_runtime::CustomResourceDefinition {
+    let text = if src == "bundled" {
+        crd_gen::BUNDLED_CRONTAB.to_string()
+    } else {
+        std::fs::read_to_string(shared().join("corpus/crds").join(src)).unwrap()
+    };
+    crd_gen::load_input(src, text.as_bytes()).unwrap().remove(0)
+}
+
+#[test]
+fn golden_types_derive_the_source_crds() {
+    let produced = [
+        (
+            "bundled",
+            merge_versions(&[<crontab::v1::CronTab as CustomResourceExt>::crd()]),
+        ),
+        (
+            "kopium-tests/servers.policy.linkerd.io.yaml",
+            merge_versions(&[
+                <servers_linkerd::v1alpha1::Server as CustomResourceExt>::crd(),
+                <servers_linkerd::v1beta1::Server as CustomResourceExt>::crd(),
+            ]),
+        ),
+        (
+            "istio/proxyconfigs.networking.istio.io.yaml",
+            merge_versions(&[
+                <proxyconfigs_istio::v1beta1::ProxyConfig as CustomResourceExt>::crd(),
+            ]),
+        ),
+        (
+            "kopium-tests/multiversions.clux.dev.yaml",
+            merge_versions(&[
+                <multiversions::v1::MultiVersion as CustomResourceExt>::crd(),
+                <multiversions::v2alpha1::MultiVersion as CustomResourceExt>::crd(),
+            ]),
+        ),
+        (
+            "aws-s3-controller/iamroleselectors.services.k8s.aws.yaml",
+            merge_versions(&[
+                <iamroleselectors_aws::v1alpha1::IamRoleSelector as CustomResourceExt>::crd(),
+            ]),
+        ),
+        (
+            "prometheus-operator/prometheusrules.monitoring.coreos.com.yaml",
+            merge_versions(&[<prometheusrules::v1::PrometheusRule as CustomResourceExt>::crd()]),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (src, crd) in produced {
+        let crd = crd.unwrap_or_else(|e| panic!("{src}: {e}"));
+        let actual = serde_json::to_value(&crd).unwrap();
+        match compare(&source(src), &actual) {
+            Outcome::Identical => {}
+            other => failures.push(format!("{src}: {other:?}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_golden_file_is_compiled_here() {
+    let this = include_str!("golden_compile.rs");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        assert!(
+            this.contains(&format!("#[path = \"golden/{name}\"]")),
+            "tests/golden/{name} is not compiled by golden_compile.rs"
+        );
+    }
+}

@@ -1,0 +1,60 @@
+//! Uses the types `build.rs` generated from `crds/crontab.yaml`: builds a CronTab
+//! object and prints the CRD the types derive.
+
+include!(concat!(env!("OUT_DIR"), "/crds.rs"));
+
+use crd_runtime::CustomResourceExt;
+use crontab::v1::{CronTab, CronTabSpec};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let spec = CronTabSpec {
+        cron_spec: Some("*/5 * * * *".into()),
+        image: Some("my-cron-image".into()),
+        replicas: Some(2),
+    };
+    let object = CronTab::new("my-new-cron-object", spec);
+    println!("{}", serde_json::to_string_pretty(&object)?);
+    print!("{}", CronTab::crd_yaml()?);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_types_describe_the_source_crd() {
+        let source = crd_runtime::load_crds("crontab.yaml", include_str!("../crds/crontab.yaml"))
+            .unwrap()
+            .crds
+            .remove(0)
+            .crd;
+        let derived = CronTab::crd();
+        assert_eq!(derived.spec.names, {
+            let mut names = source.spec.names.clone();
+            names.list_kind = None;
+            names
+        });
+        assert_eq!(
+            derived.spec.versions[0].schema,
+            source.spec.versions[0].schema
+        );
+        assert_eq!(
+            derived.spec.versions[0].additional_printer_columns,
+            source.spec.versions[0].additional_printer_columns
+        );
+        assert_eq!(
+            derived.spec.versions[0].subresources,
+            source.spec.versions[0].subresources
+        );
+    }
+
+    #[test]
+    fn objects_round_trip_through_serde() {
+        let json = r#"{"apiVersion":"stable.example.com/v1","kind":"CronTab",
+            "metadata":{"name":"x"},"spec":{"cronSpec":"* * * * */5","replicas":3}}"#;
+        let object: CronTab = serde_json::from_str(json).unwrap();
+        assert_eq!(object.spec.replicas, Some(3));
+        assert_eq!(object.spec.image, None);
+    }
+}
