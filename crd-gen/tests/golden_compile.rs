@@ -7,16 +7,22 @@ use std::path::{Path, PathBuf};
 use crd_gen::roundtrip::{Outcome, compare};
 use crd_runtime::{CustomResourceExt, merge_versions};
 
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/crontab.rs"]
 mod crontab;
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/iamroleselectors_aws.rs"]
 mod iamroleselectors_aws;
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/multiversions.rs"]
 mod multiversions;
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/prometheusrules.rs"]
 mod prometheusrules;
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/proxyconfigs_istio.rs"]
 mod proxyconfigs_istio;
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/servers_linkerd.rs"]
 mod servers_linkerd;
 

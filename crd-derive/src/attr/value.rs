@@ -81,7 +81,7 @@ impl Json {
 
     /// Tokens for the body of `serde_json::json!(...)` (tests compare parsed values
     /// through it).
-    #[cfg(test)]
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn to_json_tokens(&self) -> TokenStream {
         match self {
             Json::Null => quote!(null),

@@ -8,7 +8,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CustomResource,
+        ::crd_runtime::CustomResource
     )]
     #[crd(
         group = "stable.example.com",
@@ -66,7 +66,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct CronTabStatus {
         #[serde(

@@ -9,7 +9,7 @@ pub mod v1alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CustomResource,
+        ::crd_runtime::CustomResource
     )]
     #[crd(
         group = "services.k8s.aws",
@@ -36,7 +36,9 @@ pub mod v1alpha1 {
         )
     )]
     pub struct IamRoleSelectorSpec {
-        #[crd(validation(rule = "self == oldSelf", message = "Value is immutable once set"))]
+        #[crd(
+            validation(rule = "self == oldSelf", message = "Value is immutable once set")
+        )]
         pub arn: ::std::string::String,
         /// IAMRoleSelectorSpec defines the desired state of IAMRoleSelector
         #[serde(
@@ -44,22 +46,26 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub namespace_selector: ::std::option::Option<IamRoleSelectorSpecNamespaceSelector>,
+        pub namespace_selector: ::std::option::Option<
+            IamRoleSelectorSpecNamespaceSelector,
+        >,
         /// LabelSelector is a label query over a set of resources.
         #[serde(
             rename = "resourceLabelSelector",
             default,
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub resource_label_selector:
-            ::std::option::Option<IamRoleSelectorSpecNamespaceSelectorLabelSelector>,
+        pub resource_label_selector: ::std::option::Option<
+            IamRoleSelectorSpecNamespaceSelectorLabelSelector,
+        >,
         #[serde(
             rename = "resourceTypeSelector",
             default,
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub resource_type_selector:
-            ::std::option::Option<::std::vec::Vec<IamRoleSelectorSpecResourceTypeSelector>>,
+        pub resource_type_selector: ::std::option::Option<
+            ::std::vec::Vec<IamRoleSelectorSpecResourceTypeSelector>,
+        >,
     }
     /// IAMRoleSelectorSpec defines the desired state of IAMRoleSelector
     #[derive(
@@ -68,7 +74,7 @@ pub mod v1alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct IamRoleSelectorSpecNamespaceSelector {
         /// LabelSelector is a label query over a set of resources.
@@ -77,8 +83,9 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub label_selector:
-            ::std::option::Option<IamRoleSelectorSpecNamespaceSelectorLabelSelector>,
+        pub label_selector: ::std::option::Option<
+            IamRoleSelectorSpecNamespaceSelectorLabelSelector,
+        >,
         pub names: ::std::vec::Vec<::std::string::String>,
     }
     /// LabelSelector is a label query over a set of resources.
@@ -88,12 +95,14 @@ pub mod v1alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct IamRoleSelectorSpecNamespaceSelectorLabelSelector {
         #[serde(rename = "matchLabels")]
-        pub match_labels:
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+        pub match_labels: ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::std::string::String,
+        >,
     }
     #[derive(
         ::std::clone::Clone,
@@ -101,7 +110,7 @@ pub mod v1alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct IamRoleSelectorSpecResourceTypeSelector {
         pub group: ::std::string::String,
@@ -114,7 +123,7 @@ pub mod v1alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct IamRoleSelectorStatus {}
 }

@@ -8,7 +8,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CustomResource,
+        ::crd_runtime::CustomResource
     )]
     #[crd(
         group = "clux.dev",
@@ -34,7 +34,7 @@ pub mod v2alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CustomResource,
+        ::crd_runtime::CustomResource
     )]
     #[crd(
         group = "clux.dev",

@@ -11,7 +11,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CustomResource,
+        ::crd_runtime::CustomResource
     )]
     #[crd(
         group = "monitoring.coreos.com",
@@ -56,7 +56,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct PrometheusRuleSpecGroups {
         /// interval defines how often rules in the group are evaluated.
@@ -109,7 +109,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct PrometheusRuleSpecGroupsRules {
         /// alert defines the name of the alert. Must be a valid label value.
@@ -160,7 +160,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct PrometheusRuleStatus {
         /// bindings defines the list of workload resources (Prometheus, PrometheusAgent, ThanosRuler or Alertmanager) which select the configuration resource.
@@ -172,7 +172,9 @@ pub mod v1 {
             "name",
             "namespace"]
         )]
-        pub bindings: ::std::option::Option<::std::vec::Vec<PrometheusRuleStatusBindings>>,
+        pub bindings: ::std::option::Option<
+            ::std::vec::Vec<PrometheusRuleStatusBindings>,
+        >,
     }
     /// WorkloadBinding is a link between a configuration resource and a workload resource.
     #[derive(
@@ -181,14 +183,15 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct PrometheusRuleStatusBindings {
         /// conditions defines the current state of the configuration resource when bound to the referenced Workload object.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         #[crd(list_type = "map", list_map_keys = ["type"])]
-        pub conditions:
-            ::std::option::Option<::std::vec::Vec<PrometheusRuleStatusBindingsConditions>>,
+        pub conditions: ::std::option::Option<
+            ::std::vec::Vec<PrometheusRuleStatusBindingsConditions>,
+        >,
         /// group defines the group of the referenced resource.
         pub group: PrometheusRuleStatusBindingsGroup,
         /// name defines the name of the referenced object.
@@ -207,7 +210,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct PrometheusRuleStatusBindingsConditions {
         /// lastTransitionTime defines the time of the last update to the current status property.
@@ -246,7 +249,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     #[crd(min_length = 1)]
     pub enum PrometheusRuleStatusBindingsConditionsType {
@@ -259,7 +262,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub enum PrometheusRuleStatusBindingsGroup {
         #[serde(rename = "monitoring.coreos.com")]
@@ -272,7 +275,7 @@ pub mod v1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub enum PrometheusRuleStatusBindingsResource {
         #[serde(rename = "prometheuses")]

@@ -8,7 +8,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CustomResource,
+        ::crd_runtime::CustomResource
     )]
     #[crd(
         group = "networking.istio.io",
@@ -58,7 +58,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct ProxyConfigSpecImage {
         /// The image type of the image.
@@ -76,7 +76,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct ProxyConfigSpecSelector {
         /// One or more labels that indicate a specific set of pods/VMs on which a policy should be applied.
@@ -113,12 +113,14 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct ProxyConfigStatus {
         /// Current service state of the resource.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub conditions: ::std::option::Option<::std::vec::Vec<ProxyConfigStatusConditions>>,
+        pub conditions: ::std::option::Option<
+            ::std::vec::Vec<ProxyConfigStatusConditions>,
+        >,
         #[serde(
             rename = "observedGeneration",
             default,
@@ -132,12 +134,15 @@ pub mod v1beta1 {
             default,
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub validation_messages:
-            ::std::option::Option<::std::vec::Vec<ProxyConfigStatusValidationMessages>>,
+        pub validation_messages: ::std::option::Option<
+            ::std::vec::Vec<ProxyConfigStatusValidationMessages>,
+        >,
         /// Properties not declared in the schema, kept as they are.
         #[serde(flatten)]
-        pub additional_properties:
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        pub additional_properties: ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::serde_json::Value,
+        >,
     }
     #[derive(
         ::std::clone::Clone,
@@ -145,7 +150,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct ProxyConfigStatusConditions {
         /// Last time we probed the condition.
@@ -191,7 +196,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct ProxyConfigStatusValidationMessages {
         /// A url pointing to the Istio documentation for this specific error type.
@@ -218,7 +223,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub enum ProxyConfigStatusValidationMessagesLevel {
         #[serde(rename = "UNKNOWN")]
@@ -236,7 +241,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct ProxyConfigStatusValidationMessagesType {
         /// A 7 character code matching `^IST[0-9]{4}$` intended to uniquely identify the message type.

@@ -8,7 +8,7 @@ pub mod v1alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CustomResource,
+        ::crd_runtime::CustomResource
     )]
     #[crd(
         group = "policy.linkerd.io",
@@ -43,7 +43,7 @@ pub mod v1alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     #[crd(
         one_of = json!([{"required":["matchExpressions"]}, {"required":["matchLabels"]}])
@@ -54,15 +54,17 @@ pub mod v1alpha1 {
             default,
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub match_expressions:
-            ::std::option::Option<::std::vec::Vec<ServerSpecPodSelectorMatchExpressions>>,
+        pub match_expressions: ::std::option::Option<
+            ::std::vec::Vec<ServerSpecPodSelectorMatchExpressions>,
+        >,
         #[serde(
             rename = "matchLabels",
             default,
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub match_labels:
-            ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+        pub match_labels: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
     #[derive(
         ::std::clone::Clone,
@@ -70,7 +72,7 @@ pub mod v1alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct ServerSpecPodSelectorMatchExpressions {
         pub key: ::std::string::String,
@@ -84,7 +86,7 @@ pub mod v1alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub enum ServerSpecPodSelectorMatchExpressionsOperator {
         In,
@@ -100,7 +102,7 @@ pub mod v1alpha1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     #[crd(default = "unknown")]
     pub enum ServerSpecProxyProtocol {
@@ -127,7 +129,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CustomResource,
+        ::crd_runtime::CustomResource
     )]
     #[crd(
         group = "policy.linkerd.io",
@@ -173,7 +175,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     #[crd(
         one_of = json!([{"required":["matchExpressions"]}, {"required":["matchLabels"]}])
@@ -184,15 +186,17 @@ pub mod v1beta1 {
             default,
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub match_expressions:
-            ::std::option::Option<::std::vec::Vec<ServerSpecPodSelectorMatchExpressions>>,
+        pub match_expressions: ::std::option::Option<
+            ::std::vec::Vec<ServerSpecPodSelectorMatchExpressions>,
+        >,
         #[serde(
             rename = "matchLabels",
             default,
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub match_labels:
-            ::std::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+        pub match_labels: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
     #[derive(
         ::std::clone::Clone,
@@ -200,7 +204,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub struct ServerSpecPodSelectorMatchExpressions {
         pub key: ::std::string::String,
@@ -214,7 +218,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     pub enum ServerSpecPodSelectorMatchExpressionsOperator {
         In,
@@ -230,7 +234,7 @@ pub mod v1beta1 {
         ::std::cmp::PartialEq,
         ::serde::Serialize,
         ::serde::Deserialize,
-        ::crd_runtime::CrdSchema,
+        ::crd_runtime::CrdSchema
     )]
     #[crd(default = "unknown")]
     pub enum ServerSpecProxyProtocol {
