@@ -88,11 +88,11 @@ pub struct KitchenSpec {
         validation(
             rule = "oldSelf.hasValue() || self.size() > 0",
             message = "non-empty",
-            message_expression = "'bad: ' + self",
+            message_expression = "'bad: ' + string(self.size())",
             reason = "FieldValueInvalid",
             optional_old_self = true
         ),
-        validation = "self != 'forbidden'"
+        validation = "!('forbidden' in self)"
     )]
     // A map, so that the rule's `fieldPath: .x` names something (the API server
     // rejects a fieldPath that does not resolve in the schema).
@@ -229,9 +229,9 @@ fn cel_rules_and_one_of_helpers() {
     assert_eq!(
         serde_json::to_value(&rules).unwrap(),
         json!([
-        {"rule": "oldSelf.hasValue() || self.size() > 0", "message": "non-empty", "messageExpression": "'bad: ' + self",
+        {"rule": "oldSelf.hasValue() || self.size() > 0", "message": "non-empty", "messageExpression": "'bad: ' + string(self.size())",
          "reason": "FieldValueInvalid", "optionalOldSelf": true},
-        {"rule": "self != 'forbidden'"}])
+        {"rule": "!('forbidden' in self)"}])
     );
     let spec = spec();
     let field_path = &spec.x_kubernetes_validations.as_ref().unwrap()[3].field_path;
