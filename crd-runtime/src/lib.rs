@@ -3,6 +3,7 @@
 //! - [`model`]: the typed `apiextensions.k8s.io/v1` CustomResourceDefinition model.
 //! - [`load`]: reading YAML/JSON manifests (multi-document, v1 and v1beta1).
 //! - [`engine`]: prune, default and validate objects like the API server.
+//! - [`meta`]: `ObjectMeta`/`ListMeta` of custom resources (k8s-openapi's with feature `kube`).
 //! - [`field`]: field paths and errors rendered exactly like the API server.
 //! - [`check`]: structural-schema and CRD checks, reported like the API server.
 //! - [`derive_support`]: the runtime side of `#[derive(CustomResource, CrdSchema)]`
@@ -16,18 +17,23 @@ pub mod check;
 pub mod derive_support;
 pub mod engine;
 pub mod field;
+pub mod kube_support;
 pub mod load;
+pub mod meta;
 pub mod model;
 
 pub use check::{CheckOptions, assert_valid_crd, validate_crd};
 pub use derive_support::{
-    CrdSchema, CustomResourceExt, IntOrString, Manifest, ManifestError, MergeError, Scope,
-    merge_versions,
+    CrdSchema, CustomResourceExt, IntOrString, Manifest, ManifestError, MergeError, ObjectList,
+    PathError, Scope, merge_versions,
 };
 pub use engine::{AdmitError, Engine, EngineError, SchemaOptions};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 pub use load::{LoadError, load_crds, parse_documents, to_yaml};
-pub use model::{CustomResourceDefinition, JSONSchemaProps, ObjectMeta};
+/// The metadata of derived roots (`CronTab.metadata`); k8s-openapi's with feature `kube`.
+/// CRD manifests use [`model::ObjectMeta`], which keeps unknown keys.
+pub use meta::ObjectMeta;
+pub use model::{CustomResourceDefinition, JSONSchemaProps};
 
 /// `#[derive(CustomResource)]` and `#[derive(CrdSchema)]` (feature `derive`).
 #[cfg(feature = "derive")]

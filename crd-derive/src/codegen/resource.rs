@@ -288,6 +288,24 @@ fn root_items(
     let short_names = a.short_names.iter().map(|s| &s.value);
     let categories = a.categories.iter().map(|s| &s.value);
     let pufl = opt(a.preserve_unknown_fields_legacy);
+    let list_kind_value = a
+        .list_kind
+        .as_ref()
+        .map(|l| l.value.clone())
+        .unwrap_or_else(|| format!("{kind}List"));
+    let scale_subresource = a.scale.is_some();
+
+    // --- the list type and kube interop ------------------------------------------------
+    let list_ident = syn::Ident::new(&format!("{root}List"), root.span());
+    let list_doc = format!(
+        "A list of `{kind}` objects (`kind: {list_kind_value}`), as returned by list requests."
+    );
+    let kube_scope = if namespaced {
+        quote!(NamespaceResourceScope)
+    } else {
+        quote!(ClusterResourceScope)
+    };
+    let kube_status = a.status.as_ref().map(|t| quote!(, status = #t));
 
     quote! {
         #[doc = #root_doc]
@@ -315,6 +333,11 @@ fn root_items(
                 }
             }
         }
+
+        #[doc = #list_doc]
+        #vis type #list_ident = #rtp::ObjectList<#root>;
+
+        #rtp::__impl_kube! { root = #root, spec = #spec, scope = #kube_scope #kube_status }
 
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
@@ -376,7 +399,11 @@ fn root_items(
                 const API_VERSION: &'static str = #api_version;
                 const KIND: &'static str = #kind;
                 const PLURAL: &'static str = #plural;
+                const SINGULAR: &'static str = #singular;
+                const LIST_KIND: &'static str = #list_kind_value;
                 const SCOPE: #rtp::Scope = #rtp::Scope::#scope;
+                const STATUS_SUBRESOURCE: bool = #status_subresource;
+                const SCALE_SUBRESOURCE: bool = #scale_subresource;
 
                 fn crd() -> #rtp::CustomResourceDefinition {
                     let mut __root = #p::object();

@@ -296,6 +296,15 @@ impl CrdSchema for ObjectMeta {
 }
 impl AcceptsDefault<Object> for ObjectMeta {}
 
+/// The metadata of custom resources (k8s-openapi's with feature `kube`), e.g. in a
+/// pod-template-like field.
+impl CrdSchema for crate::meta::ObjectMeta {
+    fn crd_schema() -> JSONSchemaProps {
+        typed("object")
+    }
+}
+impl AcceptsDefault<Object> for crate::meta::ObjectMeta {}
+
 impl CrdSchema for () {
     fn crd_schema() -> JSONSchemaProps {
         typed("object")

@@ -1,23 +1,27 @@
 //! Runtime side of `crd-derive`: the [`CrdSchema`] and [`CustomResourceExt`] traits,
-//! their implementations for std types, [`IntOrString`], merging versions into one CRD,
-//! and writing/checking manifests.
+//! their implementations for std types, [`IntOrString`], list responses ([`ObjectList`]),
+//! REST paths, merging versions into one CRD, and writing/checking manifests.
 //!
 //! Schemas are built directly as [`JSONSchemaProps`] — the model the checker and the
 //! engine read — so there is no second schema model and no JSON-Schema-to-CRD rewrite.
 
 mod impls;
 mod int_or_string;
+mod list;
 mod manifest;
 mod merge;
 mod resource;
+mod rest;
 
 #[doc(hidden)]
 pub mod private;
 
 pub use int_or_string::IntOrString;
+pub use list::ObjectList;
 pub use manifest::{Manifest, ManifestError};
 pub use merge::{MergeError, merge_versions};
 pub use resource::{CustomResourceExt, Scope};
+pub use rest::PathError;
 
 use crate::model::JSONSchemaProps;
 

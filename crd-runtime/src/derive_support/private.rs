@@ -18,6 +18,10 @@ use crate::model::{
     WebhookConversion,
 };
 
+#[cfg(feature = "kube")]
+pub use k8s_openapi;
+#[cfg(feature = "kube")]
+pub use kube;
 pub use serde;
 pub use serde_json;
 

@@ -3,9 +3,11 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::rest::{PathError, PathSpec};
 use crate::engine::{AdmitError, Engine, EngineError};
 use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
-use crate::model::{CustomResourceDefinition, ObjectMeta};
+use crate::meta::ObjectMeta;
+use crate::model::CustomResourceDefinition;
 
 /// Whether a resource lives in a namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,8 +28,14 @@ impl Scope {
     }
 }
 
-/// A custom resource type: its identity, its CRD, and the API server's admission
-/// (prune, default, validate) bound to its own schema.
+/// A custom resource type: its identity, REST paths, metadata, its CRD, and the API
+/// server's admission (prune, default, validate) bound to its own schema.
+///
+/// `#[derive(CustomResource)]` implements it for the root type (`CronTab`) and also
+/// emits `CronTabList` (= [`ObjectList<CronTab>`](super::ObjectList)). With the `kube`
+/// feature the root also implements `kube::Resource` (+ `HasSpec`, `HasStatus`) from
+/// these same constants; no name here clashes with `kube::Resource`'s, so both traits
+/// can be in scope together.
 pub trait CustomResourceExt: Sized + Serialize + DeserializeOwned {
     /// The spec type.
     type Spec;
@@ -39,10 +47,18 @@ pub trait CustomResourceExt: Sized + Serialize + DeserializeOwned {
     const API_VERSION: &'static str;
     /// Kind (`CronTab`).
     const KIND: &'static str;
-    /// Plural resource name (`crontabs`).
+    /// Plural resource name (`crontabs`), the path segment of the collection.
     const PLURAL: &'static str;
+    /// Singular name (`crontab`).
+    const SINGULAR: &'static str;
+    /// Kind of list responses (`CronTabList`).
+    const LIST_KIND: &'static str;
     /// Scope.
     const SCOPE: Scope;
+    /// Whether the CRD enables the `status` subresource.
+    const STATUS_SUBRESOURCE: bool;
+    /// Whether the CRD enables the `scale` subresource.
+    const SCALE_SUBRESOURCE: bool;
 
     /// The CRD name, `<plural>.<group>`.
     fn crd_name() -> String {
@@ -91,6 +107,40 @@ pub trait CustomResourceExt: Sized + Serialize + DeserializeOwned {
                 format!("cannot serialize the object: {e}"),
             )]),
         }
+    }
+
+    /// The collection path (`POST` to create, `GET` to list or watch):
+    /// `/apis/{group}/{version}/namespaces/{ns}/{plural}`, or `/apis/{group}/{version}/{plural}`
+    /// for cluster-scoped resources and for listing across all namespaces (`None`).
+    fn collection_path(namespace: Option<&str>) -> Result<String, PathError> {
+        path_spec::<Self>().collection(namespace)
+    }
+
+    /// The path of one object (`GET`, `PUT`, `PATCH`, `DELETE`):
+    /// `.../namespaces/{ns}/{plural}/{name}`. Namespaced resources need a namespace,
+    /// cluster-scoped ones refuse one; names that cannot be a path segment are refused.
+    fn object_path(namespace: Option<&str>, name: &str) -> Result<String, PathError> {
+        path_spec::<Self>().object(namespace, name)
+    }
+
+    /// `.../{plural}/{name}/status`, when the CRD enables the status subresource.
+    fn status_path(namespace: Option<&str>, name: &str) -> Result<String, PathError> {
+        path_spec::<Self>().subresource(namespace, name, "status", Self::STATUS_SUBRESOURCE)
+    }
+
+    /// `.../{plural}/{name}/scale`, when the CRD enables the scale subresource.
+    fn scale_path(namespace: Option<&str>, name: &str) -> Result<String, PathError> {
+        path_spec::<Self>().subresource(namespace, name, "scale", Self::SCALE_SUBRESOURCE)
+    }
+}
+
+fn path_spec<K: CustomResourceExt>() -> PathSpec {
+    PathSpec {
+        group: K::GROUP,
+        version: K::VERSION,
+        kind: K::KIND,
+        plural: K::PLURAL,
+        namespaced: K::SCOPE == Scope::Namespaced,
     }
 }
 
