@@ -1,6 +1,6 @@
 //! Every CEL rule of the real-world corpus compiles (syntax, fields, types,
-//! transition-rule placement), and the number of compiled rules matches the
-//! corpus index.
+//! transition-rule placement) and is within the API server's estimated cost
+//! limits, and the number of compiled rules matches the corpus index.
 
 use std::collections::BTreeMap;
 
@@ -34,6 +34,7 @@ fn every_corpus_rule_compiles() {
     let root = shared_dir().join("corpus/crds");
     let mut failures = Vec::new();
     let (mut files_with_rules, mut total) = (0, 0);
+    let mut most_expensive: Option<(String, u64)> = None;
     // Only files the index lists with rules are loaded (loading all 306 takes long
     // in debug builds); the index itself is checked against the file list.
     assert_eq!(
@@ -56,12 +57,28 @@ fn every_corpus_rule_compiles() {
                     continue;
                 };
                 in_file += count_rules(schema);
-                let (_, errs) = Validator::new(schema, true);
+                let (validator, errs) = Validator::new(schema, true);
                 let base = Path::new(&format!("spec.versions[{i}].schema.openAPIV3Schema"));
                 failures.extend(
                     errs.iter()
                         .map(|e| format!("{rel}: {}", e.to_field_error(&base))),
                 );
+                // Real CRDs are accepted by API servers: their rules are within
+                // the estimated cost limits.
+                let Some(validator) = validator else {
+                    continue;
+                };
+                failures.extend(
+                    validator
+                        .cost_errors(&base)
+                        .iter()
+                        .map(|e| format!("{rel}: {e}")),
+                );
+                for c in validator.estimated_costs(&base) {
+                    if most_expensive.as_ref().is_none_or(|(_, m)| c.cost > *m) {
+                        most_expensive = Some((format!("{rel}: {}", c.path), c.cost));
+                    }
+                }
             }
         }
         if in_file > 0 {
@@ -80,4 +97,6 @@ fn every_corpus_rule_compiles() {
         failures.join("\n")
     );
     assert_eq!((files_with_rules, total), (83, 793), "corpus changed");
+    let (at, cost) = most_expensive.unwrap();
+    println!("most expensive expression: {at}: estimated cost {cost}");
 }

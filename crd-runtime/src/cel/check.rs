@@ -19,6 +19,8 @@
 //! rejects (e.g. ill-typed arguments of library functions), which then fail at
 //! evaluation time.
 
+use std::collections::HashMap;
+
 use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use super::schema::CelSchema;
@@ -89,7 +91,7 @@ impl<'a> Ty<'a> {
         }
     }
 
-    fn is_dyn(&self) -> bool {
+    pub(crate) fn is_dyn(&self) -> bool {
         matches!(self, Ty::Dyn)
     }
 
@@ -132,6 +134,9 @@ pub(crate) struct Checker<'a> {
     old_self_ty: Option<Ty<'a>>,
     scopes: Vec<(String, Ty<'a>)>,
     pub(crate) problems: Vec<Problem>,
+    /// The inferred type of every sub-expression, by expression id (for the
+    /// cost estimator, which picks overloads by argument types).
+    pub(crate) types: HashMap<u64, Ty<'a>>,
 }
 
 impl<'a> Checker<'a> {
@@ -142,6 +147,7 @@ impl<'a> Checker<'a> {
             old_self_ty,
             scopes: Vec::new(),
             problems: Vec::new(),
+            types: HashMap::new(),
         }
     }
 
@@ -174,8 +180,14 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Infers the type of `e`, recording problems.
+    /// Infers the type of `e`, recording problems and the type.
     pub(crate) fn check(&mut self, e: &IdedExpr) -> Ty<'a> {
+        let t = self.infer(e);
+        self.types.insert(e.id, t.clone());
+        t
+    }
+
+    fn infer(&mut self, e: &IdedExpr) -> Ty<'a> {
         match &e.expr {
             Expr::Literal(l) => match l {
                 LiteralValue::Boolean(_) => Ty::Bool,

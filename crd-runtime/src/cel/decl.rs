@@ -182,10 +182,17 @@ struct Implicit {
 fn implicit() -> &'static Implicit {
     static IMPLICIT: OnceLock<Implicit> = OnceLock::new();
     IMPLICIT.get_or_init(|| {
-        let string = Arc::new(CelSchema::of_type("string"));
+        // The API server caps the names at the longest valid name (a DNS-1123
+        // subdomain; a generated suffix takes at least one byte), which bounds
+        // the estimated cost of rules that read them.
+        let capped = |max_length| {
+            let mut s = CelSchema::of_type("string");
+            s.bounds.max_length = Some(max_length);
+            Arc::new(s)
+        };
         let metadata = CelSchema::object(BTreeMap::from([
-            ("name".to_string(), string.clone()),
-            ("generateName".to_string(), string.clone()),
+            ("name".to_string(), capped(253)),
+            ("generateName".to_string(), capped(252)),
         ]));
         Implicit {
             string: CelSchema::of_type("string"),

@@ -11,7 +11,10 @@
 //!   `self`/`oldSelf` (correlated like the server), `optionalOldSelf`,
 //!   `message`, `messageExpression`, `reason` and `fieldPath`, and the server's
 //!   error strings;
-//! - cost and time limits ([`Limits`], [`Budget`]);
+//! - cost and time limits at run time ([`Limits`], [`Budget`]) and the API
+//!   server's static cost estimation at CRD check time ([`Validator::cost_errors`]:
+//!   per-expression and per-CRD limits, rules under lists and maps multiplied by
+//!   how often they can run);
 //! - [`CelPass`]: all of it as the last validation pass of an
 //!   [`Engine`](crate::engine::Engine).
 //!
@@ -21,6 +24,8 @@
 
 mod budget;
 mod check;
+mod cost;
+mod cost_limits;
 mod decl;
 mod env;
 mod escape;
@@ -29,10 +34,14 @@ mod pass;
 mod rewrite;
 mod rules;
 mod schema;
+mod sizes;
 mod validator;
 pub mod value;
 
 pub use budget::{Budget, Limits};
+pub use cost_limits::{
+    EstimatedCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
+};
 pub use escape::escape;
 pub use pass::CelPass;
 pub use rules::{CompiledRules, RuleError, RuleField, SUPPORTED_REASONS};

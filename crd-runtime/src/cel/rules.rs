@@ -13,10 +13,12 @@ use crate::model::{JSONSchemaProps, ValidationRule};
 
 use super::budget::{Budget, Exceeded};
 use super::check::{Checker, Problem, Ty};
+use super::cost::estimate;
 use super::env::with_root;
 use super::field_path::{self, Step};
 use super::rewrite::{instrument, node_count};
 use super::schema::CelSchema;
+use super::sizes::Place;
 use super::value::to_cel;
 
 /// The `reason`s a rule may give (`FieldValueErrorReason`).
@@ -121,6 +123,10 @@ struct CompiledRule {
     field_path: Vec<Step>,
     static_cost: u64,
     message_static_cost: u64,
+    /// Estimated worst-case cost of the rule (0 when it did not compile).
+    max_cost: u64,
+    /// Estimated worst-case cost of the compiled `messageExpression`.
+    message_max_cost: Option<u64>,
 }
 
 /// The compiled `x-kubernetes-validations` of one schema node.
@@ -176,6 +182,20 @@ impl CompiledRules {
             .enumerate()
             .filter(|(_, r)| r.uses_old_self && r.error.is_none())
             .map(|(i, r)| (i, r.rule.rule.as_str()))
+    }
+
+    /// For each rule: its index, estimated worst-case cost, and the estimated
+    /// cost of its compiled `messageExpression`.
+    pub(crate) fn estimated_costs(&self) -> impl Iterator<Item = (usize, u64, Option<u64>)> {
+        self.rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, r.max_cost, r.message_max_cost))
+    }
+
+    /// How often the node can occur in one request if nothing above it bounds it.
+    pub(crate) fn max_cardinality(&self) -> u64 {
+        super::sizes::max_cardinality(&self.schema, self.resource_root)
     }
 
     /// Whether any rule is a transition rule (uses `oldSelf`).
@@ -549,17 +569,30 @@ fn compile_one(
         field_path: steps,
         static_cost: 0,
         message_static_cost: 0,
+        max_cost: 0,
+        message_max_cost: None,
     };
     if trimmed_rule.is_empty() {
         return compiled;
     }
-    match compile_expr(&rule.rule, self_ty.clone(), old_ty.clone()) {
+    match compile_expr(
+        &rule.rule,
+        schema,
+        resource_root,
+        self_ty.clone(),
+        old_ty.clone(),
+    ) {
         Err(detail) => {
             let detail = format!("compilation failed: {detail}");
             compiled.error = Some(detail.clone());
             push(RuleField::Rule, ErrorType::Invalid, rule_value(), detail);
         }
-        Ok((expr, ty, uses_old_self)) => {
+        Ok(Checked {
+            expr,
+            ty,
+            uses_old_self,
+            max_cost,
+        }) => {
             compiled.uses_old_self = uses_old_self;
             if !matches!(ty, Ty::Bool | Ty::Dyn) {
                 let detail = "cel expression must evaluate to a bool".to_string();
@@ -567,6 +600,7 @@ fn compile_one(
                 push(RuleField::Rule, ErrorType::Invalid, rule_value(), detail);
             } else {
                 let mut expr = expr;
+                compiled.max_cost = max_cost;
                 compiled.static_cost = node_count(&expr);
                 instrument(&mut expr);
                 compiled.program = Some(expr);
@@ -589,20 +623,24 @@ fn compile_one(
         .as_deref()
         .filter(|m| !m.trim().is_empty())
     {
-        match compile_expr(me, self_ty, old_ty) {
+        match compile_expr(me, schema, resource_root, self_ty, old_ty) {
             Err(detail) => push(
                 RuleField::MessageExpression,
                 ErrorType::Invalid,
                 rule_value(),
                 format!("messageExpression compilation failed: {detail}"),
             ),
-            Ok((_, ty, _)) if !matches!(ty, Ty::String | Ty::Dyn) => push(
+            Ok(Checked { ty, .. }) if !matches!(ty, Ty::String | Ty::Dyn) => push(
                 RuleField::MessageExpression,
                 ErrorType::Invalid,
                 rule_value(),
                 "messageExpression must evaluate to a string".into(),
             ),
-            Ok((mut expr, _, _)) => {
+            Ok(Checked {
+                mut expr, max_cost, ..
+            }) => {
+                // Like the API server, only with a rule that compiled.
+                compiled.message_max_cost = compiled.error.is_none().then_some(max_cost);
                 compiled.message_static_cost = node_count(&expr);
                 instrument(&mut expr);
                 compiled.message_expression = Some(expr);
@@ -612,12 +650,23 @@ fn compile_one(
     compiled
 }
 
-/// Parses and checks one expression: the expression, its type and whether it uses `oldSelf`.
+/// One parsed and checked expression.
+struct Checked<'a> {
+    expr: IdedExpr,
+    ty: Ty<'a>,
+    uses_old_self: bool,
+    /// The estimated worst-case cost (cel-go's cost units).
+    max_cost: u64,
+}
+
+/// Parses, checks and estimates one expression.
 fn compile_expr<'a>(
     src: &str,
+    schema: &'a CelSchema,
+    resource_root: bool,
     self_ty: Ty<'a>,
     old_ty: Ty<'a>,
-) -> Result<(IdedExpr, Ty<'a>, bool), String> {
+) -> Result<Checked<'a>, String> {
     let parser = Parser::new()
         .enable_optional_syntax(true)
         .max_recursion_depth(MAX_RECURSION_DEPTH);
@@ -633,7 +682,13 @@ fn compile_expr<'a>(
         return Err(msgs.join("\n"));
     }
     let uses_old_self = expr.references().has_variable("oldSelf");
-    Ok((expr, ty, uses_old_self))
+    let max_cost = estimate(&expr, Place::Node(schema, resource_root), &checker.types).max;
+    Ok(Checked {
+        expr,
+        ty,
+        uses_old_self,
+        max_cost,
+    })
 }
 
 /// `ERROR: <input>:line:col: message` with cel-go's source snippet, when the

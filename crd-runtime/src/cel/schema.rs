@@ -29,6 +29,27 @@ pub struct CelSchema {
     pub(crate) x_kubernetes_validations: Option<Vec<ValidationRule>>,
     /// `x-kubernetes-validations` of each `allOf` branch (they apply to this node).
     pub(crate) all_of_rules: Vec<Option<Vec<ValidationRule>>>,
+    /// Bounds the static cost estimator reads (see [`super::sizes`]).
+    pub(crate) bounds: Bounds,
+}
+
+/// The value validations that bound the size of a node's data.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Bounds {
+    /// `maxLength`.
+    pub(crate) max_length: Option<i64>,
+    /// `maxItems`.
+    pub(crate) max_items: Option<i64>,
+    /// `maxProperties`.
+    pub(crate) max_properties: Option<i64>,
+    /// Length (in bytes) of the longest string in `enum`, if there is an `enum`.
+    pub(crate) enum_max_len: Option<i64>,
+    /// `required`.
+    pub(crate) required: Vec<String>,
+    /// Whether `default` is set.
+    pub(crate) has_default: bool,
+    /// Whether `additionalProperties` is set at all (a schema or a boolean).
+    pub(crate) has_additional_properties: bool,
 }
 
 impl CelSchema {
@@ -57,6 +78,21 @@ impl CelSchema {
                 .flatten()
                 .map(|b| b.x_kubernetes_validations.clone())
                 .collect(),
+            bounds: Bounds {
+                max_length: s.max_length,
+                max_items: s.max_items,
+                max_properties: s.max_properties,
+                enum_max_len: s.enum_.as_ref().filter(|e| !e.is_empty()).map(|e| {
+                    e.iter()
+                        .filter_map(|v| v.as_str())
+                        .map(|v| v.len() as i64)
+                        .max()
+                        .unwrap_or(0)
+                }),
+                required: s.required.clone().unwrap_or_default(),
+                has_default: s.default.is_some(),
+                has_additional_properties: s.additional_properties.is_some(),
+            },
         })
     }
 

@@ -29,6 +29,9 @@ pub struct Validator {
     properties: BTreeMap<String, Validator>,
     items: Option<Box<Validator>>,
     additional_properties: Option<Box<Validator>>,
+    /// How often the node can occur in one object, from the `maxItems` and
+    /// `maxProperties` of the lists and maps above it (`None`: unbounded).
+    pub(crate) cardinality: Option<u64>,
 }
 
 /// A compile problem with its schema path (`properties[spec].x-kubernetes-validations[0].rule`,
@@ -88,6 +91,7 @@ impl Validator {
             resource_root,
             &Path::root(),
             None,
+            Some(1),
             &mut errors,
         );
         (v, errors)
@@ -98,8 +102,12 @@ impl Validator {
         resource_root: bool,
         path: &Path,
         uncorrelatable: Option<&Path>,
+        cardinality: Option<u64>,
         errors: &mut Vec<SchemaRuleError>,
     ) -> Option<Self> {
+        let child_cardinality = cardinality
+            .zip(super::sizes::child_factor(schema))
+            .map(|(a, b)| a.saturating_mul(b));
         let own = schema.x_kubernetes_validations.as_deref().unwrap_or(&[]);
         let (rules, errs) = CompiledRules::for_node(schema.clone(), own, resource_root);
         errors.extend(errs.into_iter().map(|error| SchemaRuleError {
@@ -152,6 +160,7 @@ impl Validator {
                 s.is_embedded_resource(),
                 &child,
                 map_unc.as_ref(),
+                child_cardinality,
                 errors,
             ) {
                 properties.insert(k.clone(), v);
@@ -164,7 +173,15 @@ impl Validator {
                 (None, Some("map")) => None,
                 (None, _) => Some(child.clone()),
             };
-            Self::build(s, s.is_embedded_resource(), &child, unc.as_ref(), errors).map(Box::new)
+            Self::build(
+                s,
+                s.is_embedded_resource(),
+                &child,
+                unc.as_ref(),
+                child_cardinality,
+                errors,
+            )
+            .map(Box::new)
         });
         let additional_properties = schema.additional_arc().and_then(|s| {
             let child = path.child("additionalProperties");
@@ -173,6 +190,7 @@ impl Validator {
                 s.is_embedded_resource(),
                 &child,
                 map_unc.as_ref(),
+                child_cardinality,
                 errors,
             )
             .map(Box::new)
@@ -189,7 +207,29 @@ impl Validator {
             properties,
             items,
             additional_properties,
+            cardinality,
         })
+    }
+
+    /// The node's own rules.
+    pub(crate) fn own_rules(&self) -> &CompiledRules {
+        &self.rules
+    }
+
+    /// The children with rules below them, with their paths relative to this
+    /// node, in the order the API server visits them.
+    pub(crate) fn children(&self, path: &Path) -> Vec<(Path, &Validator)> {
+        let mut out = Vec::new();
+        if let Some(a) = &self.additional_properties {
+            out.push((path.child("additionalProperties"), &**a));
+        }
+        for (k, v) in &self.properties {
+            out.push((path.child("properties").key(k), v));
+        }
+        if let Some(i) = &self.items {
+            out.push((path.child("items"), &**i));
+        }
+        out
     }
 
     /// Evaluates every rule over `obj` (and `old` for transition rules) with the

@@ -6,8 +6,8 @@
 //! Like the API server, rules of a node are only compiled when the node's subtree
 //! is a valid structural schema; here that means it converts to one and no node
 //! mixes `properties` with `additionalProperties` (the invalid shapes upstream's
-//! tables exercise). Static cost estimation is not implemented: runtime cost
-//! limits are enforced when rules are evaluated instead.
+//! tables exercise). Rules whose estimated cost exceeds the API server's
+//! per-expression or per-CRD limits are `Forbidden` ([`Validator::cost_errors`]).
 
 use crate::cel::{RuleField, Validator};
 use crate::field::{ErrorList, Path};
@@ -27,7 +27,7 @@ pub fn cel_rule_errors(schema: &JSONSchemaProps, root: &Path) -> ErrorList {
     // Rules inside allOf are forbidden in structural schemas (reported by the
     // structural checks); upstream does not compile them.
     drop_all_of_rules(&mut compilable);
-    let (_, problems) = Validator::new(&compilable, true);
+    let (validator, problems) = Validator::new(&compilable, true);
     errs.extend(
         problems
             .iter()
@@ -35,6 +35,9 @@ pub fn cel_rule_errors(schema: &JSONSchemaProps, root: &Path) -> ErrorList {
             .filter(|p| p.error.from_compiler() && p.error.field != RuleField::FieldPath)
             .map(|p| p.to_field_error(root)),
     );
+    if let Some(v) = validator {
+        errs.extend(v.cost_errors(root));
+    }
     errs
 }
 

@@ -1,0 +1,97 @@
+//! Estimates worked out by hand from cel-go's and Kubernetes' cost rules.
+
+use kube_cel::cel::parser::Parser;
+use serde_json::json;
+
+use super::estimate;
+use crate::cel::check::{Checker, Ty};
+use crate::cel::schema::CelSchema;
+use crate::cel::sizes::Place;
+use crate::model::JSONSchemaProps;
+
+/// The estimated (min, max) cost of `rule` on a node with `schema`.
+fn cost(schema: serde_json::Value, rule: &str) -> (u64, u64) {
+    let s: JSONSchemaProps = serde_json::from_value(schema).unwrap();
+    let s = CelSchema::new(&s);
+    let expr = Parser::new()
+        .enable_optional_syntax(true)
+        .parse(rule)
+        .unwrap();
+    let mut checker = Checker::new(Ty::of_schema(&s, false), None);
+    checker.check(&expr);
+    assert!(checker.problems.is_empty(), "{:?}", checker.problems);
+    let r = estimate(&expr, Place::Node(&s, false), &checker.types);
+    (r.min, r.max)
+}
+
+#[test]
+fn string_functions_traverse_their_inputs() {
+    // maxLength 5000 is 20000 bytes: 2000 units, times ceil(7 × 0.1) for the
+    // literal, plus 1 for `self`.
+    let s = json!({"type": "string", "maxLength": 5000});
+    assert_eq!(cost(s.clone(), "self.contains('keyword')").1, 2001);
+    // (40 + 1) × 0.1 → 5, times the regex: 4 × 0.25 → 1; `self.x` costs 2.
+    let obj = json!({"type": "object", "properties": {"x": {"type": "string", "maxLength": 10}}});
+    assert_eq!(cost(obj.clone(), "self.x.matches('^a+$')").1, 7);
+    // Equality traverses the shorter operand: min(40, 3) × 0.1 → 1, plus 2.
+    assert_eq!(cost(obj.clone(), "self.x == 'abc'"), (3, 3));
+    // Presence tests are free; `self` is not.
+    assert_eq!(cost(obj, "has(self.x)"), (1, 1));
+    // Without maxLength a string can fill a request (3 MiB minus the quotes).
+    let unbounded = json!({"type": "string"});
+    assert_eq!(cost(unbounded, "self.startsWith('ab')").1, 2);
+}
+
+#[test]
+fn loops_multiply_their_body_by_the_range() {
+    let list = json!({"type": "array", "maxItems": 10, "items": {"type": "integer"}});
+    // range 1 + result 1 + 10 × (condition 2 + step 1 + 2).
+    assert_eq!(cost(list.clone(), "self.all(x, x > 0)").1, 52);
+    // An unbounded list of integers: (3 MiB - 2) / 2 items.
+    let unbounded = json!({"type": "array", "items": {"type": "integer"}});
+    let n = (3 * 1024 * 1024 - 2) / 2;
+    assert_eq!(cost(unbounded, "self.all(x, x > 0)").1, 2 + n * 5);
+    // `map` appends to a list: + 1, the accumulator 1, the literal 10, `x` 1.
+    assert_eq!(
+        cost(list, "self.map(x, x).size() == 0").1,
+        // range 1 + init 10 + result 1 + 10 × (cond 0 + step 13) + size 1
+        // + equality (min(10, 1) → 1) + 0
+        1 + 10 + 1 + 10 * 13 + 1 + 1
+    );
+}
+
+#[test]
+fn concatenation_grows_and_bind_is_an_empty_loop() {
+    let list = json!({"type": "array", "items": {"type": "string"}});
+    let s = 3 * 1024 * 1024 - 2u64;
+    let add = |n: u64| (n * s).div_ceil(10);
+    // self[0] + self[1]: each index costs 2, the sum traverses both strings.
+    // (Equality with '' has size 0: no traversal.)
+    assert_eq!(cost(list.clone(), "self[0] + self[1] == ''").1, add(2) + 4);
+    // Unknown sizes (string() of a string): traversing them costs a tenth of
+    // the largest integer.
+    assert_eq!(
+        cost(list, "string(self[0]) + string(self[1]) == ''").1,
+        (u64::MAX as f64 * 0.1).ceil() as u64 + 6
+    );
+    let obj = json!({"type": "object", "properties": {"s": {"type": "string", "maxLength": 1}}});
+    // 10 (empty range) + init 2 + body (size 1 + x 1, > 1 + 2).
+    assert_eq!(cost(obj, "cel.bind(x, self.s, x.size() > 0)").1, 15);
+}
+
+#[test]
+fn library_functions_use_kubernetes_estimates() {
+    let obj = json!({"type": "object", "properties": {
+        "s": {"type": "string", "maxLength": 25},
+        "l": {"type": "array", "maxItems": 4, "items": {"type": "string", "maxLength": 5}}
+    }});
+    // lowerAscii: 100 × 0.1; == with the literal: min(100, 1) → 1; self.s 2.
+    assert_eq!(
+        cost(obj.clone(), "self.s.lowerAscii() == 'a'").1,
+        2 + 10 + 1
+    );
+    // isSorted over 4 strings of 20 bytes: 4 × (1 + 2) + self.l 2.
+    assert_eq!(cost(obj.clone(), "self.l.isSorted()").1, 2 + 12);
+    // sets.contains: 4 × 1 + 1, arguments 2 + 10.
+    assert_eq!(cost(obj, "sets.contains(self.l, ['a'])").1, 4 + 1 + 2 + 10);
+}
