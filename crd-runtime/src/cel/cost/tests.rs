@@ -95,3 +95,12 @@ fn library_functions_use_kubernetes_estimates() {
     // sets.contains: 4 × 1 + 1, arguments 2 + 10.
     assert_eq!(cost(obj, "sets.contains(self.l, ['a'])").1, 4 + 1 + 2 + 10);
 }
+
+#[test]
+fn converted_strings_have_no_size_bound() {
+    // kubernetes/kubernetes#124234: the API server rejects this messageExpression
+    // ("estimated messageExpression cost exceeds budget by factor of more than 100x").
+    let obj = json!({"type": "object", "properties": {"attempts": {"type": "integer"}}});
+    let (_, max) = cost(obj, "'invalid attempts: ' + string(self.attempts)");
+    assert!(max > 100 * crate::cel::STATIC_ESTIMATED_COST_LIMIT);
+}
