@@ -5,6 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod tempdir;
+use tempdir::TempDir;
+
 const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 
 const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
@@ -36,11 +39,9 @@ spec:
                 - {rule: self == oldSelf, message: storageClass is immutable}
 "#;
 
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crd-gen-cel-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh scratch directory for one test, deleted when it goes out of scope.
+fn scratch(test: &str) -> TempDir {
+    TempDir::new("crd-gen-cel", test)
 }
 
 fn write(dir: &Path, name: &str, content: &str) -> String {

@@ -6,6 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+mod tempdir;
+use tempdir::TempDir;
+
 const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 
 fn crontab_crd() -> String {
@@ -15,11 +18,9 @@ fn crontab_crd() -> String {
         .to_string()
 }
 
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("crd-gen-validate-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh scratch directory for one test, deleted when it goes out of scope.
+fn scratch(test: &str) -> TempDir {
+    TempDir::new("crd-gen-validate", test)
 }
 
 fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> String {
