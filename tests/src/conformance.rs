@@ -91,11 +91,19 @@ pub fn options_from(v: &Value) -> CheckOptions {
         allow_validation_properties_with_additional_properties: flag(
             "allowValidationPropertiesWithAdditionalProperties",
         ),
+        cel_environment_version: v
+            .pointer("/celEnvironmentSet/celEnvironmentCompatibilityVersion")
+            .and_then(Value::as_str)
+            .map(|s| {
+                let (major, minor) = s.split_once('.').expect("MAJOR.MINOR");
+                (major.parse().unwrap(), minor.parse().unwrap())
+            }),
         ..CheckOptions::default()
     }
 }
 
-/// Option keys the tables use. `celEnvironmentSet` only matters to CEL rows.
+/// Option keys the tables use. `celEnvironmentSet` (its compatibility version)
+/// only matters to CEL rows.
 const KNOWN_OPTIONS: [&str; 11] = [
     "allowDefaults",
     "requireRecognizedConversionReviewVersion",

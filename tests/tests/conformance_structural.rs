@@ -14,16 +14,7 @@ use crd_toolkit_tests::conformance::{expected_list, is_cel_derived, options_from
 use crd_toolkit_tests::conformance_cases;
 
 /// `requiresCEL` rows this crate cannot pass fully, with the reason.
-const CEL_GAPS: [(&str, &str); 2] = [
-    (
-        "invalid default with x-kubernetes-validations",
-        "defaults are not validated (by the schema or by CEL rules) at check time yet",
-    ),
-    (
-        "invalid x-kubernetes-validations for escaping (keywords are invalid field names before v1.30)",
-        "pins the Kubernetes 1.30 CEL environment; this crate implements 1.31+",
-    ),
-];
+const CEL_GAPS: [(&str, &str); 0] = [];
 
 #[test]
 fn structural_table() {

@@ -25,7 +25,7 @@ use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use super::schema::CelSchema;
 
-use super::decl::{Decl, decl, field};
+use super::decl::{Decl, decl, field_in};
 use super::rewrite::as_bind;
 
 /// The inferred CEL type of an expression.
@@ -137,6 +137,8 @@ pub(crate) struct Checker<'a> {
     /// The inferred type of every sub-expression, by expression id (for the
     /// cost estimator, which picks overloads by argument types).
     pub(crate) types: HashMap<u64, Ty<'a>>,
+    /// `self.if` selects a property named `if` (Kubernetes 1.31 and later).
+    keyword_fields: bool,
 }
 
 impl<'a> Checker<'a> {
@@ -148,7 +150,14 @@ impl<'a> Checker<'a> {
             scopes: Vec::new(),
             problems: Vec::new(),
             types: HashMap::new(),
+            keyword_fields: true,
         }
+    }
+
+    /// Whether property names that are CEL keywords can be selected unescaped.
+    pub(crate) fn keywords_as_field_names(mut self, yes: bool) -> Self {
+        self.keyword_fields = yes;
+        self
     }
 
     fn problem(&mut self, message: String, near: Option<String>) -> Ty<'a> {
@@ -301,7 +310,7 @@ impl<'a> Checker<'a> {
 
     fn select(&mut self, operand: &Ty<'a>, name: &str) -> Ty<'a> {
         match operand {
-            Ty::Object(s, root) => match field(s, *root, name) {
+            Ty::Object(s, root) => match field_in(s, *root, name, self.keyword_fields) {
                 Some(f) => Ty::of_schema(f.schema, f.schema.is_embedded_resource()),
                 None => self.problem(
                     format!("undefined field '{name}'"),

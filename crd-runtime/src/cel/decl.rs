@@ -127,8 +127,20 @@ pub(crate) fn fields(s: &CelSchema, resource_root: bool) -> BTreeMap<String, Fie
     out
 }
 
-/// Looks up one field by its escaped CEL name.
+/// Looks up one field by its escaped CEL name, or by its own name when that is
+/// a CEL keyword (the newest environment).
 pub(crate) fn field<'a>(s: &'a CelSchema, resource_root: bool, name: &str) -> Option<Field<'a>> {
+    field_in(s, resource_root, name, true)
+}
+
+/// [`field`]; `keywords`: property names that are CEL keywords are recognized
+/// unescaped (Kubernetes 1.31 and later; before, only `__if__` reaches `if`).
+pub(crate) fn field_in<'a>(
+    s: &'a CelSchema,
+    resource_root: bool,
+    name: &str,
+    keywords: bool,
+) -> Option<Field<'a>> {
     if resource_root {
         let implicit = implicit();
         match name {
@@ -148,7 +160,8 @@ pub(crate) fn field<'a>(s: &'a CelSchema, resource_root: bool, name: &str) -> Op
         }
     }
     let props = s.properties.as_ref()?;
-    if is_reserved(name)
+    if keywords
+        && is_reserved(name)
         && let Some((k, v)) = props.get_key_value(name)
     {
         return Some(Field {

@@ -4,10 +4,11 @@
 //! Only declared `properties` are escaped; `additionalProperties` keys are map
 //! keys and stay literal. A name that cannot be escaped (it starts with a digit
 //! or contains a character outside `[a-zA-Z0-9_.\-/]`) is invisible to rules.
-//! Reserved words are accessible both escaped and, as in Kubernetes 1.31+, as is.
+//! Reserved words are accessible escaped and, from Kubernetes 1.31 on, as is
+//! ([`super::CelEnvironment`]).
 
 /// CEL reserved words: a property with one of these names is accessed as `__name__`.
-const RESERVED: [&str; 20] = [
+const RESERVED: [&str; 21] = [
     "true",
     "false",
     "null",
@@ -28,6 +29,7 @@ const RESERVED: [&str; 20] = [
     "return",
     "var",
     "void",
+    "while",
 ];
 
 /// Whether `name` is a CEL reserved word. Since Kubernetes 1.31 such properties

@@ -24,6 +24,7 @@
 
 mod budget;
 mod check;
+mod compile;
 mod cost;
 mod cost_limits;
 mod decl;
@@ -39,6 +40,7 @@ mod validator;
 pub mod value;
 
 pub use budget::{Budget, Limits};
+pub use compile::CelEnvironment;
 pub use cost_limits::{
     EstimatedCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };

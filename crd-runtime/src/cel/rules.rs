@@ -1,10 +1,8 @@
-//! The rules of one schema node: compiled once, evaluated per value.
+//! The rules of one schema node: compiled once ([`super::compile`]), evaluated per value.
 
 use std::sync::Arc;
 
-use kube_cel::cel::common::ast::IdedExpr;
 use kube_cel::cel::objects::{OptionalValue, Value};
-use kube_cel::cel::parser::Parser;
 use kube_cel::cel::{Context, ExecutionError};
 use serde_json::Value as Json;
 
@@ -12,13 +10,10 @@ use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::model::{JSONSchemaProps, ValidationRule};
 
 use super::budget::{Budget, Exceeded};
-use super::check::{Checker, Problem, Ty};
-use super::cost::estimate;
+use super::compile::{CelEnvironment, CompiledRule, compile_one};
 use super::env::with_root;
-use super::field_path::{self, Step};
-use super::rewrite::{instrument, node_count};
+use super::field_path;
 use super::schema::CelSchema;
-use super::sizes::Place;
 use super::value::to_cel;
 
 /// The `reason`s a rule may give (`FieldValueErrorReason`).
@@ -29,10 +24,7 @@ pub const SUPPORTED_REASONS: [&str; 4] = [
     "FieldValueRequired",
 ];
 
-const FIELD_PATH_INVALID: &str = "fieldPath must be a valid path";
-
-/// Nesting limit of the parser (cel-go's default).
-const MAX_RECURSION_DEPTH: u16 = 250;
+pub(super) const FIELD_PATH_INVALID: &str = "fieldPath must be a valid path";
 
 /// Which field of a `ValidationRule` a compile problem is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,25 +102,6 @@ impl RuleError {
     }
 }
 
-/// One compiled rule.
-#[derive(Debug)]
-struct CompiledRule {
-    rule: ValidationRule,
-    /// `None` for an empty rule (reported at compile time, skipped at run time).
-    program: Option<IdedExpr>,
-    /// The compile error, reported again at run time (`rule compile error: ...`).
-    error: Option<String>,
-    message_expression: Option<IdedExpr>,
-    uses_old_self: bool,
-    field_path: Vec<Step>,
-    static_cost: u64,
-    message_static_cost: u64,
-    /// Estimated worst-case cost of the rule (0 when it did not compile).
-    max_cost: u64,
-    /// Estimated worst-case cost of the compiled `messageExpression`.
-    message_max_cost: Option<u64>,
-}
-
 /// The compiled `x-kubernetes-validations` of one schema node.
 #[derive(Debug)]
 pub struct CompiledRules {
@@ -154,11 +127,21 @@ impl CompiledRules {
         rules: &[ValidationRule],
         resource_root: bool,
     ) -> (Self, Vec<RuleError>) {
+        Self::for_node_in(schema, rules, resource_root, CelEnvironment::NEWEST)
+    }
+
+    /// [`CompiledRules::for_node`] in the environment `env`.
+    pub fn for_node_in(
+        schema: Arc<CelSchema>,
+        rules: &[ValidationRule],
+        resource_root: bool,
+        env: CelEnvironment,
+    ) -> (Self, Vec<RuleError>) {
         let mut errors = Vec::new();
         let compiled = rules
             .iter()
             .enumerate()
-            .map(|(i, r)| compile_one(i, r, &schema, resource_root, &mut errors))
+            .map(|(i, r)| compile_one(i, r, &schema, resource_root, env, &mut errors))
             .collect();
         (
             CompiledRules {
@@ -443,273 +426,5 @@ fn value_text(v: &Value) -> String {
         Value::Float(f) => f.to_string(),
         Value::String(s) => s.to_string(),
         other => format!("{other:?}"),
-    }
-}
-
-fn compile_one(
-    index: usize,
-    rule: &ValidationRule,
-    schema: &CelSchema,
-    resource_root: bool,
-    errors: &mut Vec<RuleError>,
-) -> CompiledRule {
-    let mut push = |field: RuleField, type_: ErrorType, bad_value: BadValue, detail: String| {
-        errors.push(RuleError {
-            index,
-            field,
-            type_,
-            bad_value,
-            detail,
-        })
-    };
-    let rule_value = || BadValue::Str(rule.rule.clone());
-    let trimmed_rule = rule.rule.trim();
-    let trimmed_msg = rule.message.as_deref().unwrap_or("").trim();
-    // Field checks of the CRD validation (`ValidateCustomResourceDefinitionOpenAPISchema`).
-    if trimmed_rule.is_empty() {
-        push(
-            RuleField::Rule,
-            ErrorType::Required,
-            BadValue::Omit,
-            "rule is not specified".into(),
-        );
-    } else if rule.message.as_deref().is_some_and(|m| !m.is_empty()) && trimmed_msg.is_empty() {
-        push(
-            RuleField::Message,
-            ErrorType::Invalid,
-            BadValue::Str(rule.message.clone().unwrap_or_default()),
-            "message must be non-empty if specified".into(),
-        );
-    } else if trimmed_msg.contains('\n') {
-        push(
-            RuleField::Message,
-            ErrorType::Invalid,
-            BadValue::Str(rule.message.clone().unwrap_or_default()),
-            "message must not contain line breaks".into(),
-        );
-    } else if trimmed_rule.contains('\n') && trimmed_msg.is_empty() {
-        push(
-            RuleField::Message,
-            ErrorType::Required,
-            BadValue::Omit,
-            "message must be specified if rule contains line breaks".into(),
-        );
-    }
-    if let Some(me) = &rule.message_expression
-        && !me.is_empty()
-        && me.trim().is_empty()
-    {
-        push(
-            RuleField::MessageExpression,
-            ErrorType::Required,
-            BadValue::Omit,
-            "messageExpression must be non-empty if specified".into(),
-        );
-    }
-    if let Some(reason) = &rule.reason
-        && !SUPPORTED_REASONS.contains(&reason.as_str())
-    {
-        let supported: Vec<String> = SUPPORTED_REASONS
-            .iter()
-            .map(|s| crate::field::go_quote(s))
-            .collect();
-        push(
-            RuleField::Reason,
-            ErrorType::NotSupported,
-            BadValue::Str(reason.clone()),
-            format!("supported values: {}", supported.join(", ")),
-        );
-    }
-    let mut steps = Vec::new();
-    if let Some(fp) = &rule.field_path {
-        let fp_value = || BadValue::Str(fp.clone());
-        if !fp.is_empty() && fp.trim().is_empty() {
-            push(
-                RuleField::FieldPath,
-                ErrorType::Invalid,
-                fp_value(),
-                "fieldPath must be non-empty if specified".into(),
-            );
-        }
-        if fp.contains('\n') {
-            push(
-                RuleField::FieldPath,
-                ErrorType::Invalid,
-                fp_value(),
-                "fieldPath must not contain line breaks".into(),
-            );
-        }
-        // Like upstream, any non-empty path must resolve, blank ones included.
-        if !fp.is_empty() {
-            match field_path::parse(fp, schema) {
-                Ok(s) => steps = s,
-                Err(_) => push(
-                    RuleField::FieldPath,
-                    ErrorType::Invalid,
-                    fp_value(),
-                    FIELD_PATH_INVALID.into(),
-                ),
-            }
-        }
-    }
-
-    let self_ty = Ty::of_schema(schema, resource_root);
-    let optional_old_self = rule.optional_old_self.unwrap_or(false);
-    let old_ty = if optional_old_self {
-        Ty::Optional(Box::new(self_ty.clone()))
-    } else {
-        self_ty.clone()
-    };
-    let mut compiled = CompiledRule {
-        rule: rule.clone(),
-        program: None,
-        error: None,
-        message_expression: None,
-        uses_old_self: false,
-        field_path: steps,
-        static_cost: 0,
-        message_static_cost: 0,
-        max_cost: 0,
-        message_max_cost: None,
-    };
-    if trimmed_rule.is_empty() {
-        return compiled;
-    }
-    match compile_expr(
-        &rule.rule,
-        schema,
-        resource_root,
-        self_ty.clone(),
-        old_ty.clone(),
-    ) {
-        Err(detail) => {
-            let detail = format!("compilation failed: {detail}");
-            compiled.error = Some(detail.clone());
-            push(RuleField::Rule, ErrorType::Invalid, rule_value(), detail);
-        }
-        Ok(Checked {
-            expr,
-            ty,
-            uses_old_self,
-            max_cost,
-        }) => {
-            compiled.uses_old_self = uses_old_self;
-            if !matches!(ty, Ty::Bool | Ty::Dyn) {
-                let detail = "cel expression must evaluate to a bool".to_string();
-                compiled.error = Some(detail.clone());
-                push(RuleField::Rule, ErrorType::Invalid, rule_value(), detail);
-            } else {
-                let mut expr = expr;
-                compiled.max_cost = max_cost;
-                compiled.static_cost = node_count(&expr);
-                instrument(&mut expr);
-                compiled.program = Some(expr);
-            }
-        }
-    }
-    if let Some(flag) = rule.optional_old_self
-        && !compiled.uses_old_self
-        && compiled.error.is_none()
-    {
-        push(
-            RuleField::OptionalOldSelf,
-            ErrorType::Invalid,
-            BadValue::Bool(flag),
-            "may not be set if oldSelf is not used in rule".into(),
-        );
-    }
-    if let Some(me) = rule
-        .message_expression
-        .as_deref()
-        .filter(|m| !m.trim().is_empty())
-    {
-        match compile_expr(me, schema, resource_root, self_ty, old_ty) {
-            Err(detail) => push(
-                RuleField::MessageExpression,
-                ErrorType::Invalid,
-                rule_value(),
-                format!("messageExpression compilation failed: {detail}"),
-            ),
-            Ok(Checked { ty, .. }) if !matches!(ty, Ty::String | Ty::Dyn) => push(
-                RuleField::MessageExpression,
-                ErrorType::Invalid,
-                rule_value(),
-                "messageExpression must evaluate to a string".into(),
-            ),
-            Ok(Checked {
-                mut expr, max_cost, ..
-            }) => {
-                // Like the API server, only with a rule that compiled.
-                compiled.message_max_cost = compiled.error.is_none().then_some(max_cost);
-                compiled.message_static_cost = node_count(&expr);
-                instrument(&mut expr);
-                compiled.message_expression = Some(expr);
-            }
-        }
-    }
-    compiled
-}
-
-/// One parsed and checked expression.
-struct Checked<'a> {
-    expr: IdedExpr,
-    ty: Ty<'a>,
-    uses_old_self: bool,
-    /// The estimated worst-case cost (cel-go's cost units).
-    max_cost: u64,
-}
-
-/// Parses, checks and estimates one expression.
-fn compile_expr<'a>(
-    src: &str,
-    schema: &'a CelSchema,
-    resource_root: bool,
-    self_ty: Ty<'a>,
-    old_ty: Ty<'a>,
-) -> Result<Checked<'a>, String> {
-    let parser = Parser::new()
-        .enable_optional_syntax(true)
-        .max_recursion_depth(MAX_RECURSION_DEPTH);
-    let expr = parser.parse(src).map_err(|e| e.to_string())?;
-    let mut checker = Checker::new(self_ty, Some(old_ty));
-    let ty = checker.check(&expr);
-    if !checker.problems.is_empty() {
-        let msgs: Vec<String> = checker
-            .problems
-            .iter()
-            .map(|p| render_problem(src, p))
-            .collect();
-        return Err(msgs.join("\n"));
-    }
-    let uses_old_self = expr.references().has_variable("oldSelf");
-    let max_cost = estimate(&expr, Place::Node(schema, resource_root), &checker.types).max;
-    Ok(Checked {
-        expr,
-        ty,
-        uses_old_self,
-        max_cost,
-    })
-}
-
-/// `ERROR: <input>:line:col: message` with cel-go's source snippet, when the
-/// problem can be located in the source.
-fn render_problem(src: &str, p: &Problem) -> String {
-    let located = p.near.as_deref().and_then(|needle| {
-        let offset = src.find(needle)?;
-        let before = &src[..offset];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = src[line_start..offset].chars().count();
-        let text = src[line_start..].lines().next().unwrap_or("");
-        Some((line, col, text))
-    });
-    match located {
-        Some((line, col, text)) => format!(
-            "ERROR: <input>:{line}:{}: {}\n | {text}\n | {}^",
-            col + 1,
-            p.message,
-            ".".repeat(col)
-        ),
-        None => format!("ERROR: <input>:1:1: {}", p.message),
     }
 }

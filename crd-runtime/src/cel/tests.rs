@@ -355,3 +355,19 @@ fn blocking_errors_stop_cel() {
         crate::field::FieldError::invalid(Path::new("spec.x"), crate::field::BadValue::Int(1), "x");
     assert!(blocking_error(&[e]).is_none());
 }
+
+#[test]
+fn keywords_are_field_names_from_kubernetes_1_31() {
+    let s = schema(json!({"type": "object", "properties": {"if": {"type": "integer"}}}));
+    let errors = |rule: &str, env: CelEnvironment| {
+        let mut s = s.clone();
+        s.x_kubernetes_validations =
+            Some(vec![serde_json::from_value(json!({"rule": rule})).unwrap()]);
+        Validator::new_in(&s, true, env).1.len()
+    };
+    let v1_30 = CelEnvironment::for_version(1, 30);
+    assert_eq!(errors("self.__if__ > 0", v1_30), 0);
+    assert_eq!(errors("self.if > 0", v1_30), 1);
+    assert_eq!(errors("self.if > 0", CelEnvironment::for_version(1, 31)), 0);
+    assert_eq!(errors("self.if > 0", CelEnvironment::NEWEST), 0);
+}

@@ -17,6 +17,7 @@ use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::model::JSONSchemaProps;
 
 use super::budget::{Budget, Limits};
+use super::compile::CelEnvironment;
 use super::rules::{CompiledRules, RuleError, RuleField};
 use super::schema::CelSchema;
 
@@ -85,6 +86,15 @@ impl Validator {
         schema: &JSONSchemaProps,
         resource_root: bool,
     ) -> (Option<Self>, Vec<SchemaRuleError>) {
+        Self::new_in(schema, resource_root, CelEnvironment::NEWEST)
+    }
+
+    /// [`Validator::new`] with the rules compiled in the environment `env`.
+    pub fn new_in(
+        schema: &JSONSchemaProps,
+        resource_root: bool,
+        env: CelEnvironment,
+    ) -> (Option<Self>, Vec<SchemaRuleError>) {
         let mut errors = Vec::new();
         let v = Self::build(
             &CelSchema::new(schema),
@@ -92,6 +102,7 @@ impl Validator {
             &Path::root(),
             None,
             Some(1),
+            env,
             &mut errors,
         );
         (v, errors)
@@ -103,13 +114,14 @@ impl Validator {
         path: &Path,
         uncorrelatable: Option<&Path>,
         cardinality: Option<u64>,
+        env: CelEnvironment,
         errors: &mut Vec<SchemaRuleError>,
     ) -> Option<Self> {
         let child_cardinality = cardinality
             .zip(super::sizes::child_factor(schema))
             .map(|(a, b)| a.saturating_mul(b));
         let own = schema.x_kubernetes_validations.as_deref().unwrap_or(&[]);
-        let (rules, errs) = CompiledRules::for_node(schema.clone(), own, resource_root);
+        let (rules, errs) = CompiledRules::for_node_in(schema.clone(), own, resource_root, env);
         errors.extend(errs.into_iter().map(|error| SchemaRuleError {
             node: path.clone(),
             error,
@@ -136,7 +148,7 @@ impl Validator {
         for (i, branch) in schema.all_of_rules.iter().enumerate() {
             if let Some(branch_rules) = branch {
                 let (r, errs) =
-                    CompiledRules::for_node(schema.clone(), branch_rules, resource_root);
+                    CompiledRules::for_node_in(schema.clone(), branch_rules, resource_root, env);
                 let branch_path = path.child("allOf").index(i);
                 errors.extend(errs.into_iter().map(|error| SchemaRuleError {
                     node: branch_path.clone(),
@@ -161,6 +173,7 @@ impl Validator {
                 &child,
                 map_unc.as_ref(),
                 child_cardinality,
+                env,
                 errors,
             ) {
                 properties.insert(k.clone(), v);
@@ -179,6 +192,7 @@ impl Validator {
                 &child,
                 unc.as_ref(),
                 child_cardinality,
+                env,
                 errors,
             )
             .map(Box::new)
@@ -191,6 +205,7 @@ impl Validator {
                 &child,
                 map_unc.as_ref(),
                 child_cardinality,
+                env,
                 errors,
             )
             .map(Box::new)

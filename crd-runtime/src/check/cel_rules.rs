@@ -9,15 +9,16 @@
 //! tables exercise). Rules whose estimated cost exceeds the API server's
 //! per-expression or per-CRD limits are `Forbidden` ([`Validator::cost_errors`]).
 
-use crate::cel::{RuleField, Validator};
+use crate::cel::{CelEnvironment, RuleField, Validator};
 use crate::field::{ErrorList, Path};
 use crate::model::{JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
 
+use super::CheckOptions;
 use super::structural::conversion_error;
 
 /// The compile errors of every rule in the schema at `root`
 /// (`spec.versions[0].schema.openAPIV3Schema`).
-pub fn cel_rule_errors(schema: &JSONSchemaProps, root: &Path) -> ErrorList {
+pub fn cel_rule_errors(schema: &JSONSchemaProps, root: &Path, opts: &CheckOptions) -> ErrorList {
     let mut errs = ErrorList::new();
     if !has_rules(schema) {
         return errs;
@@ -27,7 +28,11 @@ pub fn cel_rule_errors(schema: &JSONSchemaProps, root: &Path) -> ErrorList {
     // Rules inside allOf are forbidden in structural schemas (reported by the
     // structural checks); upstream does not compile them.
     drop_all_of_rules(&mut compilable);
-    let (validator, problems) = Validator::new(&compilable, true);
+    let env = match opts.cel_environment_version {
+        Some((major, minor)) => CelEnvironment::for_version(major, minor),
+        None => CelEnvironment::NEWEST,
+    };
+    let (validator, problems) = Validator::new_in(&compilable, true, env);
     errs.extend(
         problems
             .iter()

@@ -12,7 +12,8 @@
 //!   resource, which must give valid metadata (`must result in valid metadata:
 //!   ...`), then validated against its schema.
 //!
-//! CEL rules are not evaluated against defaults here.
+//! With the `cel` feature, a default that passes all of that is also validated by
+//! the CEL rules of its node and below, as the API server does.
 //!
 //! [`engine`]: crate::engine
 
@@ -197,12 +198,27 @@ fn check_default(
         errs.extend(embedded_errs.into_iter().map(|e| under(at, e)));
         return;
     }
-    errs.extend(
-        engine
-            .validate_schema(&coerced)
-            .into_iter()
-            .map(|e| under(at, e)),
-    );
+    let schema_errs = engine.validate_schema(&coerced);
+    if !schema_errs.is_empty() {
+        errs.extend(schema_errs.into_iter().map(|e| under(at, e)));
+        return;
+    }
+    #[cfg(feature = "cel")]
+    errs.extend(cel_errors(s, default, at, embedded));
+}
+
+/// The default's failures of the CEL rules of its node and below, evaluated
+/// like an object's (the default is its own old value, so transition rules run
+/// too), each default within the per-object cost budget.
+#[cfg(feature = "cel")]
+fn cel_errors(s: &JSONSchemaProps, default: &Value, at: &Path, embedded: bool) -> ErrorList {
+    use crate::cel::{Budget, Limits, Validator};
+    let mut errs = ErrorList::new();
+    if let (Some(v), _) = Validator::new(s, embedded) {
+        let mut budget = Budget::new(Limits::default());
+        errs.extend(v.validate_with(default, Some(default), at, &mut budget));
+    }
+    errs
 }
 
 /// A default for (part of) an embedded resource's `metadata`, `apiVersion` or `kind`.
@@ -277,6 +293,26 @@ mod tests {
     fn errors(schema: serde_json::Value) -> Vec<String> {
         let s: JSONSchemaProps = serde_json::from_value(schema).unwrap();
         validate_defaults(&s, &Path::new("s"), &CheckOptions::v1_create()).strings()
+    }
+
+    #[cfg(feature = "cel")]
+    #[test]
+    fn defaults_must_pass_their_cel_rules() {
+        let got = errors(serde_json::json!({"type": "object", "properties": {
+            "v": {"type": "string", "default": "nope",
+                  "x-kubernetes-validations": [{"rule": "self.startsWith('kube')"}]},
+            "ok": {"type": "string", "default": "kubelet",
+                   "x-kubernetes-validations": [{"rule": "self.startsWith('kube')"}]},
+            "o": {"type": "object", "default": {"a": 2, "b": 1},
+                  "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                  "x-kubernetes-validations": [{"rule": "self.a < self.b", "message": "a < b"}]}}}));
+        assert_eq!(
+            got,
+            [
+                "s.properties[o].default: Invalid value: \"object\": a < b",
+                "s.properties[v].default: Invalid value: \"nope\": failed rule: self.startsWith('kube')",
+            ]
+        );
     }
 
     #[test]

@@ -69,6 +69,11 @@ pub struct CheckOptions {
     pub require_served_version: bool,
     /// How a v1 CRD's per-version fields map to error paths.
     pub path_style: PathStyle,
+    /// The Kubernetes version (major, minor) whose CEL environment compiles
+    /// `x-kubernetes-validations` (`celEnvironmentCompatibilityVersion`);
+    /// `None`: the newest this crate implements. Before 1.31, property names
+    /// that are CEL keywords can only be selected escaped (`self.__if__`).
+    pub cel_environment_version: Option<(u32, u32)>,
 }
 
 impl CheckOptions {
@@ -88,6 +93,7 @@ impl CheckOptions {
             allow_validation_properties_with_additional_properties: false,
             require_served_version: true,
             path_style: PathStyle::PerVersion,
+            cel_environment_version: None,
         }
     }
 

@@ -87,7 +87,7 @@ pub fn validate_schema(
     }
     errs.extend(super::openapi::validate_openapi_schema(schema, &root, opts));
     #[cfg(feature = "cel")]
-    errs.extend(super::cel_rules::cel_rule_errors(schema, &root));
+    errs.extend(super::cel_rules::cel_rule_errors(schema, &root, opts));
     if errs.is_empty() {
         errs.extend(conversion_errs);
     }
