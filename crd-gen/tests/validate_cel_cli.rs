@@ -2,7 +2,7 @@
 //! OpenAPI checks, and `--old` turns matching objects into updates so that
 //! transition rules (`oldSelf`) run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 mod tempdir;

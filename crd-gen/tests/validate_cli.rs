@@ -3,7 +3,7 @@
 //! keys, non-UTF-8, 10,000 levels of nesting, huge values, invalid regexes).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 mod tempdir;
