@@ -79,8 +79,17 @@ fn object_fields(
                 .extend(check::list_map_key_consts(rt, &extra.node, &ty_tokens));
         }
         let prop = property_schema(rt, &extra, &ty_tokens);
-        stmts.extend(quote! {
-            #p::add_property(#node, #name, #prop, #required);
+        let aliases: Vec<&str> = field
+            .attrs
+            .aliases()
+            .iter()
+            .map(|a| a.value.as_str())
+            .filter(|a| *a != name)
+            .collect();
+        stmts.extend(if aliases.is_empty() {
+            quote!(#p::add_property(#node, #name, #prop, #required);)
+        } else {
+            quote!(#p::add_aliased_property(#node, #name, &[#(#aliases),*], #prop, #required);)
         });
     }
     stmts
@@ -331,23 +340,26 @@ fn enum_schema(
             )
         }
         TagType::Internal { tag } => {
-            let bodies: Vec<TokenStream> = wire
-                .iter()
-                .map(|v| variant_schema(cx, rt, v, generic, checks))
-                .collect();
+            let entries = wire.iter().zip(&names).map(|(v, n)| {
+                let s = variant_schema(cx, rt, v, generic, checks);
+                quote!((#n, #s))
+            });
             (
-                quote!(#p::tagged(#tag, &[#(#names),*], ::core::option::Option::None, #p::union(::std::vec![#(#bodies),*]))),
+                quote!(#p::internal_enum(#tag, ::std::vec![#(#entries),*])),
                 "Object",
             )
         }
         TagType::Adjacent { tag, content } => {
-            let bodies: Vec<TokenStream> = wire
-                .iter()
-                .filter(|v| !matches!(v.style, Style::Unit))
-                .map(|v| variant_schema(cx, rt, v, generic, checks))
-                .collect();
+            let entries = wire.iter().zip(&names).map(|(v, n)| {
+                if matches!(v.style, Style::Unit) {
+                    quote!((#n, ::core::option::Option::None))
+                } else {
+                    let s = variant_schema(cx, rt, v, generic, checks);
+                    quote!((#n, ::core::option::Option::Some(#s)))
+                }
+            });
             (
-                quote!(#p::tagged(#tag, &[#(#names),*], ::core::option::Option::Some(#content), #p::union(::std::vec![#(#bodies),*]))),
+                quote!(#p::adjacent_enum(#tag, #content, ::std::vec![#(#entries),*])),
                 "Object",
             )
         }
@@ -364,7 +376,7 @@ fn enum_schema(
                 .map(|v| variant_schema(cx, rt, v, generic, checks))
                 .collect();
             (
-                quote_spanned!(span=> #p::union(::std::vec![#(#bodies),*])),
+                quote_spanned!(span=> #p::untagged_enum(::std::vec![#(#bodies),*])),
                 "Object",
             )
         }

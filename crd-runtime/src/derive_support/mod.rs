@@ -5,6 +5,9 @@
 //! Schemas are built directly as [`JSONSchemaProps`] — the model the checker and the
 //! engine read — so there is no second schema model and no JSON-Schema-to-CRD rewrite.
 
+#[cfg(feature = "chrono")]
+mod chrono_impls;
+mod enums;
 mod impls;
 mod int_or_string;
 mod list;

@@ -22,6 +22,7 @@ use crate::model::{
 pub use k8s_openapi;
 #[cfg(feature = "kube")]
 pub use kube;
+pub use super::enums::{add_aliased_property, adjacent_enum, internal_enum, untagged_enum};
 pub use serde;
 pub use serde_json;
 
@@ -66,6 +67,11 @@ pub fn flatten(s: &mut JSONSchemaProps, inner: JSONSchemaProps, optional: bool) 
             }
         }
     }
+    // Alias constraints of the flattened struct (see `add_aliased_property`); they
+    // include required-ness, so an optional flattened field leaves them out.
+    if let Some(all_of) = inner.all_of.filter(|_| !optional) {
+        s.all_of.get_or_insert_with(Vec::new).extend(all_of);
+    }
     let rules = inner.x_kubernetes_validations.into_iter().flatten();
     let rules: Vec<ValidationRule> = rules.collect();
     if !rules.is_empty() {
@@ -83,6 +89,8 @@ pub fn set_required(s: &mut JSONSchemaProps, names: &[&str]) {
 /// Whether an object schema lists any required property.
 pub fn has_required(s: &JSONSchemaProps) -> bool {
     s.required.as_ref().is_some_and(|r| !r.is_empty())
+        // A required field with `#[serde(alias)]` is required through a `oneOf`.
+        || s.all_of.iter().flatten().any(|c| c.one_of.is_some())
 }
 
 /// Applies `f` to the `items` node of a list field's schema.
@@ -327,32 +335,6 @@ pub fn union(variants: Vec<JSONSchemaProps>) -> JSONSchemaProps {
     }
     s.required = required.filter(|r| !r.is_empty());
     s
-}
-
-/// An internally (`content == None`) or adjacently tagged enum.
-pub fn tagged(
-    tag: &str,
-    names: &[&str],
-    content: Option<&str>,
-    body: JSONSchemaProps,
-) -> JSONSchemaProps {
-    let tag_schema = string_enum(names);
-    match content {
-        None => {
-            let mut s = body;
-            s.type_ = Some("object".into());
-            add_property(&mut s, tag, tag_schema, true);
-            s
-        }
-        Some(content) => {
-            let mut s = object();
-            add_property(&mut s, tag, tag_schema, true);
-            if body.properties.is_some() || body.preserves_unknown_fields() {
-                add_property(&mut s, content, body, false);
-            }
-            s
-        }
-    }
 }
 
 /// Deserializes `T` from an empty map: a `spec` that is absent on the wire.

@@ -1,0 +1,48 @@
+//! The 20 benchmark CRD types of `../types.rs`, derived with crd-derive.
+#![allow(missing_docs, clippy::upper_case_acronyms)]
+
+use crd_runtime::CrdSchema as Schema;
+use crd_runtime::CustomResource as Resource;
+
+#[path = "../../types.rs"]
+pub mod types;
+
+/// The CRDs of all 20 kinds.
+pub fn crds() -> Vec<crd_runtime::model::CustomResourceDefinition> {
+    use crd_runtime::CustomResourceExt;
+    use types::*;
+    vec![
+        CronTab::crd(),
+        WebApp::crd(),
+        Database::crd(),
+        Backup::crd(),
+        Certificate::crd(),
+        DnsRecord::crd(),
+        HttpRoute::crd(),
+        Queue::crd(),
+        Topic::crd(),
+        MessagingUser::crd(),
+        AccessBinding::crd(),
+        AlertGroup::crd(),
+        Dashboard::crd(),
+        SecretSync::crd(),
+        Cache::crd(),
+        Pipeline::crd(),
+        FeatureFlag::crd(),
+        Tenant::crd(),
+        Bucket::crd(),
+        MaintenanceWindow::crd(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn all_twenty_crds_are_valid() {
+        let crds = super::crds();
+        assert_eq!(crds.len(), 20);
+        for crd in &crds {
+            crd_runtime::assert_valid_crd(crd);
+        }
+    }
+}

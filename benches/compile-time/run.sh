@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Compile-time benchmark: the same 20 CRD types (types.rs) derived with crd-derive and
+# with kube-derive 5, built side by side in one run:
+#   - clean debug build   (`cargo build`, after `cargo clean`)
+#   - clean release build (`cargo build --release`, after `cargo clean`)
+#   - incremental debug rebuild after touching the types (what a user waits for)
+# Builds go to a throw-away target directory (deleted at the end: the disk is shared).
+# Usage: benches/compile-time/run.sh [RUNS]   (RUNS of each clean build, default 2)
+set -euo pipefail
+cd "$(dirname "$0")"
+runs="${1:-2}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_BENCH:-$(mktemp -d /tmp/crd-compile-time.XXXXXX)}"
+trap 'rm -rf "$CARGO_TARGET_DIR"' EXIT
+out="${RESULTS:-results}"
+mkdir -p "$out"
+
+echo "machine: nproc=$(nproc), $(lscpu | sed -n 's/^Model name: *//p'), rustc $(rustc --version | cut -d' ' -f2)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+cargo fetch --locked -q
+
+for profile in debug release; do
+  flag=""; [ "$profile" = release ] && flag="--release"
+  hyperfine --runs "$runs" --export-markdown "$out/clean-$profile.md" \
+    --prepare 'cargo clean -q' \
+    -n "crd-derive clean $profile" "cargo build -q --locked $flag -p bench-crd-derive" \
+    -n "kube-derive 5 clean $profile" "cargo build -q --locked $flag -p bench-kube-derive"
+done
+
+# Incremental: dependencies built once, then each run touches types.rs and rebuilds
+# only the benchmark crate (debug profile, as in an edit-compile loop).
+cargo build -q --locked -p bench-crd-derive -p bench-kube-derive
+hyperfine --warmup 1 --runs 5 --export-markdown "$out/incremental.md" \
+  --prepare 'touch types.rs' \
+  -n "crd-derive touch + rebuild" "cargo build -q --locked -p bench-crd-derive" \
+  -n "kube-derive 5 touch + rebuild" "cargo build -q --locked -p bench-kube-derive"
+
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
