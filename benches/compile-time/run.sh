@@ -5,12 +5,17 @@
 #   - clean release build (`cargo build --release`, after `cargo clean`)
 #   - incremental debug rebuild after touching the types (what a user waits for)
 # Builds go to a throw-away target directory (deleted at the end: the disk is shared).
-# Usage: benches/compile-time/run.sh [RUNS]   (RUNS of each clean build, default 2)
+# Usage: benches/compile-time/run.sh [RUNS] [PHASE...]
+#   RUNS: runs of each clean build (default 2); PHASE: debug, release, incremental
+#   (default: all three). hyperfine's output (wall, user and system time) goes to stdout,
+#   its tables to results/.
 set -euo pipefail
 cd "$(dirname "$0")"
 runs="${1:-2}"
+shift || true
+phases="${*:-debug release incremental}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_BENCH:-$(mktemp -d /tmp/crd-compile-time.XXXXXX)}"
-trap 'rm -rf "$CARGO_TARGET_DIR"' EXIT
+trap 'echo "load average at exit: $(cut -d" " -f1-3 /proc/loadavg)"; rm -rf "$CARGO_TARGET_DIR"' EXIT
 out="${RESULTS:-results}"
 mkdir -p "$out"
 
@@ -19,6 +24,7 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 cargo fetch --locked -q
 
 for profile in debug release; do
+  case " $phases " in *" $profile "*) ;; *) continue ;; esac
   flag=""; [ "$profile" = release ] && flag="--release"
   hyperfine --runs "$runs" --export-markdown "$out/clean-$profile.md" \
     --prepare 'cargo clean -q' \
@@ -28,10 +34,11 @@ done
 
 # Incremental: dependencies built once, then each run touches types.rs and rebuilds
 # only the benchmark crate (debug profile, as in an edit-compile loop).
+case " $phases " in *" incremental "*) ;; *) exit 0 ;; esac
 cargo build -q --locked -p bench-crd-derive -p bench-kube-derive
 hyperfine --warmup 1 --runs 5 --export-markdown "$out/incremental.md" \
   --prepare 'touch types.rs' \
   -n "crd-derive touch + rebuild" "cargo build -q --locked -p bench-crd-derive" \
   -n "kube-derive 5 touch + rebuild" "cargo build -q --locked -p bench-kube-derive"
 
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after (incremental): $(cut -d' ' -f1-3 /proc/loadavg)"
