@@ -18,11 +18,11 @@ use crate::model::{
     WebhookConversion,
 };
 
+pub use super::enums::{add_aliased_property, adjacent_enum, internal_enum, untagged_enum};
 #[cfg(feature = "kube")]
 pub use k8s_openapi;
 #[cfg(feature = "kube")]
 pub use kube;
-pub use super::enums::{add_aliased_property, adjacent_enum, internal_enum, untagged_enum};
 pub use serde;
 pub use serde_json;
 
