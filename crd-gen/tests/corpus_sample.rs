@@ -1,7 +1,9 @@
-//! Compile test and round trip over a sample of the real-world corpus: the two
-//! smallest CRDs (under 200 kB) of every project, compiled together in one scratch
-//! crate against this workspace's crates, their derived CRDs compared with the
-//! sources. The whole corpus: `cargo run -p crd-gen -- roundtrip ../shared/corpus/crds`.
+//! Compile test, clippy check and round trip over a sample of the real-world corpus:
+//! the two smallest CRDs (under 200 kB) of every project, compiled in a scratch
+//! workspace against this workspace's crates through `clippy-driver` (one build gives
+//! both the binaries and the lints; any warning in a generated module fails, as
+//! `-D warnings` would), their derived CRDs compared with the sources. The whole
+//! corpus: `cargo run --release -p crd-gen -- roundtrip [--clippy] ../shared/corpus/crds`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -58,11 +60,16 @@ fn corpus_sample_compiles_and_round_trips() {
         }
     }
     let workspace = roundtrip::scratch::default_workspace();
-    let results = roundtrip::roundtrip(&sources, &workspace, "crd-gen-sample").unwrap();
+    let mut scratch = roundtrip::scratch::Scratch::new(&workspace, "crd-gen-sample");
+    scratch.clippy = true;
+    let results = roundtrip::roundtrip_in(&sources, &scratch).unwrap();
     let failures: Vec<String> = results
         .iter()
         .filter(|(_, o)| *o != Outcome::Identical)
-        .map(|(name, o)| roundtrip::report_line(name, o, 5))
+        .map(|(name, o)| match o {
+            Outcome::Warnings(w) => format!("{name}:\n{}", w.join("\n")),
+            _ => roundtrip::report_line(name, o, 5),
+        })
         .collect();
     assert!(
         failures.is_empty(),

@@ -77,15 +77,35 @@ pub fn run(args: GenerateArgs) -> ExitCode {
         })
         .docs(!args.no_docs)
         .flat(matches!(args.layout, LayoutArg::Flat));
-    let mut crds = Vec::new();
-    for input in &inputs {
-        match crd_gen::load_input(&input.name, &input.bytes) {
-            Ok(mut c) => crds.append(&mut c),
+    let pairs: Vec<(&str, &[u8])> = inputs
+        .iter()
+        .map(|i| (i.name.as_str(), i.bytes.as_slice()))
+        .collect();
+    let crds = match crd_gen::load_inputs(&pairs) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(dir) = &args.out_dir {
+        return match config.write_crds(&crds, dir) {
+            Ok((generated, written)) => {
+                eprintln!(
+                    "generated {generated} CRD module(s) into {} ({written} file(s) changed)",
+                    dir.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e @ crd_gen::Error::Generate(_)) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
             Err(e) => {
                 eprintln!("error: {e}");
-                return ExitCode::from(2);
+                ExitCode::from(2)
             }
-        }
+        };
     }
     let generated = match config.generate(&crds) {
         Ok(g) => g,
@@ -94,30 +114,14 @@ pub fn run(args: GenerateArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match &args.out_dir {
-        Some(dir) => match config.write_modules(&generated, dir) {
-            Ok(written) => {
-                eprintln!(
-                    "generated {} CRD module(s) into {} ({written} file(s) changed)",
-                    generated.len(),
-                    dir.display()
-                );
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(2)
-            }
-        },
-        None => match config.single_file(&generated) {
-            Ok(code) => {
-                print!("{code}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(1)
-            }
-        },
+    match config.single_file(&generated) {
+        Ok(code) => {
+            print!("{code}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
     }
 }

@@ -22,6 +22,10 @@ pub struct RoundtripArgs {
     /// How many differences to list per CRD.
     #[arg(long, default_value_t = 20)]
     max_diffs: usize,
+    /// Compile through clippy: a CRD whose module has any warning (rustc's or
+    /// clippy's default lints) does not count as identical.
+    #[arg(long)]
+    clippy: bool,
 }
 
 /// Exit 0 when every CRD round-trips identically, 1 otherwise, 2 on unreadable input.
@@ -49,7 +53,9 @@ pub fn run(args: RoundtripArgs) -> ExitCode {
     let workspace = args
         .workspace
         .unwrap_or_else(roundtrip::scratch::default_workspace);
-    let results = match roundtrip::roundtrip(&sources, &workspace, "crd-gen-roundtrip") {
+    let mut scratch = roundtrip::scratch::Scratch::new(&workspace, "crd-gen-roundtrip");
+    scratch.clippy = args.clippy;
+    let results = match roundtrip::roundtrip_in(&sources, &scratch) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -62,6 +68,9 @@ pub fn run(args: RoundtripArgs) -> ExitCode {
         .count();
     for (name, outcome) in &results {
         println!("{}", roundtrip::report_line(name, outcome, args.max_diffs));
+        if let Outcome::Warnings(w) = outcome {
+            w.iter().for_each(|w| eprintln!("{w}"));
+        }
     }
     println!("roundtrip: {identical}/{} identical", results.len());
     if identical == results.len() {

@@ -29,6 +29,8 @@ pub struct Emitter<'a> {
     pub space: &'a TypeSpace,
     /// Generator options.
     pub opts: &'a Options,
+    /// The runtime crate path as tokens ([`Options::runtime`]).
+    pub rt: TokenStream,
 }
 
 /// An identifier token for a (possibly raw) name chosen by the naming policy.
@@ -90,7 +92,7 @@ impl Emitter<'_> {
         let (schema_derive, type_attr, docs) = match resource {
             Some(r) => (r.derive, r.attr, r.docs),
             None => {
-                let rt = &self.opts.runtime;
+                let rt = &self.rt;
                 let (docs, documented) = self.docs(def.residual.description.as_deref());
                 let kws = node_keywords(
                     &def.residual,
@@ -254,7 +256,7 @@ impl Emitter<'_> {
 
     /// The Rust type of a node (without the `Option` of an optional field).
     pub fn ty(&self, ty: &Ty) -> TokenStream {
-        let rt = &self.opts.runtime;
+        let rt = &self.rt;
         match &ty.kind {
             TyKind::Bool => quote!(bool),
             TyKind::I32 => quote!(i32),

@@ -54,8 +54,18 @@ pub struct Options {
     pub docs: bool,
     /// Share identical definitions.
     pub dedup: bool,
-    /// Path of the runtime crate (`::crd_runtime`).
-    pub runtime: TokenStream,
+    /// Path of the runtime crate (`::crd_runtime`), as Rust source. Text rather
+    /// than tokens so that options can be shared by the generator's threads.
+    pub runtime: String,
+}
+
+impl Options {
+    /// [`Options::runtime`] as tokens (`::crd_runtime` when it does not parse).
+    pub fn runtime_tokens(&self) -> TokenStream {
+        self.runtime
+            .parse()
+            .unwrap_or_else(|_| quote!(::crd_runtime))
+    }
 }
 
 impl Default for Options {
@@ -67,7 +77,7 @@ impl Default for Options {
             map_type: MapType::BTreeMap,
             docs: true,
             dedup: true,
-            runtime: quote!(::crd_runtime),
+            runtime: "::crd_runtime".to_string(),
         }
     }
 }
@@ -210,6 +220,76 @@ pub fn generate(
         }
     }
     Ok(out)
+}
+
+/// One CRD's module file, generated and formatted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GeneratedFile {
+    /// `metadata.name` of the CRD.
+    pub crd_name: String,
+    /// The module (and file stem) name, as in [`GeneratedCrd::module`].
+    pub module: String,
+    /// The formatted file ([`GeneratedCrd::to_file`]).
+    pub contents: String,
+}
+
+/// [`generate`] and [`GeneratedCrd::to_file`] in one step, spread over the machine's
+/// cores (CRDs are independent; tokens never cross threads, only text). Same
+/// output as the sequential path, byte for byte.
+pub fn generate_files(
+    crds: &[CustomResourceDefinition],
+    opts: &Options,
+) -> Result<Vec<GeneratedFile>, GenError> {
+    let selected: Vec<&CustomResourceDefinition> = crds
+        .iter()
+        .filter(|c| opts.kinds.is_empty() || opts.kinds.contains(&c.spec.names.kind))
+        .collect();
+    let jobs: Vec<(&CustomResourceDefinition, String)> = selected
+        .iter()
+        .copied()
+        .zip(module_names(&selected))
+        .collect();
+    let files = crate::par::map(
+        &jobs,
+        |(crd, _)| schema_size(crd),
+        |(crd, module)| {
+            let Some(g) = generate_crd(crd, module.clone(), opts)? else {
+                return Ok(None);
+            };
+            Ok(Some(GeneratedFile {
+                contents: g.to_file()?,
+                crd_name: g.crd_name,
+                module: g.module,
+            }))
+        },
+    );
+    files
+        .into_iter()
+        .filter_map(Result::transpose)
+        .collect::<Result<Vec<_>, GenError>>()
+}
+
+/// A cheap estimate of a CRD's generation cost: the number of schema nodes.
+fn schema_size(crd: &CustomResourceDefinition) -> usize {
+    fn nodes(s: &crd_runtime::JSONSchemaProps) -> usize {
+        use crd_runtime::model::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
+        let props: usize = s.properties.iter().flatten().map(|(_, p)| nodes(p)).sum();
+        let items = match s.items.as_deref() {
+            Some(JSONSchemaPropsOrArray::Schema(i)) => nodes(i),
+            _ => 0,
+        };
+        let values = match s.additional_properties.as_deref() {
+            Some(JSONSchemaPropsOrBool::Schema(v)) => nodes(v),
+            _ => 0,
+        };
+        1 + props + items + values
+    }
+    crd.spec
+        .versions
+        .iter()
+        .filter_map(|v| v.open_api_schema())
+        .map(nodes)
+        .sum()
 }
 
 /// Generates the module for one CRD under the module name `module`; `None` when no

@@ -37,28 +37,29 @@ pub fn version_module(
         LowerOptions { dedup: opts.dedup },
         &[root_name.as_str(), &format!("{root_name}List")],
     );
-    let props = root.properties.clone().unwrap_or_default();
+    let props = root.properties.as_ref();
 
     let spec_name = lower.reserve(&format!("{root_name}Spec"));
     let empty = JSONSchemaProps {
         type_: Some("object".into()),
         ..Default::default()
     };
-    let spec_node = props.get("spec").unwrap_or(&empty);
+    let spec_node = props.and_then(|p| p.get("spec")).unwrap_or(&empty);
     let spec_id = lower.lower_spec(spec_node, spec_name, ".spec");
 
     let status_name = lower.reserve(&format!("{root_name}Status"));
     let status = props
-        .get("status")
+        .and_then(|p| p.get("status"))
         .map(|node| lower.lower_named(node, status_name.clone(), ".status"));
     let space = lower.finish();
     let emitter = Emitter {
         space: &space,
         opts,
+        rt: opts.runtime_tokens(),
     };
 
     // Resource attributes.
-    let rt = &opts.runtime;
+    let rt = &emitter.rt;
     let mut attrs = resource_attrs(crd, version);
     let mut status_schema = Vec::new();
     let mut status_alias = TokenStream::new();

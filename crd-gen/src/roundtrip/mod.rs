@@ -1,8 +1,9 @@
 //! `crd-gen roundtrip`: CRD → generated Rust → compiled → CRD, compared semantically.
 //!
-//! All CRDs go into one scratch crate ([`scratch`]) to amortize compilation. A CRD
-//! whose module does not compile is reported as such and left out of a second build,
-//! so one bad module cannot hide the results of all others.
+//! The CRDs are compiled in chunks, one crate each, in one scratch workspace
+//! ([`scratch`]) to amortize compilation while bounding each rustc run. A CRD whose
+//! module does not compile is reported as such and left out of a rebuild of its
+//! chunk, so one bad module cannot hide the results of the others.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -33,6 +34,9 @@ pub enum Outcome {
     NoCrd(String),
     /// No Rust was generated (no version selected or a generator error).
     NotGenerated(String),
+    /// The CRD round-trips, but its module has compiler or clippy warnings (only
+    /// checked with [`scratch::Scratch::clippy`]).
+    Warnings(Vec<String>),
 }
 
 /// One CRD with where it came from.
@@ -44,60 +48,57 @@ pub struct Source {
     pub crd: CustomResourceDefinition,
 }
 
-/// Round-trips `sources` through a scratch crate `target/<scratch_name>` of
+/// Round-trips `sources` through a scratch workspace `target/<scratch_name>` of
 /// `workspace`. Results are in input order.
 pub fn roundtrip(
     sources: &[Source],
     workspace: &Path,
     scratch_name: &str,
 ) -> Result<Vec<(String, Outcome)>, Error> {
+    roundtrip_in(sources, &scratch::Scratch::new(workspace, scratch_name))
+}
+
+/// [`roundtrip`] in a given scratch workspace (with clippy when
+/// [`scratch::Scratch::clippy`] is set: warnings in a module turn an identical
+/// outcome into [`Outcome::Warnings`]).
+pub fn roundtrip_in(
+    sources: &[Source],
+    scratch: &scratch::Scratch,
+) -> Result<Vec<(String, Outcome)>, Error> {
     let config = Config::new();
     let crds: Vec<CustomResourceDefinition> = sources.iter().map(|s| s.crd.clone()).collect();
     let generated = config.generate(&crds)?;
+    let compiled = compile(scratch, &generated)?;
+    // Warnings per CRD: those in its module, and those elsewhere in its chunk.
+    let mut warnings: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for w in &compiled.warnings {
+        for chunk in compiled.chunks.iter().filter(|c| c.name == w.chunk) {
+            for g in &chunk.crds {
+                if w.module.as_deref().is_none_or(|m| m == g.module) {
+                    warnings
+                        .entry(g.crd_name.as_str())
+                        .or_default()
+                        .push(w.rendered.clone());
+                }
+            }
+        }
+    }
+
     let by_name: BTreeMap<&str, &GeneratedCrd> =
         generated.iter().map(|g| (g.crd_name.as_str(), g)).collect();
-
-    let scratch = scratch::Scratch::new(workspace, scratch_name);
-    let mut included: Vec<GeneratedCrd> = generated.clone();
-    let mut broken: BTreeMap<String, String> = BTreeMap::new();
-    // A first build; modules with errors are dropped and the rest rebuilt once.
-    for _ in 0..2 {
-        scratch.write(&included)?;
-        let outcome = scratch.build()?;
-        if outcome.success {
-            break;
-        }
-        if outcome.failing.is_empty() {
-            let msg = outcome.other_errors.join("; ");
-            for g in &included {
-                broken.insert(g.crd_name.clone(), msg.clone());
-            }
-            included.clear();
-            break;
-        }
-        for (module, err) in outcome.failing {
-            if let Some(g) = included.iter().find(|g| g.module == module) {
-                broken.insert(g.crd_name.clone(), err);
-            }
-        }
-        included.retain(|g| !broken.contains_key(&g.crd_name));
-    }
-    let produced = if included.is_empty() {
-        BTreeMap::new()
-    } else {
-        parse_output(&scratch.run()?)
-    };
-
     let mut out = Vec::new();
     for s in sources {
         let name = s.crd.name().to_string();
         let outcome = if !by_name.contains_key(name.as_str()) {
             Outcome::NotGenerated("no version was generated".into())
-        } else if let Some(err) = broken.get(&name) {
+        } else if let Some(err) = compiled.broken.get(&name) {
             Outcome::DoesNotCompile(err.clone())
         } else {
-            match produced.get(&name) {
-                Some(Ok(actual)) => compare(&s.crd, actual),
+            match compiled.produced.get(&name) {
+                Some(Ok(actual)) => match (compare(&s.crd, actual), warnings.get(name.as_str())) {
+                    (Outcome::Identical, Some(w)) => Outcome::Warnings(w.clone()),
+                    (outcome, _) => outcome,
+                },
                 Some(Err(e)) => Outcome::NoCrd(e.clone()),
                 None => Outcome::NoCrd("the compiled program printed no CRD".into()),
             }
@@ -105,6 +106,110 @@ pub fn roundtrip(
         out.push((name, outcome));
     }
     Ok(out)
+}
+
+/// What compiling the generated modules gave.
+pub struct Compiled {
+    /// CRD name → the first compile error attributed to its module.
+    pub broken: BTreeMap<String, String>,
+    /// CRD name → the CRD its compiled types emitted (or why they emitted none).
+    pub produced: BTreeMap<String, Result<Value, String>>,
+    /// The chunks that compiled, as last written.
+    pub chunks: Vec<scratch::Chunk>,
+    /// The warnings of the last build (cargo replays those of unchanged chunks).
+    pub warnings: Vec<scratch::Warning>,
+}
+
+/// Builds `generated` in chunks, drops what does not compile and rebuilds the
+/// affected chunks, then runs every chunk binary. A module with errors is dropped
+/// from its chunk; a chunk that failed without naming a module (a rustc crash) is
+/// split into one chunk per CRD, so the failure lands on the CRD that caused it.
+pub fn compile(scratch: &scratch::Scratch, generated: &[GeneratedCrd]) -> Result<Compiled, Error> {
+    let sizes: Vec<usize> = generated
+        .iter()
+        .map(|g| g.to_file().map(|f| f.len()))
+        .collect::<Result<_, _>>()?;
+    let mut chunks = scratch::plan_chunks(generated, &sizes, scratch::CHUNK_BYTES, 2);
+    let mut broken: BTreeMap<String, String> = BTreeMap::new();
+    let mut next_id = chunks.len();
+    let mut warnings = Vec::new();
+    for round in 0..4 {
+        scratch.write(&chunks)?;
+        let outcome = scratch.build()?;
+        warnings = outcome.warnings.clone();
+        if let Some(e) = &outcome.cargo_error {
+            for g in generated {
+                broken
+                    .entry(g.crd_name.clone())
+                    .or_insert_with(|| e.clone());
+            }
+            chunks.clear();
+            break;
+        }
+        if chunks.iter().all(|c| outcome.built.contains(&c.name)) {
+            break;
+        }
+        let last = round == 3;
+        let failing: BTreeMap<&str, &str> = outcome
+            .failing
+            .iter()
+            .map(|(m, e)| (m.as_str(), e.as_str()))
+            .collect();
+        let mut next = Vec::new();
+        for mut chunk in chunks {
+            if outcome.built.contains(&chunk.name) {
+                next.push(chunk);
+                continue;
+            }
+            let before = chunk.crds.len();
+            chunk.crds.retain(|g| match failing.get(g.module.as_str()) {
+                Some(e) => {
+                    broken.insert(g.crd_name.clone(), (*e).to_string());
+                    false
+                }
+                None => true,
+            });
+            if chunk.crds.len() < before && !last {
+                if !chunk.crds.is_empty() {
+                    next.push(chunk);
+                }
+                continue;
+            }
+            // Nothing attributable to a module: split, or blame the only CRD.
+            let why = outcome
+                .other_errors
+                .get(&chunk.name)
+                .map(|e| e.join("; "))
+                .or_else(|| outcome.crashed.get(&chunk.name).cloned())
+                .unwrap_or_else(|| "the chunk failed to build".to_string());
+            if chunk.crds.len() > 1 && !last {
+                for g in chunk.crds {
+                    next.push(scratch::Chunk {
+                        name: format!("crd-gen-scratch-{next_id:03}"),
+                        crds: vec![g],
+                    });
+                    next_id += 1;
+                }
+            } else {
+                for g in &chunk.crds {
+                    broken
+                        .entry(g.crd_name.clone())
+                        .or_insert_with(|| why.clone());
+                }
+            }
+        }
+        chunks = next;
+    }
+    let mut produced = BTreeMap::new();
+    for chunk in &chunks {
+        produced.extend(parse_output(&scratch.run(&chunk.name)?));
+    }
+    Ok(Compiled {
+        broken,
+        produced,
+        chunks,
+        warnings,
+    })
 }
 
 /// Compares a source CRD with a produced one after normalization.
@@ -161,5 +266,9 @@ pub fn report_line(name: &str, outcome: &Outcome, max_diffs: usize) -> String {
         Outcome::DoesNotCompile(e) => format!("{name}: does not compile: {e}"),
         Outcome::NoCrd(e) => format!("{name}: no CRD produced: {e}"),
         Outcome::NotGenerated(e) => format!("{name}: not generated: {e}"),
+        Outcome::Warnings(w) => {
+            let first = w.first().and_then(|w| w.lines().next()).unwrap_or("");
+            format!("{name}: {} warning(s): {first}", w.len())
+        }
     }
 }
