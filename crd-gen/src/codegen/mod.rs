@@ -153,14 +153,21 @@ impl GeneratedCrd {
 }
 
 /// Lints the generated module may trip on CRD text, allowed as narrowly as possible:
-/// descriptions are Markdown written for `kubectl explain`, not rustdoc.
+/// descriptions are Markdown written for `kubectl explain`, not rustdoc; and
+/// `duplicated_attributes` keys nested attribute lists by their path, so two
+/// `property(name = "apiVersion", type = "string")`, `property(name = "kind",
+/// type = "string")` groups in one `#[crd(...)]` look like a repeated `type` to it.
 fn version_mod(module: &str, v: &GeneratedVersion, crd_name: &str) -> TokenStream {
     let ident = emit::ident(module);
     let items = &v.items;
     let doc = format!(" Version `{}` of the CRD `{crd_name}`.", v.name);
     quote! {
         #[doc = #doc]
-        #[allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+        #[allow(
+            clippy::doc_lazy_continuation,
+            clippy::doc_overindented_list_items,
+            clippy::duplicated_attributes
+        )]
         pub mod #ident {
             #items
         }
