@@ -18,6 +18,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+#[cfg(all(test, feature = "kube"))]
+mod kube_api;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +59,28 @@ mod tests {
         let object: CronTab = serde_json::from_str(json).unwrap();
         assert_eq!(object.spec.replicas, Some(3));
         assert_eq!(object.spec.image, None);
+    }
+
+    #[test]
+    fn generated_root_has_rest_paths_and_a_list_type() {
+        assert_eq!(CronTab::SINGULAR, "crontab");
+        assert_eq!(CronTab::LIST_KIND, "CronTabList");
+        assert!(CronTab::STATUS_SUBRESOURCE && CronTab::SCALE_SUBRESOURCE);
+        assert_eq!(
+            CronTab::object_path(Some("jobs"), "x").unwrap(),
+            "/apis/stable.example.com/v1/namespaces/jobs/crontabs/x"
+        );
+        assert_eq!(
+            CronTab::scale_path(Some("jobs"), "x").unwrap(),
+            "/apis/stable.example.com/v1/namespaces/jobs/crontabs/x/scale"
+        );
+        let list: crontab::v1::CronTabList = serde_json::from_str(
+            r#"{"apiVersion":"stable.example.com/v1","kind":"CronTabList",
+                "metadata":{"resourceVersion":"9","continue":"next"},
+                "items":[{"metadata":{"name":"x"},"spec":{"replicas":3}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(list.metadata.continue_.as_deref(), Some("next"));
+        assert_eq!(list.items[0].spec.replicas, Some(3));
     }
 }
