@@ -65,7 +65,10 @@ mod tests {
     fn generated_root_has_rest_paths_and_a_list_type() {
         assert_eq!(CronTab::SINGULAR, "crontab");
         assert_eq!(CronTab::LIST_KIND, "CronTabList");
-        assert!(CronTab::STATUS_SUBRESOURCE && CronTab::SCALE_SUBRESOURCE);
+        assert_eq!(
+            CronTab::status_path(Some("jobs"), "x").unwrap(),
+            "/apis/stable.example.com/v1/namespaces/jobs/crontabs/x/status"
+        );
         assert_eq!(
             CronTab::object_path(Some("jobs"), "x").unwrap(),
             "/apis/stable.example.com/v1/namespaces/jobs/crontabs/x"
