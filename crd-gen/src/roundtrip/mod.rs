@@ -76,7 +76,7 @@ pub fn roundtrip_in(
             for g in &chunk.crds {
                 if w.module.as_deref().is_none_or(|m| m == g.module) {
                     warnings
-                        .entry(g.crd_name.as_str())
+                        .entry(g.module.as_str())
                         .or_default()
                         .push(w.rendered.clone());
                 }
@@ -84,35 +84,51 @@ pub fn roundtrip_in(
         }
     }
 
-    let by_name: BTreeMap<&str, &GeneratedCrd> =
-        generated.iter().map(|g| (g.crd_name.as_str(), g)).collect();
+    // The corpus holds several copies of one CRD name (a project's CRD and an older
+    // copy in kopium's tests), so results are keyed by module, which is unique:
+    // `generate` keeps the input order and only skips CRDs without a version.
+    let mut modules = generated.iter().peekable();
     let mut out = Vec::new();
     for s in sources {
         let name = s.crd.name().to_string();
-        let outcome = if !by_name.contains_key(name.as_str()) {
-            Outcome::NotGenerated("no version was generated".into())
-        } else if let Some(err) = compiled.broken.get(&name) {
-            Outcome::DoesNotCompile(err.clone())
-        } else {
-            match compiled.produced.get(&name) {
-                Some(Ok(actual)) => match (compare(&s.crd, actual), warnings.get(name.as_str())) {
-                    (Outcome::Identical, Some(w)) => Outcome::Warnings(w.clone()),
-                    (outcome, _) => outcome,
-                },
-                Some(Err(e)) => Outcome::NoCrd(e.clone()),
-                None => Outcome::NoCrd("the compiled program printed no CRD".into()),
+        let module = modules
+            .next_if(|g| g.crd_name == name)
+            .map(|g| g.module.as_str());
+        let outcome = if let Some(module) = module {
+            if let Some(err) = compiled.broken.get(module) {
+                Outcome::DoesNotCompile(err.clone())
+            } else {
+                produced_outcome(&s.crd, compiled.produced.get(module), warnings.get(module))
             }
+        } else {
+            Outcome::NotGenerated("no version was generated".into())
         };
         out.push((name, outcome));
     }
     Ok(out)
 }
 
+/// The outcome of one compiled CRD from what its program printed.
+fn produced_outcome(
+    source: &CustomResourceDefinition,
+    produced: Option<&Result<Value, String>>,
+    warnings: Option<&Vec<String>>,
+) -> Outcome {
+    match produced {
+        Some(Ok(actual)) => match (compare(source, actual), warnings) {
+            (Outcome::Identical, Some(w)) => Outcome::Warnings(w.clone()),
+            (outcome, _) => outcome,
+        },
+        Some(Err(e)) => Outcome::NoCrd(e.clone()),
+        None => Outcome::NoCrd("the compiled program printed no CRD".into()),
+    }
+}
+
 /// What compiling the generated modules gave.
 pub struct Compiled {
-    /// CRD name → the first compile error attributed to its module.
+    /// Module → the first compile error attributed to it.
     pub broken: BTreeMap<String, String>,
-    /// CRD name → the CRD its compiled types emitted (or why they emitted none).
+    /// Module → the CRD its compiled types emitted (or why they emitted none).
     pub produced: BTreeMap<String, Result<Value, String>>,
     /// The chunks that compiled, as last written.
     pub chunks: Vec<scratch::Chunk>,
@@ -139,9 +155,7 @@ pub fn compile(scratch: &scratch::Scratch, generated: &[GeneratedCrd]) -> Result
         warnings = outcome.warnings.clone();
         if let Some(e) = &outcome.cargo_error {
             for g in generated {
-                broken
-                    .entry(g.crd_name.clone())
-                    .or_insert_with(|| e.clone());
+                broken.entry(g.module.clone()).or_insert_with(|| e.clone());
             }
             chunks.clear();
             break;
@@ -164,7 +178,7 @@ pub fn compile(scratch: &scratch::Scratch, generated: &[GeneratedCrd]) -> Result
             let before = chunk.crds.len();
             chunk.crds.retain(|g| match failing.get(g.module.as_str()) {
                 Some(e) => {
-                    broken.insert(g.crd_name.clone(), (*e).to_string());
+                    broken.insert(g.module.clone(), (*e).to_string());
                     false
                 }
                 None => true,
@@ -193,7 +207,7 @@ pub fn compile(scratch: &scratch::Scratch, generated: &[GeneratedCrd]) -> Result
             } else {
                 for g in &chunk.crds {
                     broken
-                        .entry(g.crd_name.clone())
+                        .entry(g.module.clone())
                         .or_insert_with(|| why.clone());
                 }
             }

@@ -383,10 +383,11 @@ pub fn root_type(kind: &str) -> String {
 }
 
 /// `main()`: for each CRD, merge the `crd()` of every version and print
-/// `{"name": ..., "crd": ...}` or `{"name": ..., "error": ...}` as one JSON line.
+/// `{"name": <module>, "crd": ...}` or `{"name": <module>, "error": ...}` as one JSON
+/// line (the module, unlike the CRD name, is unique within a run).
 fn main_rs(generated: &[GeneratedCrd]) -> TokenStream {
     let entries = generated.iter().map(|g| {
-        let name = &g.crd_name;
+        let name = &g.module;
         let module = format_ident!("{}", g.module);
         let versions = g.versions.iter().map(|v| {
             let vmod = crate::codegen::emit_ident(&v.module);
