@@ -22,6 +22,20 @@ fn is_dns_label(s: &str) -> bool {
         && !s.ends_with('-')
 }
 
+/// `postgresql` → `Postgresql`, `my-kind` → `MyKind`: a suggested root type name.
+fn upper_camel(kind: &str) -> String {
+    kind.split('-')
+        .flat_map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|c| c.to_ascii_uppercase())
+                .into_iter()
+                .chain(chars)
+        })
+        .collect()
+}
+
 /// The default plural of a kind: lower-cased, English plural rules.
 pub fn plural_of(kind: &str) -> String {
     let k = kind.to_lowercase();
@@ -109,10 +123,26 @@ pub fn identity(
         );
     }
     let k = &kind.value;
-    if !k.starts_with(|c: char| c.is_ascii_uppercase())
-        || !k.chars().all(|c| c.is_ascii_alphanumeric())
-    {
-        err(cx, kind.span, "`kind` must be CamelCase, like \"CronTab\"");
+    let camel = k.starts_with(|c: char| c.is_ascii_uppercase())
+        && k.chars().all(|c| c.is_ascii_alphanumeric());
+    // The API server only asks that the lower-cased kind be a DNS-1035 label
+    // (`postgresql` is a real kind); the Rust root type then needs its own name.
+    let lower = k.to_lowercase();
+    if !is_dns_label(&lower) || !lower.starts_with(|c: char| c.is_ascii_lowercase()) {
+        err(
+            cx,
+            kind.span,
+            "`kind` must be letters, digits and '-', starting with a letter (the API server's rule), like \"CronTab\"",
+        );
+    } else if !camel && a.root_type.is_none() {
+        err(
+            cx,
+            kind.span,
+            format!(
+                "`kind` {k:?} is not a CamelCase Rust type name: name the root type with `root_type = {}`",
+                upper_camel(k)
+            ),
+        );
     }
     for s in [&a.plural, &a.singular].into_iter().flatten() {
         if !is_dns_label(&s.value) {
@@ -291,16 +321,19 @@ pub fn subresources(
             }
         }
     }
-    let mut names: Vec<&str> = Vec::new();
+    // Two columns may share a name: the API server accepts it and kubectl prints both
+    // (cluster-api's MachineDeployment has two "Available" columns).
     for c in &a.columns {
-        if names.contains(&c.name.value.as_str()) {
-            err(
+        if c.unchecked_path {
+            let _ = json_path(
                 cx,
-                c.name.span,
-                format!("duplicate printer column {:?}", c.name.value),
+                &c.json_path.value,
+                c.json_path.span,
+                "printer column json_path",
+                true,
             );
+            continue;
         }
-        names.push(&c.name.value);
         consts.extend(object_path(
             cx,
             rt,

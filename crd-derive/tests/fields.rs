@@ -19,7 +19,9 @@ pub struct Port {
     pub name: String,
     #[crd(minimum = 1, maximum = 65535)]
     pub port: i32,
+    /// A list-map key need not be required when it has a schema default.
     #[serde(default)]
+    #[crd(default = "TCP")]
     pub protocol: Option<String>,
 }
 
@@ -68,7 +70,7 @@ pub struct KitchenSpec {
         items(max_length = 5, pattern = "^x")
     )]
     pub tags: Vec<String>,
-    #[crd(list_type = "map", list_map_keys = ["name"])]
+    #[crd(list_type = "map", list_map_keys = ["name", "protocol"])]
     pub ports: Vec<Port>,
     #[crd(list_type = "set")]
     pub set: BTreeSet<String>,
@@ -195,7 +197,7 @@ fn lists_maps_and_nested_keywords() {
     assert_eq!(ports.x_kubernetes_list_type.as_deref(), Some("map"));
     assert_eq!(
         ports.x_kubernetes_list_map_keys,
-        Some(vec!["name".to_string()])
+        Some(vec!["name".to_string(), "protocol".to_string()])
     );
     let port = ports.items_schema().unwrap();
     assert_eq!(port.required, Some(vec!["name".into(), "port".into()]));

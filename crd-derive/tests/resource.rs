@@ -227,3 +227,55 @@ fn spec_without_required_fields_is_optional() {
     let yaml = Note::crd_yaml().unwrap();
     assert!(yaml.contains("name: notes.example.com"), "{yaml}");
 }
+
+#[derive(CrdSchema, Serialize, Deserialize, Clone, Debug)]
+pub struct PostgresStatus {
+    #[serde(rename = "PostgresClusterStatus")]
+    pub cluster_status: Option<String>,
+}
+
+/// What the API server accepts and real CRDs use: a lower-case kind (zalando's
+/// `postgresql`, with `root_type` naming the Rust type), two columns with one name
+/// (cluster-api), and a column pointing at a field the schema no longer has (velero),
+/// allowed with `unchecked_path`.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+#[crd(group = "acid.zalan.do", version = "v1", kind = "postgresql", root_type = Postgresql,
+      namespaced, status = PostgresStatus,
+      printcolumn(name = "Status", type = "string", json_path = ".status.PostgresClusterStatus"),
+      printcolumn(name = "Status", type = "string", json_path = ".spec.teamId", priority = 1),
+      printcolumn(name = "Node", type = "string", json_path = ".status.node", unchecked_path))]
+pub struct PostgresqlSpec {
+    #[serde(rename = "teamId")]
+    pub team_id: String,
+}
+
+#[test]
+fn server_accepted_names_and_columns_derive() {
+    let crd = Postgresql::crd();
+    assert_valid_crd(&crd);
+    assert_eq!(crd.spec.names.kind, "postgresql");
+    assert_eq!(crd.name(), "postgresqls.acid.zalan.do");
+    let columns = crd.spec.versions[0]
+        .additional_printer_columns
+        .as_ref()
+        .unwrap();
+    let names: Vec<_> = columns
+        .iter()
+        .map(|c| (c.name.as_str(), c.json_path.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("Status", ".status.PostgresClusterStatus"),
+            ("Status", ".spec.teamId"),
+            ("Node", ".status.node"),
+        ]
+    );
+    let pg = Postgresql::new(
+        "acid",
+        PostgresqlSpec {
+            team_id: "acid".into(),
+        },
+    );
+    assert_eq!(serde_json::to_value(&pg).unwrap()["kind"], "postgresql");
+}

@@ -33,6 +33,9 @@ pub struct Column {
     pub priority: Option<i32>,
     /// `jsonPath`.
     pub json_path: Sp<String>,
+    /// `unchecked_path`: do not check that `json_path` names a field (the API server
+    /// does not; generated code for third-party CRDs needs it).
+    pub unchecked_path: bool,
 }
 
 /// `conversion(...)`.
@@ -443,8 +446,12 @@ fn parse_column(cx: &Ctxt, item: &Item) -> Option<Column> {
     )?;
     let (mut name, mut type_, mut json_path) = (None, None, None);
     let (mut format, mut description, mut priority) = (None, None, None);
+    let mut unchecked_path = false;
     for sub in &items {
         match sub.name().as_str() {
+            "unchecked_path" => {
+                unchecked_path = value::flag(cx, sub).is_some_and(|b| b.value);
+            }
             "name" => name = value::string(cx, sub),
             "type" => type_ = value::string(cx, sub),
             "json_path" => json_path = value::string(cx, sub),
@@ -470,6 +477,7 @@ fn parse_column(cx: &Ctxt, item: &Item) -> Option<Column> {
                     "format",
                     "description",
                     "priority",
+                    "unchecked_path",
                 ],
             ),
         }
@@ -489,6 +497,7 @@ fn parse_column(cx: &Ctxt, item: &Item) -> Option<Column> {
         description,
         priority,
         json_path: required(cx, item, "json_path", json_path)?,
+        unchecked_path,
     })
 }
 

@@ -73,7 +73,14 @@ fn object_fields(
         let name = wire_name(cx, field.attrs.name(), &field.original);
         check::field(cx, &extra, field);
         let required = required_expr(rt, field, &extra, container_default);
-        col.fields.push((name.clone(), required.clone()));
+        // A list-map key must be required or carry a schema default (the API server's
+        // rule); serde's own defaults do not count, the server never fills them in.
+        let always_present = if extra.node.get("default").is_some() {
+            quote!(true)
+        } else {
+            required.clone()
+        };
+        col.fields.push((name.clone(), always_present));
         if !generic {
             col.checks
                 .extend(check::list_map_key_consts(rt, &extra.node, &ty_tokens));

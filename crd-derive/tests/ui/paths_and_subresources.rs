@@ -18,7 +18,7 @@ pub struct NoStatusSpec {
       printcolumn(name = "A", type = "string", json_path = "spec.a"),
       printcolumn(name = "B", type = "string", json_path = ".spec.missing"),
       printcolumn(name = "C", type = "text", json_path = ".metadata.nmae"),
-      printcolumn(name = "A", type = "boolean", json_path = ".status.ready"),
+      printcolumn(name = "D", type = "boolean", json_path = "status.gone", unchecked_path),
       selectable_field = ".nope")]
 pub struct PathsSpec {
     pub a: String,
@@ -27,6 +27,12 @@ pub struct PathsSpec {
 #[derive(CustomResource, Serialize, Deserialize)]
 #[crd(group = "Example", version = "1", kind = "lower")]
 pub struct NamesSpec {
+    pub a: String,
+}
+
+#[derive(CustomResource, Serialize, Deserialize)]
+#[crd(group = "example.com", version = "v1", kind = "Snake_Kind")]
+pub struct SnakeSpec {
     pub a: String,
 }
 

@@ -37,6 +37,11 @@ pub fn doc_to_description(lines: &[String]) -> String {
 }
 
 /// Whether the doc comments alone reproduce `description` exactly.
+///
+/// crd-derive reads each doc line without its trailing whitespace and trims the joined
+/// text, so a line ending in a space (`...emitted. \n When...`) or a description that
+/// starts or ends with blank lines (istio's `"\n\nValid Options: ..."`) must stay a
+/// `description` keyword.
 pub fn docs_roundtrip(description: &str) -> bool {
     let lines: Vec<String> = description
         .split('\n')
@@ -48,12 +53,13 @@ pub fn docs_roundtrip(description: &str) -> bool {
             }
         })
         .collect();
-    // The derive reads doc lines back without their trailing whitespace, so a line
-    // ending in a space (`...emitted. \n When...`) must stay a `description`.
     let trailing_space = description
         .split('\n')
         .any(|l| l.ends_with(char::is_whitespace));
-    doc_to_description(&lines) == description && !description.is_empty() && !trailing_space
+    doc_to_description(&lines) == description
+        && !description.is_empty()
+        && !trailing_space
+        && description.trim() == description
 }
 
 #[cfg(test)]
@@ -94,7 +100,11 @@ mod tests {
     fn roundtrip_detection() {
         assert!(docs_roundtrip("simple"));
         assert!(docs_roundtrip("two\nlines\n\nwith blank"));
-        assert!(docs_roundtrip("  indented code"));
+        assert!(docs_roundtrip("code:\n  indented"));
+        // crd-derive trims the joined doc text.
+        assert!(!docs_roundtrip("  indented first line"));
+        assert!(!docs_roundtrip("\n\nValid Options: REGISTRY_ONLY"));
+        assert!(!docs_roundtrip("ends with a blank line\n"));
         assert!(!docs_roundtrip(""));
         // Calico: "...host endpoints. \n When specified..." loses its space as a doc line.
         assert!(!docs_roundtrip("ends in a space. \n Next line"));

@@ -240,8 +240,9 @@ fn resource_attrs(
             .map(|l| quote!(, label_selector_path = #l));
         a.push(quote!(scale(spec_replicas_path = #s, status_replicas_path = #st #label)));
     }
+    let root = version.open_api_schema();
     for col in version.additional_printer_columns.iter().flatten() {
-        a.push(printcolumn(col));
+        a.push(printcolumn(col, root));
     }
     for f in version.selectable_fields.iter().flatten() {
         let p = &f.json_path;
@@ -287,13 +288,21 @@ fn resource_attrs(
     a
 }
 
-fn printcolumn(col: &CustomResourceColumnDefinition) -> TokenStream {
+fn printcolumn(
+    col: &CustomResourceColumnDefinition,
+    root: Option<&JSONSchemaProps>,
+) -> TokenStream {
     let (name, ty, path) = (&col.name, &col.type_, &col.json_path);
     let mut parts = vec![
         quote!(name = #name),
         quote!(type = #ty),
         quote!(json_path = #path),
     ];
+    // The derive checks that a column names a field; the API server does not, and
+    // some real CRDs keep columns for fields they dropped (velero PodVolumeBackup).
+    if !root.is_some_and(|r| path_names_a_field(r, path)) {
+        parts.push(quote!(unchecked_path));
+    }
     if let Some(d) = &col.description {
         parts.push(quote!(description = #d));
     }
@@ -305,4 +314,62 @@ fn printcolumn(col: &CustomResourceColumnDefinition) -> TokenStream {
         parts.push(quote!(priority = #p));
     }
     quote!(printcolumn(#(#parts),*))
+}
+
+/// Whether the first two segments of a column's JSONPath (`.status.phase`,
+/// `.metadata.creationTimestamp`) name properties the derive can see.
+fn path_names_a_field(root: &JSONSchemaProps, path: &str) -> bool {
+    let mut segments = path
+        .strip_prefix('.')
+        .unwrap_or(path)
+        .split(['.', '['])
+        .take(2);
+    let (Some(first), second) = (segments.next(), segments.next()) else {
+        return false;
+    };
+    // Every object has metadata, whether or not the schema declares it.
+    if first == "metadata" {
+        return second.is_none_or(|f| crd_runtime::meta::OBJECT_META_FIELDS.contains(&f));
+    }
+    let Some(node) = root.properties.as_ref().and_then(|p| p.get(first)) else {
+        return false;
+    };
+    match second {
+        None => true,
+        Some(f) => node.properties.as_ref().is_some_and(|p| p.contains_key(f)),
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::path_names_a_field;
+    use crd_runtime::JSONSchemaProps;
+
+    fn root() -> JSONSchemaProps {
+        serde_json::from_value(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}},
+                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
+            }
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn columns_pointing_at_declared_fields_are_checked() {
+        let r = root();
+        assert!(path_names_a_field(&r, ".spec.replicas"));
+        assert!(path_names_a_field(&r, ".metadata.creationTimestamp"));
+        assert!(path_names_a_field(&r, ".spec"));
+    }
+
+    #[test]
+    fn columns_pointing_at_undeclared_fields_are_unchecked() {
+        let r = root();
+        assert!(!path_names_a_field(&r, ".spec.gone"));
+        assert!(!path_names_a_field(&r, ".metadata.nope"));
+        assert!(!path_names_a_field(&r, ".status.conditions[0].type"));
+        assert!(!path_names_a_field(&r, ".other.x"));
+    }
 }

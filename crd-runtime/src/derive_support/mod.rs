@@ -37,8 +37,9 @@ pub trait CrdSchema {
     /// never listed in `required`.
     const OPTIONAL: bool = false;
 
-    /// The serde names of the direct properties with whether each is required, when the
-    /// type is a plain struct (`None` otherwise). Used by compile-time checks such as
+    /// The serde names of the direct properties with whether each is always present once
+    /// the API server has defaulted the object (required, or with a schema `default`),
+    /// when the type is a plain struct (`None` otherwise). Used by compile-time checks such as
     /// `list_map_keys`.
     const FIELDS: Option<&'static [(&'static str, bool)]> = None;
 

@@ -34,10 +34,63 @@ pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
     FieldsV1, ListMeta, ManagedFieldsEntry, ObjectMeta, OwnerReference, Time,
 };
 
+/// The wire names of every `ObjectMeta` field, which printer columns and selectable
+/// fields may point at (`.metadata.creationTimestamp`).
+pub const OBJECT_META_FIELDS: &[&str] = &[
+    "annotations",
+    "creationTimestamp",
+    "deletionGracePeriodSeconds",
+    "deletionTimestamp",
+    "finalizers",
+    "generateName",
+    "generation",
+    "labels",
+    "managedFields",
+    "name",
+    "namespace",
+    "ownerReferences",
+    "resourceVersion",
+    "selfLink",
+    "uid",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn object_meta_fields_are_the_serialized_keys() {
+        let full = ObjectMeta {
+            annotations: Some(Default::default()),
+            creation_timestamp: Some(
+                serde_json::from_value(json!("2026-01-01T00:00:00Z")).unwrap(),
+            ),
+            deletion_grace_period_seconds: Some(1),
+            deletion_timestamp: Some(
+                serde_json::from_value(json!("2026-01-01T00:00:00Z")).unwrap(),
+            ),
+            finalizers: Some(vec![]),
+            generate_name: Some(String::new()),
+            generation: Some(1),
+            labels: Some(Default::default()),
+            managed_fields: Some(vec![]),
+            name: Some(String::new()),
+            namespace: Some(String::new()),
+            owner_references: Some(vec![]),
+            resource_version: Some(String::new()),
+            self_link: Some(String::new()),
+            uid: Some(String::new()),
+        };
+        let value = serde_json::to_value(full).unwrap();
+        let keys: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(keys, OBJECT_META_FIELDS);
+    }
 
     /// What a real API server returns for a custom resource (kubectl get -o json).
     fn server_metadata() -> serde_json::Value {
