@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compile-time benchmark: the same 20 CRD types (types.rs) derived with crd-derive and
+# Compile-time benchmark: the same 20 CRD types (types/) derived with crd-derive and
 # with kube-derive 5, built side by side in one run:
 #   - clean debug build   (`cargo build`, after `cargo clean`)
 #   - clean release build (`cargo build --release`, after `cargo clean`)
@@ -32,12 +32,14 @@ for profile in debug release; do
     -n "kube-derive 5 clean $profile" "cargo build -q --locked $flag -p bench-kube-derive"
 done
 
-# Incremental: dependencies built once, then each run touches types.rs and rebuilds
-# only the benchmark crate (debug profile, as in an edit-compile loop).
+# Incremental: dependencies built once, then each run touches types/mod.rs and rebuilds
+# only the benchmark crate (debug profile, as in an edit-compile loop). All type files
+# form one module tree of the one crate, so touching any of them makes cargo recompile
+# the whole crate; mod.rs stands for them all.
 case " $phases " in *" incremental "*) ;; *) exit 0 ;; esac
 cargo build -q --locked -p bench-crd-derive -p bench-kube-derive
 hyperfine --warmup 1 --runs 5 --export-markdown "$out/incremental.md" \
-  --prepare 'touch types.rs' \
+  --prepare 'touch types/mod.rs' \
   -n "crd-derive touch + rebuild" "cargo build -q --locked -p bench-crd-derive" \
   -n "kube-derive 5 touch + rebuild" "cargo build -q --locked -p bench-kube-derive"
 

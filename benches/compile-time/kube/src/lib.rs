@@ -1,10 +1,13 @@
-//! The 20 benchmark CRD types of `../types.rs`, derived with kube-derive 5.
+//! The 20 benchmark CRD types of `../types/`, derived with kube-derive 5.
 #![allow(missing_docs, clippy::upper_case_acronyms)]
+// clippy reads two `printcolumn(.., type_ = "string", ..)` in one `#[kube(..)]` as a
+// duplicated attribute; they are arguments of different columns.
+#![allow(clippy::duplicated_attributes)]
 
 use kube::CustomResource as Resource;
 use schemars::JsonSchema as Schema;
 
-#[path = "../../types.rs"]
+#[path = "../../types/mod.rs"]
 pub mod types;
 
 /// The CRDs of all 20 kinds.

@@ -1,10 +1,10 @@
-//! The 20 benchmark CRD types of `../types.rs`, derived with crd-derive.
+//! The 20 benchmark CRD types of `../types/`, derived with crd-derive.
 #![allow(missing_docs, clippy::upper_case_acronyms)]
 
 use crd_runtime::CrdSchema as Schema;
 use crd_runtime::CustomResource as Resource;
 
-#[path = "../../types.rs"]
+#[path = "../../types/mod.rs"]
 pub mod types;
 
 /// The CRDs of all 20 kinds.
