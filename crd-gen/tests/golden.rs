@@ -6,7 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-/// (golden file stem, CRD source: `bundled` or a path under the shared corpus).
+/// (golden file stem, CRD source: `bundled`, `fixtures/...` under this crate's
+/// `tests/`, or a path under the shared corpus).
 pub const GOLDEN: &[(&str, &str)] = &[
     ("crontab", "bundled"),
     (
@@ -26,6 +27,8 @@ pub const GOLDEN: &[(&str, &str)] = &[
         "prometheusrules",
         "prometheus-operator/prometheusrules.monitoring.coreos.com.yaml",
     ),
+    ("shadow_value", "fixtures/shadow-value.yaml"),
+    ("shadow_option", "fixtures/shadow-option.yaml"),
 ];
 
 fn shared() -> PathBuf {
@@ -39,7 +42,12 @@ fn source(src: &str) -> String {
     if src == "bundled" {
         return crd_gen::BUNDLED_CRONTAB.to_string();
     }
-    let path = shared().join("corpus/crds").join(src);
+    let path = match src.strip_prefix("fixtures/") {
+        Some(_) => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests")
+            .join(src),
+        None => shared().join("corpus/crds").join(src),
+    };
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

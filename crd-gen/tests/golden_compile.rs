@@ -25,6 +25,12 @@ mod proxyconfigs_istio;
 #[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/servers_linkerd.rs"]
 mod servers_linkerd;
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
+#[path = "golden/shadow_option.rs"]
+mod shadow_option;
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
+#[path = "golden/shadow_value.rs"]
+mod shadow_value;
 
 fn shared() -> PathBuf {
     match std::env::var_os("CRD_TOOLKIT_SHARED") {
@@ -36,6 +42,13 @@ fn shared() -> PathBuf {
 fn source(src: &str) -> crd_runtime::CustomResourceDefinition {
     let text = if src == "bundled" {
         crd_gen::BUNDLED_CRONTAB.to_string()
+    } else if src.starts_with("fixtures/") {
+        std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests")
+                .join(src),
+        )
+        .unwrap()
     } else {
         std::fs::read_to_string(shared().join("corpus/crds").join(src)).unwrap()
     };
@@ -78,6 +91,14 @@ fn golden_types_derive_the_source_crds() {
         (
             "prometheus-operator/prometheusrules.monitoring.coreos.com.yaml",
             merge_versions(&[<prometheusrules::v1::PrometheusRule as CustomResourceExt>::crd()]),
+        ),
+        (
+            "fixtures/shadow-value.yaml",
+            merge_versions(&[<shadow_value::v1::Value as CustomResourceExt>::crd()]),
+        ),
+        (
+            "fixtures/shadow-option.yaml",
+            merge_versions(&[<shadow_option::v1::Option as CustomResourceExt>::crd()]),
         ),
     ];
     let mut failures = Vec::new();

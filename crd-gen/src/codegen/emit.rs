@@ -1,8 +1,8 @@
 //! Type space → Rust items (`quote!`): structs, string enums, fields and their
 //! `#[serde]`/`#[crd]` attributes.
 //!
-//! Paths are fully qualified (`::std::option::Option`, `::serde_json::Value`), so the
-//! generated code compiles in any module, even one that shadows prelude names.
+//! Paths are spelled by [`Paths`]: short names with `use` lines where no generated type
+//! of the module shadows them, fully qualified paths where one does.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -11,6 +11,7 @@ use super::docs::{doc_attrs, docs_roundtrip};
 use super::ir::{DefKind, Field, Ty, TyKind, TypeDef, TypeSpace};
 use super::keywords::{Implied, Skip, node_keywords};
 use super::naming::RustName;
+use super::paths::{Import, Paths, Prelude};
 use super::{MapType, Options};
 
 /// What the spec struct carries instead of a plain `CrdSchema` derive.
@@ -29,8 +30,8 @@ pub struct Emitter<'a> {
     pub space: &'a TypeSpace,
     /// Generator options.
     pub opts: &'a Options,
-    /// The runtime crate path as tokens ([`Options::runtime`]).
-    pub rt: TokenStream,
+    /// How std, serde and runtime items are spelled in this module.
+    pub paths: Paths,
 }
 
 /// An identifier token for a (possibly raw) name chosen by the naming policy.
@@ -48,16 +49,12 @@ impl Emitter<'_> {
             let path: TokenStream = d.parse().unwrap_or_else(|_| quote!(compile_error!(#d)));
             quote!(, #path)
         });
+        let ser = self.paths.import(Import::Serialize);
+        let de = self.paths.import(Import::Deserialize);
+        // Derive macros live in the macro namespace: a generated type called `Clone`
+        // does not shadow the prelude's `Clone` derive.
         quote! {
-            #[derive(
-                ::std::clone::Clone,
-                ::std::fmt::Debug,
-                ::std::cmp::PartialEq,
-                ::serde::Serialize,
-                ::serde::Deserialize,
-                #schema_derive
-                #(#extra)*
-            )]
+            #[derive(Clone, Debug, PartialEq, #ser, #de, #schema_derive #(#extra)*)]
         }
     }
 
@@ -92,7 +89,6 @@ impl Emitter<'_> {
         let (schema_derive, type_attr, docs) = match resource {
             Some(r) => (r.derive, r.attr, r.docs),
             None => {
-                let rt = &self.rt;
                 let (docs, documented) = self.docs(def.residual.description.as_deref());
                 let kws = node_keywords(
                     &def.residual,
@@ -106,7 +102,7 @@ impl Emitter<'_> {
                 } else {
                     quote!(#[crd(#(#kws),*)])
                 };
-                (quote!(#rt::CrdSchema), attr, docs)
+                (self.paths.import(Import::CrdSchema), attr, docs)
             }
         };
         let derives = self.derives(schema_derive);
@@ -154,15 +150,17 @@ impl Emitter<'_> {
         let name = ident(&f.name.ident);
         let inner = self.ty(&f.ty);
         let nullable = self.is_nullable(&f.ty);
+        let option = self.paths.prelude(Prelude::Option);
         let (ty, serde_extra) = if f.required && !nullable {
             (inner, TokenStream::new())
         } else if f.required {
             // Present but possibly `null`: keep the key when serializing.
-            (quote!(::std::option::Option<#inner>), TokenStream::new())
+            (quote!(#option<#inner>), TokenStream::new())
         } else {
+            let is_none = self.paths.is_none();
             (
-                quote!(::std::option::Option<#inner>),
-                quote!(skip_serializing_if = "::std::option::Option::is_none"),
+                quote!(#option<#inner>),
+                quote!(skip_serializing_if = #is_none),
             )
         };
         let mut serde_parts = Vec::new();
@@ -256,22 +254,28 @@ impl Emitter<'_> {
 
     /// The Rust type of a node (without the `Option` of an optional field).
     pub fn ty(&self, ty: &Ty) -> TokenStream {
-        let rt = &self.rt;
+        let p = &self.paths;
         match &ty.kind {
             TyKind::Bool => quote!(bool),
             TyKind::I32 => quote!(i32),
             TyKind::I64 => quote!(i64),
             TyKind::F64 => quote!(f64),
-            TyKind::String => quote!(::std::string::String),
-            TyKind::IntOrString => quote!(#rt::IntOrString),
-            TyKind::Json => quote!(::serde_json::Value),
+            TyKind::String => p.prelude(Prelude::String),
+            TyKind::IntOrString => p.import(Import::IntOrString),
+            TyKind::Json => p.import(Import::Value),
             TyKind::JsonObject => {
-                quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>)
+                let (map, string, value) = (
+                    p.import(Import::Map),
+                    p.prelude(Prelude::String),
+                    p.import(Import::Value),
+                );
+                quote!(#map<#string, #value>)
             }
-            TyKind::Embedded => quote!(#rt::EmbeddedObject),
+            TyKind::Embedded => p.import(Import::EmbeddedObject),
             TyKind::Vec(inner) => {
                 let t = self.element(inner);
-                quote!(::std::vec::Vec<#t>)
+                let vec = p.prelude(Prelude::Vec);
+                quote!(#vec<#t>)
             }
             TyKind::Map(inner) => {
                 let t = self.element(inner);
@@ -288,21 +292,20 @@ impl Emitter<'_> {
     fn element(&self, ty: &Ty) -> TokenStream {
         let t = self.ty(ty);
         if self.is_nullable(ty) {
-            quote!(::std::option::Option<#t>)
+            let option = self.paths.prelude(Prelude::Option);
+            quote!(#option<#t>)
         } else {
             t
         }
     }
 
     fn map_of(&self, value: TokenStream) -> TokenStream {
-        match self.opts.map_type {
-            MapType::BTreeMap => {
-                quote!(::std::collections::BTreeMap<::std::string::String, #value>)
-            }
-            MapType::HashMap => {
-                quote!(::std::collections::HashMap<::std::string::String, #value>)
-            }
-        }
+        let map = self.paths.import(match self.opts.map_type {
+            MapType::BTreeMap => Import::BTreeMap,
+            MapType::HashMap => Import::HashMap,
+        });
+        let string = self.paths.prelude(Prelude::String);
+        quote!(#map<#string, #value>)
     }
 }
 

@@ -22,6 +22,7 @@ mod json;
 mod keywords;
 mod lower;
 pub mod naming;
+mod paths;
 mod resource;
 
 /// An identifier token for a name chosen by the naming policy (raw when needed).

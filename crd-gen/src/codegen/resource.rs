@@ -14,6 +14,7 @@ use super::ir::TyKind;
 use super::keywords::{Implied, Skip, fragment, node_keywords};
 use super::lower::{LowerOptions, Lowerer};
 use super::naming;
+use super::paths::{Import, Paths};
 use super::{GenError, Options};
 
 /// Properties of the root node that are not `spec`/`status` fields.
@@ -52,14 +53,20 @@ pub fn version_module(
         .and_then(|p| p.get("status"))
         .map(|node| lower.lower_named(node, status_name.clone(), ".status"));
     let space = lower.finish();
+    // The derive defines the root and list types in the module too.
+    let list_name = format!("{root_name}List");
+    let defined = space.defs.iter().map(|d| d.name.as_str()).chain([
+        root_name.as_str(),
+        list_name.as_str(),
+        status_name.as_str(),
+    ]);
     let emitter = Emitter {
         space: &space,
         opts,
-        rt: opts.runtime_tokens(),
+        paths: Paths::new(defined, opts.runtime_tokens()),
     };
 
     // Resource attributes.
-    let rt = &emitter.rt;
     let mut attrs = resource_attrs(crd, version);
     let mut status_schema = Vec::new();
     let mut status_alias = TokenStream::new();
@@ -117,13 +124,15 @@ pub fn version_module(
     let spec = emitter.def(
         spec_def,
         Some(super::emit::Resource {
-            derive: quote!(#rt::CustomResource),
+            derive: emitter.paths.import(Import::CustomResource),
             attr: quote!(#[crd(#(#attrs),*)]),
             docs: root_docs,
         }),
     );
     let rest = emitter.defs(&[spec_id.0]);
+    let uses = emitter.paths.uses();
     Ok(quote! {
+        #uses
         #spec
         #status_alias
         #rest

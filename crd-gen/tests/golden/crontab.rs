@@ -6,14 +6,9 @@
     clippy::duplicated_attributes
 )]
 pub mod v1 {
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CustomResource
-    )]
+    use ::serde::{Deserialize, Serialize};
+    use ::crd_runtime::{CrdSchema, CustomResource};
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CustomResource)]
     #[crd(
         group = "stable.example.com",
         version = "v1",
@@ -48,38 +43,27 @@ pub mod v1 {
         status = CronTabStatus
     )]
     pub struct CronTabSpec {
-        #[serde(
-            rename = "cronSpec",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
+        #[serde(rename = "cronSpec", default, skip_serializing_if = "Option::is_none")]
         #[crd(
             pattern = "^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$",
             default = "5 0 * * *"
         )]
-        pub cron_spec: ::std::option::Option<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub image: ::std::option::Option<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub cron_spec: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub image: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[crd(minimum = 1, maximum = 10, default = 1)]
-        pub replicas: ::std::option::Option<i64>,
+        pub replicas: Option<i64>,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct CronTabStatus {
         #[serde(
             rename = "labelSelector",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub label_selector: ::std::option::Option<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub replicas: ::std::option::Option<i64>,
+        pub label_selector: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub replicas: Option<i64>,
     }
 }

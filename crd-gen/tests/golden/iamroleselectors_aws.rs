@@ -6,15 +6,11 @@
     clippy::duplicated_attributes
 )]
 pub mod v1alpha1 {
+    use ::std::collections::BTreeMap;
+    use ::serde::{Deserialize, Serialize};
+    use ::crd_runtime::{CrdSchema, CustomResource};
     /// IAMRoleSelector is the schema for the IAMRoleSelector API.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CustomResource
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CustomResource)]
     #[crd(
         group = "services.k8s.aws",
         version = "v1alpha1",
@@ -43,91 +39,54 @@ pub mod v1alpha1 {
         #[crd(
             validation(rule = "self == oldSelf", message = "Value is immutable once set")
         )]
-        pub arn: ::std::string::String,
+        pub arn: String,
         /// IAMRoleSelectorSpec defines the desired state of IAMRoleSelector
         #[serde(
             rename = "namespaceSelector",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub namespace_selector: ::std::option::Option<
-            IamRoleSelectorSpecNamespaceSelector,
-        >,
+        pub namespace_selector: Option<IamRoleSelectorSpecNamespaceSelector>,
         /// LabelSelector is a label query over a set of resources.
         #[serde(
             rename = "resourceLabelSelector",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub resource_label_selector: ::std::option::Option<
+        pub resource_label_selector: Option<
             IamRoleSelectorSpecNamespaceSelectorLabelSelector,
         >,
         #[serde(
             rename = "resourceTypeSelector",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub resource_type_selector: ::std::option::Option<
-            ::std::vec::Vec<IamRoleSelectorSpecResourceTypeSelector>,
-        >,
+        pub resource_type_selector: Option<Vec<IamRoleSelectorSpecResourceTypeSelector>>,
     }
     /// IAMRoleSelectorSpec defines the desired state of IAMRoleSelector
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct IamRoleSelectorSpecNamespaceSelector {
         /// LabelSelector is a label query over a set of resources.
         #[serde(
             rename = "labelSelector",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub label_selector: ::std::option::Option<
-            IamRoleSelectorSpecNamespaceSelectorLabelSelector,
-        >,
-        pub names: ::std::vec::Vec<::std::string::String>,
+        pub label_selector: Option<IamRoleSelectorSpecNamespaceSelectorLabelSelector>,
+        pub names: Vec<String>,
     }
     /// LabelSelector is a label query over a set of resources.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct IamRoleSelectorSpecNamespaceSelectorLabelSelector {
         #[serde(rename = "matchLabels")]
-        pub match_labels: ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::string::String,
-        >,
+        pub match_labels: BTreeMap<String, String>,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct IamRoleSelectorSpecResourceTypeSelector {
-        pub group: ::std::string::String,
-        pub kind: ::std::string::String,
-        pub version: ::std::string::String,
+        pub group: String,
+        pub kind: String,
+        pub version: String,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct IamRoleSelectorStatus {}
 }

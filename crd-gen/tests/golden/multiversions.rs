@@ -6,14 +6,9 @@
     clippy::duplicated_attributes
 )]
 pub mod v1 {
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CustomResource
-    )]
+    use ::serde::{Deserialize, Serialize};
+    use ::crd_runtime::CustomResource;
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CustomResource)]
     #[crd(
         group = "clux.dev",
         version = "v1",
@@ -26,7 +21,7 @@ pub mod v1 {
         root(title = "MVV")
     )]
     pub struct MultiVersionSpec {
-        pub name: ::std::string::String,
+        pub name: String,
     }
 }
 /// Version `v2alpha1` of the CRD `multiversions.clux.dev`.
@@ -36,14 +31,9 @@ pub mod v1 {
     clippy::duplicated_attributes
 )]
 pub mod v2alpha1 {
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CustomResource
-    )]
+    use ::serde::{Deserialize, Serialize};
+    use ::crd_runtime::CustomResource;
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CustomResource)]
     #[crd(
         group = "clux.dev",
         version = "v2alpha1",
@@ -57,6 +47,6 @@ pub mod v2alpha1 {
         root(title = "MVV")
     )]
     pub struct MultiVersionSpec {
-        pub name: ::std::string::String,
+        pub name: String,
     }
 }

@@ -6,17 +6,13 @@
     clippy::duplicated_attributes
 )]
 pub mod v1 {
+    use ::std::collections::BTreeMap;
+    use ::serde::{Deserialize, Serialize};
+    use ::crd_runtime::{CrdSchema, CustomResource, IntOrString};
     /// The `PrometheusRule` custom resource definition (CRD) defines [alerting](https://prometheus.io/docs/prometheus/latest/configuration/alerting_rules/) and [recording](https://prometheus.io/docs/prometheus/latest/configuration/recording_rules/) rules to be evaluated by `Prometheus` or `ThanosRuler` objects.
     ///
     /// `Prometheus` and `ThanosRuler` objects select `PrometheusRule` objects using label and namespace selectors.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CustomResource
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CustomResource)]
     #[crd(
         group = "monitoring.coreos.com",
         version = "v1",
@@ -49,108 +45,88 @@ pub mod v1 {
     )]
     pub struct PrometheusRuleSpec {
         /// groups defines the content of Prometheus rule file
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[crd(list_type = "map", list_map_keys = ["name"])]
-        pub groups: ::std::option::Option<::std::vec::Vec<PrometheusRuleSpecGroups>>,
+        pub groups: Option<Vec<PrometheusRuleSpecGroups>>,
     }
     /// RuleGroup is a list of sequentially evaluated recording and alerting rules.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct PrometheusRuleSpecGroups {
         /// interval defines how often rules in the group are evaluated.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[crd(
             pattern = "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
         )]
-        pub interval: ::std::option::Option<::std::string::String>,
+        pub interval: Option<String>,
         /// labels define the labels to add or overwrite before storing the result for its rules.
         /// The labels defined at the rule level take precedence.
         ///
         /// It requires Prometheus >= 3.0.0.
         /// The field is ignored for Thanos Ruler.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub labels: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub labels: Option<BTreeMap<String, String>>,
         /// limit defines the number of alerts an alerting rule and series a recording
         /// rule can produce.
         /// Limit is supported starting with Prometheus >= 2.31 and Thanos Ruler >= 0.24.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub limit: ::std::option::Option<i64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub limit: Option<i64>,
         /// name defines the name of the rule group.
         #[crd(min_length = 1)]
-        pub name: ::std::string::String,
+        pub name: String,
         /// partial_response_strategy is only used by ThanosRuler and will
         /// be ignored by Prometheus instances.
         /// More info: https://github.com/thanos-io/thanos/blob/main/docs/components/rule.md#partial-response
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[crd(pattern = "^(?i)(abort|warn)?$")]
-        pub partial_response_strategy: ::std::option::Option<::std::string::String>,
+        pub partial_response_strategy: Option<String>,
         /// query_offset defines the offset the rule evaluation timestamp of this particular group by the specified duration into the past.
         ///
         /// It requires Prometheus >= v2.53.0.
         /// It is not supported for ThanosRuler.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[crd(
             pattern = "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
         )]
-        pub query_offset: ::std::option::Option<::std::string::String>,
+        pub query_offset: Option<String>,
         /// rules defines the list of alerting and recording rules.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub rules: ::std::option::Option<::std::vec::Vec<PrometheusRuleSpecGroupsRules>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub rules: Option<Vec<PrometheusRuleSpecGroupsRules>>,
     }
     /// Rule describes an alerting or recording rule
     /// See Prometheus documentation: [alerting](https://www.prometheus.io/docs/prometheus/latest/configuration/alerting_rules/) or [recording](https://www.prometheus.io/docs/prometheus/latest/configuration/recording_rules/#recording-rules) rule
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct PrometheusRuleSpecGroupsRules {
         /// alert defines the name of the alert. Must be a valid label value.
         /// Only one of `record` and `alert` must be set.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub alert: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub alert: Option<String>,
         /// annotations defines annotations to add to each alert.
         /// Only valid for alerting rules.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub annotations: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub annotations: Option<BTreeMap<String, String>>,
         /// expr defines the PromQL expression to evaluate.
         #[crd(any_of = json!([{"type":"integer"}, {"type":"string"}]))]
-        pub expr: ::crd_runtime::IntOrString,
+        pub expr: IntOrString,
         /// for defines how alerts are considered firing once they have been returned for this long.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[crd(
             pattern = "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
         )]
-        pub r#for: ::std::option::Option<::std::string::String>,
+        pub r#for: Option<String>,
         /// keep_firing_for defines how long an alert will continue firing after the condition that triggered it has cleared.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[crd(
             min_length = 1,
             pattern = "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
         )]
-        pub keep_firing_for: ::std::option::Option<::std::string::String>,
+        pub keep_firing_for: Option<String>,
         /// labels defines labels to add or overwrite.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub labels: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub labels: Option<BTreeMap<String, String>>,
         /// record defines the name of the time series to output to. Must be a valid metric name.
         /// Only one of `record` and `alert` must be set.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub record: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub record: Option<String>,
     }
     /// status defines the status subresource. It is under active development and is updated only when the
     /// "StatusForConfigurationResources" feature gate is enabled.
@@ -158,17 +134,10 @@ pub mod v1 {
     /// Most recent observed status of the PrometheusRule. Read-only.
     /// More info:
     /// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#spec-and-status
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct PrometheusRuleStatus {
         /// bindings defines the list of workload resources (Prometheus, PrometheusAgent, ThanosRuler or Alertmanager) which select the configuration resource.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[crd(
             list_type = "map",
             list_map_keys = ["group",
@@ -176,54 +145,36 @@ pub mod v1 {
             "name",
             "namespace"]
         )]
-        pub bindings: ::std::option::Option<
-            ::std::vec::Vec<PrometheusRuleStatusBindings>,
-        >,
+        pub bindings: Option<Vec<PrometheusRuleStatusBindings>>,
     }
     /// WorkloadBinding is a link between a configuration resource and a workload resource.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct PrometheusRuleStatusBindings {
         /// conditions defines the current state of the configuration resource when bound to the referenced Workload object.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[crd(list_type = "map", list_map_keys = ["type"])]
-        pub conditions: ::std::option::Option<
-            ::std::vec::Vec<PrometheusRuleStatusBindingsConditions>,
-        >,
+        pub conditions: Option<Vec<PrometheusRuleStatusBindingsConditions>>,
         /// group defines the group of the referenced resource.
         pub group: PrometheusRuleStatusBindingsGroup,
         /// name defines the name of the referenced object.
         #[crd(min_length = 1)]
-        pub name: ::std::string::String,
+        pub name: String,
         /// namespace defines the namespace of the referenced object.
         #[crd(min_length = 1)]
-        pub namespace: ::std::string::String,
+        pub namespace: String,
         /// resource defines the type of resource being referenced (e.g. Prometheus, PrometheusAgent, ThanosRuler or Alertmanager).
         pub resource: PrometheusRuleStatusBindingsResource,
     }
     /// ConfigResourceCondition describes the status of configuration resources linked to Prometheus, PrometheusAgent, Alertmanager or ThanosRuler.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct PrometheusRuleStatusBindingsConditions {
         /// lastTransitionTime defines the time of the last update to the current status property.
         #[serde(rename = "lastTransitionTime")]
         #[crd(format = "date-time")]
-        pub last_transition_time: ::std::string::String,
+        pub last_transition_time: String,
         /// message defines the human-readable message indicating details for the condition's last transition.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
         /// observedGeneration defines the .metadata.generation that the
         /// condition was set based upon. For instance, if `.metadata.generation` is
         /// currently 12, but the `.status.conditions[].observedGeneration` is 9, the
@@ -231,56 +182,35 @@ pub mod v1 {
         #[serde(
             rename = "observedGeneration",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
         #[crd(format = "int64")]
-        pub observed_generation: ::std::option::Option<i64>,
+        pub observed_generation: Option<i64>,
         /// reason for the condition's last transition.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub reason: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub reason: Option<String>,
         /// status of the condition.
         #[crd(min_length = 1)]
-        pub status: ::std::string::String,
+        pub status: String,
         /// type of the condition being reported.
         /// Currently, only "Accepted" is supported.
         pub r#type: PrometheusRuleStatusBindingsConditionsType,
     }
     /// type of the condition being reported.
     /// Currently, only "Accepted" is supported.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     #[crd(min_length = 1)]
     pub enum PrometheusRuleStatusBindingsConditionsType {
         Accepted,
     }
     /// group defines the group of the referenced resource.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub enum PrometheusRuleStatusBindingsGroup {
         #[serde(rename = "monitoring.coreos.com")]
         MonitoringCoreosCom,
     }
     /// resource defines the type of resource being referenced (e.g. Prometheus, PrometheusAgent, ThanosRuler or Alertmanager).
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub enum PrometheusRuleStatusBindingsResource {
         #[serde(rename = "prometheuses")]
         Prometheuses,

@@ -6,14 +6,11 @@
     clippy::duplicated_attributes
 )]
 pub mod v1beta1 {
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CustomResource
-    )]
+    use ::std::collections::BTreeMap;
+    use ::serde::{Deserialize, Serialize};
+    use ::serde_json::Value;
+    use ::crd_runtime::{CrdSchema, CustomResource, IntOrString};
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CustomResource)]
     #[crd(
         group = "networking.istio.io",
         version = "v1beta1",
@@ -35,59 +32,39 @@ pub mod v1beta1 {
     )]
     pub struct ProxyConfigSpec {
         /// The number of worker threads to run.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[crd(format = "int32", minimum = 0, nullable)]
-        pub concurrency: ::std::option::Option<i32>,
+        pub concurrency: Option<i32>,
         /// Additional environment variables for the proxy.
         #[serde(
             rename = "environmentVariables",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
         #[crd(values(max_length = 2048))]
-        pub environment_variables: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        pub environment_variables: Option<BTreeMap<String, String>>,
         /// Specifies the details of the proxy image.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub image: ::std::option::Option<ProxyConfigSpecImage>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub image: Option<ProxyConfigSpecImage>,
         /// Optional.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub selector: ::std::option::Option<ProxyConfigSpecSelector>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub selector: Option<ProxyConfigSpecSelector>,
     }
     /// Specifies the details of the proxy image.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct ProxyConfigSpecImage {
         /// The image type of the image.
-        #[serde(
-            rename = "imageType",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub image_type: ::std::option::Option<::std::string::String>,
+        #[serde(rename = "imageType", default, skip_serializing_if = "Option::is_none")]
+        pub image_type: Option<String>,
     }
     /// Optional.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct ProxyConfigSpecSelector {
         /// One or more labels that indicate a specific set of pods/VMs on which a policy should be applied.
         #[serde(
             rename = "matchLabels",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
         #[crd(
             max_properties = 4096,
@@ -107,128 +84,91 @@ pub mod v1beta1 {
                 )
             )
         )]
-        pub match_labels: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-        >,
+        pub match_labels: Option<BTreeMap<String, String>>,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct ProxyConfigStatus {
         /// Current service state of the resource.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub conditions: ::std::option::Option<
-            ::std::vec::Vec<ProxyConfigStatusConditions>,
-        >,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub conditions: Option<Vec<ProxyConfigStatusConditions>>,
         #[serde(
             rename = "observedGeneration",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
         #[crd(any_of = json!([{"type":"integer"}, {"type":"string"}]))]
-        pub observed_generation: ::std::option::Option<::crd_runtime::IntOrString>,
+        pub observed_generation: Option<IntOrString>,
         /// Includes any errors or warnings detected by Istio's analyzers.
         #[serde(
             rename = "validationMessages",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub validation_messages: ::std::option::Option<
-            ::std::vec::Vec<ProxyConfigStatusValidationMessages>,
-        >,
+        pub validation_messages: Option<Vec<ProxyConfigStatusValidationMessages>>,
         /// Properties not declared in the schema, kept as they are.
         #[serde(flatten)]
-        pub additional_properties: ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::serde_json::Value,
-        >,
+        pub additional_properties: BTreeMap<String, Value>,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct ProxyConfigStatusConditions {
         /// Last time we probed the condition.
         #[serde(
             rename = "lastProbeTime",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
         #[crd(format = "date-time")]
-        pub last_probe_time: ::std::option::Option<::std::string::String>,
+        pub last_probe_time: Option<String>,
         /// Last time the condition transitioned from one status to another.
         #[serde(
             rename = "lastTransitionTime",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
         #[crd(format = "date-time")]
-        pub last_transition_time: ::std::option::Option<::std::string::String>,
+        pub last_transition_time: Option<String>,
         /// Human-readable message indicating details about last transition.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub message: Option<String>,
         /// Resource Generation to which the Condition refers.
         #[serde(
             rename = "observedGeneration",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
         #[crd(any_of = json!([{"type":"integer"}, {"type":"string"}]))]
-        pub observed_generation: ::std::option::Option<::crd_runtime::IntOrString>,
+        pub observed_generation: Option<IntOrString>,
         /// Unique, one-word, CamelCase reason for the condition's last transition.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub reason: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub reason: Option<String>,
         /// Status is the status of the condition.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub status: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub status: Option<String>,
         /// Type is the type of the condition.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub r#type: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<String>,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct ProxyConfigStatusValidationMessages {
         /// A url pointing to the Istio documentation for this specific error type.
         #[serde(
             rename = "documentationUrl",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub documentation_url: ::std::option::Option<::std::string::String>,
+        pub documentation_url: Option<String>,
         /// Represents how severe a message is.
         ///
         /// Valid Options: UNKNOWN, ERROR, WARNING, INFO
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub level: ::std::option::Option<ProxyConfigStatusValidationMessagesLevel>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub r#type: ::std::option::Option<ProxyConfigStatusValidationMessagesType>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub level: Option<ProxyConfigStatusValidationMessagesLevel>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub r#type: Option<ProxyConfigStatusValidationMessagesType>,
     }
     /// Represents how severe a message is.
     ///
     /// Valid Options: UNKNOWN, ERROR, WARNING, INFO
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub enum ProxyConfigStatusValidationMessagesLevel {
         #[serde(rename = "UNKNOWN")]
         Unknown,
@@ -239,20 +179,13 @@ pub mod v1beta1 {
         #[serde(rename = "INFO")]
         Info,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct ProxyConfigStatusValidationMessagesType {
         /// A 7 character code matching `^IST[0-9]{4}$` intended to uniquely identify the message type.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub code: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub code: Option<String>,
         /// A human-readable name for the message type.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub name: Option<String>,
     }
 }

@@ -6,14 +6,10 @@
     clippy::duplicated_attributes
 )]
 pub mod v1alpha1 {
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CustomResource
-    )]
+    use ::serde::{Deserialize, Serialize};
+    use ::serde_json::{Map, Value};
+    use ::crd_runtime::{CrdSchema, CustomResource, IntOrString};
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CustomResource)]
     #[crd(
         group = "policy.linkerd.io",
         version = "v1alpha1",
@@ -30,25 +26,18 @@ pub mod v1alpha1 {
         #[serde(rename = "podSelector")]
         pub pod_selector: ServerSpecPodSelector,
         /// A port name or number. Must exist in a pod spec.
-        pub port: ::crd_runtime::IntOrString,
+        pub port: IntOrString,
         /// Configures protocol discovery for inbound connections.
         /// Supersedes the `config.linkerd.io/opaque-ports` annotation.
         #[serde(
             rename = "proxyProtocol",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub proxy_protocol: ::std::option::Option<ServerSpecProxyProtocol>,
+        pub proxy_protocol: Option<ServerSpecProxyProtocol>,
     }
     /// Selects pods in the same namespace.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     #[crd(
         one_of = json!([{"required":["matchExpressions"]}, {"required":["matchLabels"]}])
     )]
@@ -56,42 +45,24 @@ pub mod v1alpha1 {
         #[serde(
             rename = "matchExpressions",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub match_expressions: ::std::option::Option<
-            ::std::vec::Vec<ServerSpecPodSelectorMatchExpressions>,
-        >,
+        pub match_expressions: Option<Vec<ServerSpecPodSelectorMatchExpressions>>,
         #[serde(
             rename = "matchLabels",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub match_labels: ::std::option::Option<
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        >,
+        pub match_labels: Option<Map<String, Value>>,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct ServerSpecPodSelectorMatchExpressions {
-        pub key: ::std::string::String,
+        pub key: String,
         pub operator: ServerSpecPodSelectorMatchExpressionsOperator,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub values: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<String>>,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub enum ServerSpecPodSelectorMatchExpressionsOperator {
         In,
         NotIn,
@@ -100,14 +71,7 @@ pub mod v1alpha1 {
     }
     /// Configures protocol discovery for inbound connections.
     /// Supersedes the `config.linkerd.io/opaque-ports` annotation.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     #[crd(default = "unknown")]
     pub enum ServerSpecProxyProtocol {
         #[serde(rename = "unknown")]
@@ -131,14 +95,10 @@ pub mod v1alpha1 {
     clippy::duplicated_attributes
 )]
 pub mod v1beta1 {
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CustomResource
-    )]
+    use ::serde::{Deserialize, Serialize};
+    use ::serde_json::{Map, Value};
+    use ::crd_runtime::{CrdSchema, CustomResource, IntOrString};
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CustomResource)]
     #[crd(
         group = "policy.linkerd.io",
         version = "v1beta1",
@@ -166,25 +126,18 @@ pub mod v1beta1 {
         #[serde(rename = "podSelector")]
         pub pod_selector: ServerSpecPodSelector,
         /// A port name or number. Must exist in a pod spec.
-        pub port: ::crd_runtime::IntOrString,
+        pub port: IntOrString,
         /// Configures protocol discovery for inbound connections.
         /// Supersedes the `config.linkerd.io/opaque-ports` annotation.
         #[serde(
             rename = "proxyProtocol",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub proxy_protocol: ::std::option::Option<ServerSpecProxyProtocol>,
+        pub proxy_protocol: Option<ServerSpecProxyProtocol>,
     }
     /// Selects pods in the same namespace.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     #[crd(
         one_of = json!([{"required":["matchExpressions"]}, {"required":["matchLabels"]}])
     )]
@@ -192,42 +145,24 @@ pub mod v1beta1 {
         #[serde(
             rename = "matchExpressions",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub match_expressions: ::std::option::Option<
-            ::std::vec::Vec<ServerSpecPodSelectorMatchExpressions>,
-        >,
+        pub match_expressions: Option<Vec<ServerSpecPodSelectorMatchExpressions>>,
         #[serde(
             rename = "matchLabels",
             default,
-            skip_serializing_if = "::std::option::Option::is_none"
+            skip_serializing_if = "Option::is_none"
         )]
-        pub match_labels: ::std::option::Option<
-            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        >,
+        pub match_labels: Option<Map<String, Value>>,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub struct ServerSpecPodSelectorMatchExpressions {
-        pub key: ::std::string::String,
+        pub key: String,
         pub operator: ServerSpecPodSelectorMatchExpressionsOperator,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub values: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub values: Option<Vec<String>>,
     }
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     pub enum ServerSpecPodSelectorMatchExpressionsOperator {
         In,
         NotIn,
@@ -236,14 +171,7 @@ pub mod v1beta1 {
     }
     /// Configures protocol discovery for inbound connections.
     /// Supersedes the `config.linkerd.io/opaque-ports` annotation.
-    #[derive(
-        ::std::clone::Clone,
-        ::std::fmt::Debug,
-        ::std::cmp::PartialEq,
-        ::serde::Serialize,
-        ::serde::Deserialize,
-        ::crd_runtime::CrdSchema
-    )]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     #[crd(default = "unknown")]
     pub enum ServerSpecProxyProtocol {
         #[serde(rename = "unknown")]
