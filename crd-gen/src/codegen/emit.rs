@@ -134,10 +134,13 @@ impl Emitter<'_> {
                     let rename = rename_attr(&v.name);
                     quote!(#rename #vname,)
                 });
+                // Variant names are the CRD's values (`AzurePublicCloud`, `AzureChinaCloud`):
+                // a shared prefix is the schema's, not something to rename.
                 quote! {
                     #docs
                     #derives
                     #type_attr
+                    #[allow(clippy::enum_variant_names)]
                     pub enum #name {
                         #(#variants)*
                     }

@@ -154,7 +154,8 @@ impl GeneratedCrd {
 }
 
 /// Lints the generated module may trip on CRD text, allowed as narrowly as possible:
-/// descriptions are Markdown written for `kubectl explain`, not rustdoc; and
+/// descriptions are Markdown written for `kubectl explain`, not rustdoc (lazy
+/// continuations, over-indented lists, tabs); and
 /// `duplicated_attributes` keys nested attribute lists by their path, so two
 /// `property(name = "apiVersion", type = "string")`, `property(name = "kind",
 /// type = "string")` groups in one `#[crd(...)]` look like a repeated `type` to it.
@@ -167,6 +168,7 @@ fn version_mod(module: &str, v: &GeneratedVersion, crd_name: &str) -> TokenStrea
         #[allow(
             clippy::doc_lazy_continuation,
             clippy::doc_overindented_list_items,
+            clippy::tabs_in_doc_comments,
             clippy::duplicated_attributes
         )]
         pub mod #ident {

@@ -3,6 +3,7 @@
 #[allow(
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
+    clippy::tabs_in_doc_comments,
     clippy::duplicated_attributes
 )]
 pub mod v1 {
@@ -200,17 +201,20 @@ pub mod v1 {
     /// Currently, only "Accepted" is supported.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     #[crd(min_length = 1)]
+    #[allow(clippy::enum_variant_names)]
     pub enum PrometheusRuleStatusBindingsConditionsType {
         Accepted,
     }
     /// group defines the group of the referenced resource.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
+    #[allow(clippy::enum_variant_names)]
     pub enum PrometheusRuleStatusBindingsGroup {
         #[serde(rename = "monitoring.coreos.com")]
         MonitoringCoreosCom,
     }
     /// resource defines the type of resource being referenced (e.g. Prometheus, PrometheusAgent, ThanosRuler or Alertmanager).
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
+    #[allow(clippy::enum_variant_names)]
     pub enum PrometheusRuleStatusBindingsResource {
         #[serde(rename = "prometheuses")]
         Prometheuses,

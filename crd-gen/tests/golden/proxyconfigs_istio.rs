@@ -3,6 +3,7 @@
 #[allow(
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
+    clippy::tabs_in_doc_comments,
     clippy::duplicated_attributes
 )]
 pub mod v1beta1 {
@@ -169,6 +170,7 @@ pub mod v1beta1 {
     ///
     /// Valid Options: UNKNOWN, ERROR, WARNING, INFO
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
+    #[allow(clippy::enum_variant_names)]
     pub enum ProxyConfigStatusValidationMessagesLevel {
         #[serde(rename = "UNKNOWN")]
         Unknown,

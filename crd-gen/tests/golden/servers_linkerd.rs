@@ -3,6 +3,7 @@
 #[allow(
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
+    clippy::tabs_in_doc_comments,
     clippy::duplicated_attributes
 )]
 pub mod v1alpha1 {
@@ -63,6 +64,7 @@ pub mod v1alpha1 {
         pub values: Option<Vec<String>>,
     }
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
+    #[allow(clippy::enum_variant_names)]
     pub enum ServerSpecPodSelectorMatchExpressionsOperator {
         In,
         NotIn,
@@ -73,6 +75,7 @@ pub mod v1alpha1 {
     /// Supersedes the `config.linkerd.io/opaque-ports` annotation.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     #[crd(default = "unknown")]
+    #[allow(clippy::enum_variant_names)]
     pub enum ServerSpecProxyProtocol {
         #[serde(rename = "unknown")]
         Unknown,
@@ -92,6 +95,7 @@ pub mod v1alpha1 {
 #[allow(
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
+    clippy::tabs_in_doc_comments,
     clippy::duplicated_attributes
 )]
 pub mod v1beta1 {
@@ -163,6 +167,7 @@ pub mod v1beta1 {
         pub values: Option<Vec<String>>,
     }
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
+    #[allow(clippy::enum_variant_names)]
     pub enum ServerSpecPodSelectorMatchExpressionsOperator {
         In,
         NotIn,
@@ -173,6 +178,7 @@ pub mod v1beta1 {
     /// Supersedes the `config.linkerd.io/opaque-ports` annotation.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CrdSchema)]
     #[crd(default = "unknown")]
+    #[allow(clippy::enum_variant_names)]
     pub enum ServerSpecProxyProtocol {
         #[serde(rename = "unknown")]
         Unknown,

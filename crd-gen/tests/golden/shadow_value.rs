@@ -3,6 +3,7 @@
 #[allow(
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
+    clippy::tabs_in_doc_comments,
     clippy::duplicated_attributes
 )]
 pub mod v1 {
