@@ -1,6 +1,8 @@
 //! Compiling one rule: the shape checks of its fields, parsing, type checking
 //! against the node's schema in a [`CelEnvironment`], and the static cost estimate.
 
+use std::collections::HashMap;
+
 use kube_cel::cel::common::ast::IdedExpr;
 use kube_cel::cel::parser::Parser;
 
@@ -9,6 +11,7 @@ use crate::model::ValidationRule;
 
 use super::check::{Checker, Problem, Ty};
 use super::cost::estimate;
+use super::equality;
 use super::field_path::{self, Step};
 use super::rewrite::{instrument, node_count};
 use super::rules::{FIELD_PATH_INVALID, RuleError, RuleField, SUPPORTED_REASONS};
@@ -213,6 +216,7 @@ pub(super) fn compile_one(
         Ok(Checked {
             expr,
             ty,
+            typed_equality,
             uses_old_self,
             max_cost,
         }) => {
@@ -226,6 +230,7 @@ pub(super) fn compile_one(
                 compiled.max_cost = max_cost;
                 compiled.static_cost = node_count(&expr);
                 instrument(&mut expr);
+                equality::apply(&mut expr, &typed_equality);
                 compiled.program = Some(expr);
             }
         }
@@ -260,12 +265,16 @@ pub(super) fn compile_one(
                 "messageExpression must evaluate to a string".into(),
             ),
             Ok(Checked {
-                mut expr, max_cost, ..
+                mut expr,
+                max_cost,
+                typed_equality,
+                ..
             }) => {
                 // Like the API server, only with a rule that compiled.
                 compiled.message_max_cost = compiled.error.is_none().then_some(max_cost);
                 compiled.message_static_cost = node_count(&expr);
                 instrument(&mut expr);
+                equality::apply(&mut expr, &typed_equality);
                 compiled.message_expression = Some(expr);
             }
         }
@@ -277,6 +286,8 @@ pub(super) fn compile_one(
 struct Checked<'a> {
     expr: IdedExpr,
     ty: Ty<'a>,
+    /// The `==`/`!=` calls to make typed (applied after the cost rewrites).
+    typed_equality: HashMap<u64, String>,
     uses_old_self: bool,
     /// The estimated worst-case cost (cel-go's cost units).
     max_cost: u64,
@@ -308,9 +319,17 @@ fn compile_expr<'a>(
     }
     let uses_old_self = expr.references().has_variable("oldSelf");
     let max_cost = estimate(&expr, Place::Node(schema, resource_root), &checker.types).max;
+    let typed_equality = equality::plan(
+        &expr,
+        &checker.types,
+        schema,
+        resource_root,
+        env.keywords_as_field_names,
+    );
     Ok(Checked {
         expr,
         ty,
+        typed_equality,
         uses_old_self,
         max_cost,
     })

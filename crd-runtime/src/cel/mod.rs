@@ -18,7 +18,9 @@
 //! - [`CelPass`]: all of it as the last validation pass of an
 //!   [`Engine`](crate::engine::Engine).
 //!
-//! Supported beyond plain kube-cel: `cel.bind` (rewritten to a comprehension).
+//! Supported beyond plain kube-cel: `cel.bind` (rewritten to a comprehension),
+//! and the server's `==`/`!=` on `x-kubernetes-list-type: set`/`map` lists
+//! (order-insensitive; rewritten to typed equality, see `equality`).
 //! Not supported (the `cel` 0.13 parser has no such macros): two-variable
 //! comprehensions and `sortBy`; they fail to compile with `undeclared reference`.
 
@@ -29,6 +31,7 @@ mod cost;
 mod cost_limits;
 mod decl;
 mod env;
+mod equality;
 mod escape;
 pub mod field_path;
 mod pass;
@@ -50,5 +53,7 @@ pub use rules::{CompiledRules, RuleError, RuleField, SUPPORTED_REASONS};
 pub use schema::CelSchema;
 pub use validator::{SchemaRuleError, Validator, blocking_error};
 
+#[cfg(test)]
+mod equality_tests;
 #[cfg(test)]
 mod tests;

@@ -61,7 +61,8 @@ pub(crate) fn for_each_child<'a>(e: &'a IdedExpr, f: &mut dyn FnMut(&'a IdedExpr
     }
 }
 
-fn for_each_child_mut(e: &mut IdedExpr, f: &mut dyn FnMut(&mut IdedExpr)) {
+/// Calls `f` on each direct sub-expression of `e`, mutably.
+pub(crate) fn for_each_child_mut(e: &mut IdedExpr, f: &mut dyn FnMut(&mut IdedExpr)) {
     match &mut e.expr {
         Expr::Call(c) => {
             if let Some(t) = &mut c.target {

@@ -14,9 +14,9 @@
 //! - `x-kubernetes-int-or-string` values are ints or strings.
 //! - Nodes CEL cannot see (no usable type) keep their JSON shape, untyped.
 //!
-//! Known difference: lists with `x-kubernetes-list-type: set`/`map` compare
-//! element by element in order here; the server compares sets as sets and map
-//! lists by key.
+//! Lists keep their order, including `x-kubernetes-list-type: set`/`map`
+//! lists; `==` on those compares as the server does through a compile-time
+//! rewrite ([`super::equality`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
