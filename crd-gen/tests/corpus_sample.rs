@@ -6,20 +6,14 @@
 //! corpus: `cargo run --release -p crd-gen -- roundtrip [--clippy] ../shared/corpus/crds`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use crd_gen::roundtrip::{self, Outcome, Source};
 
-fn shared() -> PathBuf {
-    match std::env::var_os("CRD_TOOLKIT_SHARED") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    }
-}
+mod common;
 
 /// `(project, path)` of the sample, from the corpus `index.tsv`.
 fn sample() -> Vec<(String, String)> {
-    let index = std::fs::read_to_string(shared().join("corpus/crds/index.tsv")).unwrap();
+    let index = std::fs::read_to_string(common::shared().join("corpus/crds/index.tsv")).unwrap();
     let mut by_project: BTreeMap<String, Vec<(u64, String)>> = BTreeMap::new();
     for line in index.lines().skip(1) {
         let cols: Vec<&str> = line.split('\t').collect();
@@ -50,7 +44,7 @@ fn corpus_sample_compiles_and_round_trips() {
     );
     let mut sources = Vec::new();
     for (_, path) in &sample {
-        let full = shared().join("corpus/crds").join(path);
+        let full = common::shared().join("corpus/crds").join(path);
         let bytes = std::fs::read(&full).unwrap();
         for crd in crd_gen::load_input(path, &bytes).unwrap() {
             sources.push(Source {

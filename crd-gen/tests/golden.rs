@@ -4,7 +4,9 @@
 //! files. The same files are compiled (and their CRDs compared with the sources) by
 //! `tests/golden_compile.rs`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod common;
 
 /// (golden file stem, CRD source: `bundled`, `fixtures/...` under this crate's
 /// `tests/`, or a path under the shared corpus).
@@ -31,28 +33,8 @@ pub const GOLDEN: &[(&str, &str)] = &[
     ("shadow_option", "fixtures/shadow-option.yaml"),
 ];
 
-fn shared() -> PathBuf {
-    match std::env::var_os("CRD_TOOLKIT_SHARED") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    }
-}
-
-fn source(src: &str) -> String {
-    if src == "bundled" {
-        return crd_gen::BUNDLED_CRONTAB.to_string();
-    }
-    let path = match src.strip_prefix("fixtures/") {
-        Some(_) => Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests")
-            .join(src),
-        None => shared().join("corpus/crds").join(src),
-    };
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
 fn generate(src: &str) -> String {
-    let crds = crd_gen::load_input(src, source(src).as_bytes()).unwrap();
+    let crds = crd_gen::load_input(src, common::source_text(src).as_bytes()).unwrap();
     let generated = crd_gen::Config::new().generate(&crds).unwrap();
     assert_eq!(generated.len(), 1, "{src}: one CRD expected");
     generated[0].to_file().unwrap()

@@ -2,10 +2,12 @@
 //! CRDs (semantically, as `crd-gen roundtrip` compares them).
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crd_gen::roundtrip::{Outcome, compare};
 use crd_runtime::{CustomResourceExt, merge_versions};
+
+mod common;
 
 #[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/crontab.rs"]
@@ -32,27 +34,10 @@ mod shadow_option;
 #[path = "golden/shadow_value.rs"]
 mod shadow_value;
 
-fn shared() -> PathBuf {
-    match std::env::var_os("CRD_TOOLKIT_SHARED") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    }
-}
-
 fn source(src: &str) -> crd_runtime::CustomResourceDefinition {
-    let text = if src == "bundled" {
-        crd_gen::BUNDLED_CRONTAB.to_string()
-    } else if src.starts_with("fixtures/") {
-        std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests")
-                .join(src),
-        )
+    crd_gen::load_input(src, common::source_text(src).as_bytes())
         .unwrap()
-    } else {
-        std::fs::read_to_string(shared().join("corpus/crds").join(src)).unwrap()
-    };
-    crd_gen::load_input(src, text.as_bytes()).unwrap().remove(0)
+        .remove(0)
 }
 
 #[test]
