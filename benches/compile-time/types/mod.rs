@@ -30,6 +30,36 @@ pub use networking::*;
 pub use platform::*;
 pub use workloads::*;
 
+/// The CRDs of all 20 kinds, in order (`Vec<crd type>`), for both crates: each calls it
+/// with its own `CustomResourceExt` in scope.
+macro_rules! all_crds {
+    () => {
+        vec![
+            $crate::types::CronTab::crd(),
+            $crate::types::WebApp::crd(),
+            $crate::types::Database::crd(),
+            $crate::types::Backup::crd(),
+            $crate::types::Certificate::crd(),
+            $crate::types::DnsRecord::crd(),
+            $crate::types::HttpRoute::crd(),
+            $crate::types::Queue::crd(),
+            $crate::types::Topic::crd(),
+            $crate::types::MessagingUser::crd(),
+            $crate::types::AccessBinding::crd(),
+            $crate::types::AlertGroup::crd(),
+            $crate::types::Dashboard::crd(),
+            $crate::types::SecretSync::crd(),
+            $crate::types::Cache::crd(),
+            $crate::types::Pipeline::crd(),
+            $crate::types::FeatureFlag::crd(),
+            $crate::types::Tenant::crd(),
+            $crate::types::Bucket::crd(),
+            $crate::types::MaintenanceWindow::crd(),
+        ]
+    };
+}
+pub(crate) use all_crds;
+
 /// Default functions shared by both flavours.
 mod defaults {
     pub fn one() -> i32 {

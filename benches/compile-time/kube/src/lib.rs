@@ -15,29 +15,7 @@ pub fn crds()
 -> Vec<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition>
 {
     use kube::CustomResourceExt;
-    use types::*;
-    vec![
-        CronTab::crd(),
-        WebApp::crd(),
-        Database::crd(),
-        Backup::crd(),
-        Certificate::crd(),
-        DnsRecord::crd(),
-        HttpRoute::crd(),
-        Queue::crd(),
-        Topic::crd(),
-        MessagingUser::crd(),
-        AccessBinding::crd(),
-        AlertGroup::crd(),
-        Dashboard::crd(),
-        SecretSync::crd(),
-        Cache::crd(),
-        Pipeline::crd(),
-        FeatureFlag::crd(),
-        Tenant::crd(),
-        Bucket::crd(),
-        MaintenanceWindow::crd(),
-    ]
+    types::all_crds!()
 }
 
 #[cfg(test)]

@@ -10,29 +10,7 @@ pub mod types;
 /// The CRDs of all 20 kinds.
 pub fn crds() -> Vec<crd_runtime::model::CustomResourceDefinition> {
     use crd_runtime::CustomResourceExt;
-    use types::*;
-    vec![
-        CronTab::crd(),
-        WebApp::crd(),
-        Database::crd(),
-        Backup::crd(),
-        Certificate::crd(),
-        DnsRecord::crd(),
-        HttpRoute::crd(),
-        Queue::crd(),
-        Topic::crd(),
-        MessagingUser::crd(),
-        AccessBinding::crd(),
-        AlertGroup::crd(),
-        Dashboard::crd(),
-        SecretSync::crd(),
-        Cache::crd(),
-        Pipeline::crd(),
-        FeatureFlag::crd(),
-        Tenant::crd(),
-        Bucket::crd(),
-        MaintenanceWindow::crd(),
-    ]
+    types::all_crds!()
 }
 
 #[cfg(test)]
