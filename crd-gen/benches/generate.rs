@@ -1,0 +1,136 @@
+//! Where `crd-gen generate` spends its time, phase by phase, on the whole corpus.
+//!
+//! `cargo bench -p crd-gen --bench generate`. Inputs: every manifest under
+//! `../shared/corpus/crds` (306 CRDs, 31 MB of YAML). The phases run on one thread so
+//! their numbers are CPU costs that add up; `end_to_end` is the CLI's parallel
+//! pipeline (read, load, generate, format) without the file writes.
+
+use std::path::{Path, PathBuf};
+
+use crd_gen::codegen::{self, GeneratedCrd, Options};
+use crd_runtime::CustomResourceDefinition;
+use divan::counter::BytesCount;
+use divan::{Bencher, black_box};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() {
+    divan::main();
+}
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/crds")
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("corpus directory") {
+        let path = entry.expect("corpus entry").path();
+        if path.is_dir() {
+            walk(&path, out);
+        } else if path.extension().is_some_and(|e| e == "yaml") {
+            out.push(path);
+        }
+    }
+}
+
+/// `(name, bytes)` of every corpus manifest, sorted by path.
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    walk(&corpus_dir(), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| (p.display().to_string(), std::fs::read(&p).expect("read")))
+        .collect()
+}
+
+fn total_bytes(files: &[(String, Vec<u8>)]) -> BytesCount {
+    BytesCount::new(files.iter().map(|(_, b)| b.len()).sum::<usize>())
+}
+
+fn load_all(files: &[(String, Vec<u8>)]) -> Vec<CustomResourceDefinition> {
+    files
+        .iter()
+        .flat_map(|(name, bytes)| crd_gen::load_input(name, bytes).expect("corpus CRD loads"))
+        .collect()
+}
+
+fn lower_and_emit(crds: &[CustomResourceDefinition]) -> Vec<GeneratedCrd> {
+    let opts = Options::default();
+    crds.iter()
+        .enumerate()
+        .filter_map(|(i, crd)| {
+            codegen::generate_crd(crd, format!("m{i}"), &opts).expect("corpus CRD generates")
+        })
+        .collect()
+}
+
+/// YAML text → `serde_json::Value` documents.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn parse_yaml(bencher: Bencher) {
+    let files = corpus();
+    bencher.counter(total_bytes(&files)).bench(|| {
+        for (name, bytes) in &files {
+            black_box(crd_runtime::load::parse_documents_bytes(name, bytes).expect("YAML"));
+        }
+    });
+}
+
+/// YAML text → typed CRDs (parsing included).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn load(bencher: Bencher) {
+    let files = corpus();
+    bencher
+        .counter(total_bytes(&files))
+        .bench(|| black_box(load_all(&files)));
+}
+
+/// Typed CRDs → token streams (type space, naming, `quote!`).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn generate(bencher: Bencher) {
+    let files = corpus();
+    let crds = load_all(&files);
+    bencher
+        .counter(total_bytes(&files))
+        .bench_local(|| black_box(lower_and_emit(&crds)));
+}
+
+/// Token streams → formatted files (syn + prettyplease).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn format(bencher: Bencher) {
+    let files = corpus();
+    let generated = lower_and_emit(&load_all(&files));
+    // Tokens are not `Sync`: run on this thread.
+    bencher.counter(total_bytes(&files)).bench_local(|| {
+        for g in &generated {
+            black_box(g.to_file().expect("formats"));
+        }
+    });
+}
+
+/// The CLI's pipeline on all cores, minus writing the files.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn end_to_end(bencher: Bencher) {
+    let files = corpus();
+    bencher.counter(total_bytes(&files)).bench(|| {
+        let crds = crd_gen::load_inputs(&files).expect("corpus loads");
+        black_box(codegen::generate_files(&crds, &Options::default()).expect("generates"))
+    });
+}
+
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn raw_events(bencher: Bencher) {
+    let files = corpus();
+    bencher.counter(total_bytes(&files)).bench(|| {
+        let mut n = 0usize;
+        for (_, bytes) in &files {
+            let text = std::str::from_utf8(bytes).unwrap();
+            for ev in granit_parser::Parser::new_from_str(text) {
+                black_box(ev.unwrap());
+                n += 1;
+            }
+        }
+        n
+    });
+}
