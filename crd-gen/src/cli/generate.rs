@@ -81,15 +81,8 @@ pub fn run(args: GenerateArgs) -> ExitCode {
         .iter()
         .map(|i| (i.name.as_str(), i.bytes.as_slice()))
         .collect();
-    let crds = match crd_gen::load_inputs(&pairs) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
     if let Some(dir) = &args.out_dir {
-        return match config.write_crds(&crds, dir) {
+        return match config.write_inputs(&pairs, dir) {
             Ok((generated, written)) => {
                 eprintln!(
                     "generated {generated} CRD module(s) into {} ({written} file(s) changed)",
@@ -107,6 +100,13 @@ pub fn run(args: GenerateArgs) -> ExitCode {
             }
         };
     }
+    let crds = match crd_gen::load_inputs(&pairs) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let generated = match config.generate(&crds) {
         Ok(g) => g,
         Err(e) => {

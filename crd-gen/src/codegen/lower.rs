@@ -64,14 +64,14 @@ impl Lowerer {
     }
 
     /// Lowers a node whose type name is already claimed as `name` (roots).
-    pub fn lower_named(&mut self, node: &JSONSchemaProps, name: String, path: &str) -> Ty {
-        self.lower_node(node.clone(), NameHint::Claimed(name), path)
+    pub fn lower_named(&mut self, node: JSONSchemaProps, name: String, path: &str) -> Ty {
+        self.lower_node(node, NameHint::Claimed(name), path)
     }
 
     /// Lowers the `spec` node: always a struct (the derive needs one), never shared
     /// with an identical nested node (its keywords go to `spec_schema(...)`).
-    pub fn lower_spec(&mut self, node: &JSONSchemaProps, name: String, path: &str) -> TypeId {
-        let ty = self.lower_struct(node.clone(), NameHint::Claimed(name), path, false);
+    pub fn lower_spec(&mut self, node: JSONSchemaProps, name: String, path: &str) -> TypeId {
+        let ty = self.lower_struct(node, NameHint::Claimed(name), path, false);
         match ty.kind {
             TyKind::Named(id) => id,
             _ => unreachable!("lower_struct always returns a named type"),

@@ -218,11 +218,10 @@ pub fn generate(
     crds: &[CustomResourceDefinition],
     opts: &Options,
 ) -> Result<Vec<GeneratedCrd>, GenError> {
-    let selected: Vec<&CustomResourceDefinition> = crds
-        .iter()
-        .filter(|c| opts.kinds.is_empty() || opts.kinds.contains(&c.spec.names.kind))
-        .collect();
-    let modules = module_names(&selected);
+    let selected: Vec<&CustomResourceDefinition> =
+        crds.iter().filter(|c| kind_selected(c, opts)).collect();
+    let keys: Vec<ModuleKey> = selected.iter().map(|c| ModuleKey::of(c)).collect();
+    let modules = module_names(&keys);
     let mut out = Vec::new();
     for (crd, module) in selected.into_iter().zip(modules) {
         if let Some(g) = generate_crd(crd, module, opts)? {
@@ -250,33 +249,65 @@ pub fn generate_files(
     crds: &[CustomResourceDefinition],
     opts: &Options,
 ) -> Result<Vec<GeneratedFile>, GenError> {
-    let selected: Vec<&CustomResourceDefinition> = crds
-        .iter()
-        .filter(|c| opts.kinds.is_empty() || opts.kinds.contains(&c.spec.names.kind))
-        .collect();
-    let jobs: Vec<(&CustomResourceDefinition, String)> = selected
-        .iter()
-        .copied()
-        .zip(module_names(&selected))
-        .collect();
+    let selected: Vec<&CustomResourceDefinition> =
+        crds.iter().filter(|c| kind_selected(c, opts)).collect();
+    let keys: Vec<ModuleKey> = selected.iter().map(|c| ModuleKey::of(c)).collect();
     let files = crate::par::map(
-        &jobs,
-        |(crd, _)| schema_size(crd),
-        |(crd, module)| {
-            let Some(g) = generate_crd(crd, module.clone(), opts)? else {
-                return Ok(None);
-            };
-            Ok(Some(GeneratedFile {
-                contents: g.to_file()?,
-                crd_name: g.crd_name,
-                module: g.module,
-            }))
-        },
+        &selected,
+        |crd| schema_size(crd),
+        |crd| file_contents(generate_crd(crd, String::new(), opts)?),
     );
-    files
-        .into_iter()
-        .filter_map(Result::transpose)
-        .collect::<Result<Vec<_>, GenError>>()
+    name_files(&keys, files)
+}
+
+/// Whether `--kind` selects this CRD.
+pub(crate) fn kind_selected(crd: &CustomResourceDefinition, opts: &Options) -> bool {
+    opts.kinds.is_empty() || opts.kinds.contains(&crd.spec.names.kind)
+}
+
+/// What a CRD's module name is made of (see [`module_names`]).
+#[derive(Clone, Debug)]
+pub(crate) struct ModuleKey {
+    crd_name: String,
+    singular: String,
+    group: String,
+}
+
+impl ModuleKey {
+    pub(crate) fn of(crd: &CustomResourceDefinition) -> ModuleKey {
+        ModuleKey {
+            crd_name: crd.name().to_string(),
+            singular: crd.singular(),
+            group: crd.spec.group.clone(),
+        }
+    }
+}
+
+/// A CRD's formatted file, or `None` when none of its versions is selected. The
+/// text does not depend on the module name, so files can be generated before all
+/// names are known.
+pub(crate) fn file_contents(g: Option<GeneratedCrd>) -> Result<Option<String>, GenError> {
+    g.map(|g| g.to_file()).transpose()
+}
+
+/// Pairs generated contents with their unique module names (computed over every
+/// selected CRD, generated or not, like [`generate`]); the first error in CRD order
+/// wins.
+pub(crate) fn name_files(
+    keys: &[ModuleKey],
+    contents: Vec<Result<Option<String>, GenError>>,
+) -> Result<Vec<GeneratedFile>, GenError> {
+    let mut out = Vec::new();
+    for ((key, module), contents) in keys.iter().zip(module_names(keys)).zip(contents) {
+        if let Some(contents) = contents? {
+            out.push(GeneratedFile {
+                crd_name: key.crd_name.clone(),
+                module,
+                contents,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// A cheap estimate of a CRD's generation cost: the number of schema nodes.
@@ -309,13 +340,49 @@ pub fn generate_crd(
     module: String,
     opts: &Options,
 ) -> Result<Option<GeneratedCrd>, GenError> {
+    generate_versions(crd, module, opts, |_, v| v.open_api_schema().cloned())
+}
+
+/// [`generate_crd`] for a CRD the caller no longer needs: the version schemas are
+/// moved into the generator instead of copied (the largest corpus schemas have ten
+/// thousand nodes).
+pub fn generate_crd_owned(
+    mut crd: CustomResourceDefinition,
+    module: String,
+    opts: &Options,
+) -> Result<Option<GeneratedCrd>, GenError> {
+    let mut schemas: Vec<Option<crd_runtime::JSONSchemaProps>> = crd
+        .spec
+        .versions
+        .iter_mut()
+        .map(|v| v.schema.as_mut().and_then(|s| s.open_api_v3_schema.take()))
+        .collect();
+    generate_versions(&crd, module, opts, |i, _| schemas[i].take())
+}
+
+/// The version loop of [`generate_crd`]: `schema_of(index, version)` gives a
+/// selected version's `openAPIV3Schema`.
+fn generate_versions(
+    crd: &CustomResourceDefinition,
+    module: String,
+    opts: &Options,
+    mut schema_of: impl FnMut(
+        usize,
+        &crd_runtime::model::CustomResourceDefinitionVersion,
+    ) -> Option<crd_runtime::JSONSchemaProps>,
+) -> Result<Option<GeneratedCrd>, GenError> {
     let mut versions = Vec::new();
     let mut version_scope = naming::Scope::default();
     for (i, v) in crd.spec.versions.iter().enumerate() {
         if !opts.versions.is_empty() && !opts.versions.contains(&v.name) {
             continue;
         }
-        let items = resource::version_module(crd, i, v, opts)?;
+        let root = schema_of(i, v).ok_or_else(|| GenError::Schema {
+            crd: crd.name().to_string(),
+            path: format!("spec.versions[{i}].schema.openAPIV3Schema"),
+            message: "Required value: the version has no schema to generate types from".into(),
+        })?;
+        let items = resource::version_module(crd, v, root, opts)?;
         let module = version_scope.claim_ident(naming::snake_ident(&v.name, "version"));
         versions.push(GeneratedVersion {
             name: v.name.clone(),
@@ -336,10 +403,10 @@ pub fn generate_crd(
 
 /// Unique module names: the singular (lower-cased kind) in snake case; CRDs that
 /// share it get their group appended, and any remaining clash a numeric suffix.
-fn module_names(crds: &[&CustomResourceDefinition]) -> Vec<String> {
+fn module_names(crds: &[ModuleKey]) -> Vec<String> {
     let base: Vec<String> = crds
         .iter()
-        .map(|c| naming::snake_ident(&c.singular(), "crd"))
+        .map(|c| naming::snake_ident(&c.singular, "crd"))
         .collect();
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for b in &base {
@@ -350,7 +417,7 @@ fn module_names(crds: &[&CustomResourceDefinition]) -> Vec<String> {
         .zip(&base)
         .map(|(c, b)| {
             let name = if counts[b.as_str()] > 1 {
-                naming::snake_ident(&format!("{b}_{}", c.spec.group), "crd")
+                naming::snake_ident(&format!("{b}_{}", c.group), "crd")
             } else {
                 b.clone()
             };

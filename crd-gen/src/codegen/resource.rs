@@ -20,38 +20,42 @@ use super::{GenError, Options};
 /// Properties of the root node that are not `spec`/`status` fields.
 const TYPE_META: [&str; 3] = ["apiVersion", "kind", "metadata"];
 
-/// The items of one version module.
+/// Properties of a schema node (`properties`).
+type Properties = std::collections::BTreeMap<String, JSONSchemaProps>;
+
+/// The items of one version module. `root` is the version's `openAPIV3Schema`,
+/// taken by value: its `spec` and `status` subtrees move into the type space and
+/// the rest becomes `root(...)`, so no subtree is copied.
 pub fn version_module(
     crd: &CustomResourceDefinition,
-    index: usize,
     version: &CustomResourceDefinitionVersion,
+    root: JSONSchemaProps,
     opts: &Options,
 ) -> Result<TokenStream, GenError> {
-    let root = version.open_api_schema().ok_or_else(|| GenError::Schema {
-        crd: crd.name().to_string(),
-        path: format!("spec.versions[{index}].schema.openAPIV3Schema"),
-        message: "Required value: the version has no schema to generate types from".into(),
-    })?;
+    let mut root = root;
+    let mut props = root.properties.take().unwrap_or_default();
+    // Printer columns look at the declared fields, spec and status included.
+    let mut attrs = resource_attrs(crd, version, &props);
+    let has_spec = props.contains_key("spec");
+    let spec_node = props.remove("spec");
+    let status_node = props.remove("status");
+
     let kind = &crd.spec.names.kind;
     let root_name = naming::type_name(&[kind]);
     let mut lower = Lowerer::new(
         LowerOptions { dedup: opts.dedup },
         &[root_name.as_str(), &format!("{root_name}List")],
     );
-    let props = root.properties.as_ref();
 
     let spec_name = lower.reserve(&format!("{root_name}Spec"));
-    let empty = JSONSchemaProps {
+    let spec_node = spec_node.unwrap_or_else(|| JSONSchemaProps {
         type_: Some("object".into()),
         ..Default::default()
-    };
-    let spec_node = props.and_then(|p| p.get("spec")).unwrap_or(&empty);
+    });
     let spec_id = lower.lower_spec(spec_node, spec_name, ".spec");
 
     let status_name = lower.reserve(&format!("{root_name}Status"));
-    let status = props
-        .and_then(|p| p.get("status"))
-        .map(|node| lower.lower_named(node, status_name.clone(), ".status"));
+    let status = status_node.map(|node| lower.lower_named(node, status_name.clone(), ".status"));
     let space = lower.finish();
     // The derive defines the root and list types in the module too.
     let list_name = format!("{root_name}List");
@@ -66,8 +70,6 @@ pub fn version_module(
         paths: Paths::new(defined, opts.runtime_tokens()),
     };
 
-    // Resource attributes.
-    let mut attrs = resource_attrs(crd, version);
     let mut status_schema = Vec::new();
     let mut status_alias = TokenStream::new();
     if let Some(status) = &status {
@@ -109,7 +111,15 @@ pub fn version_module(
         }
         super::ir::DefKind::StringEnum { .. } => false,
     };
-    let (root_docs, root_kws) = root_keywords(root, opts, spec_has_required);
+    let (root_docs, root_kws) = root_keywords(
+        root,
+        RootProperties {
+            has_spec,
+            others: &props,
+        },
+        opts,
+        spec_has_required,
+    );
     if !root_kws.is_empty() {
         attrs.push(quote!(root(#(#root_kws),*)));
     }
@@ -143,15 +153,21 @@ fn emitter_keywords(emitter: &Emitter<'_>, ty: &super::ir::Ty) -> Vec<TokenStrea
     emitter.node_keywords_deep(ty, false)
 }
 
+/// The root's properties other than `spec` and `status`, and whether it had `spec`.
+struct RootProperties<'a> {
+    has_spec: bool,
+    others: &'a Properties,
+}
+
 /// `root(...)`: the root node's own keywords, `required` exactly as written, and the
 /// `apiVersion`/`kind`/`metadata` and other non-spec/status property schemas.
+/// `residual` is the root without its `properties`.
 fn root_keywords(
-    root: &JSONSchemaProps,
+    mut residual: JSONSchemaProps,
+    properties: RootProperties<'_>,
     opts: &Options,
     spec_has_required: bool,
 ) -> (TokenStream, Vec<TokenStream>) {
-    let mut residual = root.clone();
-    residual.properties = None;
     let required = residual.required.take().unwrap_or_default();
     let description = residual.description.clone();
     let (docs, documented) = match description.as_deref() {
@@ -180,13 +196,10 @@ fn root_keywords(
     if wanted != computed {
         kws.push(quote!(required = [#(#required),*]));
     }
-    if !root.properties.iter().flatten().any(|(k, _)| k == "spec") {
+    if !properties.has_spec {
         kws.push(quote!(omit_spec));
     }
-    for (name, node) in root.properties.iter().flatten() {
-        if name == "spec" || name == "status" {
-            continue;
-        }
+    for (name, node) in properties.others {
         let inner = if TYPE_META.contains(&name.as_str()) && node.properties.is_none() {
             node_keywords(node, Implied::default(), Skip::default())
         } else {
@@ -202,6 +215,7 @@ fn root_keywords(
 fn resource_attrs(
     crd: &CustomResourceDefinition,
     version: &CustomResourceDefinitionVersion,
+    properties: &Properties,
 ) -> Vec<TokenStream> {
     let spec = &crd.spec;
     let names = &spec.names;
@@ -249,9 +263,8 @@ fn resource_attrs(
             .map(|l| quote!(, label_selector_path = #l));
         a.push(quote!(scale(spec_replicas_path = #s, status_replicas_path = #st #label)));
     }
-    let root = version.open_api_schema();
     for col in version.additional_printer_columns.iter().flatten() {
-        a.push(printcolumn(col, root));
+        a.push(printcolumn(col, properties));
     }
     for f in version.selectable_fields.iter().flatten() {
         let p = &f.json_path;
@@ -297,10 +310,7 @@ fn resource_attrs(
     a
 }
 
-fn printcolumn(
-    col: &CustomResourceColumnDefinition,
-    root: Option<&JSONSchemaProps>,
-) -> TokenStream {
+fn printcolumn(col: &CustomResourceColumnDefinition, properties: &Properties) -> TokenStream {
     let (name, ty, path) = (&col.name, &col.type_, &col.json_path);
     let mut parts = vec![
         quote!(name = #name),
@@ -309,7 +319,7 @@ fn printcolumn(
     ];
     // The derive checks that a column names a field; the API server does not, and
     // some real CRDs keep columns for fields they dropped (velero PodVolumeBackup).
-    if !root.is_some_and(|r| path_names_a_field(r, path)) {
+    if !path_names_a_field(properties, path) {
         parts.push(quote!(unchecked_path));
     }
     if let Some(d) = &col.description {
@@ -326,8 +336,9 @@ fn printcolumn(
 }
 
 /// Whether the first two segments of a column's JSONPath (`.status.phase`,
-/// `.metadata.creationTimestamp`) name properties the derive can see.
-fn path_names_a_field(root: &JSONSchemaProps, path: &str) -> bool {
+/// `.metadata.creationTimestamp`) name properties the derive can see; `properties`
+/// are the root's.
+fn path_names_a_field(properties: &Properties, path: &str) -> bool {
     let mut segments = path
         .strip_prefix('.')
         .unwrap_or(path)
@@ -340,7 +351,7 @@ fn path_names_a_field(root: &JSONSchemaProps, path: &str) -> bool {
     if first == "metadata" {
         return second.is_none_or(|f| crd_runtime::meta::OBJECT_META_FIELDS.contains(&f));
     }
-    let Some(node) = root.properties.as_ref().and_then(|p| p.get(first)) else {
+    let Some(node) = properties.get(first) else {
         return false;
     };
     match second {
@@ -354,15 +365,16 @@ mod path_tests {
     use super::path_names_a_field;
     use crd_runtime::JSONSchemaProps;
 
-    fn root() -> JSONSchemaProps {
-        serde_json::from_value(serde_json::json!({
+    fn root() -> super::Properties {
+        let root: JSONSchemaProps = serde_json::from_value(serde_json::json!({
             "type": "object",
             "properties": {
                 "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}},
                 "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}
             }
         }))
-        .unwrap()
+        .unwrap();
+        root.properties.unwrap()
     }
 
     #[test]

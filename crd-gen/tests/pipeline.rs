@@ -1,0 +1,107 @@
+//! The one-pass pipeline (`Config::generate_inputs`, used by `generate -o` and build
+//! scripts) gives the same files as loading first and generating after.
+
+mod common;
+
+use crd_gen::Config;
+use crd_gen::codegen::{self, GeneratedFile};
+
+/// Corpus manifests chosen for the module naming rules: two copies of the same CRD
+/// (cert-manager's certificates), two CRDs sharing a singular (certificates from
+/// knative), several versions (`multiversions.clux.dev`).
+const SOURCES: [&str; 5] = [
+    "cert-manager/certificates.cert-manager.io.yaml",
+    "kopium-tests/certificates.cert-manager.io.yaml",
+    "knative-serving/certificates.networking.internal.knative.dev.yaml",
+    "kopium-tests/multiversions.clux.dev.yaml",
+    "cert-manager/issuers.cert-manager.io.yaml",
+];
+
+fn inputs() -> Vec<(String, String)> {
+    SOURCES
+        .iter()
+        .map(|s| (s.to_string(), common::source_text(s)))
+        .collect()
+}
+
+/// The reference: every CRD loaded, then generated and formatted one by one.
+fn load_then_generate(config: &Config, inputs: &[(String, String)]) -> Vec<GeneratedFile> {
+    let crds = crd_gen::load_inputs(inputs).expect("corpus loads");
+    config
+        .generate(&crds)
+        .expect("corpus generates")
+        .into_iter()
+        .map(|g| GeneratedFile {
+            contents: g.to_file().expect("formats"),
+            crd_name: g.crd_name,
+            module: g.module,
+        })
+        .collect()
+}
+
+fn names(files: &[GeneratedFile]) -> Vec<&str> {
+    files.iter().map(|f| f.module.as_str()).collect()
+}
+
+#[test]
+fn one_pass_equals_load_then_generate() {
+    let inputs = inputs();
+    let config = Config::new();
+    let expected = load_then_generate(&config, &inputs);
+    let one_pass = config.generate_inputs(&inputs).expect("one pass");
+    assert_eq!(
+        names(&one_pass),
+        [
+            "certificate_cert_manager_io",
+            "certificate_cert_manager_io_2",
+            "certificate_networking_internal_knative_dev",
+            "multiversion",
+            "issuer"
+        ]
+    );
+    assert_eq!(one_pass, expected);
+    let crds = crd_gen::load_inputs(&inputs).unwrap();
+    assert_eq!(config.generate_files(&crds).unwrap(), expected);
+}
+
+#[test]
+fn filters_keep_module_names_stable() {
+    let inputs = inputs();
+    let mut config = Config::new();
+    config
+        .kinds(&["Certificate", "MultiVersion"])
+        .versions(&["v1"]);
+    let one_pass = config.generate_inputs(&inputs).expect("one pass");
+    assert_eq!(one_pass, load_then_generate(&config, &inputs));
+    assert!(names(&one_pass).iter().all(|n| *n != "issuer"));
+    assert!(
+        one_pass
+            .iter()
+            .all(|f| !f.contents.contains("pub mod v2alpha1"))
+    );
+    assert!(one_pass.iter().any(|f| f.module == "multiversion"));
+}
+
+#[test]
+fn unreadable_manifest_is_reported_before_generation_errors() {
+    let mut inputs = inputs();
+    inputs.push(("broken.yaml".into(), "a: [1, 2\nb: c\n".into()));
+    let err = Config::new().generate_inputs(&inputs).unwrap_err();
+    assert!(matches!(err, crd_gen::Error::Load(_)), "{err}");
+    assert!(err.to_string().starts_with("broken.yaml:"), "{err}");
+}
+
+#[test]
+fn owned_and_borrowed_generation_agree() {
+    let crds = crd_gen::load_inputs(&inputs()).unwrap();
+    let opts = codegen::Options::default();
+    for crd in crds {
+        let borrowed = codegen::generate_crd(&crd, "m".into(), &opts)
+            .unwrap()
+            .unwrap();
+        let owned = codegen::generate_crd_owned(crd, "m".into(), &opts)
+            .unwrap()
+            .unwrap();
+        assert_eq!(borrowed.to_file().unwrap(), owned.to_file().unwrap());
+    }
+}
