@@ -194,7 +194,7 @@ pub(crate) fn resolve_plain(s: &str) -> Option<Plain> {
     }
     if let Some(rest) = t.strip_prefix('-') {
         if !leading_zero_decimal(rest)
-            && let Some(v) = integer(rest).and_then(|m| negate(m))
+            && let Some(v) = integer(rest).and_then(negate)
         {
             return Some(Plain::Value(Value::from(v)));
         }
