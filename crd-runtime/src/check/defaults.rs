@@ -201,10 +201,11 @@ fn check_default(
     let schema_errs = engine.validate_schema(&coerced);
     if !schema_errs.is_empty() {
         errs.extend(schema_errs.into_iter().map(|e| under(at, e)));
-        return;
+        // A `return` here would be needless without feature `cel` (clippy).
+    } else {
+        #[cfg(feature = "cel")]
+        errs.extend(cel_errors(s, default, at, embedded));
     }
-    #[cfg(feature = "cel")]
-    errs.extend(cel_errors(s, default, at, embedded));
 }
 
 /// The default's failures of the CEL rules of its node and below, evaluated
