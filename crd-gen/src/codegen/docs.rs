@@ -5,35 +5,28 @@
 //! unicode are escaped by construction), so CRD text can never close a comment or
 //! inject an item. prettyplease prints them as `///` lines where that is lossless.
 //!
-//! crd-derive reads the doc comments back as the `description`. Its rule (strip one
-//! leading space per line, join with `\n`) is mirrored by [`doc_to_description`];
-//! when a description would not come back byte-identical that way, the generator
-//! writes an explicit `description = "..."` keyword next to the docs.
+//! crd-derive reads the doc comments back as the `description` (one leading space
+//! stripped and trailing whitespace dropped per line, the joined text trimmed); when
+//! a description would not come back byte-identical that way ([`docs_roundtrip`]),
+//! the generator writes an explicit `description = "..."` keyword next to the docs.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 /// The doc attributes for `description`.
 pub fn doc_attrs(description: &str) -> TokenStream {
-    let lines = description.split('\n').map(|line| {
-        let text = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
+    let mut attrs = TokenStream::new();
+    let mut text = String::new();
+    for line in description.split('\n') {
+        text.clear();
+        if !line.is_empty() {
+            text.push(' ');
+            text.push_str(line);
+        }
         let lit = Literal::string(&text);
-        quote!(#[doc = #lit])
-    });
-    quote!(#(#lines)*)
-}
-
-/// The description crd-derive reads from doc lines (one `#[doc]` value per line).
-pub fn doc_to_description(lines: &[String]) -> String {
-    let stripped: Vec<&str> = lines
-        .iter()
-        .map(|l| l.strip_prefix(' ').unwrap_or(l))
-        .collect();
-    stripped.join("\n")
+        attrs.extend(quote!(#[doc = #lit]));
+    }
+    attrs
 }
 
 /// Whether the doc comments alone reproduce `description` exactly.
@@ -43,28 +36,59 @@ pub fn doc_to_description(lines: &[String]) -> String {
 /// starts or ends with blank lines (istio's `"\n\nValid Options: ..."`) must stay a
 /// `description` keyword.
 pub fn docs_roundtrip(description: &str) -> bool {
-    let lines: Vec<String> = description
-        .split('\n')
-        .map(|line| {
-            if line.is_empty() {
-                String::new()
-            } else {
-                format!(" {line}")
-            }
-        })
-        .collect();
-    let trailing_space = description
-        .split('\n')
-        .any(|l| l.ends_with(char::is_whitespace));
-    doc_to_description(&lines) == description
-        && !description.is_empty()
-        && !trailing_space
+    // Each line comes back as written ([`doc_attrs`] adds the one space that
+    // [`doc_to_description`] strips), so only the derive's trimming can lose text.
+    !description.is_empty()
         && description.trim() == description
+        && !description
+            .split('\n')
+            .any(|l| l.ends_with(char::is_whitespace))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The description crd-derive reads from doc lines (one `#[doc]` value per
+    /// line): one leading space stripped per line, trailing whitespace dropped, the
+    /// lines joined with `\n`, the result trimmed.
+    fn doc_to_description(lines: &[String]) -> String {
+        let stripped: Vec<&str> = lines
+            .iter()
+            .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end())
+            .collect();
+        stripped.join("\n").trim().to_string()
+    }
+
+    /// The `#[doc]` values of [`doc_attrs`], in order.
+    fn doc_lines(description: &str) -> Vec<String> {
+        let tokens = doc_attrs(description);
+        let file: syn::File = syn::parse2(quote!(#tokens struct S;)).expect("parses");
+        file.items[0]
+            .attrs()
+            .iter()
+            .map(|a| match &a.meta {
+                syn::Meta::NameValue(nv) => match &nv.value {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => s.value(),
+                    _ => panic!("doc value is not a string literal"),
+                },
+                _ => panic!("doc attribute is not `doc = ...`"),
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// `docs_roundtrip` says yes exactly when the derive reads the doc comments
+        /// back as the same description.
+        #[test]
+        fn roundtrip_detection_matches_the_derive(d in r#"[ a\t\n*/"\\é]{0,12}"#) {
+            let back = doc_to_description(&doc_lines(&d));
+            proptest::prop_assert_eq!(docs_roundtrip(&d), back == d && !d.is_empty(), "{:?} -> {:?}", d, back);
+        }
+    }
 
     #[test]
     fn hostile_descriptions_stay_string_literals() {
@@ -78,20 +102,7 @@ mod tests {
             let tokens = doc_attrs(desc);
             let file: syn::File = syn::parse2(quote!(#tokens struct S;)).expect("parses");
             assert_eq!(file.items.len(), 1, "{desc:?} produced extra items");
-            let lines: Vec<String> = file.items[0]
-                .attrs()
-                .iter()
-                .map(|a| match &a.meta {
-                    syn::Meta::NameValue(nv) => match &nv.value {
-                        syn::Expr::Lit(syn::ExprLit {
-                            lit: syn::Lit::Str(s),
-                            ..
-                        }) => s.value(),
-                        _ => panic!("doc value is not a string literal"),
-                    },
-                    _ => panic!("doc attribute is not `doc = ...`"),
-                })
-                .collect();
+            let lines = doc_lines(desc);
             assert_eq!(doc_to_description(&lines), desc);
         }
     }

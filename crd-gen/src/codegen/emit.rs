@@ -5,7 +5,7 @@
 //! of the module shadows them, fully qualified paths where one does.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 use super::docs::{doc_attrs, docs_roundtrip};
 use super::ir::{DefKind, Field, Ty, TyKind, TypeDef, TypeSpace};
@@ -285,7 +285,7 @@ impl Emitter<'_> {
                 self.map_of(t)
             }
             TyKind::Named(id) => {
-                let name = format_ident!("{}", self.space.get(*id).name);
+                let name = ident(&self.space.get(*id).name);
                 quote!(#name)
             }
         }

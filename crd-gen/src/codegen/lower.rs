@@ -32,6 +32,9 @@ pub struct Lowerer {
     opts: LowerOptions,
     space: TypeSpace,
     types: Scope,
+    namer: naming::TypeNamer,
+    /// Field names by JSON name: the same property names recur all over a schema.
+    field_names: HashMap<String, naming::RustName>,
     shapes: HashMap<String, TypeId>,
     seq: usize,
 }
@@ -47,6 +50,8 @@ impl Lowerer {
             opts,
             space: TypeSpace::default(),
             types: Scope::with_reserved(reserved),
+            namer: naming::TypeNamer::default(),
+            field_names: HashMap::new(),
             shapes: HashMap::new(),
             seq: 0,
         }
@@ -176,7 +181,7 @@ impl Lowerer {
         let mut order: Vec<(bool, &String, naming::RustName)> = props
             .keys()
             .map(|k| {
-                let n = naming::field_name(k);
+                let n = self.field_name(k);
                 (n.rename.is_some(), k, n)
             })
             .collect();
@@ -271,6 +276,16 @@ impl Lowerer {
         self.intern(def, true)
     }
 
+    /// [`naming::field_name`], remembered.
+    fn field_name(&mut self, json: &str) -> naming::RustName {
+        if let Some(name) = self.field_names.get(json) {
+            return name.clone();
+        }
+        let name = naming::field_name(json);
+        self.field_names.insert(json.to_string(), name.clone());
+        name
+    }
+
     fn next_seq(&mut self) -> usize {
         self.seq += 1;
         self.seq
@@ -280,7 +295,7 @@ impl Lowerer {
         match hint {
             NameHint::Claimed(name) => name.clone(),
             NameHint::Child(parent, prop) => {
-                let name = naming::type_name(&[parent, prop]);
+                let name = self.namer.type_name(&[parent, prop]);
                 self.types.claim_ident(name)
             }
         }

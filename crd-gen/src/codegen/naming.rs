@@ -135,7 +135,36 @@ pub fn variant_name(value: &str) -> RustName {
 /// `PascalCase` identifier from several path segments (type names).
 pub fn type_name(segments: &[&str]) -> String {
     let joined: Vec<String> = segments.iter().map(|s| pascal_ident(s, "", "")).collect();
-    let name = joined.concat();
+    join_type_name(joined.concat())
+}
+
+/// [`type_name`] remembering each segment's `PascalCase` form: a struct's name is the
+/// first segment of every nested type's name, and property names repeat across a
+/// schema, so most segments are converted once.
+#[derive(Debug, Default)]
+pub struct TypeNamer {
+    pascal: std::collections::HashMap<String, String>,
+}
+
+impl TypeNamer {
+    /// Same as [`type_name`].
+    pub fn type_name(&mut self, segments: &[&str]) -> String {
+        let mut name = String::new();
+        for segment in segments {
+            match self.pascal.get(*segment) {
+                Some(p) => name.push_str(p),
+                None => {
+                    let p = pascal_ident(segment, "", "");
+                    name.push_str(&p);
+                    self.pascal.insert(segment.to_string(), p);
+                }
+            }
+        }
+        join_type_name(name)
+    }
+}
+
+fn join_type_name(name: String) -> String {
     if name.is_empty() {
         return "Object".to_string();
     }
@@ -322,6 +351,24 @@ mod tests {
         );
         assert_eq!(type_name(&["9lives"]), "T9lives");
         assert_eq!(type_name(&[]), "Object");
+    }
+
+    #[test]
+    fn cached_type_names_equal_uncached_ones() {
+        let segments = [
+            "CronTab", "spec", "x-foo", "bar_baz", "9lives", "", "self", "type", "1.2", "grüße",
+            "$ref", "@type", "Self", "--", "a1", "1b",
+        ];
+        let mut namer = TypeNamer::default();
+        // Every pair twice: the second round is answered from the cache.
+        for _ in 0..2 {
+            for a in segments {
+                for b in segments {
+                    assert_eq!(namer.type_name(&[a, b]), type_name(&[a, b]), "{a:?} {b:?}");
+                }
+                assert_eq!(namer.type_name(&[a]), type_name(&[a]), "{a:?}");
+            }
+        }
     }
 
     #[test]

@@ -116,13 +116,17 @@ impl Paths {
 
     /// A prelude type: its short name unless a generated type shadows it.
     pub fn prelude(&self, item: Prelude) -> TokenStream {
-        let (name, full) = match item {
-            Prelude::Option => ("Option", quote!(::std::option::Option)),
-            Prelude::String => ("String", quote!(::std::string::String)),
-            Prelude::Vec => ("Vec", quote!(::std::vec::Vec)),
+        let name = match item {
+            Prelude::Option => "Option",
+            Prelude::String => "String",
+            Prelude::Vec => "Vec",
         };
         if self.shadowed.contains(name) {
-            full
+            match item {
+                Prelude::Option => quote!(::std::option::Option),
+                Prelude::String => quote!(::std::string::String),
+                Prelude::Vec => quote!(::std::vec::Vec),
+            }
         } else {
             let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
             quote!(#ident)
