@@ -138,3 +138,31 @@ fn raw_events(bencher: Bencher) {
         n
     });
 }
+
+/// The `syn` half of `format`: each version module's items parsed as a file.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn format_syn_only(bencher: Bencher) {
+    let files = corpus();
+    let generated = lower_and_emit(load_all(&files));
+    bencher.counter(total_bytes(&files)).bench_local(|| {
+        for v in generated.iter().flat_map(|g| &g.versions) {
+            black_box(syn::parse2::<syn::File>(v.items.clone()).expect("parses"));
+        }
+    });
+}
+
+/// The prettyplease half of `format`, on the files `format_syn_only` parses.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn format_prettyplease_only(bencher: Bencher) {
+    let files = corpus();
+    let parsed: Vec<syn::File> = lower_and_emit(load_all(&files))
+        .iter()
+        .flat_map(|g| &g.versions)
+        .map(|v| syn::parse2(v.items.clone()).expect("parses"))
+        .collect();
+    bencher.counter(total_bytes(&files)).bench_local(|| {
+        for file in &parsed {
+            black_box(prettyplease::unparse(file));
+        }
+    });
+}

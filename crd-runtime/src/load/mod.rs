@@ -220,11 +220,45 @@ fn yaml_message(msg: &str) -> String {
 ///
 /// Path tracking costs a wrapper per field, so it only runs once the plain
 /// conversion has failed, to name the field.
-pub fn from_value<T: DeserializeOwned>(
+pub fn from_value<T: DeserializeOwned + Send>(
     source: &str,
     document: usize,
     value: Value,
 ) -> Result<T, LoadError> {
+    if nests_deeper_than(&value, SHALLOW) {
+        // Typing recurses once per level with large frames (about 22 KiB in debug
+        // builds): a document near `MAX_DEPTH` would overflow a 2 MiB thread.
+        return on_big_stack(|| typed(source, document, value)).unwrap_or_else(|e| {
+            Err(LoadError::Field {
+                source: source.to_string(),
+                document,
+                path: String::new(),
+                message: format!("cannot start the conversion thread: {e}"),
+            })
+        });
+    }
+    typed(source, document, value)
+}
+
+/// Documents nesting at most this deep are typed on the caller's stack.
+const SHALLOW: usize = 40;
+
+/// Whether `value` has containers nested more than `limit` deep (iterative, so it
+/// is safe on any stack).
+fn nests_deeper_than(value: &Value, limit: usize) -> bool {
+    let mut stack = vec![(value, 1usize)];
+    while let Some((v, depth)) = stack.pop() {
+        match v {
+            Value::Array(_) | Value::Object(_) if depth > limit => return true,
+            Value::Array(items) => stack.extend(items.iter().map(|c| (c, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|c| (c, depth + 1))),
+            _ => {}
+        }
+    }
+    false
+}
+
+fn typed<T: DeserializeOwned>(source: &str, document: usize, value: Value) -> Result<T, LoadError> {
     if let Ok(typed) = T::deserialize(&value) {
         return Ok(typed);
     }
@@ -429,6 +463,40 @@ mod tests {
             msg.contains("openAPIV3Schema.properties.spec.properties.replicas"),
             "{msg}"
         );
+    }
+
+    /// A CRD whose schema nests `items` until the document is `containers` deep.
+    fn nested_items(containers: usize) -> String {
+        // The document, spec, versions, the version, schema and openAPIV3Schema.
+        let levels = containers - 6;
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+             metadata: {{name: deeps.example.com}}\n\
+             spec: {{group: example.com, scope: Namespaced,\n\
+             names: {{plural: deeps, singular: deep, kind: Deep}},\n\
+             versions: [{{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: \
+             {}{{type: string}}{}}}}}]}}\n",
+            "{type: array, items: ".repeat(levels - 1),
+            "}".repeat(levels - 1)
+        )
+    }
+
+    #[test]
+    fn documents_at_the_depth_limit_load_on_a_small_stack() {
+        // A 2 MiB thread, as tests and many callers have: typing this document
+        // recursively needs more than that in a debug build.
+        let text = nested_items(MAX_DEPTH);
+        let loaded = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || load_crds("deep.yaml", &text).map(|l| l.crds.len()))
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        assert_eq!(loaded, Ok(1));
+        let value: Value = serde_json::from_str("[[[1]], {\"a\": [2]}]").unwrap();
+        assert!(nests_deeper_than(&value, 2));
+        assert!(!nests_deeper_than(&value, 3));
+        assert!(!nests_deeper_than(&Value::Null, 0));
     }
 
     #[test]
