@@ -319,3 +319,21 @@ fn fragments_docs_types_and_required() {
         );
     }
 }
+
+/// `schema = ...` replaces a field's base schema; its doc comment and the other
+/// keywords still apply on top (crd-gen relies on this for arrays without `items`).
+#[derive(CrdSchema, Serialize, Deserialize, Clone, Debug)]
+pub struct Untyped {
+    /// Any values.
+    #[crd(schema = json!({"type": "array"}), max_items = 3)]
+    pub anything: Vec<Value>,
+}
+
+#[test]
+fn a_replaced_base_keeps_the_doc_comment_and_keywords() {
+    let s = serde_json::to_value(Untyped::crd_schema()).unwrap();
+    assert_eq!(
+        s["properties"]["anything"],
+        json!({"type": "array", "description": "Any values.", "maxItems": 3})
+    );
+}

@@ -31,6 +31,7 @@ pub const GOLDEN: &[(&str, &str)] = &[
     ),
     ("shadow_value", "fixtures/shadow-value.yaml"),
     ("shadow_option", "fixtures/shadow-option.yaml"),
+    ("absent_items", "fixtures/absent-items.yaml"),
 ];
 
 fn generate(src: &str) -> String {

@@ -10,6 +10,9 @@ use crd_runtime::{CustomResourceExt, merge_versions};
 mod common;
 
 #[rustfmt::skip] // golden files are prettyplease output, byte for byte
+#[path = "golden/absent_items.rs"]
+mod absent_items;
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/crontab.rs"]
 mod crontab;
 #[rustfmt::skip] // golden files are prettyplease output, byte for byte
@@ -84,6 +87,10 @@ fn golden_types_derive_the_source_crds() {
         (
             "fixtures/shadow-option.yaml",
             merge_versions(&[<shadow_option::v1::Option as CustomResourceExt>::crd()]),
+        ),
+        (
+            "fixtures/absent-items.yaml",
+            merge_versions(&[<absent_items::v1::Thing as CustomResourceExt>::crd()]),
         ),
     ];
     let mut failures = Vec::new();

@@ -98,15 +98,35 @@ pub fn apply(
     target: &syn::Ident,
     ty: Option<&TokenStream>,
 ) -> TokenStream {
+    let mut out = base(rt, attrs, target);
+    out.extend(keywords(rt, attrs, target, ty));
+    out
+}
+
+/// The `schema = ...` replacement of the node's base schema, if any: it goes before
+/// the doc comment and every other keyword, which apply on top of it.
+pub fn base(rt: &Rt, attrs: &NodeAttrs, target: &syn::Ident) -> TokenStream {
     let p = rt.private();
     let mut out = TokenStream::new();
-    let mut rules = Vec::new();
     for e in &attrs.entries {
         if let (Kind::Base, Val::Json(j)) = (&e.kw.kind, &e.val) {
             let j = rt.json(&j.value);
             out.extend(quote!(*#target = #p::fragment(#j);));
         }
     }
+    out
+}
+
+/// [`apply`] without the [`base`] replacement.
+pub fn keywords(
+    rt: &Rt,
+    attrs: &NodeAttrs,
+    target: &syn::Ident,
+    ty: Option<&TokenStream>,
+) -> TokenStream {
+    let p = rt.private();
+    let mut out = TokenStream::new();
+    let mut rules = Vec::new();
     for e in &attrs.entries {
         let field = format_ident!(
             "{}",
@@ -203,7 +223,7 @@ pub fn apply(
                 let j = rt.json(&j.value);
                 quote!(#p::merge_fragment(#target, #j);)
             }
-            // Emitted first, below.
+            // Emitted first, by `base`.
             (Kind::Base, _) => TokenStream::new(),
             _ => TokenStream::new(),
         };

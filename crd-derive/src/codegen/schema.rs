@@ -6,7 +6,7 @@ use serde_derive_internals::Ctxt;
 use serde_derive_internals::ast::{Data, Field, Style, Variant};
 use serde_derive_internals::attr::TagType;
 
-use super::node::{Rt, apply};
+use super::node::{self, Rt};
 use crate::ast::{FieldExtra, Input, field_extra, wire_fields, wire_name, wire_variants};
 use crate::attr::node::NodeAttrs;
 use crate::check;
@@ -140,14 +140,17 @@ fn property_schema(rt: &Rt, extra: &FieldExtra, ty: &TokenStream) -> TokenStream
         }
         _ => TokenStream::new(),
     };
-    let kws = apply(rt, &extra.node, &node, Some(ty));
-    if doc.is_empty() && kws.is_empty() {
+    // `schema = ...` replaces the base; the doc comment applies on top, like a keyword.
+    let replace = node::base(rt, &extra.node, &node);
+    let kws = node::keywords(rt, &extra.node, &node, Some(ty));
+    if replace.is_empty() && doc.is_empty() && kws.is_empty() {
         return base;
     }
     quote!({
         let mut __schema = #base;
         {
             let #node = &mut __schema;
+            #replace
             #doc
             #kws
         }
@@ -218,14 +221,16 @@ pub fn schema(
         }
         _ => TokenStream::new(),
     };
-    let kws = apply(rt, node_attrs, &node, None);
-    let body = if doc.is_empty() && kws.is_empty() {
+    let replace = node::base(rt, node_attrs, &node);
+    let kws = node::keywords(rt, node_attrs, &node, None);
+    let body = if replace.is_empty() && doc.is_empty() && kws.is_empty() {
         body
     } else {
         quote!({
             let mut __schema = #body;
             {
                 let #node = &mut __schema;
+                #replace
                 #doc
                 #kws
             }

@@ -224,6 +224,11 @@ impl Emitter<'_> {
             },
         );
         match &ty.kind {
+            // `Vec<Value>` derives an `items` schema; this list has none.
+            TyKind::Vec(inner) if inner.kind == TyKind::AbsentItems => {
+                let array = super::json::json_tokens(&serde_json::json!({"type": "array"}));
+                kws.insert(0, quote!(schema = #array));
+            }
             TyKind::Vec(inner) if self.named(inner).is_none() => {
                 let inner_kws = self.node_keywords_deep(inner, false);
                 if !inner_kws.is_empty() {
@@ -265,7 +270,7 @@ impl Emitter<'_> {
             TyKind::F64 => quote!(f64),
             TyKind::String => p.prelude(Prelude::String),
             TyKind::IntOrString => p.import(Import::IntOrString),
-            TyKind::Json => p.import(Import::Value),
+            TyKind::Json | TyKind::AbsentItems => p.import(Import::Value),
             TyKind::JsonObject => {
                 let (map, string, value) = (
                     p.import(Import::Map),
@@ -337,7 +342,7 @@ pub fn implied(kind: &TyKind) -> Implied {
             int_or_string: true,
             ..Implied::default()
         },
-        TyKind::Json => Implied {
+        TyKind::Json | TyKind::AbsentItems => Implied {
             preserve: true,
             ..Implied::default()
         },

@@ -35,6 +35,10 @@ pub enum TyKind {
     Json,
     /// A JSON object with any keys (`type: object` keeping unknown fields).
     JsonObject,
+    /// The element of a list whose schema has no `items` at all (not structural, but
+    /// v1beta1-era CRDs have it): any value, spelled `Value` like [`TyKind::Json`], and
+    /// the list is written as `schema = {"type": "array"}` so no `items` comes back.
+    AbsentItems,
     /// An embedded Kubernetes object without declared properties.
     Embedded,
     /// A list.

@@ -117,9 +117,10 @@ impl Lowerer {
                     let item = self.lower_node(items, hint.clone(), &format!("{path}[*]"));
                     TyKind::Vec(Box::new(item))
                 }
-                // No items schema, or the tuple form: any values, items kept verbatim.
-                other => {
-                    node.items = other.map(Box::new);
+                None => TyKind::Vec(Box::new(Ty::bare(TyKind::AbsentItems))),
+                // The tuple form: any values, items kept verbatim.
+                tuple => {
+                    node.items = tuple.map(Box::new);
                     TyKind::Vec(Box::new(Ty::bare(TyKind::Json)))
                 }
             },
