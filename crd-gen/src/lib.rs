@@ -27,7 +27,7 @@ use crd_runtime::CustomResourceDefinition;
 use crd_runtime::load::{LoadError, crds_from_documents, parse_documents_bytes};
 
 pub mod codegen;
-mod par;
+pub mod par;
 pub mod roundtrip;
 
 use codegen::{GenError, GeneratedCrd, GeneratedFile, MapType, Options};

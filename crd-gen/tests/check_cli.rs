@@ -130,6 +130,41 @@ fn parse_errors_exit_2_but_other_files_are_checked() {
 }
 
 #[test]
+fn output_follows_input_order_although_files_are_checked_in_parallel() {
+    // Files are checked on every core, largest first; the report must still list
+    // them in argument and directory order, errors and summary included.
+    let dir = scratch("order");
+    let mut args = Vec::new();
+    let mut expected = Vec::new();
+    for i in 0..12 {
+        let file = dir.join(format!("f{i:02}.yaml"));
+        // Uneven sizes, so the largest-first schedule differs from input order.
+        let padding = "# padding\n".repeat((i * 7919) % 3000);
+        std::fs::write(&file, format!("{padding}{}", broken_crontab())).unwrap();
+        let f = file.to_str().unwrap().to_string();
+        expected.push(format!("{f}: crontabs.example.com: metadata.name"));
+        args.push(f);
+    }
+    args.insert(6, "/nonexistent/in-the-middle.yaml".to_string());
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, stdout, stderr) = check(&argv);
+    assert_eq!(code, 2, "{stderr}");
+    let names: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains(": metadata.name:"))
+        .collect();
+    assert_eq!(names.len(), expected.len(), "{stdout}");
+    for (line, want) in names.iter().zip(&expected) {
+        assert!(line.starts_with(want.as_str()), "{line} / {want}");
+    }
+    assert_eq!(stdout.lines().last(), Some("checked 12 CRDs: 12 invalid"));
+    assert!(
+        stderr.contains("/nonexistent/in-the-middle.yaml"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn missing_path_exits_2() {
     let (code, stdout, stderr) = check(&["/nonexistent/crds.yaml"]);
     assert_eq!(code, 2);

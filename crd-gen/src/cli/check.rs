@@ -52,16 +52,29 @@ pub fn run(args: Args) -> ExitCode {
     let out = Printer(args.format);
     let opts = CheckOptions::v1_create();
     let mut totals = Totals::default();
+    // Read everything first (in argument order), check the files on every core, then
+    // print in input order: the output is the same as a one-by-one run.
+    let mut jobs: Vec<Result<Input, (String, String)>> = Vec::new();
     for path in &args.paths {
         match read_inputs(std::slice::from_ref(path)) {
-            Ok(inputs) => {
-                for input in inputs {
-                    check_input(&input, &opts, &out, &mut totals);
-                }
-            }
-            Err(message) => {
+            Ok(inputs) => jobs.extend(inputs.into_iter().map(Ok)),
+            Err(message) => jobs.push(Err((path.display().to_string(), message))),
+        }
+    }
+    let reports = crd_gen::par::map(
+        &jobs,
+        |job| job.as_ref().map_or(0, |input| input.bytes.len()),
+        |job| match job {
+            Ok(input) => check_input(input, &opts),
+            Err(_) => Vec::new(),
+        },
+    );
+    for (job, records) in jobs.iter().zip(reports) {
+        match job {
+            Ok(input) => report(&input.name, records, &out, &mut totals),
+            Err((path, message)) => {
                 totals.unreadable = true;
-                out.error(&path.display().to_string(), 0, 0, &message);
+                out.error(path, 0, 0, message);
             }
         }
     }
@@ -75,51 +88,105 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn check_input(input: &Input, opts: &CheckOptions, out: &Printer, totals: &mut Totals) {
+/// What checking one file found, in output order.
+enum Record {
+    Note(&'static str),
+    Error {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    Skipped {
+        document: usize,
+        api_version: String,
+        kind: String,
+    },
+    /// One checked CRD and its violations (none: valid).
+    Checked {
+        crd: String,
+        violations: crd_runtime::ErrorList,
+    },
+}
+
+fn check_input(input: &Input, opts: &CheckOptions) -> Vec<Record> {
     let file = input.name.as_str();
+    let mut records = Vec::new();
     let loaded = parse_documents_bytes(file, &input.bytes).and_then(|docs| {
         if docs.is_empty() {
-            out.note(file, "empty file (no documents)");
+            records.push(Record::Note("empty file (no documents)"));
         }
         crds_from_documents(file, docs)
     });
     let loaded = match loaded {
         Ok(l) => l,
         Err(e) => {
-            totals.unreadable = true;
-            match &e {
+            let (line, column, message) = match &e {
                 LoadError::Syntax {
                     line,
                     column,
                     message,
                     ..
-                } => out.error(file, *line, *column, message),
-                LoadError::Field { .. } => out.error(file, 0, 0, &strip_source(&e, file)),
-            }
-            return;
+                } => (*line, *column, message.clone()),
+                LoadError::Field { .. } => (0, 0, strip_source(&e, file)),
+            };
+            records.push(Record::Error {
+                line,
+                column,
+                message,
+            });
+            return records;
         }
     };
-    for s in &loaded.skipped {
-        out.skipped(file, s.document + 1, &s.api_version, &s.kind);
+    for s in loaded.skipped {
+        records.push(Record::Skipped {
+            document: s.document + 1,
+            api_version: s.api_version,
+            kind: s.kind,
+        });
     }
     for doc in &loaded.crds {
-        totals.checked += 1;
-        let errs = validate_crd(&doc.crd, opts);
-        if errs.is_empty() {
-            continue;
-        }
-        totals.invalid += 1;
-        let name = match doc.crd.name() {
+        let crd = match doc.crd.name() {
             "" => format!("document {}", doc.document + 1),
             n => n.to_string(),
         };
-        for e in &errs {
-            out.violation(file, &name, e);
+        records.push(Record::Checked {
+            crd,
+            violations: validate_crd(&doc.crd, opts),
+        });
+    }
+    records
+}
+
+fn report(file: &str, records: Vec<Record>, out: &Printer, totals: &mut Totals) {
+    for record in records {
+        match record {
+            Record::Note(message) => out.note(file, message),
+            Record::Error {
+                line,
+                column,
+                message,
+            } => {
+                totals.unreadable = true;
+                out.error(file, line, column, &message);
+            }
+            Record::Skipped {
+                document,
+                api_version,
+                kind,
+            } => out.skipped(file, document, &api_version, &kind),
+            Record::Checked { crd, violations } => {
+                totals.checked += 1;
+                if !violations.is_empty() {
+                    totals.invalid += 1;
+                }
+                for e in &violations {
+                    out.violation(file, &crd, e);
+                }
+            }
         }
     }
 }
 
-/// A field error's message without the leading `FILE: ` (the printer adds it).
 fn strip_source(e: &LoadError, file: &str) -> String {
     let s = e.to_string();
     s.strip_prefix(&format!("{file}: "))
