@@ -296,12 +296,7 @@ impl Config {
             return self.write_crds(&load_inputs(inputs)?, dir);
         }
         let files = self.generate_inputs(inputs)?;
-        let index = mod_rs(
-            files
-                .iter()
-                .map(|f| (f.crd_name.as_str(), f.module.as_str())),
-        );
-        Ok((files.len(), write_all(dir, &files, ("mod.rs", index))?))
+        Ok((files.len(), write_modules_and_index(dir, &files)?))
     }
 
     /// Generates `crds` and writes them into `dir` like [`Config::write_modules`]
@@ -317,12 +312,7 @@ impl Config {
             return Ok((generated.len(), self.write_modules(&generated, dir)?));
         }
         let files = self.generate_files(crds)?;
-        let index = mod_rs(
-            files
-                .iter()
-                .map(|f| (f.crd_name.as_str(), f.module.as_str())),
-        );
-        Ok((files.len(), write_all(dir, &files, ("mod.rs", index))?))
+        Ok((files.len(), write_modules_and_index(dir, &files)?))
     }
 
     /// All generated modules as one formatted file (`--stdout`).
@@ -395,13 +385,19 @@ impl Config {
                 })
             })
             .collect::<Result<Vec<_>, GenError>>()?;
-        let index = mod_rs(
-            files
-                .iter()
-                .map(|f| (f.crd_name.as_str(), f.module.as_str())),
-        );
-        write_all(dir, &files, ("mod.rs", index))
+        write_modules_and_index(dir, &files)
     }
+}
+
+/// Writes the module files and the `mod.rs` declaring them (nested layout); returns
+/// how many files changed.
+fn write_modules_and_index(dir: &Path, files: &[GeneratedFile]) -> Result<usize, Error> {
+    let index = mod_rs(
+        files
+            .iter()
+            .map(|f| (f.crd_name.as_str(), f.module.as_str())),
+    );
+    write_all(dir, files, ("mod.rs", index))
 }
 
 /// The `mod.rs` declaring one module per `(crd name, module)`.
