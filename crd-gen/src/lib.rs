@@ -320,6 +320,15 @@ impl Config {
         Ok(codegen::single_file(generated, self.flat)?)
     }
 
+    /// [`Config::generate`] then [`Config::single_file`] in one step; with the
+    /// nested layout the CRDs are generated and formatted on every core (same text).
+    pub fn generate_single_file(&self, crds: &[CustomResourceDefinition]) -> Result<String, Error> {
+        if self.flat {
+            return self.single_file(&self.generate(crds)?);
+        }
+        Ok(codegen::single_file_nested(crds, &self.opts)?)
+    }
+
     /// Reads `paths`, generates, and writes the modules plus the include file into
     /// the output directory. Files are rewritten only when their content changed.
     pub fn compile(&self, paths: &[impl AsRef<Path>]) -> Result<(), Error> {

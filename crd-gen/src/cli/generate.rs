@@ -107,14 +107,7 @@ pub fn run(args: GenerateArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let generated = match config.generate(&crds) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    match config.single_file(&generated) {
+    match config.generate_single_file(&crds) {
         Ok(code) => {
             print!("{code}");
             ExitCode::SUCCESS

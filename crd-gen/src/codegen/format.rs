@@ -23,11 +23,14 @@ pub fn header(crd_name: &str) -> String {
 
 /// Parses `tokens` as a Rust file and pretty-prints it under [`header`].
 pub fn format_file(crd_name: &str, tokens: TokenStream) -> Result<String, GenError> {
+    Ok(header(crd_name) + &format_items(crd_name, tokens)?)
+}
+
+/// Parses `tokens` as a sequence of items and pretty-prints them (no header).
+pub fn format_items(crd_name: &str, tokens: TokenStream) -> Result<String, GenError> {
     let file: syn::File = syn::parse2(tokens).map_err(|e| GenError::Format {
         crd: crd_name.to_string(),
         message: e.to_string(),
     })?;
-    let mut out = header(crd_name);
-    out.push_str(&prettyplease::unparse(&file));
-    Ok(out)
+    Ok(prettyplease::unparse(&file))
 }

@@ -189,26 +189,72 @@ pub fn single_file(generated: &[GeneratedCrd], flat: bool) -> Result<String, Gen
                 items.push(version_mod(&name, v, &g.crd_name));
             }
         } else {
-            let ident = emit::ident(&g.module);
-            let mods = g
-                .versions
-                .iter()
-                .map(|v| version_mod(&v.module, v, &g.crd_name));
-            let doc = format!(" The CustomResourceDefinition `{}`.", g.crd_name);
-            items.push(quote! {
-                #[doc = #doc]
-                pub mod #ident {
-                    #(#mods)*
-                }
-            });
+            items.push(crd_mod(g));
         }
     }
     let names: Vec<&str> = generated.iter().map(|g| g.crd_name.as_str()).collect();
-    let label = match names.as_slice() {
+    format::format_file(&single_file_label(&names), quote!(#(#items)*))
+}
+
+/// The header label of a single file: the CRD's name, or how many CRDs it holds.
+fn single_file_label(names: &[&str]) -> String {
+    match names {
         [one] => one.to_string(),
         _ => format!("{} CRDs", names.len()),
-    };
-    format::format_file(&label, quote!(#(#items)*))
+    }
+}
+
+/// A CRD's module in a single file (nested layout): its version modules inside
+/// `pub mod <module>`.
+fn crd_mod(g: &GeneratedCrd) -> TokenStream {
+    let ident = emit::ident(&g.module);
+    let mods = g
+        .versions
+        .iter()
+        .map(|v| version_mod(&v.module, v, &g.crd_name));
+    let doc = format!(" The CustomResourceDefinition `{}`.", g.crd_name);
+    quote! {
+        #[doc = #doc]
+        pub mod #ident {
+            #(#mods)*
+        }
+    }
+}
+
+/// [`generate`] then [`single_file`] with the nested layout, on every core: each
+/// CRD's module is generated and formatted by a worker, and the texts are joined
+/// under one header. prettyplease prints a file's items one after another, so the
+/// result is the text of formatting the whole file at once.
+pub fn single_file_nested(
+    crds: &[CustomResourceDefinition],
+    opts: &Options,
+) -> Result<String, GenError> {
+    let selected: Vec<&CustomResourceDefinition> =
+        crds.iter().filter(|c| kind_selected(c, opts)).collect();
+    let keys: Vec<ModuleKey> = selected.iter().map(|c| ModuleKey::of(c)).collect();
+    let jobs: Vec<(&CustomResourceDefinition, String)> =
+        selected.into_iter().zip(module_names(&keys)).collect();
+    let modules = crate::par::map(
+        &jobs,
+        |(crd, _)| schema_size(crd),
+        |(crd, module)| -> Result<Option<(String, String)>, GenError> {
+            let Some(g) = generate_crd(crd, module.clone(), opts)? else {
+                return Ok(None);
+            };
+            let text = format::format_items(&g.crd_name, crd_mod(&g))?;
+            Ok(Some((g.crd_name, text)))
+        },
+    );
+    let mut names = Vec::new();
+    let mut body = String::new();
+    for module in modules {
+        if let Some((name, text)) = module? {
+            names.push(name);
+            body.push_str(&text);
+        }
+    }
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    Ok(format::header(&single_file_label(&names)) + &body)
 }
 
 /// Generates one module per CRD (CRDs without a selected version or kind are left
