@@ -13,7 +13,8 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-/// The doc attributes for `description`.
+/// The doc attributes for `description` as tokens (the tests read them back).
+#[cfg(test)]
 pub fn doc_attrs(description: &str) -> TokenStream {
     let mut attrs = TokenStream::new();
     let mut text = String::new();
@@ -27,6 +28,22 @@ pub fn doc_attrs(description: &str) -> TokenStream {
         attrs.extend(quote!(#[doc = #lit]));
     }
     attrs
+}
+
+/// [`doc_attrs`] as syn attributes (no parsing).
+pub fn doc_attrs_syn(description: &str) -> Vec<syn::Attribute> {
+    let mut text = String::new();
+    description
+        .split('\n')
+        .map(|line| {
+            text.clear();
+            if !line.is_empty() {
+                text.push(' ');
+                text.push_str(line);
+            }
+            super::ast::doc(&text)
+        })
+        .collect()
 }
 
 /// Whether the doc comments alone reproduce `description` exactly.

@@ -7,7 +7,8 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-use super::docs::{doc_attrs, docs_roundtrip};
+use super::ast;
+use super::docs::{doc_attrs_syn, docs_roundtrip};
 use super::ir::{DefKind, Field, Ty, TyKind, TypeDef, TypeSpace};
 use super::keywords::{Implied, Skip, node_keywords};
 use super::naming::RustName;
@@ -18,10 +19,10 @@ use super::{MapType, Options};
 pub struct Resource {
     /// `crd_runtime::CustomResource`.
     pub derive: TokenStream,
-    /// The `#[crd(...)]` resource attribute.
+    /// The contents of the `#[crd(...)]` resource attribute.
     pub attr: TokenStream,
     /// Doc comments (the root description).
-    pub docs: TokenStream,
+    pub docs: Vec<syn::Attribute>,
 }
 
 /// Emission context for one type space.
@@ -43,7 +44,8 @@ pub fn ident(name: &str) -> Ident {
 }
 
 impl Emitter<'_> {
-    /// The derives every generated type gets, plus the configured extra ones.
+    /// The derives every generated type gets, plus the configured extra ones (the
+    /// `derive(...)` list contents).
     pub fn derives(&self, schema_derive: TokenStream) -> TokenStream {
         let extra = self.opts.extra_derives.iter().map(|d| {
             let path: TokenStream = d.parse().unwrap_or_else(|_| quote!(compile_error!(#d)));
@@ -53,22 +55,20 @@ impl Emitter<'_> {
         let de = self.paths.import(Import::Deserialize);
         // Derive macros live in the macro namespace: a generated type called `Clone`
         // does not shadow the prelude's `Clone` derive.
-        quote! {
-            #[derive(Clone, Debug, PartialEq, #ser, #de, #schema_derive #(#extra)*)]
-        }
+        quote!(Clone, Debug, PartialEq, #ser, #de, #schema_derive #(#extra)*)
     }
 
     /// Doc comments (and, when they would not reproduce it, an explicit keyword) for
     /// a description.
-    pub fn docs(&self, description: Option<&str>) -> (TokenStream, bool) {
+    pub fn docs(&self, description: Option<&str>) -> (Vec<syn::Attribute>, bool) {
         match description {
-            Some(d) if self.opts.docs && docs_roundtrip(d) => (doc_attrs(d), true),
-            _ => (TokenStream::new(), false),
+            Some(d) if self.opts.docs && docs_roundtrip(d) => (doc_attrs_syn(d), true),
+            _ => (Vec::new(), false),
         }
     }
 
     /// Every definition except the ones in `skip` (emitted elsewhere), in order.
-    pub fn defs(&self, skip: &[usize]) -> TokenStream {
+    pub fn defs(&self, skip: &[usize]) -> Vec<syn::Item> {
         let mut defs: Vec<&TypeDef> = self
             .space
             .defs
@@ -78,16 +78,15 @@ impl Emitter<'_> {
             .map(|(_, def)| def)
             .collect();
         defs.sort_by_key(|d| d.seq);
-        let items = defs.into_iter().map(|def| self.def(def, None));
-        quote!(#(#items)*)
+        defs.into_iter().map(|def| self.def(def, None)).collect()
     }
 
     /// One definition. `resource` replaces the schema derive, node keywords and docs
     /// of the spec struct (`#[derive(CustomResource)] #[crd(...)]`).
-    pub fn def(&self, def: &TypeDef, resource: Option<Resource>) -> TokenStream {
+    pub fn def(&self, def: &TypeDef, resource: Option<Resource>) -> syn::Item {
         let name = ident(&def.name);
         let (schema_derive, type_attr, docs) = match resource {
-            Some(r) => (r.derive, r.attr, r.docs),
+            Some(r) => (r.derive, Some(r.attr), r.docs),
             None => {
                 let (docs, documented) = self.docs(def.residual.description.as_deref());
                 let kws = node_keywords(
@@ -97,74 +96,83 @@ impl Emitter<'_> {
                         description: documented,
                     },
                 );
-                let attr = if kws.is_empty() {
-                    TokenStream::new()
-                } else {
-                    quote!(#[crd(#(#kws),*)])
-                };
+                let attr = (!kws.is_empty()).then(|| quote!(#(#kws),*));
                 (self.paths.import(Import::CrdSchema), attr, docs)
             }
         };
-        let derives = self.derives(schema_derive);
+        let mut attrs = docs;
+        attrs.push(ast::list("derive", self.derives(schema_derive)));
+        if let Some(a) = type_attr {
+            attrs.push(ast::list("crd", a));
+        }
         match &def.kind {
             DefKind::Struct { fields, catch_all } => {
-                let fields = fields.iter().map(|f| self.field(f));
-                let catch_all = catch_all.as_deref().map(|(n, ty)| {
-                    let fname = ident(&n.ident);
-                    let map = self.map_of(self.ty(ty));
-                    quote! {
-                        /// Properties not declared in the schema, kept as they are.
-                        #[serde(flatten)]
-                        pub #fname: #map,
-                    }
-                });
-                quote! {
-                    #docs
-                    #derives
-                    #type_attr
-                    pub struct #name {
-                        #(#fields)*
-                        #catch_all
-                    }
+                let mut named: Vec<syn::Field> = fields.iter().map(|f| self.field(f)).collect();
+                if let Some((n, ty)) = catch_all.as_deref() {
+                    let map = self.map_of_syn(self.ty_syn(ty));
+                    named.push(field(
+                        vec![
+                            ast::doc(" Properties not declared in the schema, kept as they are."),
+                            ast::list("serde", quote!(flatten)),
+                        ],
+                        ident(&n.ident),
+                        map,
+                    ));
                 }
+                syn::Item::Struct(syn::ItemStruct {
+                    attrs,
+                    vis: ast::public(),
+                    struct_token: Default::default(),
+                    ident: name,
+                    generics: Default::default(),
+                    fields: syn::Fields::Named(syn::FieldsNamed {
+                        brace_token: Default::default(),
+                        named: ast::punctuated(named),
+                    }),
+                    semi_token: None,
+                })
             }
             DefKind::StringEnum { variants } => {
-                let variants = variants.iter().map(|v| {
-                    let vname = ident(&v.name.ident);
-                    let rename = rename_attr(&v.name);
-                    quote!(#rename #vname,)
+                let variants = variants.iter().map(|v| syn::Variant {
+                    attrs: rename_attr(&v.name).into_iter().collect(),
+                    ident: ident(&v.name.ident),
+                    fields: syn::Fields::Unit,
+                    discriminant: None,
                 });
                 // Variant names are the CRD's values (`AzurePublicCloud`, `AzureChinaCloud`):
                 // a shared prefix is the schema's, not something to rename.
-                quote! {
-                    #docs
-                    #derives
-                    #type_attr
-                    #[allow(clippy::enum_variant_names)]
-                    pub enum #name {
-                        #(#variants)*
-                    }
-                }
+                attrs.push(ast::list("allow", quote!(clippy::enum_variant_names)));
+                syn::Item::Enum(syn::ItemEnum {
+                    attrs,
+                    vis: ast::public(),
+                    enum_token: Default::default(),
+                    ident: name,
+                    generics: Default::default(),
+                    brace_token: Default::default(),
+                    variants: ast::punctuated(variants),
+                })
             }
         }
     }
 
-    fn field(&self, f: &Field) -> TokenStream {
+    fn field(&self, f: &Field) -> syn::Field {
         let name = ident(&f.name.ident);
-        let inner = self.ty(&f.ty);
+        let inner = self.ty_syn(&f.ty);
         let nullable = self.is_nullable(&f.ty);
-        let option = self.paths.prelude(Prelude::Option);
+        let option = || {
+            ast::generic(
+                self.paths.prelude_path(Prelude::Option),
+                vec![inner.clone()],
+            )
+        };
         let (ty, serde_extra) = if f.required && !nullable {
-            (inner, TokenStream::new())
+            (inner.clone(), TokenStream::new())
         } else if f.required {
             // Present but possibly `null`: keep the key when serializing.
-            (quote!(#option<#inner>), TokenStream::new())
+            (option(), TokenStream::new())
         } else {
             let is_none = self.paths.is_none();
-            (
-                quote!(#option<#inner>),
-                quote!(skip_serializing_if = #is_none),
-            )
+            (option(), quote!(skip_serializing_if = #is_none))
         };
         let mut serde_parts = Vec::new();
         if let Some(r) = &f.name.rename {
@@ -174,11 +182,10 @@ impl Emitter<'_> {
             serde_parts.push(quote!(default));
             serde_parts.push(serde_extra);
         }
-        let serde_attr = if serde_parts.is_empty() {
-            TokenStream::new()
-        } else {
-            quote!(#[serde(#(#serde_parts),*)])
-        };
+        let mut attrs: Vec<syn::Attribute> = Vec::new();
+        if !serde_parts.is_empty() {
+            attrs.push(ast::list("serde", quote!(#(#serde_parts),*)));
+        }
 
         let named = self.named(&f.ty);
         let description = match named {
@@ -186,6 +193,7 @@ impl Emitter<'_> {
             None => f.ty.residual.description.as_deref(),
         };
         let (docs, documented) = self.docs(description);
+        attrs.splice(0..0, docs);
         let mut kws = match named {
             // The definition carries the node's keywords.
             Some(_) => Vec::new(),
@@ -200,17 +208,10 @@ impl Emitter<'_> {
         if f.required && (nullable || has_default) {
             kws.push(quote!(required));
         }
-        let crd_attr = if kws.is_empty() {
-            TokenStream::new()
-        } else {
-            quote!(#[crd(#(#kws),*)])
-        };
-        quote! {
-            #docs
-            #serde_attr
-            #crd_attr
-            pub #name: #ty,
+        if !kws.is_empty() {
+            attrs.push(ast::list("crd", quote!(#(#kws),*)));
         }
+        field(attrs, name, ty)
     }
 
     /// Keywords of a non-named node plus `items(...)`/`values(...)` for the nodes
@@ -296,6 +297,57 @@ impl Emitter<'_> {
         }
     }
 
+    /// [`Emitter::ty`] as a syn type.
+    pub fn ty_syn(&self, ty: &Ty) -> syn::Type {
+        let p = &self.paths;
+        let prim = |name: &str| ast::ty(ast::path(false, &[name]));
+        match &ty.kind {
+            TyKind::Bool => prim("bool"),
+            TyKind::I32 => prim("i32"),
+            TyKind::I64 => prim("i64"),
+            TyKind::F64 => prim("f64"),
+            TyKind::String => ast::ty(p.prelude_path(Prelude::String)),
+            TyKind::IntOrString => ast::ty(p.import_path(Import::IntOrString)),
+            TyKind::Json | TyKind::AbsentItems => ast::ty(p.import_path(Import::Value)),
+            TyKind::JsonObject => {
+                let (map, string, value) = (
+                    p.import_path(Import::Map),
+                    p.prelude_path(Prelude::String),
+                    p.import_path(Import::Value),
+                );
+                ast::generic(map, vec![ast::ty(string), ast::ty(value)])
+            }
+            TyKind::Embedded => ast::ty(p.import_path(Import::EmbeddedObject)),
+            TyKind::Vec(inner) => {
+                let t = self.element_syn(inner);
+                ast::generic(p.prelude_path(Prelude::Vec), vec![t])
+            }
+            TyKind::Map(inner) => {
+                let t = self.element_syn(inner);
+                self.map_of_syn(t)
+            }
+            TyKind::Named(id) => ast::ty(ast::ident_path(ident(&self.space.get(*id).name))),
+        }
+    }
+
+    fn element_syn(&self, ty: &Ty) -> syn::Type {
+        let t = self.ty_syn(ty);
+        if self.is_nullable(ty) {
+            ast::generic(self.paths.prelude_path(Prelude::Option), vec![t])
+        } else {
+            t
+        }
+    }
+
+    fn map_of_syn(&self, value: syn::Type) -> syn::Type {
+        let map = self.paths.import_path(match self.opts.map_type {
+            MapType::BTreeMap => Import::BTreeMap,
+            MapType::HashMap => Import::HashMap,
+        });
+        let string = ast::ty(self.paths.prelude_path(Prelude::String));
+        ast::generic(map, vec![string, value])
+    }
+
     /// List items and map values that may be `null` are `Option`s.
     fn element(&self, ty: &Ty) -> TokenStream {
         let t = self.ty(ty);
@@ -317,10 +369,22 @@ impl Emitter<'_> {
     }
 }
 
-fn rename_attr(name: &RustName) -> TokenStream {
-    match &name.rename {
-        Some(r) => quote!(#[serde(rename = #r)]),
-        None => TokenStream::new(),
+fn rename_attr(name: &RustName) -> Option<syn::Attribute> {
+    name.rename
+        .as_ref()
+        .map(|r| ast::list("serde", quote!(rename = #r)))
+}
+
+/// `attrs pub name: ty`.
+fn field(attrs: Vec<syn::Attribute>, name: Ident, ty: syn::Type) -> syn::Field {
+    syn::Field {
+        attrs,
+        vis: ast::public(),
+        modifiers: Default::default(),
+        ident: Some(name),
+        colon_token: Some(Default::default()),
+        ty,
+        default: None,
     }
 }
 

@@ -34,3 +34,13 @@ pub fn format_items(crd_name: &str, tokens: TokenStream) -> Result<String, GenEr
     })?;
     Ok(prettyplease::unparse(&file))
 }
+
+/// Pretty-prints items built as syntax trees (no header, no parsing).
+pub fn unparse(items: Vec<syn::Item>) -> String {
+    prettyplease::unparse(&syn::File {
+        shebang: None,
+        frontmatter: None,
+        attrs: Vec::new(),
+        items,
+    })
+}

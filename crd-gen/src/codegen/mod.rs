@@ -14,6 +14,7 @@ use crd_runtime::CustomResourceDefinition;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+mod ast;
 mod docs;
 mod emit;
 pub mod format;
@@ -131,25 +132,42 @@ pub struct GeneratedCrd {
 }
 
 /// The items of one version module.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct GeneratedVersion {
     /// The version name (`v1beta1`).
     pub name: String,
     /// Its module identifier (`v1beta1`).
     pub module: String,
-    /// The module's items.
-    pub items: TokenStream,
+    /// The module's items, as syntax trees (built directly, not parsed).
+    pub items: Vec<syn::Item>,
+}
+
+impl fmt::Debug for GeneratedVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GeneratedVersion")
+            .field("name", &self.name)
+            .field("module", &self.module)
+            .field("items", &self.items.len())
+            .finish()
+    }
 }
 
 impl GeneratedCrd {
     /// The CRD's module file: a `pub mod <version>` per version, formatted, with the
     /// `// @generated` header.
     pub fn to_file(&self) -> Result<String, GenError> {
+        self.clone().into_file()
+    }
+
+    /// [`GeneratedCrd::to_file`] without copying the syntax trees.
+    pub fn into_file(self) -> Result<String, GenError> {
+        let crd_name = self.crd_name;
         let mods = self
             .versions
-            .iter()
-            .map(|v| version_mod(&v.module, v, &self.crd_name));
-        format::format_file(&self.crd_name, quote!(#(#mods)*))
+            .into_iter()
+            .map(|v| version_mod(&v.module, v.items, &v.name, &crd_name))
+            .collect();
+        Ok(format::header(&crd_name) + &format::unparse(mods))
     }
 }
 
@@ -159,22 +177,32 @@ impl GeneratedCrd {
 /// `duplicated_attributes` keys nested attribute lists by their path, so two
 /// `property(name = "apiVersion", type = "string")`, `property(name = "kind",
 /// type = "string")` groups in one `#[crd(...)]` look like a repeated `type` to it.
-fn version_mod(module: &str, v: &GeneratedVersion, crd_name: &str) -> TokenStream {
-    let ident = emit::ident(module);
-    let items = &v.items;
-    let doc = format!(" Version `{}` of the CRD `{crd_name}`.", v.name);
-    quote! {
-        #[doc = #doc]
-        #[allow(
-            clippy::doc_lazy_continuation,
-            clippy::doc_overindented_list_items,
-            clippy::tabs_in_doc_comments,
-            clippy::duplicated_attributes
-        )]
-        pub mod #ident {
-            #items
-        }
-    }
+fn version_mod(module: &str, items: Vec<syn::Item>, version: &str, crd_name: &str) -> syn::Item {
+    let doc = format!(" Version `{version}` of the CRD `{crd_name}`.");
+    let allow = quote!(
+        clippy::doc_lazy_continuation,
+        clippy::doc_overindented_list_items,
+        clippy::tabs_in_doc_comments,
+        clippy::duplicated_attributes
+    );
+    module_item(
+        vec![ast::doc(&doc), ast::list("allow", allow)],
+        module,
+        items,
+    )
+}
+
+/// `attrs pub mod name { items }`.
+fn module_item(attrs: Vec<syn::Attribute>, name: &str, items: Vec<syn::Item>) -> syn::Item {
+    syn::Item::Mod(syn::ItemMod {
+        attrs,
+        vis: ast::public(),
+        unsafety: None,
+        mod_token: Default::default(),
+        ident: emit::ident(name),
+        content: Some((Default::default(), items)),
+        semi: None,
+    })
 }
 
 /// All CRDs in one formatted file. `flat` puts every version module at the top level
@@ -186,14 +214,14 @@ pub fn single_file(generated: &[GeneratedCrd], flat: bool) -> Result<String, Gen
         if flat {
             for v in &g.versions {
                 let name = top.claim_ident(format!("{}_{}", g.module, v.module));
-                items.push(version_mod(&name, v, &g.crd_name));
+                items.push(version_mod(&name, v.items.clone(), &v.name, &g.crd_name));
             }
         } else {
-            items.push(crd_mod(g));
+            items.push(crd_mod(g.clone()));
         }
     }
     let names: Vec<&str> = generated.iter().map(|g| g.crd_name.as_str()).collect();
-    format::format_file(&single_file_label(&names), quote!(#(#items)*))
+    Ok(format::header(&single_file_label(&names)) + &format::unparse(items))
 }
 
 /// The header label of a single file: the CRD's name, or how many CRDs it holds.
@@ -206,19 +234,15 @@ fn single_file_label(names: &[&str]) -> String {
 
 /// A CRD's module in a single file (nested layout): its version modules inside
 /// `pub mod <module>`.
-fn crd_mod(g: &GeneratedCrd) -> TokenStream {
-    let ident = emit::ident(&g.module);
+fn crd_mod(g: GeneratedCrd) -> syn::Item {
+    let crd_name = &g.crd_name;
     let mods = g
         .versions
-        .iter()
-        .map(|v| version_mod(&v.module, v, &g.crd_name));
-    let doc = format!(" The CustomResourceDefinition `{}`.", g.crd_name);
-    quote! {
-        #[doc = #doc]
-        pub mod #ident {
-            #(#mods)*
-        }
-    }
+        .into_iter()
+        .map(|v| version_mod(&v.module, v.items, &v.name, crd_name))
+        .collect();
+    let doc = format!(" The CustomResourceDefinition `{crd_name}`.");
+    module_item(vec![ast::doc(&doc)], &g.module, mods)
 }
 
 /// [`generate`] then [`single_file`] with the nested layout, on every core: each
@@ -241,8 +265,9 @@ pub fn single_file_nested(
             let Some(g) = generate_crd(crd, module.clone(), opts)? else {
                 return Ok(None);
             };
-            let text = format::format_items(&g.crd_name, crd_mod(&g))?;
-            Ok(Some((g.crd_name, text)))
+            let name = g.crd_name.clone();
+            let text = format::unparse(vec![crd_mod(g)]);
+            Ok(Some((name, text)))
         },
     );
     let mut names = Vec::new();
@@ -333,7 +358,7 @@ impl ModuleKey {
 /// text does not depend on the module name, so files can be generated before all
 /// names are known.
 pub(crate) fn file_contents(g: Option<GeneratedCrd>) -> Result<Option<String>, GenError> {
-    g.map(|g| g.to_file()).transpose()
+    g.map(GeneratedCrd::into_file).transpose()
 }
 
 /// Pairs generated contents with their unique module names (computed over every

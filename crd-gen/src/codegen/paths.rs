@@ -89,6 +89,8 @@ pub struct Paths {
     shadowed: BTreeSet<String>,
     used: RefCell<BTreeSet<Import>>,
     rt: TokenStream,
+    /// `rt` as a syn path (parsed once per module).
+    rt_path: syn::Path,
 }
 
 impl Paths {
@@ -97,6 +99,8 @@ impl Paths {
         Paths {
             shadowed: defined.into_iter().map(str::to_string).collect(),
             used: RefCell::new(BTreeSet::new()),
+            rt_path: syn::parse2(rt.clone())
+                .unwrap_or_else(|_| super::ast::path(true, &["crd_runtime"])),
             rt,
         }
     }
@@ -111,6 +115,45 @@ impl Paths {
             self.used.borrow_mut().insert(item);
             let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
             quote!(#ident)
+        }
+    }
+
+    /// [`Paths::import`] as a syn path.
+    pub fn import_path(&self, item: Import) -> syn::Path {
+        let name = item.name();
+        if self.shadowed.contains(name) {
+            let (lead, segs): (bool, &[&str]) = match item {
+                Import::BTreeMap => (true, &["std", "collections", "BTreeMap"]),
+                Import::HashMap => (true, &["std", "collections", "HashMap"]),
+                Import::Value => (true, &["serde_json", "Value"]),
+                Import::Map => (true, &["serde_json", "Map"]),
+                Import::Serialize => (true, &["serde", "Serialize"]),
+                Import::Deserialize => (true, &["serde", "Deserialize"]),
+                _ => {
+                    let mut p = self.rt_path.clone();
+                    p.segments
+                        .push(proc_macro2::Ident::new(name, proc_macro2::Span::call_site()).into());
+                    return p;
+                }
+            };
+            super::ast::path(lead, segs)
+        } else {
+            self.used.borrow_mut().insert(item);
+            super::ast::path(false, &[name])
+        }
+    }
+
+    /// [`Paths::prelude`] as a syn path.
+    pub fn prelude_path(&self, item: Prelude) -> syn::Path {
+        let (name, module) = match item {
+            Prelude::Option => ("Option", "option"),
+            Prelude::String => ("String", "string"),
+            Prelude::Vec => ("Vec", "vec"),
+        };
+        if self.shadowed.contains(name) {
+            super::ast::path(true, &["std", module, name])
+        } else {
+            super::ast::path(false, &[name])
         }
     }
 

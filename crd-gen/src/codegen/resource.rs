@@ -8,7 +8,7 @@ use crd_runtime::model::{
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::docs::{doc_attrs, docs_roundtrip};
+use super::docs::{doc_attrs_syn, docs_roundtrip};
 use super::emit::{Emitter, implied_def};
 use super::ir::TyKind;
 use super::keywords::{Implied, Skip, fragment, node_keywords};
@@ -31,7 +31,7 @@ pub fn version_module(
     version: &CustomResourceDefinitionVersion,
     root: JSONSchemaProps,
     opts: &Options,
-) -> Result<TokenStream, GenError> {
+) -> Result<Vec<syn::Item>, GenError> {
     let mut root = root;
     let mut props = root.properties.take().unwrap_or_default();
     // Printer columns look at the declared fields, spec and status included.
@@ -135,18 +135,24 @@ pub fn version_module(
         spec_def,
         Some(super::emit::Resource {
             derive: emitter.paths.import(Import::CustomResource),
-            attr: quote!(#[crd(#(#attrs),*)]),
+            attr: quote!(#(#attrs),*),
             docs: root_docs,
         }),
     );
     let rest = emitter.defs(&[spec_id.0]);
-    let uses = emitter.paths.uses();
-    Ok(quote! {
-        #uses
-        #spec
-        #status_alias
-        #rest
-    })
+    // `use` lines and the status alias are small: parsed one by one.
+    let format_error = |e: syn::Error| GenError::Format {
+        crd: crd.name().to_string(),
+        message: e.to_string(),
+    };
+    let uses: syn::File = syn::parse2(emitter.paths.uses()).map_err(format_error)?;
+    let mut items = uses.items;
+    items.push(spec);
+    if !status_alias.is_empty() {
+        items.push(syn::parse2(status_alias).map_err(format_error)?);
+    }
+    items.extend(rest);
+    Ok(items)
 }
 
 fn emitter_keywords(emitter: &Emitter<'_>, ty: &super::ir::Ty) -> Vec<TokenStream> {
@@ -167,12 +173,12 @@ fn root_keywords(
     properties: RootProperties<'_>,
     opts: &Options,
     spec_has_required: bool,
-) -> (TokenStream, Vec<TokenStream>) {
+) -> (Vec<syn::Attribute>, Vec<TokenStream>) {
     let required = residual.required.take().unwrap_or_default();
     let description = residual.description.clone();
     let (docs, documented) = match description.as_deref() {
-        Some(d) if opts.docs && docs_roundtrip(d) => (doc_attrs(d), true),
-        _ => (TokenStream::new(), false),
+        Some(d) if opts.docs && docs_roundtrip(d) => (doc_attrs_syn(d), true),
+        _ => (Vec::new(), false),
     };
     let mut kws = node_keywords(
         &residual,
