@@ -10,27 +10,7 @@
 //! a description would not come back byte-identical that way ([`docs_roundtrip`]),
 //! the generator writes an explicit `description = "..."` keyword next to the docs.
 
-use proc_macro2::{Literal, TokenStream};
-use quote::quote;
-
-/// The doc attributes for `description` as tokens (the tests read them back).
-#[cfg(test)]
-pub fn doc_attrs(description: &str) -> TokenStream {
-    let mut attrs = TokenStream::new();
-    let mut text = String::new();
-    for line in description.split('\n') {
-        text.clear();
-        if !line.is_empty() {
-            text.push(' ');
-            text.push_str(line);
-        }
-        let lit = Literal::string(&text);
-        attrs.extend(quote!(#[doc = #lit]));
-    }
-    attrs
-}
-
-/// [`doc_attrs`] as syn attributes (no parsing).
+/// The doc attributes for `description`, built as syntax trees (no parsing).
 pub fn doc_attrs_syn(description: &str) -> Vec<syn::Attribute> {
     let mut text = String::new();
     description
@@ -53,7 +33,7 @@ pub fn doc_attrs_syn(description: &str) -> Vec<syn::Attribute> {
 /// starts or ends with blank lines (istio's `"\n\nValid Options: ..."`) must stay a
 /// `description` keyword.
 pub fn docs_roundtrip(description: &str) -> bool {
-    // Each line comes back as written ([`doc_attrs`] adds the one space that
+    // Each line comes back as written ([`doc_attrs_syn`] adds the one space that
     // [`doc_to_description`] strips), so only the derive's trimming can lose text.
     !description.is_empty()
         && description.trim() == description
@@ -65,6 +45,7 @@ pub fn docs_roundtrip(description: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quote::quote;
 
     /// The description crd-derive reads from doc lines (one `#[doc]` value per
     /// line): one leading space stripped per line, trailing whitespace dropped, the
@@ -77,12 +58,9 @@ mod tests {
         stripped.join("\n").trim().to_string()
     }
 
-    /// The `#[doc]` values of [`doc_attrs`], in order.
+    /// The `#[doc]` values of [`doc_attrs_syn`], in order.
     fn doc_lines(description: &str) -> Vec<String> {
-        let tokens = doc_attrs(description);
-        let file: syn::File = syn::parse2(quote!(#tokens struct S;)).expect("parses");
-        file.items[0]
-            .attrs()
+        doc_attrs_syn(description)
             .iter()
             .map(|a| match &a.meta {
                 syn::Meta::NameValue(nv) => match &nv.value {
@@ -116,8 +94,9 @@ mod tests {
             "unicode: grüße 🚀 \u{202e}",
             "carriage\rreturn\ttab\u{0}nul",
         ] {
-            let tokens = doc_attrs(desc);
-            let file: syn::File = syn::parse2(quote!(#tokens struct S;)).expect("parses");
+            // Printed and parsed back, the attributes stay one item.
+            let attrs = doc_attrs_syn(desc);
+            let file: syn::File = syn::parse2(quote!(#(#attrs)* struct S;)).expect("parses");
             assert_eq!(file.items.len(), 1, "{desc:?} produced extra items");
             let lines = doc_lines(desc);
             assert_eq!(doc_to_description(&lines), desc);
@@ -137,17 +116,5 @@ mod tests {
         // Calico: "...host endpoints. \n When specified..." loses its space as a doc line.
         assert!(!docs_roundtrip("ends in a space. \n Next line"));
         assert!(!docs_roundtrip("trailing tab\t"));
-    }
-
-    trait Attrs {
-        fn attrs(&self) -> &[syn::Attribute];
-    }
-    impl Attrs for syn::Item {
-        fn attrs(&self) -> &[syn::Attribute] {
-            match self {
-                syn::Item::Struct(s) => &s.attrs,
-                _ => &[],
-            }
-        }
     }
 }
