@@ -1,5 +1,5 @@
-//! Type space → Rust items (`quote!`): structs, string enums, fields and their
-//! `#[serde]`/`#[crd]` attributes.
+//! Type space → Rust items (`syn` trees, attribute contents by `quote!`): structs,
+//! string enums, fields and their `#[serde]`/`#[crd]` attributes.
 //!
 //! Paths are spelled by [`Paths`]: short names with `use` lines where no generated type
 //! of the module shadows them, fully qualified paths where one does.

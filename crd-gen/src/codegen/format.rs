@@ -1,4 +1,4 @@
-//! Tokens → formatted source with the `// @generated` header.
+//! Syntax trees (or tokens) → formatted source with the `// @generated` header.
 
 use proc_macro2::TokenStream;
 
