@@ -143,9 +143,10 @@ fn raw_events(bencher: Bencher) {
     });
 }
 
-/// The `syn` half of `format`: each version module's items parsed as a file.
+/// A reference, not a step of the generator: parsing each version module's items back
+/// from tokens, which `format` did before emission built syntax trees directly.
 #[divan::bench(sample_count = 5, sample_size = 1)]
-fn format_syn_only(bencher: Bencher) {
+fn reference_syn_reparse(bencher: Bencher) {
     let files = corpus();
     // The items printed as tokens, as emission produced them before syntax trees.
     let tokens: Vec<proc_macro2::TokenStream> = lower_and_emit(load_all(&files))
@@ -163,7 +164,8 @@ fn format_syn_only(bencher: Bencher) {
     });
 }
 
-/// The prettyplease half of `format`, on the files `format_syn_only` parses.
+/// `format` without the module wrappers and header: prettyplease on each version
+/// module's items.
 #[divan::bench(sample_count = 5, sample_size = 1)]
 fn format_prettyplease_only(bencher: Bencher) {
     let files = corpus();
