@@ -5,7 +5,7 @@
 //! of the module shadows them, fully qualified paths where one does.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
+use quote::{ToTokens, quote};
 
 use super::ast;
 use super::docs::{doc_attrs_syn, docs_roundtrip};
@@ -261,43 +261,12 @@ impl Emitter<'_> {
         }
     }
 
-    /// The Rust type of a node (without the `Option` of an optional field).
+    /// The Rust type of a node (without the `Option` of an optional field), as tokens.
     pub fn ty(&self, ty: &Ty) -> TokenStream {
-        let p = &self.paths;
-        match &ty.kind {
-            TyKind::Bool => quote!(bool),
-            TyKind::I32 => quote!(i32),
-            TyKind::I64 => quote!(i64),
-            TyKind::F64 => quote!(f64),
-            TyKind::String => p.prelude(Prelude::String),
-            TyKind::IntOrString => p.import(Import::IntOrString),
-            TyKind::Json | TyKind::AbsentItems => p.import(Import::Value),
-            TyKind::JsonObject => {
-                let (map, string, value) = (
-                    p.import(Import::Map),
-                    p.prelude(Prelude::String),
-                    p.import(Import::Value),
-                );
-                quote!(#map<#string, #value>)
-            }
-            TyKind::Embedded => p.import(Import::EmbeddedObject),
-            TyKind::Vec(inner) => {
-                let t = self.element(inner);
-                let vec = p.prelude(Prelude::Vec);
-                quote!(#vec<#t>)
-            }
-            TyKind::Map(inner) => {
-                let t = self.element(inner);
-                self.map_of(t)
-            }
-            TyKind::Named(id) => {
-                let name = ident(&self.space.get(*id).name);
-                quote!(#name)
-            }
-        }
+        self.ty_syn(ty).into_token_stream()
     }
 
-    /// [`Emitter::ty`] as a syn type.
+    /// The Rust type of a node (without the `Option` of an optional field).
     pub fn ty_syn(&self, ty: &Ty) -> syn::Type {
         let p = &self.paths;
         let prim = |name: &str| ast::ty(ast::path(false, &[name]));
@@ -330,6 +299,7 @@ impl Emitter<'_> {
         }
     }
 
+    /// List items and map values that may be `null` are `Option`s.
     fn element_syn(&self, ty: &Ty) -> syn::Type {
         let t = self.ty_syn(ty);
         if self.is_nullable(ty) {
@@ -346,26 +316,6 @@ impl Emitter<'_> {
         });
         let string = ast::ty(self.paths.prelude_path(Prelude::String));
         ast::generic(map, vec![string, value])
-    }
-
-    /// List items and map values that may be `null` are `Option`s.
-    fn element(&self, ty: &Ty) -> TokenStream {
-        let t = self.ty(ty);
-        if self.is_nullable(ty) {
-            let option = self.paths.prelude(Prelude::Option);
-            quote!(#option<#t>)
-        } else {
-            t
-        }
-    }
-
-    fn map_of(&self, value: TokenStream) -> TokenStream {
-        let map = self.paths.import(match self.opts.map_type {
-            MapType::BTreeMap => Import::BTreeMap,
-            MapType::HashMap => Import::HashMap,
-        });
-        let string = self.paths.prelude(Prelude::String);
-        quote!(#map<#string, #value>)
     }
 }
 

@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 
 /// Items that need a `use` line to be spelled short.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -54,22 +54,6 @@ impl Import {
             Import::EmbeddedObject => "EmbeddedObject",
         }
     }
-
-    /// The fully qualified path (`rt` is the runtime crate's path).
-    fn qualified(self, rt: &TokenStream) -> TokenStream {
-        match self {
-            Import::BTreeMap => quote!(::std::collections::BTreeMap),
-            Import::HashMap => quote!(::std::collections::HashMap),
-            Import::Value => quote!(::serde_json::Value),
-            Import::Map => quote!(::serde_json::Map),
-            Import::Serialize => quote!(::serde::Serialize),
-            Import::Deserialize => quote!(::serde::Deserialize),
-            Import::CrdSchema => quote!(#rt::CrdSchema),
-            Import::CustomResource => quote!(#rt::CustomResource),
-            Import::IntOrString => quote!(#rt::IntOrString),
-            Import::EmbeddedObject => quote!(#rt::EmbeddedObject),
-        }
-    }
 }
 
 /// Prelude types generated code uses.
@@ -105,20 +89,13 @@ impl Paths {
         }
     }
 
-    /// An item that needs a `use`: its short name when nothing shadows it (recording
-    /// the import), else its full path.
+    /// [`Paths::import_path`] as tokens.
     pub fn import(&self, item: Import) -> TokenStream {
-        let name = item.name();
-        if self.shadowed.contains(name) {
-            item.qualified(&self.rt)
-        } else {
-            self.used.borrow_mut().insert(item);
-            let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
-            quote!(#ident)
-        }
+        self.import_path(item).into_token_stream()
     }
 
-    /// [`Paths::import`] as a syn path.
+    /// An item that needs a `use`: its short name when nothing shadows it (recording
+    /// the import), else its full path.
     pub fn import_path(&self, item: Import) -> syn::Path {
         let name = item.name();
         if self.shadowed.contains(name) {
@@ -143,7 +120,7 @@ impl Paths {
         }
     }
 
-    /// [`Paths::prelude`] as a syn path.
+    /// A prelude type: its short name unless a generated type shadows it.
     pub fn prelude_path(&self, item: Prelude) -> syn::Path {
         let (name, module) = match item {
             Prelude::Option => ("Option", "option"),
@@ -154,25 +131,6 @@ impl Paths {
             super::ast::path(true, &["std", module, name])
         } else {
             super::ast::path(false, &[name])
-        }
-    }
-
-    /// A prelude type: its short name unless a generated type shadows it.
-    pub fn prelude(&self, item: Prelude) -> TokenStream {
-        let name = match item {
-            Prelude::Option => "Option",
-            Prelude::String => "String",
-            Prelude::Vec => "Vec",
-        };
-        if self.shadowed.contains(name) {
-            match item {
-                Prelude::Option => quote!(::std::option::Option),
-                Prelude::String => quote!(::std::string::String),
-                Prelude::Vec => quote!(::std::vec::Vec),
-            }
-        } else {
-            let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
-            quote!(#ident)
         }
     }
 
@@ -235,7 +193,10 @@ mod tests {
         assert_eq!(render(paths.import(Import::Serialize)), "Serialize");
         assert_eq!(render(paths.import(Import::Deserialize)), "Deserialize");
         assert_eq!(render(paths.import(Import::Value)), "Value");
-        assert_eq!(render(paths.prelude(Prelude::Option)), "Option");
+        assert_eq!(
+            render(paths.prelude_path(Prelude::Option).into_token_stream()),
+            "Option"
+        );
         assert_eq!(
             render(paths.uses()),
             "use::serde::{Deserialize,Serialize};use::serde_json::Value;"
@@ -251,7 +212,7 @@ mod tests {
             "::serde::Serialize"
         );
         assert_eq!(
-            render(paths.prelude(Prelude::Option)),
+            render(paths.prelude_path(Prelude::Option).into_token_stream()),
             "::std::option::Option"
         );
         assert_eq!(paths.is_none(), "::std::option::Option::is_none");
