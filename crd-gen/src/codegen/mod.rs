@@ -262,11 +262,7 @@ pub fn single_file_nested(
     crds: &[CustomResourceDefinition],
     opts: &Options,
 ) -> Result<String, GenError> {
-    let selected: Vec<&CustomResourceDefinition> =
-        crds.iter().filter(|c| kind_selected(c, opts)).collect();
-    let keys: Vec<ModuleKey> = selected.iter().map(|c| ModuleKey::of(c)).collect();
-    let jobs: Vec<(&CustomResourceDefinition, String)> =
-        selected.into_iter().zip(module_names(&keys)).collect();
+    let jobs = selected_modules(crds, opts);
     let modules = crate::par::map(
         &jobs,
         |(crd, _)| schema_size(crd),
@@ -298,12 +294,8 @@ pub fn generate(
     crds: &[CustomResourceDefinition],
     opts: &Options,
 ) -> Result<Vec<GeneratedCrd>, GenError> {
-    let selected: Vec<&CustomResourceDefinition> =
-        crds.iter().filter(|c| kind_selected(c, opts)).collect();
-    let keys: Vec<ModuleKey> = selected.iter().map(|c| ModuleKey::of(c)).collect();
-    let modules = module_names(&keys);
     let mut out = Vec::new();
-    for (crd, module) in selected.into_iter().zip(modules) {
+    for (crd, module) in selected_modules(crds, opts) {
         if let Some(g) = generate_crd(crd, module, opts)? {
             out.push(g);
         }
@@ -329,15 +321,34 @@ pub fn generate_files(
     crds: &[CustomResourceDefinition],
     opts: &Options,
 ) -> Result<Vec<GeneratedFile>, GenError> {
+    let jobs = selected_modules(crds, opts);
+    let files = crate::par::map(
+        &jobs,
+        |(crd, _)| schema_size(crd),
+        |(crd, module)| file_contents(generate_crd(crd, module.clone(), opts)?),
+    );
+    let mut out = Vec::new();
+    for ((crd, module), contents) in jobs.into_iter().zip(files) {
+        if let Some(contents) = contents? {
+            out.push(GeneratedFile {
+                crd_name: crd.name().to_string(),
+                module,
+                contents,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The CRDs `--kind` selects, each with its unique module name ([`module_names`]).
+fn selected_modules<'a>(
+    crds: &'a [CustomResourceDefinition],
+    opts: &Options,
+) -> Vec<(&'a CustomResourceDefinition, String)> {
     let selected: Vec<&CustomResourceDefinition> =
         crds.iter().filter(|c| kind_selected(c, opts)).collect();
     let keys: Vec<ModuleKey> = selected.iter().map(|c| ModuleKey::of(c)).collect();
-    let files = crate::par::map(
-        &selected,
-        |crd| schema_size(crd),
-        |crd| file_contents(generate_crd(crd, String::new(), opts)?),
-    );
-    name_files(&keys, files)
+    selected.into_iter().zip(module_names(&keys)).collect()
 }
 
 /// Whether `--kind` selects this CRD.
