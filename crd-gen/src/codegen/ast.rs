@@ -70,9 +70,40 @@ pub fn doc(text: &str) -> Attribute {
         eq_token: Default::default(),
         value: Expr::Lit(ExprLit {
             attrs: Vec::new(),
-            lit: Lit::Str(LitStr::new(text, Span::call_site())),
+            lit: raw_str(text).unwrap_or_else(|| Lit::Str(LitStr::new(text, Span::call_site()))),
         }),
     }))
+}
+
+/// `text` as a raw string literal (`r#"..."#`), or `None` when it cannot be one (a
+/// carriage return). Doc text is long and printed back through `LitStr::value`:
+/// a raw literal skips escaping it and unescaping it again, and prettyplease prints
+/// the same `///` line either way. The text still only ever becomes a literal token,
+/// checked by proc-macro2's lexer.
+fn raw_str(text: &str) -> Option<Lit> {
+    if text.contains('\r') {
+        return None;
+    }
+    let hashes = longest_hash_run_after_quote(text) + usize::from(text.contains('"'));
+    let mut repr = String::with_capacity(text.len() + 2 * hashes + 3);
+    repr.push('r');
+    repr.extend(std::iter::repeat_n('#', hashes));
+    repr.push('"');
+    repr.push_str(text);
+    repr.push('"');
+    repr.extend(std::iter::repeat_n('#', hashes));
+    let literal: proc_macro2::Literal = repr.parse().ok()?;
+    Some(Lit::new(literal))
+}
+
+/// The longest run of `#` right after a `"` in `text` (a raw literal needs one more
+/// `#` than that in its delimiter).
+fn longest_hash_run_after_quote(text: &str) -> usize {
+    text.split('"')
+        .skip(1)
+        .map(|after| after.bytes().take_while(|&b| b == b'#').count())
+        .max()
+        .unwrap_or(0)
 }
 
 /// `#[name(tokens)]`; syn keeps list contents as tokens, so these stay `quote!`d.
@@ -93,4 +124,49 @@ pub fn punctuated<T, P: Default>(items: impl IntoIterator<Item = T>) -> Punctuat
         p.push_punct(P::default());
     }
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc_value(attr: &Attribute) -> String {
+        match &attr.meta {
+            Meta::NameValue(MetaNameValue {
+                value:
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(s), ..
+                    }),
+                ..
+            }) => s.value(),
+            _ => panic!("not a doc string"),
+        }
+    }
+
+    #[test]
+    fn raw_doc_literals_pick_enough_hashes() {
+        for (text, repr) in [
+            (" plain", r#"r" plain""#),
+            (r#" a "quote""#, r##"r#" a "quote""#"##),
+            (r##" ends "# here"##, r###"r##" ends "# here"##"###),
+            (r#" back\slash"#, r#"r" back\slash""#),
+        ] {
+            let Some(Lit::Str(lit)) = raw_str(text) else {
+                panic!("{text:?} is not a raw string literal");
+            };
+            assert_eq!(lit.token().to_string(), repr);
+            assert_eq!(lit.value(), text);
+        }
+        // A bare carriage return cannot be in a raw literal: escaped instead.
+        assert!(raw_str(" a\rb").is_none());
+        assert_eq!(doc_value(&doc(" a\rb")), " a\rb");
+    }
+
+    proptest::proptest! {
+        /// Whatever the text, the doc attribute holds exactly it.
+        #[test]
+        fn doc_values_are_the_text(text in r##"[ a"#\\\r\n\t*/é🚀]{0,16}"##) {
+            proptest::prop_assert_eq!(doc_value(&doc(&text)), text);
+        }
+    }
 }

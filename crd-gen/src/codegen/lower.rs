@@ -35,7 +35,8 @@ pub struct Lowerer {
     namer: naming::TypeNamer,
     /// Field names by JSON name: the same property names recur all over a schema.
     field_names: HashMap<String, naming::RustName>,
-    shapes: HashMap<String, TypeId>,
+    /// Shared definitions by [`shape_hash`]; candidates are compared in full.
+    shapes: HashMap<u64, Vec<TypeId>>,
     seq: usize,
 }
 
@@ -305,15 +306,16 @@ impl Lowerer {
     /// Adds `def`, or returns the identical definition found earlier (releasing the
     /// name claimed for `def`).
     fn intern(&mut self, def: TypeDef, share: bool) -> Ty {
-        if self.opts.dedup && share {
-            let key = shape_key(&def);
-            if let Some(&id) = self.shapes.get(&key) {
-                self.types.release(&def.name);
-                return Ty::bare(TyKind::Named(id));
-            }
-            self.shapes.insert(key, TypeId(self.space.defs.len()));
-        }
         let id = TypeId(self.space.defs.len());
+        if self.opts.dedup && share {
+            let candidates = self.shapes.entry(shape_hash(&def)).or_default();
+            let defs = &self.space.defs;
+            if let Some(&same) = candidates.iter().find(|c| same_shape(&defs[c.0], &def)) {
+                self.types.release(&def.name);
+                return Ty::bare(TyKind::Named(same));
+            }
+            candidates.push(id);
+        }
         self.space.defs.push(def);
         Ty::bare(TyKind::Named(id))
     }
@@ -353,49 +355,55 @@ fn string_enum(node: &JSONSchemaProps) -> Option<Vec<String>> {
     (!out.is_empty()).then_some(out)
 }
 
-/// A key equal for two definitions exactly when they generate the same Rust type
-/// up to its name.
-fn shape_key(def: &TypeDef) -> String {
-    let mut key = serde_json::to_string(&def.residual).unwrap_or_default();
+/// Whether two definitions generate the same Rust type up to its name: the same
+/// residual schema and the same fields or values. Field and variant identifiers are
+/// a function of the JSON names, and nested types are already shared (bottom-up), so
+/// plain equality of the kinds is exact.
+fn same_shape(a: &TypeDef, b: &TypeDef) -> bool {
+    a.kind == b.kind && a.residual == b.residual
+}
+
+/// A hash that agrees with [`same_shape`]: it only reads what equal shapes share
+/// (JSON names, required flags, nested type ids, description lengths), so it stays
+/// cheap on large schemas while keeping most unequal shapes apart.
+fn shape_hash(def: &TypeDef) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    residual_hash(&def.residual, &mut h);
     match &def.kind {
         DefKind::Struct { fields, catch_all } => {
-            key.push_str("|S");
+            0u8.hash(&mut h);
             for f in fields {
-                key.push('|');
-                key.push_str(&serde_json::to_string(&f.json).unwrap_or_default());
-                key.push(if f.required { '!' } else { '?' });
-                ty_key(&f.ty, &mut key);
+                (&f.json, f.required).hash(&mut h);
+                ty_hash(&f.ty, &mut h);
             }
             if let Some((_, ty)) = catch_all.as_deref() {
-                key.push_str("|+");
-                ty_key(ty, &mut key);
+                ty_hash(ty, &mut h);
             }
         }
         DefKind::StringEnum { variants } => {
-            key.push_str("|E");
+            1u8.hash(&mut h);
             for v in variants {
-                key.push('|');
-                key.push_str(&serde_json::to_string(&v.json).unwrap_or_default());
+                v.json.hash(&mut h);
             }
         }
     }
-    key
+    h.finish()
 }
 
-fn ty_key(ty: &Ty, key: &mut String) {
-    key.push('(');
+fn ty_hash(ty: &Ty, h: &mut impl std::hash::Hasher) {
+    use std::hash::Hash;
+    std::mem::discriminant(&ty.kind).hash(h);
     match &ty.kind {
-        TyKind::Vec(inner) => {
-            key.push('V');
-            ty_key(inner, key);
-        }
-        TyKind::Map(inner) => {
-            key.push('M');
-            ty_key(inner, key);
-        }
-        TyKind::Named(id) => key.push_str(&format!("N{}", id.0)),
-        other => key.push_str(&format!("{other:?}")),
+        TyKind::Vec(inner) | TyKind::Map(inner) => ty_hash(inner, h),
+        TyKind::Named(id) => id.hash(h),
+        _ => {}
     }
-    key.push_str(&serde_json::to_string(&ty.residual).unwrap_or_default());
-    key.push(')');
+    residual_hash(&ty.residual, h);
+}
+
+fn residual_hash(node: &JSONSchemaProps, h: &mut impl std::hash::Hasher) {
+    use std::hash::Hash;
+    (node.type_.as_deref(), node.format.as_deref()).hash(h);
+    node.description.as_ref().map(String::len).hash(h);
 }
