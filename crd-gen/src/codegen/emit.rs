@@ -4,6 +4,8 @@
 //! Paths are spelled by [`Paths`]: short names with `use` lines where no generated type
 //! of the module shadows them, fully qualified paths where one does.
 
+use std::cell::OnceCell;
+
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{ToTokens, quote};
 
@@ -33,6 +35,10 @@ pub struct Emitter<'a> {
     pub opts: &'a Options,
     /// How std, serde and runtime items are spelled in this module.
     pub paths: Paths,
+    /// Attribute contents that repeat on most items, built on first use (that use
+    /// also records their imports); a token stream clone only bumps a count.
+    schema_derives: OnceCell<TokenStream>,
+    optional_serde: OnceCell<TokenStream>,
 }
 
 /// An identifier token for a (possibly raw) name chosen by the naming policy.
@@ -43,7 +49,18 @@ pub fn ident(name: &str) -> Ident {
     }
 }
 
-impl Emitter<'_> {
+impl<'a> Emitter<'a> {
+    /// An emitter for `space`, spelling paths with `paths`.
+    pub fn new(space: &'a TypeSpace, opts: &'a Options, paths: Paths) -> Emitter<'a> {
+        Emitter {
+            space,
+            opts,
+            paths,
+            schema_derives: OnceCell::new(),
+            optional_serde: OnceCell::new(),
+        }
+    }
+
     /// The derives every generated type gets, plus the configured extra ones (the
     /// `derive(...)` list contents).
     pub fn derives(&self, schema_derive: TokenStream) -> TokenStream {
@@ -86,7 +103,7 @@ impl Emitter<'_> {
     pub fn def(&self, def: &TypeDef, resource: Option<Resource>) -> syn::Item {
         let name = ident(&def.name);
         let (schema_derive, type_attr, docs) = match resource {
-            Some(r) => (r.derive, Some(r.attr), r.docs),
+            Some(r) => (Some(r.derive), Some(r.attr), r.docs),
             None => {
                 let (docs, documented) = self.docs(def.residual.description.as_deref());
                 let kws = node_keywords(
@@ -97,11 +114,18 @@ impl Emitter<'_> {
                     },
                 );
                 let attr = (!kws.is_empty()).then(|| quote!(#(#kws),*));
-                (self.paths.import(Import::CrdSchema), attr, docs)
+                (None, attr, docs)
             }
         };
         let mut attrs = docs;
-        attrs.push(ast::list("derive", self.derives(schema_derive)));
+        let derives = match schema_derive {
+            Some(resource) => self.derives(resource),
+            None => self
+                .schema_derives
+                .get_or_init(|| self.derives(self.paths.import(Import::CrdSchema)))
+                .clone(),
+        };
+        attrs.push(ast::list("derive", derives));
         if let Some(a) = type_attr {
             attrs.push(ast::list("crd", a));
         }
@@ -159,32 +183,34 @@ impl Emitter<'_> {
         let name = ident(&f.name.ident);
         let inner = self.ty_syn(&f.ty);
         let nullable = self.is_nullable(&f.ty);
-        let option = || {
-            ast::generic(
-                self.paths.prelude_path(Prelude::Option),
-                vec![inner.clone()],
-            )
-        };
-        let (ty, serde_extra) = if f.required && !nullable {
-            (inner.clone(), TokenStream::new())
-        } else if f.required {
-            // Present but possibly `null`: keep the key when serializing.
-            (option(), TokenStream::new())
+        let option = |inner| ast::generic(self.paths.prelude_path(Prelude::Option), vec![inner]);
+        let (ty, optional) = if f.required && !nullable {
+            (inner, false)
         } else {
-            let is_none = self.paths.is_none();
-            (option(), quote!(skip_serializing_if = #is_none))
+            // Required but nullable: present but possibly `null`, so the key is
+            // kept when serializing.
+            (option(inner), !f.required)
         };
-        let mut serde_parts = Vec::new();
-        if let Some(r) = &f.name.rename {
-            serde_parts.push(quote!(rename = #r));
-        }
-        if !serde_extra.is_empty() {
-            serde_parts.push(quote!(default));
-            serde_parts.push(serde_extra);
-        }
+        let optional_serde = || {
+            self.optional_serde
+                .get_or_init(|| {
+                    let is_none = self.paths.is_none();
+                    quote!(default, skip_serializing_if = #is_none)
+                })
+                .clone()
+        };
+        let serde = match (&f.name.rename, optional) {
+            (None, false) => None,
+            (None, true) => Some(optional_serde()),
+            (Some(r), false) => Some(quote!(rename = #r)),
+            (Some(r), true) => {
+                let rest = optional_serde();
+                Some(quote!(rename = #r, #rest))
+            }
+        };
         let mut attrs: Vec<syn::Attribute> = Vec::new();
-        if !serde_parts.is_empty() {
-            attrs.push(ast::list("serde", quote!(#(#serde_parts),*)));
+        if let Some(serde) = serde {
+            attrs.push(ast::list("serde", serde));
         }
 
         let named = self.named(&f.ty);

@@ -64,11 +64,7 @@ pub fn version_module(
         list_name.as_str(),
         status_name.as_str(),
     ]);
-    let emitter = Emitter {
-        space: &space,
-        opts,
-        paths: Paths::new(defined, opts.runtime_tokens()),
-    };
+    let emitter = Emitter::new(&space, opts, Paths::new(defined, opts.runtime_tokens()));
 
     let mut status_schema = Vec::new();
     let mut status_alias = TokenStream::new();
