@@ -55,8 +55,9 @@ pub struct Ty {
     /// The Rust shape.
     pub kind: TyKind,
     /// Keywords still to be expressed as attributes. For [`TyKind::Named`] this is
-    /// empty: the definition carries its node's keywords.
-    pub residual: JSONSchemaProps,
+    /// empty: the definition carries its node's keywords. Boxed: a schema node is
+    /// about a kilobyte, and lowering moves nodes and fields around a lot.
+    pub residual: Box<JSONSchemaProps>,
 }
 
 impl Ty {
@@ -64,7 +65,7 @@ impl Ty {
     pub fn bare(kind: TyKind) -> Ty {
         Ty {
             kind,
-            residual: JSONSchemaProps::default(),
+            residual: Box::default(),
         }
     }
 }
@@ -118,7 +119,7 @@ pub struct TypeDef {
     /// Where in the schema it was first found (`.spec.template`), for docs and errors.
     pub path: String,
     /// The node's keywords not implied by the shape.
-    pub residual: JSONSchemaProps,
+    pub residual: Box<JSONSchemaProps>,
     /// Struct or enum.
     pub kind: DefKind,
     /// Position in a pre-order walk of the schema (parents before children): the

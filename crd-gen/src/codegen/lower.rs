@@ -11,7 +11,9 @@
 //! only when their residual schema and their fields are equal, descriptions
 //! included, so sharing never changes the schema the types describe.
 
-use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash, Hasher};
+
+use foldhash::HashMap;
 
 use crd_runtime::JSONSchemaProps;
 use crd_runtime::model::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
@@ -37,6 +39,8 @@ pub struct Lowerer {
     field_names: HashMap<String, naming::RustName>,
     /// Shared definitions by [`shape_hash`]; candidates are compared in full.
     shapes: HashMap<u64, Vec<TypeId>>,
+    /// Seeds [`shape_hash`] (randomly, like the maps).
+    shape_state: foldhash::fast::RandomState,
     seq: usize,
 }
 
@@ -52,8 +56,9 @@ impl Lowerer {
             space: TypeSpace::default(),
             types: Scope::with_reserved(reserved),
             namer: naming::TypeNamer::default(),
-            field_names: HashMap::new(),
-            shapes: HashMap::new(),
+            field_names: HashMap::default(),
+            shapes: HashMap::default(),
+            shape_state: foldhash::fast::RandomState::default(),
             seq: 0,
         }
     }
@@ -71,13 +76,13 @@ impl Lowerer {
 
     /// Lowers a node whose type name is already claimed as `name` (roots).
     pub fn lower_named(&mut self, node: JSONSchemaProps, name: String, path: &str) -> Ty {
-        self.lower_node(node, NameHint::Claimed(name), path)
+        self.lower_node(Box::new(node), NameHint::Claimed(name), path)
     }
 
     /// Lowers the `spec` node: always a struct (the derive needs one), never shared
     /// with an identical nested node (its keywords go to `spec_schema(...)`).
     pub fn lower_spec(&mut self, node: JSONSchemaProps, name: String, path: &str) -> TypeId {
-        let ty = self.lower_struct(node, NameHint::Claimed(name), path, false);
+        let ty = self.lower_struct(Box::new(node), NameHint::Claimed(name), path, false);
         match ty.kind {
             TyKind::Named(id) => id,
             _ => unreachable!("lower_struct always returns a named type"),
@@ -88,7 +93,7 @@ impl Lowerer {
     /// by value: what its shape consumes is moved out of it, and the rest is the
     /// residual, so no subtree is ever copied (the largest corpus schemas have
     /// ten thousand nodes, eighteen levels deep).
-    fn lower_node(&mut self, mut node: JSONSchemaProps, hint: NameHint, path: &str) -> Ty {
+    fn lower_node(&mut self, mut node: Box<JSONSchemaProps>, hint: NameHint, path: &str) -> Ty {
         let has_props = node.properties.as_ref().is_some_and(|p| !p.is_empty());
 
         if node.is_int_or_string() {
@@ -115,7 +120,8 @@ impl Lowerer {
             },
             "array" => match node.items.take().map(|items| *items) {
                 Some(JSONSchemaPropsOrArray::Schema(items)) => {
-                    let item = self.lower_node(items, hint.clone(), &format!("{path}[*]"));
+                    let item =
+                        self.lower_node(Box::new(items), hint.clone(), &format!("{path}[*]"));
                     TyKind::Vec(Box::new(item))
                 }
                 None => TyKind::Vec(Box::new(Ty::bare(TyKind::AbsentItems))),
@@ -128,7 +134,8 @@ impl Lowerer {
             "object" if node.is_embedded_resource() => TyKind::Embedded,
             "object" => match node.additional_properties.take().map(|ap| *ap) {
                 Some(JSONSchemaPropsOrBool::Schema(values)) => {
-                    let value = self.lower_node(values, hint.clone(), &format!("{path}.*"));
+                    let value =
+                        self.lower_node(Box::new(values), hint.clone(), &format!("{path}.*"));
                     TyKind::Map(Box::new(value))
                 }
                 // `additionalProperties: true` stays in the residual: it is not the
@@ -159,7 +166,7 @@ impl Lowerer {
     /// Lowers an object node to a struct; `node` becomes the definition's residual.
     fn lower_struct(
         &mut self,
-        mut node: JSONSchemaProps,
+        mut node: Box<JSONSchemaProps>,
         hint: NameHint,
         path: &str,
         share: bool,
@@ -179,7 +186,7 @@ impl Lowerer {
         // Exact spellings claim their identifiers first, so `foo_bar` keeps
         // `foo_bar` even when `fooBar` sorts before it.
         let mut fields_scope = Scope::default();
-        let mut names: HashMap<&str, naming::RustName> = HashMap::new();
+        let mut names: HashMap<&str, naming::RustName> = HashMap::default();
         let mut order: Vec<(bool, &String, naming::RustName)> = props
             .keys()
             .map(|k| {
@@ -205,7 +212,7 @@ impl Lowerer {
         for ((key, child), (_, rust)) in props.into_iter().zip(names.drain(..)) {
             let child_hint = NameHint::Child(name.clone(), key.clone());
             let child_path = format!("{path}.{key}");
-            let ty = self.lower_node(child, child_hint, &child_path);
+            let ty = self.lower_node(Box::new(child), child_hint, &child_path);
             fields.push(Field {
                 required: required.contains(&key),
                 json: key,
@@ -218,7 +225,7 @@ impl Lowerer {
         match node.additional_properties.take().map(|ap| *ap) {
             Some(JSONSchemaPropsOrBool::Schema(values)) => {
                 let hint = NameHint::Child(name.clone(), "additional".into());
-                let value = self.lower_node(values, hint, &format!("{path}.*"));
+                let value = self.lower_node(Box::new(values), hint, &format!("{path}.*"));
                 catch_all = Some(value);
             }
             other => {
@@ -246,7 +253,7 @@ impl Lowerer {
     fn lower_enum(
         &mut self,
         values: Vec<String>,
-        residual: JSONSchemaProps,
+        residual: Box<JSONSchemaProps>,
         hint: NameHint,
         path: &str,
     ) -> Ty {
@@ -308,7 +315,8 @@ impl Lowerer {
     fn intern(&mut self, def: TypeDef, share: bool) -> Ty {
         let id = TypeId(self.space.defs.len());
         if self.opts.dedup && share {
-            let candidates = self.shapes.entry(shape_hash(&def)).or_default();
+            let hash = shape_hash(&def, self.shape_state.build_hasher());
+            let candidates = self.shapes.entry(hash).or_default();
             let defs = &self.space.defs;
             if let Some(&same) = candidates.iter().find(|c| same_shape(&defs[c.0], &def)) {
                 self.types.release(&def.name);
@@ -366,9 +374,7 @@ fn same_shape(a: &TypeDef, b: &TypeDef) -> bool {
 /// A hash that agrees with [`same_shape`]: it only reads what equal shapes share
 /// (JSON names, required flags, nested type ids, description lengths), so it stays
 /// cheap on large schemas while keeping most unequal shapes apart.
-fn shape_hash(def: &TypeDef) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+fn shape_hash(def: &TypeDef, mut h: impl Hasher) -> u64 {
     residual_hash(&def.residual, &mut h);
     match &def.kind {
         DefKind::Struct { fields, catch_all } => {
@@ -391,8 +397,7 @@ fn shape_hash(def: &TypeDef) -> u64 {
     h.finish()
 }
 
-fn ty_hash(ty: &Ty, h: &mut impl std::hash::Hasher) {
-    use std::hash::Hash;
+fn ty_hash(ty: &Ty, h: &mut impl Hasher) {
     std::mem::discriminant(&ty.kind).hash(h);
     match &ty.kind {
         TyKind::Vec(inner) | TyKind::Map(inner) => ty_hash(inner, h),
@@ -402,8 +407,7 @@ fn ty_hash(ty: &Ty, h: &mut impl std::hash::Hasher) {
     residual_hash(&ty.residual, h);
 }
 
-fn residual_hash(node: &JSONSchemaProps, h: &mut impl std::hash::Hasher) {
-    use std::hash::Hash;
+fn residual_hash(node: &JSONSchemaProps, h: &mut impl Hasher) {
     (node.type_.as_deref(), node.format.as_deref()).hash(h);
     node.description.as_ref().map(String::len).hash(h);
 }

@@ -143,7 +143,7 @@ pub fn type_name(segments: &[&str]) -> String {
 /// schema, so most segments are converted once.
 #[derive(Debug, Default)]
 pub struct TypeNamer {
-    pascal: std::collections::HashMap<String, String>,
+    pascal: foldhash::HashMap<String, String>,
 }
 
 impl TypeNamer {
