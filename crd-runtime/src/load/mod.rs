@@ -8,14 +8,21 @@
 //! "billion laughs" or 10,000-deep nesting fails with an error instead of
 //! exhausting memory or the stack. Its errors carry line and column.
 //!
-//! Manifests in the common subset of YAML (no anchors, tags or merge keys) take a
-//! faster route with the same results (module `yaml_fast`).
+//! Manifests in the common subset of YAML (no anchors, tags or merge keys) take
+//! faster routes with the same results: a reader straight from the text for the
+//! plain style manifests are written in (module `yaml_scan`), then a builder on
+//! `granit-parser` events (module `yaml_fast`).
 //!
 //! [`Budget`]: serde_saphyr::Budget
 
 mod yaml_fast;
 #[cfg(test)]
 mod yaml_fast_tests;
+mod yaml_scan;
+#[cfg(test)]
+mod yaml_scan_props;
+#[cfg(test)]
+mod yaml_scan_tests;
 
 use std::fmt;
 
@@ -112,7 +119,7 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Value>, LoadError
             }),
         };
     }
-    if let Some(docs) = yaml_fast::parse(text) {
+    if let Some(docs) = yaml_scan::parse(text).or_else(|| yaml_fast::parse(text)) {
         return Ok(docs);
     }
     parse_yaml_saphyr(source, text)

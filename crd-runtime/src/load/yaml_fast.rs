@@ -17,10 +17,10 @@ use super::MAX_DEPTH;
 
 /// Budgets kept well inside the ones serde-saphyr enforces (see `yaml_options`), so
 /// that whatever this builder accepts, serde-saphyr accepts too.
-const MAX_EVENTS: usize = 50_000_000;
-const MAX_DOCUMENTS: usize = 500_000;
-const MAX_SCALAR_BYTES: usize = 512 << 20;
-const MAX_INPUT_BYTES: usize = 512 << 20;
+pub(super) const MAX_EVENTS: usize = 50_000_000;
+pub(super) const MAX_DOCUMENTS: usize = 500_000;
+pub(super) const MAX_SCALAR_BYTES: usize = 512 << 20;
+pub(super) const MAX_INPUT_BYTES: usize = 512 << 20;
 
 /// Parser options as serde-saphyr sets them for our budget.
 fn parser_options() -> granit_parser::Options {
