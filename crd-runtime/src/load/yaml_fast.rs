@@ -167,7 +167,11 @@ pub(crate) enum Plain {
 
 /// Padding serde-saphyr trims before typed parses.
 fn trim(s: &str) -> &str {
-    s.trim_matches([' ', '\t', '\r', '\n'])
+    let blank = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    let b = s.as_bytes();
+    let start = b.iter().position(|c| !blank(c)).unwrap_or(b.len());
+    let end = b.iter().rposition(|c| !blank(c)).map_or(start, |i| i + 1);
+    &s[start..end]
 }
 
 fn is_null(s: &str) -> bool {
@@ -191,6 +195,11 @@ pub(crate) fn resolve_plain(s: &str) -> Option<Plain> {
     }
     if let Some(b) = yaml11_bool(t) {
         return Some(Plain::Value(Value::Bool(b)));
+    }
+    // No integer, and no float but NaN (which stays text), starts with a letter:
+    // skip the parses for `type`, `object`, `nullable`.
+    if first.is_ascii_alphabetic() {
+        return Some(Plain::Str);
     }
     if let Some(rest) = t.strip_prefix('-') {
         if !leading_zero_decimal(rest)

@@ -513,16 +513,3 @@ fn random_texts_are_often_read() {
     );
     assert!(souped >= 30, "only {souped} of 300 soups were read");
 }
-
-#[test]
-fn show_samples() {
-    let mut runner = TestRunner::deterministic();
-    for _ in 0..4 {
-        let text = documents().new_tree(&mut runner).unwrap().current();
-        eprintln!("-----\n{text}");
-    }
-    for _ in 0..10 {
-        let text = soup().new_tree(&mut runner).unwrap().current();
-        eprintln!("soup {:?} -> {:?}", text, yaml_scan::parse(&format!("k: {text}")));
-    }
-}

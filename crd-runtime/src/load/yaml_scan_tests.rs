@@ -349,20 +349,3 @@ fn corpus_and_fixtures_take_the_reader_with_the_same_values() {
         }
     }
 }
-
-#[test]
-fn probe() {
-    if let Ok(file) = std::env::var("PROBE_FILE") {
-        let all = std::fs::read_to_string(file).unwrap();
-        for text in all.split("\n=====\n") {
-            let scanned = yaml_scan::parse(text);
-            let reference = saphyr(text);
-            let verdict = match &scanned {
-                None => "refused",
-                Some(v) if Ok(v) == reference.as_ref() => "same",
-                Some(_) => "DIFFERENT",
-            };
-            eprintln!("{verdict}: {text:?}\n   scan {scanned:?}\n   ref  {reference:?}");
-        }
-    }
-}

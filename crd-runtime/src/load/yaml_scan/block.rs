@@ -61,14 +61,9 @@ pub(super) fn block_scalar(
     let mut breaks = 0;
     let indent = if increment > 0 {
         let indent = base + increment;
-        loop {
-            match row(b, pos, indent)? {
-                Row::Empty(next) => {
-                    breaks += 1;
-                    pos = next;
-                }
-                _ => break,
-            }
+        while let Row::Empty(next) = row(b, pos, indent)? {
+            breaks += 1;
+            pos = next;
         }
         indent
     } else {
