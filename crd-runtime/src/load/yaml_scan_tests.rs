@@ -139,6 +139,23 @@ fn plain_scalars() {
 }
 
 #[test]
+fn keys() {
+    let v = one(
+        "a:b: 1\n\"q\\\"uote\": 2\n'it''s': 3\nwith space  : 4\nx-kubernetes-int-or-string: 5\n\
+         \"1\": 6\n'true': 7\n$ref: 8\nv1.x/y: 9\né: 10\n",
+    );
+    assert_eq!(
+        v,
+        json!({"a:b": 1, "q\"uote": 2, "it's": 3, "with space": 4, "x-kubernetes-int-or-string": 5,
+               "1": 6, "true": 7, "$ref": 8, "v1.x/y": 9, "é": 10})
+    );
+    assert_eq!(
+        one("- name: a\n  value: b\n- \"name\": c\n"),
+        json!([{"name": "a", "value": "b"}, {"name": "c"}])
+    );
+}
+
+#[test]
 fn plain_scalars_resolve_as_before() {
     for (scalar, want) in [
         ("~", json!(null)),
