@@ -115,16 +115,22 @@ pub fn load_input(name: &str, bytes: &[u8]) -> Result<Vec<CustomResourceDefiniti
 pub fn load_inputs<S: AsRef<str> + Sync, B: AsRef<[u8]> + Sync>(
     inputs: &[(S, B)],
 ) -> Result<Vec<CustomResourceDefinition>, Error> {
-    let loaded = par::map(
+    load_loaded(
         inputs,
         |(_, bytes)| bytes.as_ref().len(),
         |(name, bytes)| load_input(name.as_ref(), bytes.as_ref()),
-    );
-    let mut crds = Vec::new();
-    for l in loaded {
-        crds.extend(l?);
-    }
-    Ok(crds)
+    )
+}
+
+/// [`load_inputs`] for inputs that `load` reads and parses on the workers (see
+/// [`Config::generate_loaded`]); the first input that cannot be read
+/// ([`Error::Io`]) is the error, else the first that does not load.
+pub fn load_loaded<T: Sync>(
+    inputs: &[T],
+    cost: impl Fn(&T) -> usize,
+    load: impl Fn(&T) -> Result<Vec<CustomResourceDefinition>, Error> + Sync,
+) -> Result<Vec<CustomResourceDefinition>, Error> {
+    Ok(first_unreadable_first(par::map(inputs, cost, load))?.concat())
 }
 
 /// Generator configuration (builder: every setter takes and returns `&mut Self`).
@@ -257,26 +263,40 @@ impl Config {
         &self,
         inputs: &[(S, B)],
     ) -> Result<Vec<GeneratedFile>, Error> {
-        type Pending = (codegen::ModuleKey, Result<Option<String>, GenError>);
-        let per_input = par::map(
+        self.generate_loaded(
             inputs,
             |(_, bytes)| bytes.as_ref().len(),
-            |(name, bytes)| -> Result<Vec<Pending>, Error> {
-                let crds = load_input(name.as_ref(), bytes.as_ref())?;
-                Ok(crds
-                    .into_iter()
-                    .filter(|crd| codegen::kind_selected(crd, &self.opts))
-                    .map(|crd| {
-                        let key = codegen::ModuleKey::of(&crd);
-                        let generated = codegen::generate_crd_owned(crd, String::new(), &self.opts);
-                        (key, generated.and_then(codegen::file_contents))
-                    })
-                    .collect())
-            },
-        );
+            |(name, bytes)| load_input(name.as_ref(), bytes.as_ref()),
+        )
+    }
+
+    /// [`Config::generate_inputs`] for inputs that `load` reads and parses on the
+    /// worker that generates them (for example file paths: reading then overlaps
+    /// generating instead of coming first). `cost` estimates an input's size, so the
+    /// largest start first. Errors come as if every input had been loaded first: the
+    /// first input that cannot be read ([`Error::Io`]), else the first that does not
+    /// load, else the first generation error.
+    pub fn generate_loaded<T: Sync>(
+        &self,
+        inputs: &[T],
+        cost: impl Fn(&T) -> usize,
+        load: impl Fn(&T) -> Result<Vec<CustomResourceDefinition>, Error> + Sync,
+    ) -> Result<Vec<GeneratedFile>, Error> {
+        type Pending = (codegen::ModuleKey, Result<Option<String>, GenError>);
+        let per_input = par::map(inputs, cost, |input| -> Result<Vec<Pending>, Error> {
+            Ok(load(input)?
+                .into_iter()
+                .filter(|crd| codegen::kind_selected(crd, &self.opts))
+                .map(|crd| {
+                    let key = codegen::ModuleKey::of(&crd);
+                    let generated = codegen::generate_crd_owned(crd, String::new(), &self.opts);
+                    (key, generated.and_then(codegen::file_contents))
+                })
+                .collect())
+        });
         let (mut keys, mut contents) = (Vec::new(), Vec::new());
-        for pending in per_input {
-            for (key, file) in pending? {
+        for pending in first_unreadable_first(per_input)? {
+            for (key, file) in pending {
                 keys.push(key);
                 contents.push(file);
             }
@@ -292,10 +312,27 @@ impl Config {
         inputs: &[(S, B)],
         dir: &Path,
     ) -> Result<(usize, usize), Error> {
+        self.write_loaded(
+            inputs,
+            |(_, bytes)| bytes.as_ref().len(),
+            |(name, bytes)| load_input(name.as_ref(), bytes.as_ref()),
+            dir,
+        )
+    }
+
+    /// [`Config::write_inputs`] for inputs loaded on the workers (see
+    /// [`Config::generate_loaded`]).
+    pub fn write_loaded<T: Sync>(
+        &self,
+        inputs: &[T],
+        cost: impl Fn(&T) -> usize,
+        load: impl Fn(&T) -> Result<Vec<CustomResourceDefinition>, Error> + Sync,
+        dir: &Path,
+    ) -> Result<(usize, usize), Error> {
         if self.flat {
-            return self.write_crds(&load_inputs(inputs)?, dir);
+            return self.write_crds(&load_loaded(inputs, cost, load)?, dir);
         }
-        let files = self.generate_inputs(inputs)?;
+        let files = self.generate_loaded(inputs, cost, load)?;
         Ok((files.len(), write_modules_and_index(dir, &files)?))
     }
 
@@ -400,6 +437,30 @@ impl Config {
 
 /// Writes the module files and the `mod.rs` declaring them (nested layout); returns
 /// how many files changed.
+/// The results, or the error to report: the first [`Error::Io`] (an input that
+/// could not be read), else the first error.
+fn first_unreadable_first<R>(results: Vec<Result<R, Error>>) -> Result<Vec<R>, Error> {
+    let mut first_error = None;
+    let mut ok = Vec::with_capacity(results.len());
+    for result in results {
+        match result {
+            Ok(r) => ok.push(r),
+            Err(e @ Error::Io { .. }) => {
+                if !matches!(first_error, Some(Error::Io { .. })) {
+                    first_error = Some(e);
+                }
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(ok),
+    }
+}
+
 fn write_modules_and_index(dir: &Path, files: &[GeneratedFile]) -> Result<usize, Error> {
     let index = mod_rs(
         files
@@ -432,10 +493,24 @@ fn write_all(
         path: dir.to_path_buf(),
         source,
     })?;
+    // Comparing with what is there reads every old file: do that on every core.
+    // Writes stay on one thread (creating files in one directory from several
+    // threads only contends on it).
+    let paths: Vec<PathBuf> = files
+        .iter()
+        .map(|f| dir.join(format!("{}.rs", f.module)))
+        .collect();
+    let unchanged = par::map(
+        &paths.iter().zip(files).collect::<Vec<_>>(),
+        |(_, f)| f.contents.len(),
+        |(path, f)| holds(path, &f.contents),
+    );
     let mut changed = 0;
-    for f in files {
-        let path = dir.join(format!("{}.rs", f.module));
-        changed += usize::from(write_if_changed(&path, &f.contents)?);
+    for ((path, f), unchanged) in paths.iter().zip(files).zip(unchanged) {
+        if !unchanged {
+            write(path, &f.contents)?;
+            changed += 1;
+        }
     }
     changed += usize::from(write_if_changed(&dir.join(index_name), &index)?);
     Ok(changed)
@@ -448,14 +523,47 @@ fn to_set(items: &[impl AsRef<str>]) -> BTreeSet<String> {
 /// Writes `content` unless the file already holds exactly that; returns whether it
 /// wrote (an unchanged file keeps its mtime, so cargo does not rebuild).
 pub fn write_if_changed(path: &Path, content: &str) -> Result<bool, Error> {
-    if std::fs::read(path).is_ok_and(|old| old == content.as_bytes()) {
+    if holds(path, content) {
         return Ok(false);
     }
+    write(path, content)?;
+    Ok(true)
+}
+
+/// Whether the file at `path` holds exactly `content` (a missing or unreadable file
+/// does not).
+fn holds(path: &Path, content: &str) -> bool {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    // A different length needs no read.
+    if !file
+        .metadata()
+        .is_ok_and(|m| m.len() == content.len() as u64)
+    {
+        return false;
+    }
+    // Compared chunk by chunk through one small buffer: reading whole files into
+    // fresh memory costs more in page faults than the comparison itself.
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut rest = content.as_bytes();
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return rest.is_empty(),
+            Ok(n) if n <= rest.len() && buf[..n] == rest[..n] => rest = &rest[n..],
+            Ok(_) => return false,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
+}
+
+fn write(path: &Path, content: &str) -> Result<(), Error> {
     std::fs::write(path, content).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    Ok(true)
+    })
 }
 
 /// Expands directories (recursively, `*.yaml`, `*.yml`, `*.json`, sorted).

@@ -91,6 +91,56 @@ fn unreadable_manifest_is_reported_before_generation_errors() {
     assert!(err.to_string().starts_with("broken.yaml:"), "{err}");
 }
 
+/// Inputs loaded on the workers: `(name, text)`, where a `None` text cannot be read.
+fn load_lazily(
+    input: &(String, Option<String>),
+) -> Result<Vec<crd_runtime::CustomResourceDefinition>, crd_gen::Error> {
+    match &input.1 {
+        Some(text) => crd_gen::load_input(&input.0, text.as_bytes()),
+        None => Err(crd_gen::Error::Io {
+            path: input.0.clone().into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        }),
+    }
+}
+
+#[test]
+fn inputs_loaded_on_the_workers_give_the_same_files_and_errors() {
+    let inputs = inputs();
+    let lazy: Vec<(String, Option<String>)> = inputs
+        .iter()
+        .map(|(n, t)| (n.clone(), Some(t.clone())))
+        .collect();
+    let config = Config::new();
+    let cost = |i: &(String, Option<String>)| i.1.as_ref().map_or(0, String::len);
+    let files = config.generate_loaded(&lazy, cost, load_lazily).unwrap();
+    assert_eq!(files, config.generate_inputs(&inputs).unwrap());
+    assert_eq!(
+        crd_gen::load_loaded(&lazy, cost, load_lazily).unwrap(),
+        crd_gen::load_inputs(&inputs).unwrap()
+    );
+
+    // As if everything were read first: an unreadable input wins over an earlier
+    // one that does not load, and the first unreadable one is named.
+    let mut broken = lazy.clone();
+    broken.insert(1, ("broken.yaml".into(), Some("a: [1, 2\nb: c\n".into())));
+    let no_load = config
+        .generate_loaded(&broken, cost, load_lazily)
+        .unwrap_err();
+    assert!(no_load.to_string().starts_with("broken.yaml:"), "{no_load}");
+    broken.push(("missing-1.yaml".into(), None));
+    broken.push(("missing-2.yaml".into(), None));
+    for err in [
+        config
+            .generate_loaded(&broken, cost, load_lazily)
+            .unwrap_err(),
+        crd_gen::load_loaded(&broken, cost, load_lazily).unwrap_err(),
+    ] {
+        assert!(matches!(err, crd_gen::Error::Io { .. }), "{err}");
+        assert!(err.to_string().starts_with("missing-1.yaml:"), "{err}");
+    }
+}
+
 #[test]
 fn owned_and_borrowed_generation_agree() {
     let crds = crd_gen::load_inputs(&inputs()).unwrap();

@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use crd_gen::Config;
 use crd_gen::codegen::MapType;
 
-use super::inputs::read_inputs;
+use super::inputs::{Source, list_sources};
 
 /// Arguments of `crd-gen generate`.
 #[derive(Args, Debug)]
@@ -59,8 +59,8 @@ enum LayoutArg {
 /// Runs `generate`: exit 0 on success, 1 when a CRD cannot be generated, 2 on
 /// unreadable input.
 pub fn run(args: GenerateArgs) -> ExitCode {
-    let inputs = match read_inputs(&args.paths) {
-        Ok(i) => i,
+    let sources = match list_sources(&args.paths) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
@@ -77,12 +77,10 @@ pub fn run(args: GenerateArgs) -> ExitCode {
         })
         .docs(!args.no_docs)
         .flat(matches!(args.layout, LayoutArg::Flat));
-    let pairs: Vec<(&str, &[u8])> = inputs
-        .iter()
-        .map(|i| (i.name.as_str(), i.bytes.as_slice()))
-        .collect();
+    // Each worker reads the files it generates.
+    let load = |source: &Source| crd_gen::load_input(&source.name(), &source.read()?);
     if let Some(dir) = &args.out_dir {
-        return match config.write_inputs(&pairs, dir) {
+        return match config.write_loaded(&sources, Source::len, load, dir) {
             Ok((generated, written)) => {
                 eprintln!(
                     "generated {generated} CRD module(s) into {} ({written} file(s) changed)",
@@ -100,7 +98,7 @@ pub fn run(args: GenerateArgs) -> ExitCode {
             }
         };
     }
-    let crds = match crd_gen::load_inputs(&pairs) {
+    let crds = match crd_gen::load_loaded(&sources, Source::len, load) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");

@@ -1,5 +1,6 @@
 //! Command-line inputs: files, directories (walked recursively) and `-` for stdin.
 
+use std::borrow::Cow;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -16,60 +17,84 @@ pub struct Input {
 /// first one in input order). Files are read on every core: on a large directory the
 /// reads would otherwise be a serial step before any parsing starts.
 pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
+    let sources = list_sources(paths)?;
+    crd_gen::par::map(&sources, Source::len, |source| {
+        Ok(Input {
+            name: source.name(),
+            bytes: source.read().map_err(|e| e.to_string())?.into_owned(),
+        })
+    })
+    .into_iter()
+    .collect()
+}
+
+/// The inputs `paths` name, not read yet (stdin is read here, once per `-`, in
+/// order; a second `-` reads nothing). Errors name a directory that cannot be walked.
+pub fn list_sources(paths: &[PathBuf]) -> Result<Vec<Source>, String> {
     let mut sources = Vec::new();
-    // Stdin is read up front, once per `-`, in order (a second `-` reads nothing).
-    let mut stdin_reads = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
             let mut bytes = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut bytes)
                 .map_err(|e| format!("-: cannot read stdin: {e}"))?;
-            sources.push(Source::Stdin(stdin_reads.len()));
-            stdin_reads.push(bytes);
+            sources.push(Source::Stdin(bytes));
         } else if path.is_dir() {
             let mut files = Vec::new();
             walk(path, &mut files).map_err(|e| format!("{}: {e}", path.display()))?;
             files.sort();
-            sources.extend(files.into_iter().map(Source::File));
+            sources.extend(files.into_iter().map(Source::file));
         } else {
-            sources.push(Source::File(path.clone()));
+            sources.push(Source::file(path.clone()));
         }
     }
-    let read = crd_gen::par::map(
-        &sources,
-        |_| 1,
-        |source| match source {
-            Source::File(path) => read_file(path).map(Some),
-            Source::Stdin(_) => Ok(None),
-        },
-    );
-    sources
-        .iter()
-        .zip(read)
-        .map(|(source, input)| match (source, input?) {
-            (_, Some(input)) => Ok(input),
-            (Source::Stdin(k), None) => Ok(Input {
-                name: "-".into(),
-                bytes: std::mem::take(&mut stdin_reads[*k]),
-            }),
-            (Source::File(path), None) => unreachable!("{} was read", path.display()),
-        })
-        .collect()
+    Ok(sources)
 }
 
-/// An input before reading: the `k`th stdin read, or a file.
-enum Source {
-    Stdin(usize),
-    File(PathBuf),
+/// One input before reading.
+pub enum Source {
+    /// What stdin held.
+    Stdin(Vec<u8>),
+    /// A file and its size when listed (0 if unknown): larger inputs start first.
+    File { path: PathBuf, size: usize },
 }
 
-fn read_file(path: &Path) -> Result<Input, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Input {
-        name: path.display().to_string(),
-        bytes,
-    })
+impl Source {
+    fn file(path: PathBuf) -> Source {
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
+        Source::File { path, size }
+    }
+
+    /// The name used in messages (`-` for stdin).
+    pub fn name(&self) -> String {
+        match self {
+            Source::Stdin(_) => "-".into(),
+            Source::File { path, .. } => path.display().to_string(),
+        }
+    }
+
+    /// About how many bytes it holds.
+    pub fn len(&self) -> usize {
+        match self {
+            Source::Stdin(bytes) => bytes.len(),
+            Source::File { size, .. } => *size,
+        }
+    }
+
+    /// Its content; an unreadable file is an [`crd_gen::Error::Io`] naming it.
+    pub fn read(&self) -> Result<Cow<'_, [u8]>, crd_gen::Error> {
+        match self {
+            Source::Stdin(bytes) => Ok(Cow::Borrowed(bytes)),
+            Source::File { path, .. } => {
+                std::fs::read(path)
+                    .map(Cow::Owned)
+                    .map_err(|source| crd_gen::Error::Io {
+                        path: path.clone(),
+                        source,
+                    })
+            }
+        }
+    }
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {

@@ -1,0 +1,136 @@
+//! `crd-gen generate` as a user runs it: the summary line, files written only when
+//! they change, stdin, and which error wins (and its exit code) when several inputs
+//! are bad.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+mod tempdir;
+use tempdir::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
+
+fn crontab() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/crontab.yaml")
+}
+
+fn generate(args: &[&Path]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .arg("generate")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().expect("exited normally"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A directory of inputs: the CronTab CRD, a copy of it under another group, and
+/// an unrelated file the walk skips.
+fn inputs(dir: &Path) -> PathBuf {
+    let crds = dir.join("crds");
+    std::fs::create_dir_all(&crds).unwrap();
+    let text = std::fs::read_to_string(crontab()).unwrap();
+    std::fs::write(crds.join("a-crontab.yaml"), &text).unwrap();
+    std::fs::write(
+        crds.join("b-crontab.yml"),
+        text.replace("stable.example.com", "other.example.com"),
+    )
+    .unwrap();
+    std::fs::write(crds.join("notes.txt"), "not a manifest").unwrap();
+    crds
+}
+
+#[test]
+fn writes_modules_and_rewrites_only_what_changed() {
+    let dir = TempDir::new("crd-gen-generate", "rewrites");
+    let crds = inputs(&dir);
+    let out = dir.join("out");
+    let o: &Path = "-o".as_ref();
+
+    let (code, stdout, stderr) = generate(&[&crds, o, &out]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.is_empty());
+    let summary = format!(
+        "generated 2 CRD module(s) into {} (3 file(s) changed)\n",
+        out.display()
+    );
+    assert_eq!(stderr, summary);
+    let mut modules: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    modules.sort();
+    assert_eq!(modules.len(), 3, "{modules:?}");
+    assert!(modules.contains(&"mod.rs".to_string()));
+
+    // Same input: nothing written.
+    let (code, _, stderr) = generate(&[&crds, o, &out]);
+    assert_eq!(code, 0);
+    assert!(stderr.ends_with("(0 file(s) changed)\n"), "{stderr}");
+
+    // One module edited by hand, one shortened: both come back, nothing else.
+    let first = out.join(&modules[0]);
+    let text = std::fs::read_to_string(&first).unwrap();
+    std::fs::write(&first, text.replacen("pub", "pab", 1)).unwrap();
+    let second = out.join(&modules[1]);
+    std::fs::write(&second, "// short").unwrap();
+    let (code, _, stderr) = generate(&[&crds, o, &out]);
+    assert_eq!(code, 0);
+    assert!(stderr.ends_with("(2 file(s) changed)\n"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), text);
+}
+
+#[test]
+fn stdin_and_stdout() {
+    let mut child = Command::new(BIN)
+        .args(["generate", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text = std::fs::read(crontab()).unwrap();
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let rust = String::from_utf8(out.stdout).unwrap();
+    assert!(rust.starts_with("// @generated"), "{rust}");
+    assert!(rust.contains("pub struct CronTabSpec"), "{rust}");
+}
+
+#[test]
+fn an_unreadable_input_wins_over_one_that_does_not_load() {
+    let dir = TempDir::new("crd-gen-generate", "errors");
+    let crds = inputs(&dir);
+    let broken = dir.join("broken.yaml");
+    std::fs::write(&broken, "a: [1, 2\nb: c\n").unwrap();
+    let missing = dir.join("missing.yaml");
+    let out = dir.join("out");
+    let o: &Path = "-o".as_ref();
+
+    // Only a file that does not parse: exit 2, named.
+    let (code, _, stderr) = generate(&[&crds, &broken, o, &out]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with(&format!("error: {}:", broken.display())),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing is written when an input fails");
+
+    // A missing file later in the list is still the one reported, in both modes.
+    for extra in [vec![o, out.as_path()], vec![]] {
+        let mut args: Vec<&Path> = vec![&broken, &crds, &missing];
+        args.extend(extra);
+        let (code, stdout, stderr) = generate(&args);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stdout.is_empty());
+        assert!(
+            stderr.starts_with(&format!("error: {}:", missing.display())),
+            "{stderr}"
+        );
+    }
+}
