@@ -260,13 +260,18 @@ impl Lowerer {
         let name = self.claim(&hint);
         let seq = self.next_seq();
         let mut scope = Scope::default();
-        // Values that are already their identifier claim first (see lower_struct).
-        let mut named: Vec<(usize, naming::RustName)> = Vec::new();
-        let mut order: Vec<usize> = (0..values.len()).collect();
-        order.sort_by_key(|&i| naming::variant_name(&values[i]).rename.is_some());
-        for i in order {
-            named.push((i, scope.claim(naming::variant_name(&values[i]), &values[i])));
-        }
+        // Values that are already their identifier claim first (see lower_struct);
+        // each value is named once, not once per sort comparison.
+        let mut order: Vec<(usize, naming::RustName)> = values
+            .iter()
+            .map(|v| naming::variant_name(v))
+            .enumerate()
+            .collect();
+        order.sort_by_key(|(_, n)| n.rename.is_some());
+        let mut named: Vec<(usize, naming::RustName)> = order
+            .into_iter()
+            .map(|(i, name)| (i, scope.claim(name, &values[i])))
+            .collect();
         named.sort_by_key(|(i, _)| *i);
         let variants = named
             .into_iter()
