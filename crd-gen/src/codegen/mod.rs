@@ -24,6 +24,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 mod ast;
+mod case;
 mod docs;
 mod emit;
 pub mod format;

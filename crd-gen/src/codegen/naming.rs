@@ -19,7 +19,7 @@
 
 use std::collections::BTreeSet;
 
-use heck::{ToPascalCase, ToSnakeCase};
+use super::case;
 
 /// A Rust identifier chosen for a JSON name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,9 +114,9 @@ pub fn field_name(json: &str) -> RustName {
 
 /// `snake_case` identifier (no rename needed: module and file names).
 pub fn snake_ident(text: &str, empty: &str) -> String {
-    let mut snake = sanitize(text).to_snake_case();
+    let mut snake = case::snake(&sanitize(text));
     if snake.is_empty() {
-        snake = symbol_words(text).to_snake_case();
+        snake = case::snake(&symbol_words(text));
     }
     if snake.is_empty() {
         snake = empty.to_string();
@@ -180,7 +180,7 @@ fn pascal_ident(text: &str, empty: &str, digit_prefix: &str) -> String {
     let words: Vec<String> = sanitize(text)
         .split(' ')
         .filter(|w| !w.is_empty())
-        .map(|w| w.to_pascal_case())
+        .map(case::pascal)
         .collect();
     let mut pascal = String::new();
     for w in words {
@@ -191,7 +191,7 @@ fn pascal_ident(text: &str, empty: &str, digit_prefix: &str) -> String {
         pascal.push_str(&w);
     }
     if pascal.is_empty() && !text.is_empty() {
-        pascal = symbol_words(text).to_pascal_case();
+        pascal = case::pascal(&symbol_words(text));
     }
     if pascal.is_empty() {
         pascal = empty.to_string();
