@@ -249,13 +249,17 @@ fn int(out: &mut Vec<TokenStream>, key: &str, n: Option<i64>) {
 /// A boolean keyword: nothing when the type already gives the wanted value, `key`
 /// for `true`, `key = false` to remove an implied `true` or keep an explicit `false`.
 fn flag(out: &mut Vec<TokenStream>, key: &str, v: Option<bool>, implied: bool) {
-    let key = ident(key);
-    match v {
-        Some(true) if !implied => out.push(quote!(#key)),
-        Some(true) => {}
-        Some(false) => out.push(quote!(#key = false)),
-        None if implied => out.push(quote!(#key = false)),
-        None => {}
+    // The identifier is built only when something is written: most nodes write no flag.
+    match (v, implied) {
+        (Some(true), false) => {
+            let key = ident(key);
+            out.push(quote!(#key));
+        }
+        (Some(false), _) | (None, true) => {
+            let key = ident(key);
+            out.push(quote!(#key = false));
+        }
+        (Some(true), true) | (None, false) => {}
     }
 }
 
