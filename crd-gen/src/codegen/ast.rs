@@ -75,6 +75,26 @@ pub fn doc(text: &str) -> Attribute {
     }))
 }
 
+/// `text` as a string literal token, the same as `Literal::string(text)`. Text that
+/// needs no escape (printable ASCII without `"` or `\\`, most names, patterns and
+/// descriptions) is quoted as is and checked by proc-macro2's lexer, which is much
+/// cheaper than escaping it character by character.
+pub fn str_lit(text: &str) -> proc_macro2::Literal {
+    let plain = text
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\');
+    if plain {
+        let mut repr = String::with_capacity(text.len() + 2);
+        repr.push('"');
+        repr.push_str(text);
+        repr.push('"');
+        if let Ok(literal) = repr.parse() {
+            return literal;
+        }
+    }
+    proc_macro2::Literal::string(text)
+}
+
 /// `text` as a raw string literal (`r#"..."#`), or `None` when it cannot be one (a
 /// carriage return). Doc text is long and printed back through `LitStr::value`:
 /// a raw literal skips escaping it and unescaping it again, and prettyplease prints
@@ -163,6 +183,15 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The quick path spells literals exactly as proc-macro2 does.
+        #[test]
+        fn string_literals_match_proc_macro2(text in r##"[ -~]{0,24}|[ a"'\\\r\n\t\u{0}é🚀]{0,12}"##) {
+            proptest::prop_assert_eq!(
+                str_lit(&text).to_string(),
+                proc_macro2::Literal::string(&text).to_string()
+            );
+        }
+
         /// Whatever the text, the doc attribute holds exactly it.
         #[test]
         fn doc_values_are_the_text(text in r##"[ a"#\\\r\n\t*/é🚀]{0,16}"##) {

@@ -199,7 +199,7 @@ impl<'a> Emitter<'a> {
                 })
                 .clone()
         };
-        let serde = match (&f.name.rename, optional) {
+        let serde = match (f.name.rename.as_deref().map(ast::str_lit), optional) {
             (None, false) => None,
             (None, true) => Some(optional_serde()),
             (Some(r), false) => Some(quote!(rename = #r)),
@@ -346,9 +346,10 @@ impl<'a> Emitter<'a> {
 }
 
 fn rename_attr(name: &RustName) -> Option<syn::Attribute> {
-    name.rename
-        .as_ref()
-        .map(|r| ast::list("serde", quote!(rename = #r)))
+    name.rename.as_ref().map(|r| {
+        let r = ast::str_lit(r);
+        ast::list("serde", quote!(rename = #r))
+    })
 }
 
 /// `attrs pub name: ty`.

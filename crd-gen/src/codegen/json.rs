@@ -11,6 +11,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use serde_json::{Number, Value};
 
+use super::ast::str_lit;
+
 /// Tokens for a JSON value as crd-derive's "JSON value" attribute form.
 pub fn json_tokens(v: &Value) -> TokenStream {
     if holds_object(v) {
@@ -36,7 +38,7 @@ fn raw(v: &Value) -> TokenStream {
         Value::Bool(b) => quote!(#b),
         Value::Number(n) => number(n),
         Value::String(s) => {
-            let lit = Literal::string(s);
+            let lit = str_lit(s);
             quote!(#lit)
         }
         Value::Array(items) => {
@@ -45,7 +47,7 @@ fn raw(v: &Value) -> TokenStream {
         }
         Value::Object(map) => {
             let entries = map.iter().map(|(k, v)| {
-                let k = Literal::string(k);
+                let k = str_lit(k);
                 let v = raw(v);
                 quote!(#k: #v)
             });

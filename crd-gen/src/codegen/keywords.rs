@@ -10,6 +10,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::{Number, Value};
 
+use super::ast::str_lit;
 use super::json::json_tokens;
 
 /// What crd-derive already writes for a Rust type, so it is not repeated.
@@ -90,40 +91,29 @@ pub fn node_keywords(node: &JSONSchemaProps, implied: Implied, skip: Skip) -> Ve
         xml,
     } = node;
 
-    // Keywords a structural CRD schema cannot hold: kept as a schema fragment only if
-    // present (they never are in a CRD the API server accepted).
-    let forbidden = JSONSchemaProps {
-        id: id.clone(),
-        schema: schema.clone(),
-        ref_path: ref_path.clone(),
-        pattern_properties: pattern_properties.clone(),
-        dependencies: dependencies.clone(),
-        additional_items: additional_items.clone(),
-        definitions: definitions.clone(),
-        properties: properties.clone(),
-        deprecated: deprecated.clone(),
-        discriminator: discriminator.clone(),
-        read_only: read_only.clone(),
-        write_only: write_only.clone(),
-        xml: xml.clone(),
-        ..Default::default()
-    };
-
     if let Some(d) = description.as_deref().filter(|_| !skip.description) {
+        let d = str_lit(d);
         out.push(quote!(description = #d));
     }
     if let Some(t) = title {
+        let t = str_lit(t);
         out.push(quote!(title = #t));
     }
     match (type_.as_deref(), implied.type_) {
         (Some(t), Some(i)) if t == i => {}
-        (Some(t), _) => out.push(quote!(type = #t)),
+        (Some(t), _) => {
+            let t = str_lit(t);
+            out.push(quote!(type = #t));
+        }
         (None, Some(_)) => out.push(quote!(type = null)),
         (None, None) => {}
     }
     match (format.as_deref(), implied.format) {
         (Some(f), Some(i)) if f == i => {}
-        (Some(f), _) => out.push(quote!(format = #f)),
+        (Some(f), _) => {
+            let f = str_lit(f);
+            out.push(quote!(format = #f));
+        }
         (None, Some(_)) => out.push(quote!(format = null)),
         (None, None) => {}
     }
@@ -149,6 +139,7 @@ pub fn node_keywords(node: &JSONSchemaProps, implied: Implied, skip: Skip) -> Ve
     int(&mut out, "min_length", *min_length);
     int(&mut out, "max_length", *max_length);
     if let Some(p) = pattern {
+        let p = str_lit(p);
         out.push(quote!(pattern = #p));
     }
     if let Some(values) = enum_ {
@@ -184,12 +175,15 @@ pub fn node_keywords(node: &JSONSchemaProps, implied: Implied, skip: Skip) -> Ve
         implied.embedded,
     );
     if let Some(t) = x_kubernetes_list_type {
+        let t = str_lit(t);
         out.push(quote!(list_type = #t));
     }
     if let Some(keys) = x_kubernetes_list_map_keys {
+        let keys = keys.iter().map(|k| str_lit(k));
         out.push(quote!(list_map_keys = [#(#keys),*]));
     }
     if let Some(t) = x_kubernetes_map_type {
+        let t = str_lit(t);
         out.push(quote!(map_type = #t));
     }
     for rule in x_kubernetes_validations.iter().flatten() {
@@ -203,6 +197,7 @@ pub fn node_keywords(node: &JSONSchemaProps, implied: Implied, skip: Skip) -> Ve
         out.push(quote!(not = #v));
     }
     if let Some(r) = required {
+        let r = r.iter().map(|r| str_lit(r));
         out.push(quote!(required = [#(#r),*]));
     }
     // `items`/`additionalProperties` left in the residual are forms the Rust type
@@ -223,7 +218,38 @@ pub fn node_keywords(node: &JSONSchemaProps, implied: Implied, skip: Skip) -> Ve
         };
         out.push(quote!(additional_properties = #v));
     }
-    if forbidden != JSONSchemaProps::default() {
+    // Keywords a structural CRD schema cannot hold: kept as a schema fragment only if
+    // present (they never are in a CRD the API server accepted).
+    let any_forbidden = id.is_some()
+        || schema.is_some()
+        || ref_path.is_some()
+        || pattern_properties.is_some()
+        || dependencies.is_some()
+        || additional_items.is_some()
+        || definitions.is_some()
+        || properties.is_some()
+        || deprecated.is_some()
+        || discriminator.is_some()
+        || read_only.is_some()
+        || write_only.is_some()
+        || xml.is_some();
+    if any_forbidden {
+        let forbidden = JSONSchemaProps {
+            id: id.clone(),
+            schema: schema.clone(),
+            ref_path: ref_path.clone(),
+            pattern_properties: pattern_properties.clone(),
+            dependencies: dependencies.clone(),
+            additional_items: additional_items.clone(),
+            definitions: definitions.clone(),
+            properties: properties.clone(),
+            deprecated: deprecated.clone(),
+            discriminator: discriminator.clone(),
+            read_only: read_only.clone(),
+            write_only: write_only.clone(),
+            xml: xml.clone(),
+            ..Default::default()
+        };
         let v = fragment(&forbidden);
         out.push(quote!(extra = #v));
     }
@@ -289,17 +315,22 @@ pub fn validation(rule: &ValidationRule) -> TokenStream {
         field_path,
         optional_old_self,
     } = rule;
+    let rule = str_lit(rule);
     let mut parts = vec![quote!(rule = #rule)];
     if let Some(m) = message {
+        let m = str_lit(m);
         parts.push(quote!(message = #m));
     }
     if let Some(m) = message_expression {
+        let m = str_lit(m);
         parts.push(quote!(message_expression = #m));
     }
     if let Some(r) = reason {
+        let r = str_lit(r);
         parts.push(quote!(reason = #r));
     }
     if let Some(f) = field_path {
+        let f = str_lit(f);
         parts.push(quote!(field_path = #f));
     }
     if let Some(b) = optional_old_self {
