@@ -24,7 +24,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crd_runtime::CustomResourceDefinition;
-use crd_runtime::load::{LoadError, crds_from_documents, parse_documents_bytes};
+use crd_runtime::load::LoadError;
 
 pub mod codegen;
 pub mod par;
@@ -102,8 +102,7 @@ pub fn compile_crds(paths: &[impl AsRef<Path>]) -> Result<(), Error> {
 /// Reads every CRD of one manifest (YAML or JSON, multi-document, `List`s, v1 and
 /// v1beta1); other documents are ignored.
 pub fn load_input(name: &str, bytes: &[u8]) -> Result<Vec<CustomResourceDefinition>, Error> {
-    let docs = parse_documents_bytes(name, bytes)?;
-    Ok(crds_from_documents(name, docs)?
+    Ok(crd_runtime::load::load_crds_bytes(name, bytes)?
         .crds
         .into_iter()
         .map(|d| d.crd)

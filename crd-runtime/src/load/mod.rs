@@ -15,6 +15,8 @@
 //!
 //! [`Budget`]: serde_saphyr::Budget
 
+#[cfg(test)]
+mod moving_tests;
 mod yaml_fast;
 #[cfg(test)]
 mod yaml_fast_tests;
@@ -265,6 +267,46 @@ fn nests_deeper_than(value: &Value, limit: usize) -> bool {
     false
 }
 
+/// Gives back the value a conversion consumed (by parsing the text again), so a
+/// failure can still be reported with its field path.
+type Reload<'a> = &'a (dyn Fn() -> Option<Value> + Sync);
+
+/// [`from_value`] that moves the value's strings into the model instead of copying
+/// them; only a failed conversion asks `reload` for the value again, to name the
+/// field the way [`from_value`] does.
+fn from_value_moving<T: DeserializeOwned + Send>(
+    source: &str,
+    document: usize,
+    value: Value,
+    reload: Reload<'_>,
+) -> Result<T, LoadError> {
+    let deep = nests_deeper_than(&value, SHALLOW);
+    let convert = move || match T::deserialize(value) {
+        Ok(typed) => Ok(typed),
+        Err(e) => match reload() {
+            Some(value) => typed(source, document, value),
+            None => Err(LoadError::Field {
+                source: source.to_string(),
+                document,
+                path: String::new(),
+                message: e.to_string(),
+            }),
+        },
+    };
+    if !deep {
+        return convert();
+    }
+    // See `from_value`.
+    on_big_stack(convert).unwrap_or_else(|e| {
+        Err(LoadError::Field {
+            source: source.to_string(),
+            document,
+            path: String::new(),
+            message: format!("cannot start the conversion thread: {e}"),
+        })
+    })
+}
+
 fn typed<T: DeserializeOwned>(source: &str, document: usize, value: Value) -> Result<T, LoadError> {
     if let Ok(typed) = T::deserialize(&value) {
         return Ok(typed);
@@ -315,26 +357,94 @@ fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
 /// Reads every CRD of a manifest (v1 or v1beta1; `List` documents are expanded).
 pub fn load_crds(source: &str, text: &str) -> Result<LoadedCrds, LoadError> {
     let docs = parse_documents(source, text)?;
-    crds_from_documents(source, docs)
+    crds_from(source, docs, Some(&|| parse_documents(source, text).ok()))
+}
+
+/// [`load_crds`] for raw bytes (see [`parse_documents_bytes`]).
+pub fn load_crds_bytes(source: &str, bytes: &[u8]) -> Result<LoadedCrds, LoadError> {
+    let docs = parse_documents_bytes(source, bytes)?;
+    crds_from(
+        source,
+        docs,
+        Some(&|| parse_documents_bytes(source, bytes).ok()),
+    )
 }
 
 /// Types already parsed documents as CRDs (see [`load_crds`]).
 pub fn crds_from_documents(source: &str, docs: Vec<Value>) -> Result<LoadedCrds, LoadError> {
+    crds_from(source, docs, None)
+}
+
+/// Parses the whole input again (the same documents as the first time).
+type Reparse<'a> = &'a (dyn Fn() -> Option<Vec<Value>> + Sync);
+
+/// Types `docs`; with `reparse`, values are moved into the models (see
+/// [`from_value_moving`]), else converted by reference ([`from_value`]).
+fn crds_from(
+    source: &str,
+    docs: Vec<Value>,
+    reparse: Option<Reparse<'_>>,
+) -> Result<LoadedCrds, LoadError> {
     let mut out = LoadedCrds::default();
     for (document, doc) in docs.into_iter().enumerate() {
         match doc {
             // `kind: List` (or `CustomResourceDefinitionList`): each item is a document.
             Value::Object(mut map) if is_list(&map) => {
                 if let Some(Value::Array(items)) = map.remove("items") {
-                    for item in items {
-                        push_document(source, document, item, &mut out)?;
+                    for (k, item) in items.into_iter().enumerate() {
+                        let at = At {
+                            document,
+                            item: Some(k),
+                            reparse,
+                        };
+                        push_document(source, at, item, &mut out)?;
                     }
                 }
             }
-            doc => push_document(source, document, doc, &mut out)?,
+            doc => {
+                let at = At {
+                    document,
+                    item: None,
+                    reparse,
+                };
+                push_document(source, at, doc, &mut out)?;
+            }
         }
     }
     Ok(out)
+}
+
+/// Where a CRD document came from, and how to read it again.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    document: usize,
+    /// Its index in a `List` document's `items`.
+    item: Option<usize>,
+    reparse: Option<Reparse<'a>>,
+}
+
+impl At<'_> {
+    /// The document (or `List` item) parsed again.
+    fn reload(&self) -> Option<Value> {
+        let doc = (self.reparse?)()?.into_iter().nth(self.document)?;
+        match self.item {
+            None => Some(doc),
+            Some(k) => match doc {
+                Value::Object(mut map) => match map.remove("items")? {
+                    Value::Array(items) => items.into_iter().nth(k),
+                    _ => None,
+                },
+                _ => None,
+            },
+        }
+    }
+
+    fn typed<T: DeserializeOwned + Send>(&self, source: &str, doc: Value) -> Result<T, LoadError> {
+        match self.reparse {
+            Some(_) => from_value_moving(source, self.document, doc, &|| self.reload()),
+            None => from_value(source, self.document, doc),
+        }
+    }
 }
 
 fn is_list(map: &serde_json::Map<String, Value>) -> bool {
@@ -344,10 +454,11 @@ fn is_list(map: &serde_json::Map<String, Value>) -> bool {
 
 fn push_document(
     source: &str,
-    document: usize,
+    at: At<'_>,
     doc: Value,
     out: &mut LoadedCrds,
 ) -> Result<(), LoadError> {
+    let document = at.document;
     let api_version = str_field(&doc, "apiVersion").to_string();
     let kind = str_field(&doc, "kind").to_string();
     if kind != KIND || !(api_version == API_VERSION_V1 || api_version == API_VERSION_V1BETA1) {
@@ -359,9 +470,10 @@ fn push_document(
         return Ok(());
     }
     let crd = if api_version == API_VERSION_V1BETA1 {
-        from_value::<CustomResourceDefinitionV1Beta1>(source, document, doc)?.into_v1()
+        at.typed::<CustomResourceDefinitionV1Beta1>(source, doc)?
+            .into_v1()
     } else {
-        from_value::<CustomResourceDefinition>(source, document, doc)?
+        at.typed::<CustomResourceDefinition>(source, doc)?
     };
     out.crds.push(CrdDocument {
         document,
