@@ -116,8 +116,6 @@ pub enum DefKind {
 pub struct TypeDef {
     /// The Rust type name.
     pub name: String,
-    /// Where in the schema it was first found (`.spec.template`), for docs and errors.
-    pub path: String,
     /// The node's keywords not implied by the shape.
     pub residual: Box<JSONSchemaProps>,
     /// Struct or enum.

@@ -75,14 +75,14 @@ impl Lowerer {
     }
 
     /// Lowers a node whose type name is already claimed as `name` (roots).
-    pub fn lower_named(&mut self, node: JSONSchemaProps, name: String, path: &str) -> Ty {
-        self.lower_node(Box::new(node), NameHint::Claimed(name), path)
+    pub fn lower_named(&mut self, node: JSONSchemaProps, name: &str) -> Ty {
+        self.lower_node(Box::new(node), NameHint::Claimed(name))
     }
 
     /// Lowers the `spec` node: always a struct (the derive needs one), never shared
     /// with an identical nested node (its keywords go to `spec_schema(...)`).
-    pub fn lower_spec(&mut self, node: JSONSchemaProps, name: String, path: &str) -> TypeId {
-        let ty = self.lower_struct(Box::new(node), NameHint::Claimed(name), path, false);
+    pub fn lower_spec(&mut self, node: JSONSchemaProps, name: &str) -> TypeId {
+        let ty = self.lower_struct(Box::new(node), NameHint::Claimed(name), false);
         match ty.kind {
             TyKind::Named(id) => id,
             _ => unreachable!("lower_struct always returns a named type"),
@@ -93,7 +93,7 @@ impl Lowerer {
     /// by value: what its shape consumes is moved out of it, and the rest is the
     /// residual, so no subtree is ever copied (the largest corpus schemas have
     /// ten thousand nodes, eighteen levels deep).
-    fn lower_node(&mut self, mut node: Box<JSONSchemaProps>, hint: NameHint, path: &str) -> Ty {
+    fn lower_node(&mut self, mut node: Box<JSONSchemaProps>, hint: NameHint<'_>) -> Ty {
         let has_props = node.properties.as_ref().is_some_and(|p| !p.is_empty());
 
         if node.is_int_or_string() {
@@ -104,11 +104,11 @@ impl Lowerer {
         }
         let ty = node.type_str();
         if has_props && (ty == "object" || ty.is_empty()) {
-            return self.lower_struct(node, hint, path, true);
+            return self.lower_struct(node, hint, true);
         }
         if let Some(values) = string_enum(&node) {
             node.enum_ = None;
-            return self.lower_enum(values, node, hint, path);
+            return self.lower_enum(values, node, hint);
         }
         let kind = match node.type_str() {
             "boolean" => TyKind::Bool,
@@ -120,8 +120,7 @@ impl Lowerer {
             },
             "array" => match node.items.take().map(|items| *items) {
                 Some(JSONSchemaPropsOrArray::Schema(items)) => {
-                    let item =
-                        self.lower_node(Box::new(items), hint.clone(), &format!("{path}[*]"));
+                    let item = self.lower_node(Box::new(items), hint);
                     TyKind::Vec(Box::new(item))
                 }
                 None => TyKind::Vec(Box::new(Ty::bare(TyKind::AbsentItems))),
@@ -134,8 +133,7 @@ impl Lowerer {
             "object" if node.is_embedded_resource() => TyKind::Embedded,
             "object" => match node.additional_properties.take().map(|ap| *ap) {
                 Some(JSONSchemaPropsOrBool::Schema(values)) => {
-                    let value =
-                        self.lower_node(Box::new(values), hint.clone(), &format!("{path}.*"));
+                    let value = self.lower_node(Box::new(values), hint);
                     TyKind::Map(Box::new(value))
                 }
                 // `additionalProperties: true` stays in the residual: it is not the
@@ -151,7 +149,7 @@ impl Lowerer {
                     } else {
                         // `type: object` and nothing else: the server prunes every key,
                         // so the faithful type is a struct without fields.
-                        return self.lower_struct(node, hint, path, true);
+                        return self.lower_struct(node, hint, true);
                     }
                 }
             },
@@ -167,8 +165,7 @@ impl Lowerer {
     fn lower_struct(
         &mut self,
         mut node: Box<JSONSchemaProps>,
-        hint: NameHint,
-        path: &str,
+        hint: NameHint<'_>,
         share: bool,
     ) -> Ty {
         let name = self.claim(&hint);
@@ -210,9 +207,7 @@ impl Lowerer {
 
         let mut fields = Vec::with_capacity(props.len());
         for ((key, child), (_, rust)) in props.into_iter().zip(names.drain(..)) {
-            let child_hint = NameHint::Child(name.clone(), key.clone());
-            let child_path = format!("{path}.{key}");
-            let ty = self.lower_node(Box::new(child), child_hint, &child_path);
+            let ty = self.lower_node(Box::new(child), NameHint::Child(&name, &key));
             fields.push(Field {
                 required: required.contains(&key),
                 json: key,
@@ -224,8 +219,7 @@ impl Lowerer {
         let mut catch_all = None;
         match node.additional_properties.take().map(|ap| *ap) {
             Some(JSONSchemaPropsOrBool::Schema(values)) => {
-                let hint = NameHint::Child(name.clone(), "additional".into());
-                let value = self.lower_node(Box::new(values), hint, &format!("{path}.*"));
+                let value = self.lower_node(Box::new(values), NameHint::Child(&name, "additional"));
                 catch_all = Some(value);
             }
             other => {
@@ -242,7 +236,6 @@ impl Lowerer {
 
         let def = TypeDef {
             name,
-            path: path_or_root(path),
             residual: node,
             kind: DefKind::Struct { fields, catch_all },
             seq,
@@ -254,8 +247,7 @@ impl Lowerer {
         &mut self,
         values: Vec<String>,
         residual: Box<JSONSchemaProps>,
-        hint: NameHint,
-        path: &str,
+        hint: NameHint<'_>,
     ) -> Ty {
         let name = self.claim(&hint);
         let seq = self.next_seq();
@@ -282,7 +274,6 @@ impl Lowerer {
             .collect();
         let def = TypeDef {
             name,
-            path: path_or_root(path),
             residual,
             kind: DefKind::StringEnum { variants },
             seq,
@@ -305,9 +296,9 @@ impl Lowerer {
         self.seq
     }
 
-    fn claim(&mut self, hint: &NameHint) -> String {
-        match hint {
-            NameHint::Claimed(name) => name.clone(),
+    fn claim(&mut self, hint: &NameHint<'_>) -> String {
+        match *hint {
+            NameHint::Claimed(name) => name.to_string(),
             NameHint::Child(parent, prop) => {
                 let name = self.namer.type_name(&[parent, prop]);
                 self.types.claim_ident(name)
@@ -334,21 +325,13 @@ impl Lowerer {
     }
 }
 
-fn path_or_root(path: &str) -> String {
-    if path.is_empty() {
-        ".".into()
-    } else {
-        path.into()
-    }
-}
-
 /// How to name a definition found at a node.
-#[derive(Clone, Debug)]
-enum NameHint {
+#[derive(Clone, Copy, Debug)]
+enum NameHint<'a> {
     /// The name is already claimed (roots).
-    Claimed(String),
+    Claimed(&'a str),
     /// Parent type name + property name.
-    Child(String, String),
+    Child(&'a str, &'a str),
 }
 
 /// The values of a string enum that can become a Rust enum: `enum` given, every value

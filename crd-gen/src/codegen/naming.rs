@@ -243,10 +243,11 @@ impl Scope {
 
     /// Claims `name`, or the first free suffixed form of it.
     pub fn claim(&mut self, name: RustName, json: &str) -> RustName {
-        let bare = name.bare().to_string();
-        if self.taken.insert(bare.clone()) {
+        if !self.taken.contains(name.bare()) {
+            self.taken.insert(name.bare().to_string());
             return name;
         }
+        let bare = name.bare().to_string();
         let snake = bare.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
         let base = bare.trim_end_matches('_');
         for n in 2.. {
@@ -269,6 +270,14 @@ impl Scope {
 
     /// Claims a plain identifier (no serde rename involved), e.g. a type name.
     pub fn claim_ident(&mut self, ident: String) -> String {
+        if !self
+            .taken
+            .contains(ident.strip_prefix("r#").unwrap_or(&ident))
+        {
+            self.taken
+                .insert(ident.strip_prefix("r#").unwrap_or(&ident).to_string());
+            return ident;
+        }
         let name = RustName {
             ident: ident.clone(),
             rename: None,

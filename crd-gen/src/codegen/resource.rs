@@ -52,10 +52,10 @@ pub fn version_module(
         type_: Some("object".into()),
         ..Default::default()
     });
-    let spec_id = lower.lower_spec(spec_node, spec_name, ".spec");
+    let spec_id = lower.lower_spec(spec_node, &spec_name);
 
     let status_name = lower.reserve(&format!("{root_name}Status"));
-    let status = status_node.map(|node| lower.lower_named(node, status_name.clone(), ".status"));
+    let status = status_node.map(|node| lower.lower_named(node, &status_name));
     let space = lower.finish();
     // The derive defines the root and list types in the module too.
     let list_name = format!("{root_name}List");
