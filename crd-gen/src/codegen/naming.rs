@@ -44,7 +44,10 @@ impl RustName {
     }
 }
 
-/// Strict and reserved keywords of Rust 2024 (raw-able ones).
+/// The longest of [`KEYWORDS`] and [`NOT_RAW`].
+const MAX_KEYWORD_LEN: usize = 8;
+
+/// Strict and reserved keywords of Rust 2024 (raw-able ones), sorted.
 const KEYWORDS: &[&str] = &[
     "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
     "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
@@ -203,6 +206,10 @@ fn pascal_ident(text: &str, empty: &str, digit_prefix: &str) -> String {
 }
 
 fn keyword_safe(ident: String) -> String {
+    // Every keyword is short: most names are done after one comparison.
+    if ident.len() > MAX_KEYWORD_LEN {
+        return ident;
+    }
     if NOT_RAW.contains(&ident.as_str()) {
         // `self_` would trip the camel-case lint for `Self`, so use a word.
         return if ident == "Self" {
@@ -211,7 +218,7 @@ fn keyword_safe(ident: String) -> String {
             format!("{ident}_")
         };
     }
-    if KEYWORDS.contains(&ident.as_str()) {
+    if KEYWORDS.binary_search(&ident.as_str()).is_ok() {
         return format!("r#{ident}");
     }
     ident
@@ -289,6 +296,19 @@ impl Scope {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keyword_tables_are_sorted_and_short() {
+        assert!(
+            KEYWORDS.windows(2).all(|w| w[0] < w[1]),
+            "KEYWORDS must stay sorted"
+        );
+        let longest = KEYWORDS.iter().chain(NOT_RAW).map(|k| k.len()).max();
+        assert_eq!(longest, Some(MAX_KEYWORD_LEN));
+        for k in KEYWORDS {
+            assert_eq!(keyword_safe(k.to_string()), format!("r#{k}"));
+        }
+    }
 
     fn f(json: &str) -> (String, Option<String>) {
         let n = field_name(json);
