@@ -545,7 +545,7 @@ fn holds(path: &Path, content: &str) -> bool {
     }
     // Compared chunk by chunk through one small buffer: reading whole files into
     // fresh memory costs more in page faults than the comparison itself.
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut buf = [0u8; 16 * 1024];
     let mut rest = content.as_bytes();
     loop {
         match file.read(&mut buf) {

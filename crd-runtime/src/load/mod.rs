@@ -252,19 +252,15 @@ pub fn from_value<T: DeserializeOwned + Send>(
 /// Documents nesting at most this deep are typed on the caller's stack.
 const SHALLOW: usize = 40;
 
-/// Whether `value` has containers nested more than `limit` deep (iterative, so it
-/// is safe on any stack).
+/// Whether `value` has containers nested more than `limit` deep. Recursion stops
+/// at `limit + 1` levels, so it is safe on any stack, and it allocates nothing.
 fn nests_deeper_than(value: &Value, limit: usize) -> bool {
-    let mut stack = vec![(value, 1usize)];
-    while let Some((v, depth)) = stack.pop() {
-        match v {
-            Value::Array(_) | Value::Object(_) if depth > limit => return true,
-            Value::Array(items) => stack.extend(items.iter().map(|c| (c, depth + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|c| (c, depth + 1))),
-            _ => {}
-        }
+    match value {
+        Value::Array(_) | Value::Object(_) if limit == 0 => true,
+        Value::Array(items) => items.iter().any(|v| nests_deeper_than(v, limit - 1)),
+        Value::Object(map) => map.values().any(|v| nests_deeper_than(v, limit - 1)),
+        _ => false,
     }
-    false
 }
 
 /// Gives back the value a conversion consumed (by parsing the text again), so a
