@@ -183,33 +183,26 @@ impl Lowerer {
         // Exact spellings claim their identifiers first, so `foo_bar` keeps
         // `foo_bar` even when `fooBar` sorts before it.
         let mut fields_scope = Scope::default();
-        let mut names: HashMap<&str, naming::RustName> = HashMap::default();
-        let mut order: Vec<(bool, &String, naming::RustName)> = props
-            .keys()
-            .map(|k| {
-                let n = self.field_name(k);
-                (n.rename.is_some(), k, n)
-            })
-            .collect();
-        order.sort_by_key(|(renamed, _, _)| *renamed);
-        for (_, key, rust) in order {
-            names.insert(key, fields_scope.claim(rust, key));
+        let mut names: Vec<naming::RustName> = props.keys().map(|k| self.field_name(k)).collect();
+        let renamed: Vec<bool> = names.iter().map(|n| n.rename.is_some()).collect();
+        for pass in [false, true] {
+            for ((name, key), _) in names
+                .iter_mut()
+                .zip(props.keys())
+                .zip(&renamed)
+                .filter(|(_, r)| **r == pass)
+            {
+                *name = fields_scope.claim(std::mem::take(name), key);
+            }
         }
-        let mut names: Vec<(String, naming::RustName)> = props
-            .keys()
-            .map(|k| {
-                (
-                    k.clone(),
-                    names.remove(k.as_str()).expect("every property was named"),
-                )
-            })
-            .collect();
 
+        let mut required_sorted: Vec<&str> = required.iter().map(String::as_str).collect();
+        required_sorted.sort_unstable();
         let mut fields = Vec::with_capacity(props.len());
-        for ((key, child), (_, rust)) in props.into_iter().zip(names.drain(..)) {
+        for ((key, child), rust) in props.into_iter().zip(names) {
             let ty = self.lower_node(Box::new(child), NameHint::Child(&name, &key));
             fields.push(Field {
-                required: required.contains(&key),
+                required: required_sorted.binary_search(&key.as_str()).is_ok(),
                 json: key,
                 name: rust,
                 ty,

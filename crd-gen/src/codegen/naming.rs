@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 use super::case;
 
 /// A Rust identifier chosen for a JSON name.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RustName {
     /// The identifier as written in Rust (may start with `r#`).
     pub ident: String,
