@@ -101,10 +101,14 @@ pub fn str_lit(text: &str) -> proc_macro2::Literal {
 /// the same `///` line either way. The text still only ever becomes a literal token,
 /// checked by proc-macro2's lexer.
 fn raw_str(text: &str) -> Option<Lit> {
-    if text.contains('\r') {
+    let bytes = text.as_bytes();
+    if memchr::memchr(b'\r', bytes).is_some() {
         return None;
     }
-    let hashes = longest_hash_run_after_quote(text) + usize::from(text.contains('"'));
+    let hashes = match memchr::memchr(b'"', bytes) {
+        None => 0,
+        Some(_) => longest_hash_run_after_quote(text) + 1,
+    };
     let mut repr = String::with_capacity(text.len() + 2 * hashes + 3);
     repr.push('r');
     repr.extend(std::iter::repeat_n('#', hashes));

@@ -13,8 +13,7 @@
 /// The doc attributes for `description`, built as syntax trees (no parsing).
 pub fn doc_attrs_syn(description: &str) -> Vec<syn::Attribute> {
     let mut text = String::new();
-    description
-        .split('\n')
+    lines(description)
         .map(|line| {
             text.clear();
             if !line.is_empty() {
@@ -37,9 +36,21 @@ pub fn docs_roundtrip(description: &str) -> bool {
     // [`doc_to_description`] strips), so only the derive's trimming can lose text.
     !description.is_empty()
         && description.trim() == description
-        && !description
-            .split('\n')
-            .any(|l| l.ends_with(char::is_whitespace))
+        && !lines(description).any(|l| l.ends_with(char::is_whitespace))
+}
+
+/// `text.split('\n')`, with a vectorized search (descriptions are most of the text).
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', text.as_bytes())
+        .map(Some)
+        .chain([None])
+        .map(move |end| {
+            let end = end.unwrap_or(text.len());
+            let line = &text[start..end];
+            start = end + 1;
+            line
+        })
 }
 
 #[cfg(test)]
@@ -100,6 +111,13 @@ mod tests {
             assert_eq!(file.items.len(), 1, "{desc:?} produced extra items");
             let lines = doc_lines(desc);
             assert_eq!(doc_to_description(&lines), desc);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn lines_split_like_str_split(text in "[ab\n]{0,12}") {
+            proptest::prop_assert_eq!(lines(&text).collect::<Vec<_>>(), text.split('\n').collect::<Vec<_>>());
         }
     }
 
