@@ -59,6 +59,11 @@ const KEYWORDS: &[&str] = &[
 /// Keywords that cannot be raw identifiers.
 const NOT_RAW: &[&str] = &["self", "Self", "super", "crate"];
 
+/// Only ASCII letters and digits (and not empty).
+fn is_alphanumeric(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
 /// Splits arbitrary text into identifier-safe words: ASCII alphanumerics are kept,
 /// every other ASCII character separates words, and each non-ASCII character
 /// becomes its own `uXXXX` word (so distinct unicode names stay distinct).
@@ -117,7 +122,12 @@ pub fn field_name(json: &str) -> RustName {
 
 /// `snake_case` identifier (no rename needed: module and file names).
 pub fn snake_ident(text: &str, empty: &str) -> String {
-    let mut snake = case::snake(&sanitize(text));
+    let mut snake = if is_alphanumeric(text) {
+        // `sanitize` would return it unchanged.
+        case::snake(text)
+    } else {
+        case::snake(&sanitize(text))
+    };
     if snake.is_empty() {
         snake = case::snake(&symbol_words(text));
     }
@@ -178,21 +188,23 @@ fn join_type_name(name: String) -> String {
 }
 
 fn pascal_ident(text: &str, empty: &str, digit_prefix: &str) -> String {
-    // heck drops the boundary between digits ("1.2" → "12"); keep it as `_`,
-    // which the camel-case lint accepts between two digits.
-    let words: Vec<String> = sanitize(text)
-        .split(' ')
-        .filter(|w| !w.is_empty())
-        .map(case::pascal)
-        .collect();
-    let mut pascal = String::new();
-    for w in words {
-        let prev_digit = pascal.ends_with(|c: char| c.is_ascii_digit());
-        if prev_digit && w.starts_with(|c: char| c.is_ascii_digit()) {
-            pascal.push('_');
+    let mut pascal = if is_alphanumeric(text) {
+        // One word, which `sanitize` would return unchanged (most names).
+        case::pascal(text)
+    } else {
+        // heck drops the boundary between digits ("1.2" → "12"); keep it as `_`,
+        // which the camel-case lint accepts between two digits.
+        let mut pascal = String::new();
+        for w in sanitize(text).split(' ').filter(|w| !w.is_empty()) {
+            let w = case::pascal(w);
+            let prev_digit = pascal.ends_with(|c: char| c.is_ascii_digit());
+            if prev_digit && w.starts_with(|c: char| c.is_ascii_digit()) {
+                pascal.push('_');
+            }
+            pascal.push_str(&w);
         }
-        pascal.push_str(&w);
-    }
+        pascal
+    };
     if pascal.is_empty() && !text.is_empty() {
         pascal = case::pascal(&symbol_words(text));
     }
@@ -296,6 +308,15 @@ impl Scope {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The fast paths skip `sanitize` only where it changes nothing.
+        #[test]
+        fn alphanumeric_names_need_no_sanitizing(text in "[a-zA-Z0-9]{1,16}") {
+            proptest::prop_assert!(is_alphanumeric(&text));
+            proptest::prop_assert_eq!(sanitize(&text), text);
+        }
+    }
 
     #[test]
     fn keyword_tables_are_sorted_and_short() {
