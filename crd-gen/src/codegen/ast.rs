@@ -54,11 +54,22 @@ pub fn public() -> Visibility {
     Visibility::Public(Default::default())
 }
 
+thread_local! {
+    /// Delimiter tokens are `Copy`, but a new one builds a token group for its span;
+    /// every attribute needs one or two.
+    static DELIMITERS: (token::Bracket, token::Paren, token::Brace) = Default::default();
+}
+
+/// `{ }` for an item body.
+pub fn brace() -> token::Brace {
+    DELIMITERS.with(|d| d.2)
+}
+
 fn outer(meta: Meta) -> Attribute {
     Attribute {
         pound_token: Default::default(),
         style: AttrStyle::Outer,
-        bracket_token: Default::default(),
+        bracket_token: DELIMITERS.with(|d| d.0),
         meta,
     }
 }
@@ -134,7 +145,7 @@ fn longest_hash_run_after_quote(text: &str) -> usize {
 pub fn list(name: &str, tokens: TokenStream) -> Attribute {
     outer(Meta::List(MetaList {
         path: path(false, &[name]),
-        delimiter: MacroDelimiter::Paren(token::Paren::default()),
+        delimiter: MacroDelimiter::Paren(DELIMITERS.with(|d| d.1)),
         tokens,
     }))
 }

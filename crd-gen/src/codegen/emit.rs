@@ -150,7 +150,7 @@ impl<'a> Emitter<'a> {
                     ident: name,
                     generics: Default::default(),
                     fields: syn::Fields::Named(syn::FieldsNamed {
-                        brace_token: Default::default(),
+                        brace_token: ast::brace(),
                         named: ast::punctuated(named),
                     }),
                     semi_token: None,
@@ -172,7 +172,7 @@ impl<'a> Emitter<'a> {
                     enum_token: Default::default(),
                     ident: name,
                     generics: Default::default(),
-                    brace_token: Default::default(),
+                    brace_token: ast::brace(),
                     variants: ast::punctuated(variants),
                 })
             }
