@@ -1,17 +1,11 @@
 //! The fast YAML builder against serde-saphyr: same values for everything it accepts.
 
-use std::path::{Path, PathBuf};
-
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::yaml_fast::{self, Plain, resolve_plain};
-use super::{LoadError, MAX_DEPTH, parse_documents, parse_yaml_saphyr};
-
-/// The reference result.
-fn saphyr(text: &str) -> Result<Vec<Value>, LoadError> {
-    parse_yaml_saphyr("t.yaml", text)
-}
+use super::yaml_scan_tests::{saphyr, shared, yaml_files};
+use super::{LoadError, MAX_DEPTH, parse_documents};
 
 /// Asserts the fast path takes `text` and agrees with serde-saphyr; returns the values.
 fn fast_agrees(text: &str) -> Vec<Value> {
@@ -209,26 +203,6 @@ fn nesting_limit_matches() {
                     "{err}"
                 );
             }
-        }
-    }
-}
-
-/// `../shared` beside the checkout (or `CRD_TOOLKIT_SHARED`).
-fn shared() -> PathBuf {
-    match std::env::var_os("CRD_TOOLKIT_SHARED") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
-    }
-}
-
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    for entry in entries {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            yaml_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "yaml") {
-            out.push(path);
         }
     }
 }

@@ -323,14 +323,15 @@ fn depth_limit() {
 }
 
 /// `../shared` beside the checkout (or `CRD_TOOLKIT_SHARED`).
-fn shared() -> PathBuf {
+pub(super) fn shared() -> PathBuf {
     match std::env::var_os("CRD_TOOLKIT_SHARED") {
         Some(dir) => PathBuf::from(dir),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
     }
 }
 
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `*.yaml`/`*.yml` file under `dir`.
+pub(super) fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     for entry in entries {
         let path = entry.unwrap().path();
