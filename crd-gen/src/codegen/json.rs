@@ -7,20 +7,25 @@
 
 use std::str::FromStr;
 
-use proc_macro2::{Literal, TokenStream};
-use quote::quote;
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream};
+use quote::{ToTokens, TokenStreamExt, quote};
 use serde_json::{Number, Value};
 
 use super::ast::str_lit;
 
 /// Tokens for a JSON value as crd-derive's "JSON value" attribute form.
 pub fn json_tokens(v: &Value) -> TokenStream {
+    let mut out = TokenStream::new();
     if holds_object(v) {
-        let inner = raw(v);
-        quote!(json!(#inner))
+        let mut inner = TokenStream::new();
+        raw(v, &mut inner);
+        out.append(Ident::new("json", Span::call_site()));
+        out.append(Punct::new('!', Spacing::Alone));
+        out.append(Group::new(Delimiter::Parenthesis, inner));
     } else {
-        raw(v)
+        raw(v, &mut out);
     }
+    out
 }
 
 fn holds_object(v: &Value) -> bool {
@@ -31,27 +36,35 @@ fn holds_object(v: &Value) -> bool {
     }
 }
 
-/// serde_json `json!` syntax (also valid for scalars and scalar lists).
-fn raw(v: &Value) -> TokenStream {
+/// serde_json `json!` syntax (also valid for scalars and scalar lists), appended to
+/// `out` (the same tokens `quote!` would build, without a stream per value).
+fn raw(v: &Value, out: &mut TokenStream) {
     match v {
-        Value::Null => quote!(null),
-        Value::Bool(b) => quote!(#b),
-        Value::Number(n) => number(n),
-        Value::String(s) => {
-            let lit = str_lit(s);
-            quote!(#lit)
-        }
+        Value::Null => out.append(Ident::new("null", Span::call_site())),
+        Value::Bool(b) => b.to_tokens(out),
+        Value::Number(n) => out.extend(number(n)),
+        Value::String(s) => out.append(str_lit(s)),
         Value::Array(items) => {
-            let items = items.iter().map(raw);
-            quote!([#(#items),*])
+            let mut inner = TokenStream::new();
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    inner.append(Punct::new(',', Spacing::Alone));
+                }
+                raw(item, &mut inner);
+            }
+            out.append(Group::new(Delimiter::Bracket, inner));
         }
         Value::Object(map) => {
-            let entries = map.iter().map(|(k, v)| {
-                let k = str_lit(k);
-                let v = raw(v);
-                quote!(#k: #v)
-            });
-            quote!({#(#entries),*})
+            let mut inner = TokenStream::new();
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    inner.append(Punct::new(',', Spacing::Alone));
+                }
+                inner.append(str_lit(k));
+                inner.append(Punct::new(':', Spacing::Alone));
+                raw(v, &mut inner);
+            }
+            out.append(Group::new(Delimiter::Brace, inner));
         }
     }
 }
