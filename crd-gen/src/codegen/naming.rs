@@ -262,8 +262,7 @@ impl Scope {
 
     /// Claims `name`, or the first free suffixed form of it.
     pub fn claim(&mut self, name: RustName, json: &str) -> RustName {
-        if !self.taken.contains(name.bare()) {
-            self.taken.insert(name.bare().to_string());
+        if self.take(name.bare()) {
             return name;
         }
         let bare = name.bare().to_string();
@@ -282,6 +281,15 @@ impl Scope {
         unreachable!("an unbounded range always yields a free name")
     }
 
+    /// Takes `bare` if it is free (allocating only then).
+    fn take(&mut self, bare: &str) -> bool {
+        let free = !self.taken.contains(bare);
+        if free {
+            self.taken.insert(bare.to_string());
+        }
+        free
+    }
+
     /// Gives a claimed identifier back (a definition that turned out to be shared).
     pub fn release(&mut self, ident: &str) {
         self.taken.remove(ident.strip_prefix("r#").unwrap_or(ident));
@@ -289,12 +297,7 @@ impl Scope {
 
     /// Claims a plain identifier (no serde rename involved), e.g. a type name.
     pub fn claim_ident(&mut self, ident: String) -> String {
-        if !self
-            .taken
-            .contains(ident.strip_prefix("r#").unwrap_or(&ident))
-        {
-            self.taken
-                .insert(ident.strip_prefix("r#").unwrap_or(&ident).to_string());
+        if self.take(ident.strip_prefix("r#").unwrap_or(&ident)) {
             return ident;
         }
         let name = RustName {

@@ -234,19 +234,30 @@ pub fn from_value<T: DeserializeOwned + Send>(
     document: usize,
     value: Value,
 ) -> Result<T, LoadError> {
-    if nests_deeper_than(&value, SHALLOW) {
-        // Typing recurses once per level with large frames (about 22 KiB in debug
-        // builds): a document near `MAX_DEPTH` would overflow a 2 MiB thread.
-        return on_big_stack(|| typed(source, document, value)).unwrap_or_else(|e| {
-            Err(LoadError::Field {
-                source: source.to_string(),
-                document,
-                path: String::new(),
-                message: format!("cannot start the conversion thread: {e}"),
-            })
-        });
+    let deep = nests_deeper_than(&value, SHALLOW);
+    on_stack_for(deep, source, document, || typed(source, document, value))
+}
+
+/// Runs a conversion on a big-stack thread when the document is `deep`: typing
+/// recurses once per level with large frames (about 22 KiB in debug builds), so a
+/// document near `MAX_DEPTH` would overflow a 2 MiB thread.
+fn on_stack_for<T: Send>(
+    deep: bool,
+    source: &str,
+    document: usize,
+    convert: impl FnOnce() -> Result<T, LoadError> + Send,
+) -> Result<T, LoadError> {
+    if !deep {
+        return convert();
     }
-    typed(source, document, value)
+    on_big_stack(convert).unwrap_or_else(|e| {
+        Err(LoadError::Field {
+            source: source.to_string(),
+            document,
+            path: String::new(),
+            message: format!("cannot start the conversion thread: {e}"),
+        })
+    })
 }
 
 /// Documents nesting at most this deep are typed on the caller's stack.
@@ -289,18 +300,7 @@ fn from_value_moving<T: DeserializeOwned + Send>(
             }),
         },
     };
-    if !deep {
-        return convert();
-    }
-    // See `from_value`.
-    on_big_stack(convert).unwrap_or_else(|e| {
-        Err(LoadError::Field {
-            source: source.to_string(),
-            document,
-            path: String::new(),
-            message: format!("cannot start the conversion thread: {e}"),
-        })
-    })
+    on_stack_for(deep, source, document, convert)
 }
 
 fn typed<T: DeserializeOwned>(source: &str, document: usize, value: Value) -> Result<T, LoadError> {
