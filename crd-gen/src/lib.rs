@@ -288,8 +288,7 @@ impl Config {
                 .filter(|crd| codegen::kind_selected(crd, &self.opts))
                 .map(|crd| {
                     let key = codegen::ModuleKey::of(&crd);
-                    let generated = codegen::generate_crd_owned(crd, String::new(), &self.opts);
-                    (key, generated.and_then(codegen::file_contents))
+                    (key, codegen::crd_file_owned(crd, &self.opts))
                 })
                 .collect())
         });

@@ -36,9 +36,15 @@ pub const GOLDEN: &[(&str, &str)] = &[
 
 fn generate(src: &str) -> String {
     let crds = crd_gen::load_input(src, common::source_text(src).as_bytes()).unwrap();
-    let generated = crd_gen::Config::new().generate(&crds).unwrap();
+    let config = crd_gen::Config::new();
+    let generated = config.generate(&crds).unwrap();
     assert_eq!(generated.len(), 1, "{src}: one CRD expected");
-    generated[0].to_file().unwrap()
+    let from_trees = generated[0].to_file().unwrap();
+    // `generate -o` and build scripts print without doc trees and splice the doc
+    // comments in: the same bytes.
+    let one_pass = config.generate_files(&crds).unwrap().remove(0).contents;
+    assert_eq!(one_pass, from_trees, "{src}: the one-pass text differs");
+    from_trees
 }
 
 #[test]

@@ -10,7 +10,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{ToTokens, quote};
 
 use super::ast;
-use super::docs::{doc_attrs_syn, docs_roundtrip};
+use super::docs::{DocSink, docs_roundtrip};
 use super::ir::{DefKind, Field, Ty, TyKind, TypeDef, TypeSpace};
 use super::keywords::{Implied, Skip, node_keywords};
 use super::naming::RustName;
@@ -35,6 +35,8 @@ pub struct Emitter<'a> {
     pub opts: &'a Options,
     /// How std, serde and runtime items are spelled in this module.
     pub paths: Paths,
+    /// Where doc comments go.
+    pub doc_sink: &'a DocSink,
     /// Attribute contents that repeat on most items, built on first use (that use
     /// also records their imports); a token stream clone only bumps a count.
     schema_derives: OnceCell<TokenStream>,
@@ -51,11 +53,17 @@ pub fn ident(name: &str) -> Ident {
 
 impl<'a> Emitter<'a> {
     /// An emitter for `space`, spelling paths with `paths`.
-    pub fn new(space: &'a TypeSpace, opts: &'a Options, paths: Paths) -> Emitter<'a> {
+    pub fn new(
+        space: &'a TypeSpace,
+        opts: &'a Options,
+        paths: Paths,
+        doc_sink: &'a DocSink,
+    ) -> Emitter<'a> {
         Emitter {
             space,
             opts,
             paths,
+            doc_sink,
             schema_derives: OnceCell::new(),
             optional_serde: OnceCell::new(),
         }
@@ -79,7 +87,7 @@ impl<'a> Emitter<'a> {
     /// a description.
     pub fn docs(&self, description: Option<&str>) -> (Vec<syn::Attribute>, bool) {
         match description {
-            Some(d) if self.opts.docs && docs_roundtrip(d) => (doc_attrs_syn(d), true),
+            Some(d) if self.opts.docs && docs_roundtrip(d) => (self.doc_sink.attrs(d), true),
             _ => (Vec::new(), false),
         }
     }

@@ -23,6 +23,8 @@ use crd_runtime::CustomResourceDefinition;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use docs::DocSink;
+
 mod ast;
 mod case;
 mod docs;
@@ -268,11 +270,15 @@ pub fn single_file_nested(
         &jobs,
         |(crd, _)| schema_size(crd),
         |(crd, module)| -> Result<Option<(String, String)>, GenError> {
-            let Some(g) = generate_crd(crd, module.clone(), opts)? else {
+            let sink = DocSink::deferred();
+            let generated = generate_versions(crd, module.clone(), opts, &sink, |_, v| {
+                v.open_api_schema().cloned()
+            })?;
+            let Some(g) = generated else {
                 return Ok(None);
             };
             let name = g.crd_name.clone();
-            let text = format::unparse(vec![crd_mod(g)]);
+            let text = splice_docs(&name, sink, format::unparse(vec![crd_mod(g)]))?;
             Ok(Some((name, text)))
         },
     );
@@ -326,7 +332,7 @@ pub fn generate_files(
     let files = crate::par::map(
         &jobs,
         |(crd, _)| schema_size(crd),
-        |(crd, module)| file_contents(generate_crd(crd, module.clone(), opts)?),
+        |(crd, _)| crd_file(crd, opts),
     );
     let mut out = Vec::new();
     for ((crd, module), contents) in jobs.into_iter().zip(files) {
@@ -375,11 +381,41 @@ impl ModuleKey {
     }
 }
 
-/// A CRD's formatted file, or `None` when none of its versions is selected. The
-/// text does not depend on the module name, so files can be generated before all
-/// names are known.
-pub(crate) fn file_contents(g: Option<GeneratedCrd>) -> Result<Option<String>, GenError> {
-    g.map(GeneratedCrd::into_file).transpose()
+/// A CRD's formatted file ([`GeneratedCrd::to_file`] of [`generate_crd`]), or `None`
+/// when none of its versions is selected. The text does not depend on the module
+/// name, so files can be generated before all names are known.
+pub(crate) fn crd_file(
+    crd: &CustomResourceDefinition,
+    opts: &Options,
+) -> Result<Option<String>, GenError> {
+    let sink = DocSink::deferred();
+    let generated = generate_versions(crd, String::new(), opts, &sink, |_, v| {
+        v.open_api_schema().cloned()
+    })?;
+    generated
+        .map(|g| splice_docs(crd.name(), sink, g.into_file()?))
+        .transpose()
+}
+
+/// [`crd_file`] for a CRD the caller no longer needs (see [`generate_crd_owned`]).
+pub(crate) fn crd_file_owned(
+    crd: CustomResourceDefinition,
+    opts: &Options,
+) -> Result<Option<String>, GenError> {
+    let sink = DocSink::deferred();
+    let (crd, mut schemas) = take_schemas(crd);
+    let generated = generate_versions(&crd, String::new(), opts, &sink, |i, _| schemas[i].take())?;
+    generated
+        .map(|g| splice_docs(crd.name(), sink, g.into_file()?))
+        .transpose()
+}
+
+/// The printed text of a tree built with `sink`, with its doc comments written in.
+fn splice_docs(crd_name: &str, sink: DocSink, printed: String) -> Result<String, GenError> {
+    sink.splice(printed).map_err(|message| GenError::Format {
+        crd: crd_name.to_string(),
+        message,
+    })
 }
 
 /// Pairs generated contents with their unique module names (computed over every
@@ -432,32 +468,48 @@ pub fn generate_crd(
     module: String,
     opts: &Options,
 ) -> Result<Option<GeneratedCrd>, GenError> {
-    generate_versions(crd, module, opts, |_, v| v.open_api_schema().cloned())
+    generate_versions(crd, module, opts, &DocSink::Inline, |_, v| {
+        v.open_api_schema().cloned()
+    })
 }
 
 /// [`generate_crd`] for a CRD the caller no longer needs: the version schemas are
 /// moved into the generator instead of copied (the largest corpus schemas have ten
 /// thousand nodes).
 pub fn generate_crd_owned(
-    mut crd: CustomResourceDefinition,
+    crd: CustomResourceDefinition,
     module: String,
     opts: &Options,
 ) -> Result<Option<GeneratedCrd>, GenError> {
-    let mut schemas: Vec<Option<crd_runtime::JSONSchemaProps>> = crd
+    let (crd, mut schemas) = take_schemas(crd);
+    generate_versions(&crd, module, opts, &DocSink::Inline, |i, _| {
+        schemas[i].take()
+    })
+}
+
+/// The CRD without its version schemas, and the schemas by version index.
+fn take_schemas(
+    mut crd: CustomResourceDefinition,
+) -> (
+    CustomResourceDefinition,
+    Vec<Option<crd_runtime::JSONSchemaProps>>,
+) {
+    let schemas = crd
         .spec
         .versions
         .iter_mut()
         .map(|v| v.schema.as_mut().and_then(|s| s.open_api_v3_schema.take()))
         .collect();
-    generate_versions(&crd, module, opts, |i, _| schemas[i].take())
+    (crd, schemas)
 }
 
 /// The version loop of [`generate_crd`]: `schema_of(index, version)` gives a
-/// selected version's `openAPIV3Schema`.
+/// selected version's `openAPIV3Schema`; doc comments go to `doc_sink`.
 fn generate_versions(
     crd: &CustomResourceDefinition,
     module: String,
     opts: &Options,
+    doc_sink: &DocSink,
     mut schema_of: impl FnMut(
         usize,
         &crd_runtime::model::CustomResourceDefinitionVersion,
@@ -474,7 +526,7 @@ fn generate_versions(
             path: format!("spec.versions[{i}].schema.openAPIV3Schema"),
             message: "Required value: the version has no schema to generate types from".into(),
         })?;
-        let items = resource::version_module(crd, v, root, opts)?;
+        let items = resource::version_module(crd, v, root, opts, doc_sink)?;
         let module = version_scope.claim_ident(naming::snake_ident(&v.name, "version"));
         versions.push(GeneratedVersion {
             name: v.name.clone(),

@@ -8,7 +8,7 @@ use crd_runtime::model::{
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::docs::{doc_attrs_syn, docs_roundtrip};
+use super::docs::{DocSink, docs_roundtrip};
 use super::emit::{Emitter, implied_def};
 use super::ir::TyKind;
 use super::keywords::{Implied, Skip, fragment, node_keywords};
@@ -31,6 +31,7 @@ pub fn version_module(
     version: &CustomResourceDefinitionVersion,
     root: JSONSchemaProps,
     opts: &Options,
+    doc_sink: &DocSink,
 ) -> Result<Vec<syn::Item>, GenError> {
     let mut root = root;
     let mut props = root.properties.take().unwrap_or_default();
@@ -64,7 +65,12 @@ pub fn version_module(
         list_name.as_str(),
         status_name.as_str(),
     ]);
-    let emitter = Emitter::new(&space, opts, Paths::new(defined, opts.runtime_tokens()));
+    let emitter = Emitter::new(
+        &space,
+        opts,
+        Paths::new(defined, opts.runtime_tokens()),
+        doc_sink,
+    );
 
     let mut status_schema = Vec::new();
     let mut status_alias = TokenStream::new();
@@ -114,6 +120,7 @@ pub fn version_module(
             others: &props,
         },
         opts,
+        doc_sink,
         spec_has_required,
     );
     if !root_kws.is_empty() {
@@ -168,12 +175,13 @@ fn root_keywords(
     mut residual: JSONSchemaProps,
     properties: RootProperties<'_>,
     opts: &Options,
+    doc_sink: &DocSink,
     spec_has_required: bool,
 ) -> (Vec<syn::Attribute>, Vec<TokenStream>) {
     let required = residual.required.take().unwrap_or_default();
     let description = residual.description.clone();
     let (docs, documented) = match description.as_deref() {
-        Some(d) if opts.docs && docs_roundtrip(d) => (doc_attrs_syn(d), true),
+        Some(d) if opts.docs && docs_roundtrip(d) => (doc_sink.attrs(d), true),
         _ => (Vec::new(), false),
     };
     let mut kws = node_keywords(
