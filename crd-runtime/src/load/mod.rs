@@ -11,12 +11,17 @@
 //! Manifests in the common subset of YAML (no anchors, tags or merge keys) take
 //! faster routes with the same results: a reader straight from the text for the
 //! plain style manifests are written in (module `yaml_scan`), then a builder on
-//! `granit-parser` events (module `yaml_fast`).
+//! `granit-parser` events (module `yaml_fast`). [`load_crds`] types what the first
+//! reader takes straight from its event tapes, without JSON values in between
+//! (module `tape`); everything else, and every error, goes through the values.
 //!
 //! [`Budget`]: serde_saphyr::Budget
 
 #[cfg(test)]
 mod moving_tests;
+mod tape;
+#[cfg(test)]
+mod tape_tests;
 mod yaml_fast;
 #[cfg(test)]
 mod yaml_fast_tests;
@@ -352,12 +357,18 @@ fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
 
 /// Reads every CRD of a manifest (v1 or v1beta1; `List` documents are expanded).
 pub fn load_crds(source: &str, text: &str) -> Result<LoadedCrds, LoadError> {
+    if let Some(loaded) = tape::load_crds(text) {
+        return Ok(loaded);
+    }
     let docs = parse_documents(source, text)?;
     crds_from(source, docs, Some(&|| parse_documents(source, text).ok()))
 }
 
 /// [`load_crds`] for raw bytes (see [`parse_documents_bytes`]).
 pub fn load_crds_bytes(source: &str, bytes: &[u8]) -> Result<LoadedCrds, LoadError> {
+    if let Some(loaded) = std::str::from_utf8(bytes).ok().and_then(tape::load_crds) {
+        return Ok(loaded);
+    }
     let docs = parse_documents_bytes(source, bytes)?;
     crds_from(
         source,

@@ -8,14 +8,31 @@ use proptest::test_runner::TestRunner;
 use serde_json::Value;
 
 use super::yaml_fast::{Plain, resolve_plain};
-use super::yaml_scan;
 use super::yaml_scan_tests::saphyr;
+use super::{tape, yaml_scan};
 
-/// Whatever the reader returns must be what serde-saphyr returns.
+/// Whatever the reader returns must be what serde-saphyr returns; its tapes must
+/// hold the same values.
 fn consistent(text: &str) -> Result<(), TestCaseError> {
     if let Some(scanned) = yaml_scan::parse(text) {
+        tapes_agree(text, &scanned)?;
         prop_assert_eq!(Ok(scanned), saphyr(text), "{:?}", text);
     }
+    Ok(())
+}
+
+/// The text's tapes, deserialized as values, are the reader's values (the tapes
+/// are only refused where the text has a carriage return).
+fn tapes_agree(text: &str, scanned: &[Value]) -> Result<(), TestCaseError> {
+    let Some(tapes) = yaml_scan::parse_tapes(text) else {
+        prop_assert!(text.contains('\r'), "tapes refused {:?}", text);
+        return Ok(());
+    };
+    let values: Option<Vec<Value>> = tapes
+        .into_iter()
+        .map(|t| tape::from_events(t.events))
+        .collect();
+    prop_assert_eq!(values.as_deref(), Some(scanned), "{:?}", text);
     Ok(())
 }
 
@@ -474,7 +491,9 @@ proptest! {
     fn manifest_styles_are_read_like_serde_saphyr(text in documents()) {
         let reference = saphyr(&text);
         prop_assert!(reference.is_ok(), "the generator wrote invalid YAML: {:?}\n{}", reference, text);
-        prop_assert_eq!(yaml_scan::parse(&text).map(Ok), Some(reference), "{}", text);
+        let scanned = yaml_scan::parse(&text);
+        tapes_agree(&text, scanned.as_deref().unwrap_or_default())?;
+        prop_assert_eq!(scanned.map(Ok), Some(reference), "{}", text);
     }
 
     #[test]

@@ -19,9 +19,12 @@ mod block;
 mod flow;
 mod lines;
 mod scalars;
+mod sink;
+
+use std::borrow::Cow;
 
 use memchr::memchr;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::MAX_DEPTH;
 use super::yaml_fast::{
@@ -29,6 +32,8 @@ use super::yaml_fast::{
 };
 use lines::{Line, at, next_content, next_line_start, separated, spaces};
 use scalars::{Piece, Stop};
+pub(crate) use sink::{Event, Tape};
+use sink::{Sink, Tapes, Values};
 
 /// Longest key in bytes. The reference parser gives up on implicit keys more than
 /// 1024 characters long; bytes never undercount characters.
@@ -53,7 +58,22 @@ pub(crate) fn parse(text: &str) -> Option<Vec<Value>> {
     if !lines::printable(text) {
         return None;
     }
-    Reader::new(text).stream()
+    Some(Reader::new(text, Values::default()).stream()?.docs)
+}
+
+/// Every non-empty document of `text` as a [`Tape`] of events, or `None` where
+/// [`parse`] would give `None`, and for text with a carriage return (keys borrow
+/// from the text, which would need normalizing first). The tapes hold the values
+/// [`parse`] gives: the same documents, keys and scalars, keys in text order.
+pub(crate) fn parse_tapes(text: &str) -> Option<Vec<Tape<'_>>> {
+    if text.len() > MAX_INPUT_BYTES || memchr(b'\r', text.as_bytes()).is_some() {
+        return None;
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if !lines::printable(text) {
+        return None;
+    }
+    Some(Reader::new(text, Tapes::default()).stream()?.docs)
 }
 
 /// Counts against the budgets `yaml_fast` keeps.
@@ -90,17 +110,16 @@ fn plain_value(s: &str) -> Option<Value> {
     })
 }
 
-/// A block collection being built.
+/// An open block collection (its contents go to the sink).
+#[derive(Clone, Copy)]
 enum Frame {
     Map {
         indent: usize,
-        map: Map<String, Value>,
-        /// The key whose value is being read.
-        key: Option<String>,
+        /// Whether a key is waiting for its value.
+        pending: bool,
     },
     Seq {
         indent: usize,
-        items: Vec<Value>,
     },
 }
 
@@ -135,7 +154,7 @@ enum Step {
     Done,
 }
 
-struct Reader<'a> {
+struct Reader<'a, S> {
     text: &'a str,
     b: &'a [u8],
     /// Start of the line being read: columns are offsets from it (only spaces and
@@ -144,31 +163,31 @@ struct Reader<'a> {
     /// Where reading resumes after a node: a line start.
     pos: usize,
     stack: Vec<Frame>,
-    docs: Vec<Value>,
+    sink: S,
     /// Scratch space for multi-line scalars.
     pieces: Vec<Piece>,
     budget: Budget,
 }
 
-impl<'a> Reader<'a> {
-    fn new(text: &'a str) -> Self {
+impl<'a, S: Sink<'a>> Reader<'a, S> {
+    fn new(text: &'a str, sink: S) -> Self {
         Reader {
             text,
             b: text.as_bytes(),
             line: 0,
             pos: 0,
             stack: Vec::new(),
-            docs: Vec::new(),
+            sink,
             pieces: Vec::new(),
             budget: Budget::default(),
         }
     }
 
-    fn stream(mut self) -> Option<Vec<Value>> {
+    fn stream(mut self) -> Option<S> {
         let mut documents = 0;
         loop {
             let first = match next_content(self.b, self.pos)? {
-                Line::Eof => return Some(self.docs),
+                Line::Eof => return Some(self.sink),
                 Line::DocEnd(start) => {
                     self.pos = self.after_document_end(start)?;
                     continue;
@@ -224,9 +243,9 @@ impl<'a> Reader<'a> {
             };
             let col = p - start;
             loop {
-                let (indent, seq) = match self.stack.last()? {
-                    Frame::Map { indent, .. } => (*indent, false),
-                    Frame::Seq { indent, .. } => (*indent, true),
+                let (indent, seq) = match *self.stack.last()? {
+                    Frame::Map { indent, .. } => (indent, false),
+                    Frame::Seq { indent } => (indent, true),
                 };
                 if col > indent {
                     return None;
@@ -293,8 +312,8 @@ impl<'a> Reader<'a> {
                         self.line = start;
                         self.push(Frame::Seq {
                             indent: col as usize,
-                            items: Vec::new(),
                         })?;
+                        self.sink.open_seq()?;
                         return Some(Step::Next(At::Item {
                             p: c + 1,
                             s: col as usize,
@@ -318,10 +337,8 @@ impl<'a> Reader<'a> {
                     return None;
                 }
                 let indent = p - self.line;
-                self.push(Frame::Seq {
-                    indent,
-                    items: Vec::new(),
-                })?;
+                self.push(Frame::Seq { indent })?;
+                self.sink.open_seq()?;
                 Some(Step::Next(At::Item {
                     p: p + 1,
                     s: indent,
@@ -334,7 +351,7 @@ impl<'a> Reader<'a> {
                     if multiline {
                         return None;
                     }
-                    return self.key(p, q, s, mode);
+                    return self.key(p, q, Cow::Owned(s), mode);
                 }
                 if mode == Mode::Key {
                     return None;
@@ -370,7 +387,7 @@ impl<'a> Reader<'a> {
         let value = match stop {
             Stop::Key(colon) => {
                 let key = key_text(&text[p..end])?;
-                return self.key(p, colon, key.to_owned(), mode);
+                return self.key(p, colon, Cow::Borrowed(key), mode);
             }
             _ if mode == Mode::Key => return None,
             Stop::Comment(hash) => {
@@ -400,7 +417,7 @@ impl<'a> Reader<'a> {
 
     /// A key starting at `start` whose `:` is at `colon`: opens a mapping (or adds
     /// to the one on top of the stack in `Key` mode).
-    fn key(&mut self, start: usize, colon: usize, key: String, mode: Mode) -> Option<Step> {
+    fn key(&mut self, start: usize, colon: usize, key: Cow<'a, str>, mode: Mode) -> Option<Step> {
         if colon - start > MAX_KEY_BYTES || key == "<<" {
             return None;
         }
@@ -408,13 +425,18 @@ impl<'a> Reader<'a> {
         let indent = start - self.line;
         match mode {
             Mode::Inline => return None,
-            Mode::Block => self.push(Frame::Map {
-                indent,
-                map: Map::new(),
-                key: Some(key),
-            })?,
+            Mode::Block => {
+                self.push(Frame::Map {
+                    indent,
+                    pending: true,
+                })?;
+                self.sink.open_map(key)?;
+            }
             Mode::Key => match self.stack.last_mut() {
-                Some(Frame::Map { key: slot, .. }) if slot.is_none() => *slot = Some(key),
+                Some(Frame::Map { pending, .. }) if !*pending => {
+                    *pending = true;
+                    self.sink.key(key)?;
+                }
                 _ => return None,
             },
         }
@@ -446,28 +468,31 @@ impl<'a> Reader<'a> {
         Some(())
     }
 
-    /// Closes the collection on top of the stack and adds it to its parent.
+    /// Closes the collection on top of the stack; it is a node of its parent.
     fn pop(&mut self) -> Option<()> {
-        let value = match self.stack.pop()? {
-            Frame::Map { map, key: None, .. } => Value::Object(map),
-            Frame::Map { .. } => return None,
-            Frame::Seq { items, .. } => Value::Array(items),
-        };
-        self.attach(value)
+        if let Frame::Map { pending: true, .. } = self.stack.pop()? {
+            return None;
+        }
+        self.completes_a_node()?;
+        self.sink.close()
     }
 
-    /// Adds a finished node to the collection on top of the stack, or makes it the
-    /// document. A null document (only a plain null scalar can be one) is skipped.
+    /// Adds a finished scalar or flow node to the collection on top of the stack, or
+    /// makes it the document. A null document (only a plain null scalar can be one)
+    /// is skipped (by the sink).
     fn attach(&mut self, value: Value) -> Option<()> {
-        match self.stack.last_mut() {
-            None if value.is_null() => {}
-            None => self.docs.push(value),
-            Some(Frame::Seq { items, .. }) => items.push(value),
-            Some(Frame::Map { map, key, .. }) => {
-                if map.insert(key.take()?, value).is_some() {
-                    return None;
-                }
+        self.completes_a_node()?;
+        self.sink.value(value)
+    }
+
+    /// A node of the collection on top of the stack is complete: in a mapping, the
+    /// value of the waiting key.
+    fn completes_a_node(&mut self) -> Option<()> {
+        if let Some(Frame::Map { pending, .. }) = self.stack.last_mut() {
+            if !*pending {
+                return None;
             }
+            *pending = false;
         }
         Some(())
     }
