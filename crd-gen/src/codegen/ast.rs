@@ -76,12 +76,20 @@ fn outer(meta: Meta) -> Attribute {
 
 /// `#[doc = "text"]`.
 pub fn doc(text: &str) -> Attribute {
+    doc_lit(match raw_str(text) {
+        Some(Lit::Str(raw)) => raw,
+        _ => LitStr::new(text, Span::call_site()),
+    })
+}
+
+/// `#[doc = literal]`.
+pub fn doc_lit(literal: LitStr) -> Attribute {
     outer(Meta::NameValue(MetaNameValue {
         path: path(false, &["doc"]),
         eq_token: Default::default(),
         value: Expr::Lit(ExprLit {
             attrs: Vec::new(),
-            lit: raw_str(text).unwrap_or_else(|| Lit::Str(LitStr::new(text, Span::call_site()))),
+            lit: Lit::Str(literal),
         }),
     }))
 }

@@ -10,9 +10,10 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{ToTokens, quote};
 
 use super::ast;
-use super::docs::{DocSink, docs_roundtrip};
+use super::docs::docs_roundtrip;
 use super::ir::{DefKind, Field, Ty, TyKind, TypeDef, TypeSpace};
 use super::keywords::{Implied, Skip, node_keywords};
+use super::leads::{Leads, Repeated};
 use super::naming::RustName;
 use super::paths::{Import, Paths, Prelude};
 use super::{MapType, Options};
@@ -35,12 +36,13 @@ pub struct Emitter<'a> {
     pub opts: &'a Options,
     /// How std, serde and runtime items are spelled in this module.
     pub paths: Paths,
-    /// Where doc comments go.
-    pub doc_sink: &'a DocSink,
+    /// Where leading attributes (doc comments, repeated attributes) go.
+    pub leads: &'a Leads,
     /// Attribute contents that repeat on most items, built on first use (that use
     /// also records their imports); a token stream clone only bumps a count.
-    schema_derives: OnceCell<TokenStream>,
+    schema_derives: OnceCell<Repeated>,
     optional_serde: OnceCell<TokenStream>,
+    optional_serde_attr: OnceCell<Repeated>,
 }
 
 /// An identifier token for a (possibly raw) name chosen by the naming policy.
@@ -57,15 +59,16 @@ impl<'a> Emitter<'a> {
         space: &'a TypeSpace,
         opts: &'a Options,
         paths: Paths,
-        doc_sink: &'a DocSink,
+        leads: &'a Leads,
     ) -> Emitter<'a> {
         Emitter {
             space,
             opts,
             paths,
-            doc_sink,
+            leads,
             schema_derives: OnceCell::new(),
             optional_serde: OnceCell::new(),
+            optional_serde_attr: OnceCell::new(),
         }
     }
 
@@ -83,13 +86,16 @@ impl<'a> Emitter<'a> {
         quote!(Clone, Debug, PartialEq, #ser, #de, #schema_derive #(#extra)*)
     }
 
-    /// Doc comments (and, when they would not reproduce it, an explicit keyword) for
-    /// a description.
-    pub fn docs(&self, description: Option<&str>) -> (Vec<syn::Attribute>, bool) {
-        match description {
-            Some(d) if self.opts.docs && docs_roundtrip(d) => (self.doc_sink.attrs(d), true),
-            _ => (Vec::new(), false),
-        }
+    /// The leading attributes: doc comments for a description (unless they would not
+    /// reproduce it: then it becomes an explicit keyword), then `repeated`; and
+    /// whether the description is documented.
+    pub fn lead(
+        &self,
+        description: Option<&str>,
+        repeated: Option<&Repeated>,
+    ) -> (Vec<syn::Attribute>, bool) {
+        let documented = description.filter(|d| self.opts.docs && docs_roundtrip(d));
+        (self.leads.lead(documented, repeated), documented.is_some())
     }
 
     /// Every definition except the ones in `skip` (emitted elsewhere), in order.
@@ -110,10 +116,19 @@ impl<'a> Emitter<'a> {
     /// of the spec struct (`#[derive(CustomResource)] #[crd(...)]`).
     pub fn def(&self, def: &TypeDef, resource: Option<Resource>) -> syn::Item {
         let name = ident(&def.name);
-        let (schema_derive, type_attr, docs) = match resource {
-            Some(r) => (Some(r.derive), Some(r.attr), r.docs),
+        let (mut attrs, type_attr) = match resource {
+            Some(r) => {
+                let mut attrs = r.docs;
+                attrs.push(ast::list("derive", self.derives(r.derive)));
+                (attrs, Some(r.attr))
+            }
             None => {
-                let (docs, documented) = self.docs(def.residual.description.as_deref());
+                let derive = self.schema_derives.get_or_init(|| {
+                    let derives = self.derives(self.paths.import(Import::CrdSchema));
+                    self.leads.repeated(ast::list("derive", derives))
+                });
+                let (attrs, documented) =
+                    self.lead(def.residual.description.as_deref(), Some(derive));
                 let kws = node_keywords(
                     &def.residual,
                     implied_def(def),
@@ -122,18 +137,9 @@ impl<'a> Emitter<'a> {
                     },
                 );
                 let attr = (!kws.is_empty()).then(|| quote!(#(#kws),*));
-                (None, attr, docs)
+                (attrs, attr)
             }
         };
-        let mut attrs = docs;
-        let derives = match schema_derive {
-            Some(resource) => self.derives(resource),
-            None => self
-                .schema_derives
-                .get_or_init(|| self.derives(self.paths.import(Import::CrdSchema)))
-                .clone(),
-        };
-        attrs.push(ast::list("derive", derives));
         if let Some(a) = type_attr {
             attrs.push(ast::list("crd", a));
         }
@@ -207,27 +213,31 @@ impl<'a> Emitter<'a> {
                 })
                 .clone()
         };
-        let serde = match (f.name.rename.as_deref().map(ast::str_lit), optional) {
-            (None, false) => None,
-            (None, true) => Some(optional_serde()),
-            (Some(r), false) => Some(quote!(rename = #r)),
+        // The plain optional field's `serde` attribute leads most fields.
+        let (serde, repeated) = match (f.name.rename.as_deref().map(ast::str_lit), optional) {
+            (None, false) => (None, None),
+            (None, true) => {
+                let attr = self
+                    .optional_serde_attr
+                    .get_or_init(|| self.leads.repeated(ast::list("serde", optional_serde())));
+                (None, Some(attr))
+            }
+            (Some(r), false) => (Some(quote!(rename = #r)), None),
             (Some(r), true) => {
                 let rest = optional_serde();
-                Some(quote!(rename = #r, #rest))
+                (Some(quote!(rename = #r, #rest)), None)
             }
         };
-        let mut attrs: Vec<syn::Attribute> = Vec::new();
-        if let Some(serde) = serde {
-            attrs.push(ast::list("serde", serde));
-        }
 
         let named = self.named(&f.ty);
         let description = match named {
             Some(def) => def.residual.description.as_deref(),
             None => f.ty.residual.description.as_deref(),
         };
-        let (docs, documented) = self.docs(description);
-        attrs.splice(0..0, docs);
+        let (mut attrs, documented) = self.lead(description, repeated);
+        if let Some(serde) = serde {
+            attrs.push(ast::list("serde", serde));
+        }
         let mut kws = match named {
             // The definition carries the node's keywords.
             Some(_) => Vec::new(),

@@ -23,7 +23,7 @@ use crd_runtime::CustomResourceDefinition;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use docs::DocSink;
+use leads::Leads;
 
 mod ast;
 mod case;
@@ -33,6 +33,7 @@ pub mod format;
 mod ir;
 mod json;
 mod keywords;
+mod leads;
 mod lower;
 pub mod naming;
 mod paths;
@@ -270,7 +271,7 @@ pub fn single_file_nested(
         &jobs,
         |(crd, _)| schema_size(crd),
         |(crd, module)| -> Result<Option<(String, String)>, GenError> {
-            let sink = DocSink::deferred();
+            let sink = Leads::deferred();
             let generated = generate_versions(crd, module.clone(), opts, &sink, |_, v| {
                 v.open_api_schema().cloned()
             })?;
@@ -388,7 +389,7 @@ pub(crate) fn crd_file(
     crd: &CustomResourceDefinition,
     opts: &Options,
 ) -> Result<Option<String>, GenError> {
-    let sink = DocSink::deferred();
+    let sink = Leads::deferred();
     let generated = generate_versions(crd, String::new(), opts, &sink, |_, v| {
         v.open_api_schema().cloned()
     })?;
@@ -402,7 +403,7 @@ pub(crate) fn crd_file_owned(
     crd: CustomResourceDefinition,
     opts: &Options,
 ) -> Result<Option<String>, GenError> {
-    let sink = DocSink::deferred();
+    let sink = Leads::deferred();
     let (crd, mut schemas) = take_schemas(crd);
     let generated = generate_versions(&crd, String::new(), opts, &sink, |i, _| schemas[i].take())?;
     generated
@@ -411,7 +412,7 @@ pub(crate) fn crd_file_owned(
 }
 
 /// The printed text of a tree built with `sink`, with its doc comments written in.
-fn splice_docs(crd_name: &str, sink: DocSink, printed: String) -> Result<String, GenError> {
+fn splice_docs(crd_name: &str, sink: Leads, printed: String) -> Result<String, GenError> {
     sink.splice(printed).map_err(|message| GenError::Format {
         crd: crd_name.to_string(),
         message,
@@ -468,7 +469,7 @@ pub fn generate_crd(
     module: String,
     opts: &Options,
 ) -> Result<Option<GeneratedCrd>, GenError> {
-    generate_versions(crd, module, opts, &DocSink::Inline, |_, v| {
+    generate_versions(crd, module, opts, &Leads::Inline, |_, v| {
         v.open_api_schema().cloned()
     })
 }
@@ -482,9 +483,7 @@ pub fn generate_crd_owned(
     opts: &Options,
 ) -> Result<Option<GeneratedCrd>, GenError> {
     let (crd, mut schemas) = take_schemas(crd);
-    generate_versions(&crd, module, opts, &DocSink::Inline, |i, _| {
-        schemas[i].take()
-    })
+    generate_versions(&crd, module, opts, &Leads::Inline, |i, _| schemas[i].take())
 }
 
 /// The CRD without its version schemas, and the schemas by version index.
@@ -504,12 +503,12 @@ fn take_schemas(
 }
 
 /// The version loop of [`generate_crd`]: `schema_of(index, version)` gives a
-/// selected version's `openAPIV3Schema`; doc comments go to `doc_sink`.
+/// selected version's `openAPIV3Schema`; leading attributes go to `leads`.
 fn generate_versions(
     crd: &CustomResourceDefinition,
     module: String,
     opts: &Options,
-    doc_sink: &DocSink,
+    leads: &Leads,
     mut schema_of: impl FnMut(
         usize,
         &crd_runtime::model::CustomResourceDefinitionVersion,
@@ -526,7 +525,7 @@ fn generate_versions(
             path: format!("spec.versions[{i}].schema.openAPIV3Schema"),
             message: "Required value: the version has no schema to generate types from".into(),
         })?;
-        let items = resource::version_module(crd, v, root, opts, doc_sink)?;
+        let items = resource::version_module(crd, v, root, opts, leads)?;
         let module = version_scope.claim_ident(naming::snake_ident(&v.name, "version"));
         versions.push(GeneratedVersion {
             name: v.name.clone(),

@@ -8,10 +8,11 @@ use crd_runtime::model::{
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::docs::{DocSink, docs_roundtrip};
+use super::docs::docs_roundtrip;
 use super::emit::{Emitter, implied_def};
 use super::ir::TyKind;
 use super::keywords::{Implied, Skip, fragment, node_keywords};
+use super::leads::Leads;
 use super::lower::{LowerOptions, Lowerer};
 use super::naming;
 use super::paths::{Import, Paths};
@@ -31,7 +32,7 @@ pub fn version_module(
     version: &CustomResourceDefinitionVersion,
     root: JSONSchemaProps,
     opts: &Options,
-    doc_sink: &DocSink,
+    leads: &Leads,
 ) -> Result<Vec<syn::Item>, GenError> {
     let mut root = root;
     let mut props = root.properties.take().unwrap_or_default();
@@ -69,7 +70,7 @@ pub fn version_module(
         &space,
         opts,
         Paths::new(defined, opts.runtime_tokens()),
-        doc_sink,
+        leads,
     );
 
     let mut status_schema = Vec::new();
@@ -120,7 +121,7 @@ pub fn version_module(
             others: &props,
         },
         opts,
-        doc_sink,
+        leads,
         spec_has_required,
     );
     if !root_kws.is_empty() {
@@ -175,13 +176,13 @@ fn root_keywords(
     mut residual: JSONSchemaProps,
     properties: RootProperties<'_>,
     opts: &Options,
-    doc_sink: &DocSink,
+    leads: &Leads,
     spec_has_required: bool,
 ) -> (Vec<syn::Attribute>, Vec<TokenStream>) {
     let required = residual.required.take().unwrap_or_default();
     let description = residual.description.clone();
     let (docs, documented) = match description.as_deref() {
-        Some(d) if opts.docs && docs_roundtrip(d) => (doc_sink.attrs(d), true),
+        Some(d) if opts.docs && docs_roundtrip(d) => (leads.lead(Some(d), None), true),
         _ => (Vec::new(), false),
     };
     let mut kws = node_keywords(
