@@ -14,9 +14,9 @@ pub fn pascal(s: &str) -> String {
     }
     let mut out = String::with_capacity(s.len());
     words(s, |word| {
-        let (first, rest) = word.split_at(1);
-        out.push_str(&first.to_ascii_uppercase());
-        out.push_str(&rest.to_ascii_lowercase());
+        let mut bytes = word.bytes();
+        out.extend(bytes.next().map(|b| char::from(b.to_ascii_uppercase())));
+        out.extend(bytes.map(|b| char::from(b.to_ascii_lowercase())));
     });
     out
 }
@@ -31,7 +31,7 @@ pub fn snake(s: &str) -> String {
         if !out.is_empty() {
             out.push('_');
         }
-        out.push_str(&word.to_ascii_lowercase());
+        out.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
     });
     out
 }

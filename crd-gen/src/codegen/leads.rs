@@ -162,7 +162,21 @@ impl Leads {
 
 /// `#[doc = "#n"]`.
 fn placeholder(n: usize) -> syn::Attribute {
-    let text = format!("#{n}");
+    // Digits by hand: `format!` costs more than the rest of the attribute.
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut rest = n;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let mut text = String::with_capacity(1 + digits.len() - start);
+    text.push('#');
+    text.extend(digits[start..].iter().map(|&d| char::from(d)));
     ast::doc_lit(syn::LitStr::new(&text, Span::call_site()))
 }
 
@@ -289,6 +303,15 @@ mod tests {
             let printed = printed_with(&leads, docs, long);
             proptest::prop_assert!(printed.contains("///#0\n"), "{}", printed);
             proptest::prop_assert_eq!(leads.splice(printed).unwrap(), inline);
+        }
+    }
+
+    #[test]
+    fn placeholders_are_numbered_doc_attributes() {
+        for n in [0, 7, 10, 1234, usize::MAX] {
+            let text = format!("#{n}");
+            let expected = quote!(#[doc = #text]).to_string();
+            assert_eq!(placeholder(n).to_token_stream().to_string(), expected);
         }
     }
 

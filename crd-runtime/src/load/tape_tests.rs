@@ -111,3 +111,21 @@ fn deep_documents_are_typed_from_tapes_on_a_big_stack() {
     let same = on_big_stack(move || tape::load_crds(&text).map(Ok) == Some(by_values(&text)));
     assert_eq!(same.ok(), Some(true));
 }
+
+#[test]
+fn duplicate_keys_are_refused_as_by_the_value_reader() {
+    for text in [
+        "a: 1\na: 2\n",
+        "m:\n  abcdefgXz: 1\n  b: 2\n  abcdefgXz: 3\n",
+        "- k: 1\n  \"k\": 2\n",
+    ] {
+        assert_eq!(yaml_scan::parse(text), None, "{text:?}");
+        assert!(yaml_scan::parse_tapes(text).is_none(), "{text:?}");
+    }
+    // Same length, first and last bytes: different keys.
+    let text = "abcdefgXz: 1\nabcdefgYz: 2\nnested:\n  abcdefgXz: 3\n";
+    let tapes = yaml_scan::parse_tapes(text).expect("no duplicates");
+    let value: serde_json::Value =
+        tape::from_events(tapes.into_iter().next().unwrap().events).unwrap();
+    assert_eq!(Some(vec![value]), yaml_scan::parse(text));
+}
