@@ -135,11 +135,12 @@ fn spec() -> JSONSchemaProps {
         .properties
         .as_ref()
         .unwrap()["spec"]
+        .as_ref()
         .clone()
 }
 
 fn prop(name: &str) -> JSONSchemaProps {
-    spec().properties.unwrap()[name].clone()
+    spec().properties.unwrap()[name].as_ref().clone()
 }
 
 #[test]

@@ -79,6 +79,7 @@ fn spec() -> JSONSchemaProps {
         .properties
         .as_ref()
         .unwrap()["spec"]
+        .as_ref()
         .clone()
 }
 

@@ -75,14 +75,14 @@ impl Lowerer {
     }
 
     /// Lowers a node whose type name is already claimed as `name` (roots).
-    pub fn lower_named(&mut self, node: JSONSchemaProps, name: &str) -> Ty {
-        self.lower_node(Box::new(node), NameHint::Claimed(name))
+    pub fn lower_named(&mut self, node: Box<JSONSchemaProps>, name: &str) -> Ty {
+        self.lower_node(node, NameHint::Claimed(name))
     }
 
     /// Lowers the `spec` node: always a struct (the derive needs one), never shared
     /// with an identical nested node (its keywords go to `spec_schema(...)`).
-    pub fn lower_spec(&mut self, node: JSONSchemaProps, name: &str) -> TypeId {
-        let ty = self.lower_struct(Box::new(node), NameHint::Claimed(name), false);
+    pub fn lower_spec(&mut self, node: Box<JSONSchemaProps>, name: &str) -> TypeId {
+        let ty = self.lower_struct(node, NameHint::Claimed(name), false);
         match ty.kind {
             TyKind::Named(id) => id,
             _ => unreachable!("lower_struct always returns a named type"),
@@ -200,7 +200,7 @@ impl Lowerer {
         required_sorted.sort_unstable();
         let mut fields = Vec::with_capacity(props.len());
         for ((key, child), rust) in props.into_iter().zip(names) {
-            let ty = self.lower_node(Box::new(child), NameHint::Child(&name, &key));
+            let ty = self.lower_node(child, NameHint::Child(&name, &key));
             fields.push(Field {
                 required: required_sorted.binary_search(&key.as_str()).is_ok(),
                 json: key,

@@ -22,7 +22,7 @@ use super::{GenError, Options};
 const TYPE_META: [&str; 3] = ["apiVersion", "kind", "metadata"];
 
 /// Properties of a schema node (`properties`).
-type Properties = std::collections::BTreeMap<String, JSONSchemaProps>;
+type Properties = std::collections::BTreeMap<String, Box<JSONSchemaProps>>;
 
 /// The items of one version module. `root` is the version's `openAPIV3Schema`,
 /// taken by value: its `spec` and `status` subtrees move into the type space and
@@ -50,9 +50,11 @@ pub fn version_module(
     );
 
     let spec_name = lower.reserve(&format!("{root_name}Spec"));
-    let spec_node = spec_node.unwrap_or_else(|| JSONSchemaProps {
-        type_: Some("object".into()),
-        ..Default::default()
+    let spec_node = spec_node.unwrap_or_else(|| {
+        Box::new(JSONSchemaProps {
+            type_: Some("object".into()),
+            ..Default::default()
+        })
     });
     let spec_id = lower.lower_spec(spec_node, &spec_name);
 

@@ -114,7 +114,7 @@ fn drop_all_of_rules(s: &mut JSONSchemaProps) {
         branch.x_kubernetes_validations = None;
     }
     if let Some(props) = s.properties.as_mut() {
-        props.values_mut().for_each(drop_all_of_rules);
+        props.values_mut().for_each(|p| drop_all_of_rules(p));
     }
     if let Some(JSONSchemaPropsOrArray::Schema(items)) = s.items.as_deref_mut() {
         drop_all_of_rules(items);

@@ -96,7 +96,7 @@ pub fn resolve_field_path<'a>(
                 .properties
                 .as_ref()
                 .and_then(|p| p.get(name))
-                .map(Some)
+                .map(|p| Some(&**p))
                 .ok_or("does not refer to a valid field");
         }
         if node.additional_properties.is_some() {

@@ -264,7 +264,7 @@ mod tests {
                 type_: Some("object".into()),
                 ..Default::default()
             };
-            parent.properties = Some([("a".to_string(), s)].into());
+            parent.properties = Some([("a".to_string(), Box::new(s))].into());
             s = parent;
         }
         let got = validate_schema(Some(&s), false, &CheckOptions::v1_create(), &Path::new("v"));

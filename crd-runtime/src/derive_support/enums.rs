@@ -26,10 +26,10 @@ fn tag_branch(tag: &str, name: &str) -> JSONSchemaProps {
     let mut props = BTreeMap::new();
     props.insert(
         tag.to_string(),
-        JSONSchemaProps {
+        Box::new(JSONSchemaProps {
             enum_: Some(vec![Value::from(name)]),
             ..Default::default()
-        },
+        }),
     );
     JSONSchemaProps {
         properties: Some(props),
@@ -111,7 +111,7 @@ pub fn adjacent_enum(
                 if !is_unconstrained(&c) {
                     b.properties
                         .get_or_insert_with(BTreeMap::new)
-                        .insert(content.to_string(), c);
+                        .insert(content.to_string(), Box::new(c));
                 }
                 bodies.push(body);
             }

@@ -35,7 +35,7 @@ pub fn object() -> JSONSchemaProps {
 pub fn add_property(s: &mut JSONSchemaProps, name: &str, schema: JSONSchemaProps, required: bool) {
     s.properties
         .get_or_insert_with(BTreeMap::new)
-        .insert(name.to_string(), schema);
+        .insert(name.to_string(), Box::new(schema));
     if required {
         let req = s.required.get_or_insert_with(Vec::new);
         if !req.iter().any(|r| r == name) {
