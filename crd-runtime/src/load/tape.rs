@@ -126,6 +126,26 @@ struct Events<'a> {
     events: std::iter::Peekable<std::vec::IntoIter<Event<'a>>>,
 }
 
+impl<'a> Events<'a> {
+    /// Runs `visit` over the entries of the collection just opened; it must read them
+    /// all, up to the collection's end.
+    fn entries<T>(
+        &mut self,
+        visit: impl FnOnce(&mut Entries<'_, 'a>) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let mut entries = Entries {
+            reader: self,
+            done: false,
+        };
+        let value = visit(&mut entries)?;
+        if entries.done {
+            Ok(value)
+        } else {
+            Err(unexpected())
+        }
+    }
+}
+
 type Error = serde_json::Error;
 
 fn unexpected() -> Error {
@@ -138,30 +158,8 @@ impl<'de> Deserializer<'de> for &mut Events<'de> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.events.next() {
             Some(Event::Value(value)) => value.deserialize_any(visitor),
-            Some(Event::Map) => {
-                let mut entries = Entries {
-                    reader: self,
-                    done: false,
-                };
-                let value = visitor.visit_map(&mut entries)?;
-                if entries.done {
-                    Ok(value)
-                } else {
-                    Err(unexpected())
-                }
-            }
-            Some(Event::Seq) => {
-                let mut entries = Entries {
-                    reader: self,
-                    done: false,
-                };
-                let value = visitor.visit_seq(&mut entries)?;
-                if entries.done {
-                    Ok(value)
-                } else {
-                    Err(unexpected())
-                }
-            }
+            Some(Event::Map) => self.entries(|entries| visitor.visit_map(entries)),
+            Some(Event::Seq) => self.entries(|entries| visitor.visit_seq(entries)),
             _ => Err(unexpected()),
         }
     }

@@ -343,12 +343,22 @@ pub(super) fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The corpus and fixture manifests, by directory (each holding as many as expected).
+pub(super) fn manifest_dirs() -> Vec<(&'static str, Vec<PathBuf>)> {
+    [("corpus/crds", 300), ("fixtures", 5)]
+        .into_iter()
+        .map(|(dir, min)| {
+            let mut files = Vec::new();
+            yaml_files(&shared().join(dir), &mut files);
+            assert!(files.len() >= min, "{dir}: only {} files", files.len());
+            (dir, files)
+        })
+        .collect()
+}
+
 #[test]
 fn corpus_and_fixtures_take_the_reader_with_the_same_values() {
-    for (dir, min) in [("corpus/crds", 300), ("fixtures", 5)] {
-        let mut files = Vec::new();
-        yaml_files(&shared().join(dir), &mut files);
-        assert!(files.len() >= min, "{dir}: only {} files", files.len());
+    for (_, files) in manifest_dirs() {
         for path in &files {
             let text = std::fs::read_to_string(path).unwrap();
             let scanned = yaml_scan::parse(&text)
