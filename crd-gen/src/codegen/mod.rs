@@ -5,7 +5,10 @@
 //! [`resource`] turn it into Rust items with crd-derive attributes ([`keywords`],
 //! [`json`], [`docs`]); [`format`](mod@format) prints them with prettyplease under an
 //! `// @generated` header. Every step iterates in schema order (properties are sorted
-//! maps), so the same input gives byte-identical output.
+//! maps), so the same input gives byte-identical output. Modules printed at once take
+//! their doc comments and most-repeated attributes as placeholders that [`leads`]
+//! replaces with prettyplease's own text for them after printing (the same bytes,
+//! without a syntax tree per doc line).
 //!
 //! Items are `syn` syntax trees built directly ([`ast`]): struct, enum, field, type
 //! and module skeletons, and doc attributes. The contents of every other attribute
