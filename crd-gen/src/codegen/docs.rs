@@ -27,20 +27,29 @@ pub fn doc_attrs_syn(description: &str) -> Vec<syn::Attribute> {
         .collect()
 }
 
-/// Whether the doc comments alone reproduce `description` exactly.
+/// Whether the doc comments alone reproduce `description` exactly, in a comment rustc
+/// accepts.
 ///
 /// crd-derive reads each doc line without its trailing whitespace and trims the joined
-/// text (and rustc takes no carriage return in a doc comment), so a line ending in a space (`...emitted. \n When...`) or a description that
+/// text, so a line ending in a space (`...emitted. \n When...`) or a description that
 /// starts or ends with blank lines (istio's `"\n\nValid Options: ..."`) must stay a
-/// `description` keyword.
+/// `description` keyword. So must text rustc refuses in a comment: a carriage return
+/// ("bare CR not allowed") and the bidirectional controls that can make code read
+/// differently from what it is (the deny-by-default `text_direction_codepoint_in_comment`
+/// lint); in a string literal they are escaped.
 pub fn docs_roundtrip(description: &str) -> bool {
     // Each line comes back as written ([`doc_attrs_syn`] adds the one space that
     // [`doc_to_description`] strips), so only the derive's trimming can lose text.
-    // rustc rejects a carriage return in a doc comment ("bare CR not allowed").
     !description.is_empty()
         && description.trim() == description
         && memchr::memchr(b'\r', description.as_bytes()).is_none()
+        && (description.is_ascii() || !description.chars().any(is_bidi_control))
         && !lines(description).any(|l| l.ends_with(char::is_whitespace))
+}
+
+/// The codepoints rustc's `text_direction_codepoint_in_comment` lint refuses.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `text.split('\n')`, with a vectorized search (descriptions are most of the text).
@@ -139,5 +148,8 @@ mod tests {
         assert!(!docs_roundtrip("ends in a space. \n Next line"));
         assert!(!docs_roundtrip("trailing tab\t"));
         assert!(!docs_roundtrip("carriage\rreturn"));
+        assert!(!docs_roundtrip("right-to-left \u{202e} override"));
+        assert!(!docs_roundtrip("isolate \u{2066}x\u{2069}"));
+        assert!(docs_roundtrip("unicode: grüße 🚀 \u{200f}"));
     }
 }
