@@ -32,6 +32,7 @@ pub const GOLDEN: &[(&str, &str)] = &[
     ("shadow_value", "fixtures/shadow-value.yaml"),
     ("shadow_option", "fixtures/shadow-option.yaml"),
     ("absent_items", "fixtures/absent-items.yaml"),
+    ("hostile_text", "fixtures/hostile-text.yaml"),
 ];
 
 fn generate(src: &str) -> String {

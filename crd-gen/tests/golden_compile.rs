@@ -16,6 +16,9 @@ mod absent_items;
 #[path = "golden/crontab.rs"]
 mod crontab;
 #[rustfmt::skip] // golden files are prettyplease output, byte for byte
+#[path = "golden/hostile_text.rs"]
+mod hostile_text;
+
 #[path = "golden/iamroleselectors_aws.rs"]
 mod iamroleselectors_aws;
 #[rustfmt::skip] // golden files are prettyplease output, byte for byte
@@ -91,6 +94,10 @@ fn golden_types_derive_the_source_crds() {
         (
             "fixtures/absent-items.yaml",
             merge_versions(&[<absent_items::v1::Thing as CustomResourceExt>::crd()]),
+        ),
+        (
+            "fixtures/hostile-text.yaml",
+            merge_versions(&[<hostile_text::v1::Hostile as CustomResourceExt>::crd()]),
         ),
     ];
     let mut failures = Vec::new();
