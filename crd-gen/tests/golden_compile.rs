@@ -18,7 +18,7 @@ mod crontab;
 #[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/hostile_text.rs"]
 mod hostile_text;
-
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/iamroleselectors_aws.rs"]
 mod iamroleselectors_aws;
 #[rustfmt::skip] // golden files are prettyplease output, byte for byte
