@@ -274,16 +274,14 @@ pub fn single_file_nested(
         &jobs,
         |(crd, _)| schema_size(crd),
         |(crd, module)| -> Result<Option<(String, String)>, GenError> {
-            let sink = Leads::deferred();
-            let generated = generate_versions(crd, module.clone(), opts, &sink, |_, v| {
-                v.open_api_schema().cloned()
-            })?;
-            let Some(g) = generated else {
-                return Ok(None);
-            };
-            let name = g.crd_name.clone();
-            let text = splice_docs(&name, sink, format::unparse(vec![crd_mod(g)]))?;
-            Ok(Some((name, text)))
+            let text = printed(
+                crd,
+                module.clone(),
+                opts,
+                |_, v| v.open_api_schema().cloned(),
+                |g| Ok(format::unparse(vec![crd_mod(g)])),
+            )?;
+            Ok(text.map(|text| (crd.name().to_string(), text)))
         },
     );
     let mut names = Vec::new();
@@ -392,13 +390,13 @@ pub(crate) fn crd_file(
     crd: &CustomResourceDefinition,
     opts: &Options,
 ) -> Result<Option<String>, GenError> {
-    let sink = Leads::deferred();
-    let generated = generate_versions(crd, String::new(), opts, &sink, |_, v| {
-        v.open_api_schema().cloned()
-    })?;
-    generated
-        .map(|g| splice_docs(crd.name(), sink, g.into_file()?))
-        .transpose()
+    printed(
+        crd,
+        String::new(),
+        opts,
+        |_, v| v.open_api_schema().cloned(),
+        GeneratedCrd::into_file,
+    )
 }
 
 /// [`crd_file`] for a CRD the caller no longer needs (see [`generate_crd_owned`]).
@@ -406,20 +404,40 @@ pub(crate) fn crd_file_owned(
     crd: CustomResourceDefinition,
     opts: &Options,
 ) -> Result<Option<String>, GenError> {
-    let sink = Leads::deferred();
     let (crd, mut schemas) = take_schemas(crd);
-    let generated = generate_versions(&crd, String::new(), opts, &sink, |i, _| schemas[i].take())?;
-    generated
-        .map(|g| splice_docs(crd.name(), sink, g.into_file()?))
-        .transpose()
+    printed(
+        &crd,
+        String::new(),
+        opts,
+        |i, _| schemas[i].take(),
+        GeneratedCrd::into_file,
+    )
 }
 
-/// The printed text of a tree built with `sink`, with its doc comments written in.
-fn splice_docs(crd_name: &str, sink: Leads, printed: String) -> Result<String, GenError> {
-    sink.splice(printed).map_err(|message| GenError::Format {
-        crd: crd_name.to_string(),
-        message,
-    })
+/// Generates `crd` (see [`generate_versions`]) with deferred leading attributes,
+/// prints it with `print`, and writes the attributes into the text ([`Leads`]).
+fn printed(
+    crd: &CustomResourceDefinition,
+    module: String,
+    opts: &Options,
+    schema_of: impl FnMut(
+        usize,
+        &crd_runtime::model::CustomResourceDefinitionVersion,
+    ) -> Option<crd_runtime::JSONSchemaProps>,
+    print: impl FnOnce(GeneratedCrd) -> Result<String, GenError>,
+) -> Result<Option<String>, GenError> {
+    let leads = Leads::deferred();
+    let Some(generated) = generate_versions(crd, module, opts, &leads, schema_of)? else {
+        return Ok(None);
+    };
+    let text = print(generated)?;
+    leads
+        .splice(text)
+        .map(Some)
+        .map_err(|message| GenError::Format {
+            crd: crd.name().to_string(),
+            message,
+        })
 }
 
 /// Pairs generated contents with their unique module names (computed over every

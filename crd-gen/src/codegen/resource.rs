@@ -8,7 +8,6 @@ use crd_runtime::model::{
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::docs::docs_roundtrip;
 use super::emit::{Emitter, implied_def};
 use super::ir::TyKind;
 use super::keywords::{Implied, Skip, fragment, node_keywords};
@@ -122,8 +121,7 @@ pub fn version_module(
             has_spec,
             others: &props,
         },
-        opts,
-        leads,
+        &emitter,
         spec_has_required,
     );
     if !root_kws.is_empty() {
@@ -177,16 +175,11 @@ struct RootProperties<'a> {
 fn root_keywords(
     mut residual: JSONSchemaProps,
     properties: RootProperties<'_>,
-    opts: &Options,
-    leads: &Leads,
+    emitter: &Emitter<'_>,
     spec_has_required: bool,
 ) -> (Vec<syn::Attribute>, Vec<TokenStream>) {
     let required = residual.required.take().unwrap_or_default();
-    let description = residual.description.clone();
-    let (docs, documented) = match description.as_deref() {
-        Some(d) if opts.docs && docs_roundtrip(d) => (leads.lead(Some(d), None), true),
-        _ => (Vec::new(), false),
-    };
+    let (docs, documented) = emitter.lead(residual.description.as_deref(), None);
     let mut kws = node_keywords(
         &residual,
         Implied {

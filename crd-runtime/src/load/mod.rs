@@ -114,8 +114,7 @@ impl std::error::Error for LoadError {}
 /// is read as (multi-document) YAML. Empty documents are skipped. A JSON text holds
 /// one document.
 pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Value>, LoadError> {
-    let trimmed = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    if is_json(text) {
         return match serde_json::from_str::<Value>(text) {
             Ok(v) => Ok(vec![v]),
             Err(e) => Err(LoadError::Syntax {
@@ -130,6 +129,12 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Value>, LoadError
         return Ok(docs);
     }
     parse_yaml_saphyr(source, text)
+}
+
+/// Whether `text` is JSON: its first non-blank character opens an object or array.
+fn is_json(text: &str) -> bool {
+    let trimmed = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    trimmed.starts_with('{') || trimmed.starts_with('[')
 }
 
 /// The general YAML path: serde-saphyr with [`yaml_options`], on a big-stack thread.
@@ -454,6 +459,20 @@ impl At<'_> {
     }
 }
 
+/// Whether a document is a CRD this crate reads (v1 or v1beta1); any other document
+/// is recorded in `out` as skipped.
+fn is_crd_or_skip(out: &mut LoadedCrds, document: usize, api_version: &str, kind: &str) -> bool {
+    let crd = kind == KIND && (api_version == API_VERSION_V1 || api_version == API_VERSION_V1BETA1);
+    if !crd {
+        out.skipped.push(SkippedDocument {
+            document,
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+        });
+    }
+    crd
+}
+
 fn is_list(map: &serde_json::Map<String, Value>) -> bool {
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
     kind.ends_with("List") && map.get("items").is_some_and(Value::is_array)
@@ -467,13 +486,7 @@ fn push_document(
 ) -> Result<(), LoadError> {
     let document = at.document;
     let api_version = str_field(&doc, "apiVersion").to_string();
-    let kind = str_field(&doc, "kind").to_string();
-    if kind != KIND || !(api_version == API_VERSION_V1 || api_version == API_VERSION_V1BETA1) {
-        out.skipped.push(SkippedDocument {
-            document,
-            api_version,
-            kind,
-        });
+    if !is_crd_or_skip(out, document, &api_version, str_field(&doc, "kind")) {
         return Ok(());
     }
     let crd = if api_version == API_VERSION_V1BETA1 {

@@ -19,17 +19,15 @@ use serde::de::{
 use serde_json::Value;
 
 use super::yaml_scan::{self, Event, Tape};
-use super::{CrdDocument, LoadedCrds, SHALLOW, SkippedDocument, on_big_stack};
+use super::{CrdDocument, LoadedCrds, SHALLOW, is_crd_or_skip, is_json, on_big_stack};
 use crate::model::{
-    API_VERSION_V1, API_VERSION_V1BETA1, CustomResourceDefinition, CustomResourceDefinitionV1Beta1,
-    KIND,
+    API_VERSION_V1BETA1, CustomResourceDefinition, CustomResourceDefinitionV1Beta1,
 };
 
 /// Every CRD of a YAML manifest typed from tapes, or `None` when the value path
 /// must read it (see the module docs).
 pub(super) fn load_crds(text: &str) -> Option<LoadedCrds> {
-    let start = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
-    if start.starts_with('{') || start.starts_with('[') {
+    if is_json(text) {
         return None;
     }
     let mut out = LoadedCrds::default();
@@ -38,13 +36,8 @@ pub(super) fn load_crds(text: &str) -> Option<LoadedCrds> {
         if kind.ends_with("List") {
             return None;
         }
-        let (api_version, kind) = (api_version.to_string(), kind.to_string());
-        if kind != KIND || !(api_version == API_VERSION_V1 || api_version == API_VERSION_V1BETA1) {
-            out.skipped.push(SkippedDocument {
-                document,
-                api_version,
-                kind,
-            });
+        let api_version = api_version.to_string();
+        if !is_crd_or_skip(&mut out, document, &api_version, kind) {
             continue;
         }
         let crd = if api_version == API_VERSION_V1BETA1 {
@@ -89,8 +82,7 @@ fn skip(events: &[Event<'_>], mut i: usize) -> usize {
         match events.get(i) {
             Some(Event::Map | Event::Seq) => open += 1,
             Some(Event::End) => open = open.saturating_sub(1),
-            Some(Event::Key(_)) => {}
-            Some(Event::Value(_)) | None => {}
+            _ => {}
         }
         i += 1;
         if open == 0 || i >= events.len() {
