@@ -22,6 +22,21 @@ fn is_dns_label(s: &str) -> bool {
         && !s.ends_with('-')
 }
 
+/// The API server's DNS-1123 subdomain: at most 253 characters, dot-separated labels
+/// of lower-case letters, digits and '-' that start and end with a letter or digit
+/// (unlike a lone label, a subdomain label has no 63-character limit).
+fn is_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253
+        && s.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
+}
+
 /// `postgresql` → `Postgresql`, `my-kind` → `MyKind`: a suggested root type name.
 fn upper_camel(kind: &str) -> String {
     kind.split('-')
@@ -93,33 +108,20 @@ pub fn identity(
         }
     }
     let (group, version, kind) = (a.group.clone()?, a.version.clone()?, a.kind.clone()?);
-    if !group.value.contains('.') || !group.value.split('.').all(is_dns_label) {
+    if !group.value.contains('.') || !is_dns_subdomain(&group.value) {
         err(
             cx,
             group.span,
             "`group` must be a lower-case DNS subdomain with at least one dot, like \"stable.example.com\"",
         );
     }
+    // The API server's rule: a DNS-1035 label ("v1", "v2beta1", but also "stable").
     let v = &version.value;
-    let ok_version = v.strip_prefix('v').is_some_and(|rest| {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let (num, tail) = rest.split_at(digits);
-        !num.is_empty()
-            && !num.starts_with('0')
-            && (tail.is_empty()
-                || ["alpha", "beta"].iter().any(|p| {
-                    tail.strip_prefix(p).is_some_and(|n| {
-                        !n.is_empty()
-                            && !n.starts_with('0')
-                            && n.bytes().all(|b| b.is_ascii_digit())
-                    })
-                }))
-    });
-    if !ok_version {
+    if !is_dns_label(v) || !v.starts_with(|c: char| c.is_ascii_lowercase()) {
         err(
             cx,
             version.span,
-            "`version` must look like \"v1\", \"v2beta1\" or \"v1alpha3\"",
+            "`version` must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter), like \"v1\" or \"v2beta1\"",
         );
     }
     let k = &kind.value;

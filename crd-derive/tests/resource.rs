@@ -45,6 +45,26 @@ fn defaults_are_sensible() {
     assert_eq!(root.properties.as_ref().unwrap().len(), 1);
 }
 
+/// Names the API server accepts that are not the usual shape: a version that is not
+/// `v<N>[alpha|beta<M>]` and a group label longer than a lone DNS label may be.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+#[crd(
+    group = "a-group-label-that-is-longer-than-sixty-three-characters-which-subdomains-allow.example.com",
+    version = "stable",
+    kind = "Channel"
+)]
+pub struct ChannelSpec {
+    pub rule: String,
+}
+
+#[test]
+fn server_valid_names_of_unusual_shape_are_accepted() {
+    let crd = Channel::crd();
+    assert_valid_crd(&crd);
+    assert_eq!(crd.spec.versions[0].name, "stable");
+    assert!(crd.spec.group.split('.').next().unwrap().len() > 63);
+}
+
 #[derive(CrdSchema, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct WidgetStatus {

@@ -134,3 +134,54 @@ fn an_unreadable_input_wins_over_one_that_does_not_load() {
         );
     }
 }
+
+/// A CRD no API server accepts, whose names or types crd-derive would refuse: exit 1,
+/// every problem in the server's words, naming the file and the field, in both
+/// output modes; a valid CRD in another file changes nothing about that.
+#[test]
+fn a_crd_with_names_or_types_the_server_refuses_is_an_error_naming_file_and_field() {
+    let dir = TempDir::new("crd-gen-generate", "invalid");
+    let crds = inputs(&dir);
+    let text = std::fs::read_to_string(crontab()).unwrap();
+    let bad = dir.join("bad.yaml");
+    let bad_text = text
+        .replace("kind: CronTab\n", "kind: \"Cron\\aTab\"\n")
+        .replacen("type: string", "type: strin", 1);
+    assert_ne!(bad_text, text);
+    std::fs::write(&bad, bad_text).unwrap();
+    let out = dir.join("out");
+    let o: &Path = "-o".as_ref();
+    for extra in [vec![o, out.as_path()], vec![]] {
+        let mut args: Vec<&Path> = vec![&crds, &bad];
+        args.extend(extra);
+        let (code, stdout, stderr) = generate(&args);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(stdout.is_empty());
+        let lines: Vec<&str> = stderr.lines().collect();
+        let prefix = format!("error: {}: crontabs.stable.example.com: ", bad.display());
+        assert_eq!(lines.len(), 1, "{stderr}");
+        assert!(
+            lines[0].starts_with(&format!(
+                r#"{prefix}spec.names.kind: Invalid value: "Cron\aTab": may have mixed case"#
+            )),
+            "{stderr}"
+        );
+        // With the names fixed, the type is what is wrong.
+        std::fs::write(&bad, text.replacen("type: string", "type: strin", 1)).unwrap();
+        let (code, _, stderr) = generate(&args);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(stderr.starts_with(&prefix), "{stderr}");
+        assert!(
+            stderr.contains(
+                r#".type: Unsupported value: "strin": supported values: "array", "boolean""#
+            ),
+            "{stderr}"
+        );
+        std::fs::write(
+            &bad,
+            text.replace("kind: CronTab\n", "kind: \"Cron\\aTab\"\n"),
+        )
+        .unwrap();
+    }
+    assert!(!out.exists(), "nothing is written when a CRD fails");
+}

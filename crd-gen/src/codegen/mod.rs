@@ -23,6 +23,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crd_runtime::CustomResourceDefinition;
+use crd_runtime::check::{validate_identity, validate_property_types};
+use crd_runtime::field::{ErrorList, Path};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -112,6 +114,15 @@ pub enum GenError {
         /// What is wrong.
         message: String,
     },
+    /// The CRD breaks API-server rules the generated code relies on: its names, or
+    /// a `type` that is no OpenAPI type. No cluster accepts such a CRD, and crd-derive
+    /// would refuse the generated attributes.
+    Invalid {
+        /// `metadata.name` of the CRD.
+        crd: String,
+        /// Every violation, as the API server words it (`field: Type: detail`).
+        errors: Vec<String>,
+    },
     /// The generated tokens did not parse as Rust (a generator bug).
     Format {
         /// `metadata.name` of the CRD.
@@ -125,6 +136,13 @@ impl fmt::Display for GenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GenError::Schema { crd, path, message } => write!(f, "{crd}: {path}: {message}"),
+            GenError::Invalid { crd, errors } => {
+                for (i, e) in errors.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { "\n" };
+                    write!(f, "{sep}{crd}: {e}")?;
+                }
+                Ok(())
+            }
             GenError::Format { crd, message } => {
                 write!(f, "{crd}: generated code does not parse: {message}")
             }
@@ -133,6 +151,17 @@ impl fmt::Display for GenError {
 }
 
 impl std::error::Error for GenError {}
+
+impl GenError {
+    /// `metadata.name` of the CRD that could not be generated.
+    pub fn crd(&self) -> &str {
+        match self {
+            GenError::Schema { crd, .. }
+            | GenError::Invalid { crd, .. }
+            | GenError::Format { crd, .. } => crd,
+        }
+    }
+}
 
 /// The Rust code generated for one CRD.
 #[derive(Clone, Debug)]
@@ -535,17 +564,30 @@ fn generate_versions(
         &crd_runtime::model::CustomResourceDefinitionVersion,
     ) -> Option<crd_runtime::JSONSchemaProps>,
 ) -> Result<Option<GeneratedCrd>, GenError> {
+    let invalid = |errors: ErrorList| GenError::Invalid {
+        crd: crd.name().to_string(),
+        errors: errors.strings(),
+    };
+    let identity = validate_identity(crd);
+    if !identity.is_empty() {
+        return Err(invalid(identity));
+    }
     let mut versions = Vec::new();
     let mut version_scope = naming::Scope::default();
     for (i, v) in crd.spec.versions.iter().enumerate() {
         if !opts.versions.is_empty() && !opts.versions.contains(&v.name) {
             continue;
         }
+        let schema_path = format!("spec.versions[{i}].schema.openAPIV3Schema");
         let root = schema_of(i, v).ok_or_else(|| GenError::Schema {
             crd: crd.name().to_string(),
-            path: format!("spec.versions[{i}].schema.openAPIV3Schema"),
+            path: schema_path.clone(),
             message: "Required value: the version has no schema to generate types from".into(),
         })?;
+        let types = validate_property_types(&root, &Path::new(&schema_path));
+        if !types.is_empty() {
+            return Err(invalid(types));
+        }
         let items = resource::version_module(crd, v, root, opts, leads)?;
         let module = version_scope.claim_ident(naming::snake_ident(&v.name, "version"));
         versions.push(GeneratedVersion {

@@ -21,3 +21,61 @@ fn crontab_generates_deterministically() {
     assert!(code.contains("pub struct CronTabSpec"), "{code}");
     assert!(code.contains("pub mod v1"), "{code}");
 }
+
+#[test]
+fn names_and_types_the_server_refuses_are_errors_on_every_path() {
+    let mut crd = crontab();
+    crd.spec.group = "Stable.example.com".into();
+    crd.metadata.name = Some("crontabs.Stable.example.com".into());
+    crd.spec.names.short_names = Some(vec!["c t".into()]);
+    let err = generate(std::slice::from_ref(&crd), &Options::default()).unwrap_err();
+    let GenError::Invalid { crd: name, errors } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(name, "crontabs.Stable.example.com");
+    assert_eq!(errors.len(), 3, "{errors:#?}");
+    assert!(
+        errors[0].starts_with(
+            r#"metadata.name: Invalid value: "crontabs.Stable.example.com": a lowercase RFC 1123 subdomain"#
+        ),
+        "{errors:#?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with(r#"spec.group: Invalid value: "Stable.example.com""#)),
+        "{errors:#?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with(r#"spec.names.shortNames[0]: Invalid value: "c t""#)),
+        "{errors:#?}"
+    );
+    // The parallel and the moving paths report the same error.
+    let files = generate_files(std::slice::from_ref(&crd), &Options::default()).unwrap_err();
+    assert_eq!(files, err);
+    assert_eq!(crd_file_owned(crd, &Options::default()).unwrap_err(), err);
+
+    let mut crd = crontab();
+    let schema = crd.spec.versions[0].schema.as_mut().unwrap();
+    let root = schema.open_api_v3_schema.as_mut().unwrap();
+    let spec = root.properties.as_mut().unwrap().get_mut("spec").unwrap();
+    spec.type_ = Some("dict".into());
+    let err = generate(&[crd], &Options::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#"crontabs.stable.example.com: spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Unsupported value: "dict": supported values: "array", "boolean", "integer", "number", "object", "string""#
+    );
+}
+
+#[test]
+fn any_version_name_the_server_accepts_is_generated() {
+    let mut crd = crontab();
+    crd.spec.versions[0].name = "stable".into();
+    let code = generate(&[crd], &Options::default()).unwrap()[0]
+        .to_file()
+        .unwrap();
+    assert!(code.contains("pub mod stable"), "{code}");
+    assert!(code.contains(r#"version = "stable""#), "{code}");
+}

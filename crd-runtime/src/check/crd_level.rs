@@ -5,10 +5,13 @@
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::model::JSONSchemaProps;
 
-use super::crd_names::{deprecation_warning_problems, validate_names, validate_stored_versions};
+use super::crd_names::{
+    deprecation_warning_problems, validate_group, validate_names, validate_stored_versions,
+    validate_version_name,
+};
 use super::internal::{InternalCrd, InternalSpec, InternalVersion, has_status};
 use super::{CheckOptions, conversion, objectmeta, printer_columns, schema};
-use crate::engine::names::{dns1035_label, dns1123_subdomain};
+use crate::engine::names::dns1035_label;
 
 /// Validates a CRD in the internal form. `check_identical` enables the rules that
 /// per-version fields must not all be identical, which only make sense for the
@@ -103,25 +106,7 @@ fn validate_spec(
 ) -> ErrorList {
     let mut errs = ErrorList::new();
     let mut opts = opts.clone();
-    let group = path.child("group");
-    if spec.group.is_empty() {
-        errs.push(FieldError::required(group, ""));
-    } else {
-        let problems = dns1123_subdomain(&spec.group);
-        if !problems.is_empty() {
-            errs.push(FieldError::invalid(
-                group,
-                BadValue::Str(spec.group.clone()),
-                problems.join(","),
-            ));
-        } else if !spec.group.contains('.') {
-            errs.push(FieldError::invalid(
-                group,
-                BadValue::Str(spec.group.clone()),
-                "should be a domain with at least one dot",
-            ));
-        }
-    }
+    errs.extend(validate_group(&spec.group, &path.child("group")));
     let scope = path.child("scope");
     if spec.scope.is_empty() {
         errs.push(FieldError::required(scope, ""));
@@ -185,14 +170,7 @@ fn validate_spec(
         let vp = path.child("versions").index(i);
         storage += usize::from(v.storage);
         unique &= names.insert(v.name.as_str());
-        let problems = dns1035_label(&v.name);
-        if !problems.is_empty() {
-            errs.push(FieldError::invalid(
-                vp.child("name"),
-                BadValue::Str(v.name.clone()),
-                problems.join(","),
-            ));
-        }
+        errs.extend(validate_version_name(&v.name, &vp.child("name")));
         let status = has_status(spec.subresources_for(i));
         errs.extend(validate_version(v, &vp, status, &opts));
     }

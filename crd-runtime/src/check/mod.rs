@@ -4,6 +4,9 @@
 //! - [`validate_crd`]: a v1 manifest, as a **create** request would be validated.
 //! - [`validate_internal_crd`]: a CRD already in the server's internal form
 //!   ([`InternalCrd`], as upstream's tests write them).
+//! - [`validate_identity`]: only the rules for the names (metadata, group, names,
+//!   versions), without visiting any schema; [`validate_property_types`]: only the
+//!   `type` rule of a schema.
 //! - [`validate_schema`]: one `openAPIV3Schema` (the conformance tables' unit).
 //! - [`validate_structural`] / [`validate_structural_completeness`]: the
 //!   structural-schema rules alone.
@@ -28,10 +31,12 @@ mod schema;
 mod structural;
 
 pub use completeness::validate_structural_completeness;
+pub use crd_names::validate_identity;
 pub use internal::{
     InternalConversion, InternalCrd, InternalSpec, InternalStatus, InternalVersion, PathStyle,
 };
 pub use jsonpath::{resolve_field_path, validate_simple_json_path};
+pub use openapi::validate_property_types;
 pub use schema::{validate_schema, validate_validation};
 pub use structural::{conversion_error as structural_conversion_error, validate_structural};
 

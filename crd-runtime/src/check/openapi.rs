@@ -7,7 +7,9 @@
 use std::borrow::Cow;
 
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::model::{JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrStringArray};
+use crate::model::{
+    ChildRef, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrStringArray,
+};
 
 use super::CheckOptions;
 
@@ -50,6 +52,42 @@ pub fn validate_openapi_schema(s: &JSONSchemaProps, path: &Path, opts: &CheckOpt
         inside_resource_meta: false,
     };
     walk(s, path, &ctx, true, opts, &mut errs);
+    errs
+}
+
+/// Only the `type` rule of [`validate_openapi_schema`]: every node whose `type` is not
+/// an OpenAPI v3 type, over the nodes the whole check visits. Cheap enough to run
+/// before anything that must understand every `type` (it allocates only for errors).
+pub fn validate_property_types(s: &JSONSchemaProps, path: &Path) -> ErrorList {
+    fn visit<'a>(
+        s: &'a JSONSchemaProps,
+        trail: &mut Vec<ChildRef<'a>>,
+        root: &Path,
+        errs: &mut ErrorList,
+    ) {
+        let ty = s.type_str();
+        if !ty.is_empty() && !OPENAPI_V3_TYPES.contains(&ty) {
+            let path = trail.iter().fold(root.clone(), |p, how| how.path_under(&p));
+            errs.push(FieldError::not_supported(
+                path.child("type"),
+                BadValue::Str(ty.into()),
+                &OPENAPI_V3_TYPES,
+            ));
+        }
+        s.for_each_child(&mut |how, child| {
+            // The whole check does not descend into these (they are refused as such).
+            if !matches!(
+                how,
+                ChildRef::PatternProperty(_) | ChildRef::AdditionalItems
+            ) {
+                trail.push(how);
+                visit(child, trail, root, errs);
+                trail.pop();
+            }
+        });
+    }
+    let mut errs = ErrorList::new();
+    visit(s, &mut Vec::new(), path, &mut errs);
     errs
 }
 
@@ -403,5 +441,35 @@ mod tests {
                 "s.x-kubernetes-validations[2].reason: Unsupported value: \"Teapot\": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", \"FieldValueRequired\"",
             ]
         );
+    }
+
+    #[test]
+    fn property_types_alone_match_the_whole_check() {
+        let s: JSONSchemaProps = serde_json::from_value(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "strin"},
+                "b": {"type": "array", "items": {"type": "int"}},
+                "c": {"type": "object", "additionalProperties": {"type": "map"}},
+                "d": {"allOf": [{"type": "string"}, {"type": "any"}], "not": {"type": "null"}},
+                "e": {"type": "array", "items": [{"type": "string"}, {"type": "tuple"}]},
+                "f": {"definitions": {"x": {"type": "ref"}}},
+                "g": {"type": "object", "dependencies": {"x": {"type": "dep"}}},
+                "h": {"type": ""}
+            }
+        }))
+        .unwrap();
+        let path = Path::new("s");
+        let mut alone = validate_property_types(&s, &path).strings();
+        let mut whole: Vec<String> = validate_openapi_schema(&s, &path, &CheckOptions::v1_create())
+            .strings()
+            .into_iter()
+            .filter(|e| e.contains(".type: Unsupported value"))
+            .collect();
+        assert_eq!(alone.len(), 8, "{alone:#?}");
+        assert!(alone.contains(&r#"s.properties[b].items.type: Unsupported value: "int": supported values: "array", "boolean", "integer", "number", "object", "string""#.to_string()), "{alone:#?}");
+        alone.sort();
+        whole.sort();
+        assert_eq!(alone, whole);
     }
 }

@@ -502,6 +502,25 @@ pub enum ChildRef<'a> {
     Dependency(&'a str),
 }
 
+impl ChildRef<'_> {
+    /// The child's field path under its parent's `parent`
+    /// (`properties[name]`, `items`, `allOf[2]`, ...).
+    pub fn path_under(self, parent: &crate::field::Path) -> crate::field::Path {
+        match self {
+            ChildRef::Property(k) => parent.child("properties").key(k),
+            ChildRef::Items(None) => parent.child("items"),
+            ChildRef::Items(Some(i)) => parent.child("items").index(i),
+            ChildRef::AdditionalProperties => parent.child("additionalProperties"),
+            ChildRef::Junctor(j, i) => parent.child(j.keyword()).index(i),
+            ChildRef::Not => parent.child("not"),
+            ChildRef::Definition(k) => parent.child("definitions").key(k),
+            ChildRef::PatternProperty(k) => parent.child("patternProperties").key(k),
+            ChildRef::AdditionalItems => parent.child("additionalItems"),
+            ChildRef::Dependency(k) => parent.child("dependencies").key(k),
+        }
+    }
+}
+
 /// Serde helper: `default: null` is a present value (`Some(Value::Null)`), not an absent one.
 mod present_value {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
