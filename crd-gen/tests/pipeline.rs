@@ -2,6 +2,7 @@
 //! scripts) gives the same files as loading first and generating after.
 
 mod common;
+mod tempdir;
 
 use crd_gen::Config;
 use crd_gen::codegen::{self, GeneratedFile};
@@ -178,4 +179,37 @@ fn single_file_on_every_core_equals_the_sequential_one() {
     config.kinds(&["NoSuchKind"]);
     let empty = config.generate_single_file(&crds).unwrap();
     assert_eq!(empty, config.single_file(&[]).unwrap());
+}
+
+/// A build script's error names the file of the CRD that cannot be generated (and
+/// not another file defining a CRD of the same name), in both layouts.
+#[test]
+fn build_script_errors_name_the_failing_file() {
+    let dir = tempdir::TempDir::new("crd-gen-pipeline", "compile-errors");
+    let crds = dir.join("crds");
+    std::fs::create_dir_all(&crds).unwrap();
+    let text = std::fs::read_to_string(format!("{}/data/crontab.yaml", env!("CARGO_MANIFEST_DIR")))
+        .unwrap();
+    std::fs::write(crds.join("a-good.yaml"), &text).unwrap();
+    let bad = crds.join("b-bad.yaml");
+    std::fs::write(&bad, text.replace("- name: v1\n", "- name: V1\n")).unwrap();
+    for flat in [false, true] {
+        let err = Config::new()
+            .out_dir(dir.join("out"))
+            .flat(flat)
+            .emit_rerun_if_changed(false)
+            .compile(&[&crds])
+            .unwrap_err();
+        let crd_gen::Error::Input { input, .. } = &err else {
+            panic!("flat {flat}: {err:?}");
+        };
+        assert_eq!(input, &bad.display().to_string());
+        assert!(
+            err.to_string().starts_with(&format!(
+                r#"{}: crontabs.stable.example.com: spec.versions[0].name: Invalid value: "V1": a DNS-1035 label"#,
+                bad.display()
+            )),
+            "{err}"
+        );
+    }
 }

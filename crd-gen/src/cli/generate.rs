@@ -88,7 +88,7 @@ pub fn run(args: GenerateArgs) -> ExitCode {
                 );
                 ExitCode::SUCCESS
             }
-            Err(crd_gen::Error::Generate(e)) => report(&sources, &config, &e),
+            Err(crd_gen::Error::Generate(e)) => report(&sources, &config, e),
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::from(2)
@@ -107,7 +107,7 @@ pub fn run(args: GenerateArgs) -> ExitCode {
             print!("{code}");
             ExitCode::SUCCESS
         }
-        Err(crd_gen::Error::Generate(e)) => report(&sources, &config, &e),
+        Err(crd_gen::Error::Generate(e)) => report(&sources, &config, e),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(1)
@@ -115,29 +115,13 @@ pub fn run(args: GenerateArgs) -> ExitCode {
     }
 }
 
-/// Prints a generation error line by line, each naming the file that defines the
+/// Prints a generation error line by line, each naming the input that defines the
 /// CRD (`error: FILE: CRD: field: ...`); exit 1.
-fn report(sources: &[Source], config: &Config, e: &GenError) -> ExitCode {
-    let file = file_failing(sources, config, e);
+fn report(sources: &[Source], config: &Config, e: GenError) -> ExitCode {
+    let load = |source: &Source| crd_gen::load_input(&source.name(), &source.read()?);
+    let e = config.naming_input(crd_gen::Error::Generate(e), sources, Source::name, load);
     for line in e.to_string().lines() {
-        match &file {
-            Some(file) => eprintln!("error: {file}: {line}"),
-            None => eprintln!("error: {line}"),
-        }
+        eprintln!("error: {line}");
     }
     ExitCode::from(1)
-}
-
-/// The first input holding a CRD that fails with `e`. Generation works on CRDs, not
-/// files, so the error path reads the inputs again to name the file (two files may
-/// define CRDs of the same name: the one that fails is named).
-fn file_failing(sources: &[Source], config: &Config, e: &GenError) -> Option<String> {
-    sources.iter().find_map(|source| {
-        let bytes = source.read().ok()?;
-        let crds = crd_gen::load_input(&source.name(), &bytes).ok()?;
-        crds.into_iter()
-            .filter(|c| c.name() == e.crd())
-            .any(|c| matches!(config.generate(&[c]), Err(crd_gen::Error::Generate(g)) if g == *e))
-            .then(|| source.name())
-    })
 }
