@@ -2,8 +2,10 @@
 //! the two smallest CRDs (under 200 kB) of every project, compiled in a scratch
 //! workspace against this workspace's crates through `clippy-driver` (one build gives
 //! both the binaries and the lints; any warning in a generated module fails, as
-//! `-D warnings` would), their derived CRDs compared with the sources. The whole
-//! corpus: `cargo run --release -p crd-gen -- roundtrip [--clippy] ../shared/corpus/crds`.
+//! `-D warnings` would), their derived CRDs compared with the sources. Random schemas
+//! from a fixed seed ([`common::random_crd`]) go through the same build, for the
+//! shapes and names no corpus CRD has. The whole corpus:
+//! `cargo run --release -p crd-gen -- roundtrip [--clippy] ../shared/corpus/crds`.
 
 use std::collections::BTreeMap;
 
@@ -33,6 +35,9 @@ fn sample() -> Vec<(String, String)> {
     out
 }
 
+/// How many random CRDs join the sample.
+const RANDOM_CRDS: usize = 48;
+
 #[test]
 fn corpus_sample_compiles_and_round_trips() {
     let sample = sample();
@@ -53,6 +58,12 @@ fn corpus_sample_compiles_and_round_trips() {
             });
         }
     }
+    for crd in common::random_crd::fixed_sample(RANDOM_CRDS) {
+        sources.push(Source {
+            file: "random".into(),
+            crd,
+        });
+    }
     let workspace = roundtrip::scratch::default_workspace();
     let mut scratch = roundtrip::scratch::Scratch::new(&workspace, "crd-gen-sample");
     scratch.clippy = true;
@@ -67,7 +78,7 @@ fn corpus_sample_compiles_and_round_trips() {
         .collect();
     assert!(
         failures.is_empty(),
-        "{} of {} sample CRDs do not round-trip:\n{}",
+        "{} of {} sample CRDs (corpus, then random) do not round-trip:\n{}",
         failures.len(),
         results.len(),
         failures.join("\n")

@@ -24,8 +24,8 @@ pub mod model;
 
 pub use check::{CheckOptions, assert_valid_crd, validate_crd};
 pub use derive_support::{
-    CrdSchema, CustomResourceExt, IntOrString, Manifest, ManifestError, MergeError, ObjectList,
-    PathError, Scope, merge_versions,
+    CrdSchema, CustomResourceExt, EmbeddedObject, IntOrString, Manifest, ManifestError, MergeError,
+    ObjectList, PathError, Scope, merge_versions,
 };
 pub use engine::{AdmitError, Engine, EngineError, SchemaOptions};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};

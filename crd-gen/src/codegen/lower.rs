@@ -212,6 +212,12 @@ impl Lowerer {
         let mut catch_all = None;
         match node.additional_properties.take().map(|ap| *ap) {
             Some(JSONSchemaPropsOrBool::Schema(values)) => {
+                // crd-derive cannot write `additionalProperties` from a flattened map
+                // (it keeps unknown fields instead): the keyword stays in the residual.
+                // Only a struct forced on a map (`spec`) or a CRD no server accepts
+                // (properties next to additionalProperties) gets here.
+                node.additional_properties =
+                    Some(Box::new(JSONSchemaPropsOrBool::Schema(values.clone())));
                 let value = self.lower_node(Box::new(values), NameHint::Child(&name, "additional"));
                 catch_all = Some(value);
             }

@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod random_crd;
+
 /// The shared truth directory (`../shared` beside the checkout, or `CRD_TOOLKIT_SHARED`).
 pub fn shared() -> PathBuf {
     match std::env::var_os("CRD_TOOLKIT_SHARED") {

@@ -1,5 +1,5 @@
 //! Runtime side of `crd-derive`: the [`CrdSchema`] and [`CustomResourceExt`] traits,
-//! their implementations for std types, [`IntOrString`], list responses ([`ObjectList`]),
+//! their implementations for std types, [`IntOrString`], [`EmbeddedObject`], list responses ([`ObjectList`]),
 //! REST paths, merging versions into one CRD, and writing/checking manifests.
 //!
 //! Schemas are built directly as [`JSONSchemaProps`] — the model the checker and the
@@ -7,6 +7,7 @@
 
 #[cfg(feature = "chrono")]
 mod chrono_impls;
+mod embedded;
 mod enums;
 mod impls;
 mod int_or_string;
@@ -19,6 +20,7 @@ mod rest;
 #[doc(hidden)]
 pub mod private;
 
+pub use embedded::EmbeddedObject;
 pub use int_or_string::IntOrString;
 pub use list::ObjectList;
 pub use manifest::{Manifest, ManifestError};
