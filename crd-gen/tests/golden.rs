@@ -33,6 +33,7 @@ pub const GOLDEN: &[(&str, &str)] = &[
     ("shadow_option", "fixtures/shadow-option.yaml"),
     ("absent_items", "fixtures/absent-items.yaml"),
     ("hostile_text", "fixtures/hostile-text.yaml"),
+    ("odd_shapes", "fixtures/odd-shapes.yaml"),
 ];
 
 fn generate(src: &str) -> String {

@@ -37,6 +37,9 @@ mod servers_linkerd;
 #[path = "golden/shadow_option.rs"]
 mod shadow_option;
 #[rustfmt::skip] // golden files are prettyplease output, byte for byte
+#[path = "golden/odd_shapes.rs"]
+mod odd_shapes;
+#[rustfmt::skip] // golden files are prettyplease output, byte for byte
 #[path = "golden/shadow_value.rs"]
 mod shadow_value;
 
@@ -98,6 +101,13 @@ fn golden_types_derive_the_source_crds() {
         (
             "fixtures/hostile-text.yaml",
             merge_versions(&[<hostile_text::v1::Hostile as CustomResourceExt>::crd()]),
+        ),
+        (
+            "fixtures/odd-shapes.yaml",
+            merge_versions(&[
+                <odd_shapes::v1::Oddity as CustomResourceExt>::crd(),
+                <odd_shapes::stable::Oddity as CustomResourceExt>::crd(),
+            ]),
         ),
     ];
     let mut failures = Vec::new();

@@ -291,6 +291,22 @@ impl<'a> Emitter<'a> {
         kws
     }
 
+    /// [`Emitter::node_keywords_deep`] for a node whose Rust type crd-derive cannot
+    /// see (the status behind an alias): `None` when its items or values need
+    /// keywords of their own, which only a field can carry.
+    pub fn node_keywords_typeless(&self, ty: &Ty) -> Option<Vec<proc_macro2::TokenStream>> {
+        match &ty.kind {
+            TyKind::Vec(inner) | TyKind::Map(inner)
+                if inner.kind != TyKind::AbsentItems
+                    && self.named(inner).is_none()
+                    && !self.node_keywords_deep(inner, false).is_empty() =>
+            {
+                None
+            }
+            _ => Some(self.node_keywords_deep(ty, false)),
+        }
+    }
+
     fn named(&self, ty: &Ty) -> Option<&TypeDef> {
         match ty.kind {
             TyKind::Named(id) => Some(self.space.get(id)),

@@ -120,7 +120,7 @@ impl Lowerer {
             },
             "array" => match node.items.take().map(|items| *items) {
                 Some(JSONSchemaPropsOrArray::Schema(items)) => {
-                    let item = self.lower_node(Box::new(items), hint);
+                    let item = self.lower_node(Box::new(items), hint.inner("item"));
                     TyKind::Vec(Box::new(item))
                 }
                 None => TyKind::Vec(Box::new(Ty::bare(TyKind::AbsentItems))),
@@ -133,7 +133,7 @@ impl Lowerer {
             "object" if node.is_embedded_resource() => TyKind::Embedded,
             "object" => match node.additional_properties.take().map(|ap| *ap) {
                 Some(JSONSchemaPropsOrBool::Schema(values)) => {
-                    let value = self.lower_node(Box::new(values), hint);
+                    let value = self.lower_node(Box::new(values), hint.inner("value"));
                     TyKind::Map(Box::new(value))
                 }
                 // `additionalProperties: true` stays in the residual: it is not the
@@ -331,6 +331,18 @@ enum NameHint<'a> {
     Claimed(&'a str),
     /// Parent type name + property name.
     Child(&'a str, &'a str),
+}
+
+impl<'a> NameHint<'a> {
+    /// The hint for the items or values of a list or map node: a field's item type
+    /// is named after the field (`ports` → `...Ports`), but a claimed name belongs to
+    /// the list itself (a status alias), so its items are `<name>Item`.
+    fn inner(self, what: &'a str) -> NameHint<'a> {
+        match self {
+            NameHint::Claimed(name) => NameHint::Child(name, what),
+            child => child,
+        }
+    }
 }
 
 /// The values of a string enum that can become a Rust enum: `enum` given, every value

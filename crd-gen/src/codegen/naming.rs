@@ -184,7 +184,7 @@ fn join_type_name(name: String) -> String {
     if name.starts_with(|c: char| c.is_ascii_digit()) {
         return format!("T{name}");
     }
-    keyword_safe(name)
+    keyword_safe(not_all_capitals(name))
 }
 
 fn pascal_ident(text: &str, empty: &str, digit_prefix: &str) -> String {
@@ -214,7 +214,17 @@ fn pascal_ident(text: &str, empty: &str, digit_prefix: &str) -> String {
     if pascal.starts_with(|c: char| c.is_ascii_digit()) {
         pascal.insert_str(0, digit_prefix);
     }
-    keyword_safe(pascal)
+    keyword_safe(not_all_capitals(pascal))
+}
+
+/// `TUW` (from the single-letter words of "t.u.w") → `Tuw`: clippy's
+/// `upper_case_acronyms` refuses identifiers of three or more capitals and nothing
+/// else, as `PascalCase` would write one word.
+fn not_all_capitals(mut ident: String) -> String {
+    if ident.len() > 2 && ident.bytes().all(|b| b.is_ascii_uppercase()) {
+        ident[1..].make_ascii_lowercase();
+    }
+    ident
 }
 
 fn keyword_safe(ident: String) -> String {
@@ -393,6 +403,14 @@ mod tests {
         assert_eq!(variant_name("*").ident, "Star");
         assert_eq!(variant_name("tcp").ident, "Tcp");
         assert_eq!(variant_name("tcp").rename.as_deref(), Some("tcp"));
+        // Single-letter words would make a name of capitals, which clippy refuses.
+        let v = variant_name(" \\T.U{$w&");
+        assert_eq!(
+            (v.ident.as_str(), v.rename.as_deref()),
+            ("Tuw", Some(" \\T.U{$w&"))
+        );
+        assert_eq!(variant_name("a-b").ident, "AB");
+        assert_eq!(variant_name("A1B").ident, "A1b");
     }
 
     #[test]
@@ -403,6 +421,7 @@ mod tests {
             "CronTabXFooBarBaz"
         );
         assert_eq!(type_name(&["9lives"]), "T9lives");
+        assert_eq!(type_name(&["x", "y", "z"]), "Xyz");
         assert_eq!(type_name(&[]), "Object");
     }
 

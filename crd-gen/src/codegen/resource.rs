@@ -58,6 +58,11 @@ pub fn version_module(
     let spec_id = lower.lower_spec(spec_node, &spec_name);
 
     let status_name = lower.reserve(&format!("{root_name}Status"));
+    // A list or map status may need its whole schema as a fragment (see below).
+    let status_fragment = status_node
+        .as_deref()
+        .filter(|n| n.type_str() == "array" || n.additional_properties_schema().is_some())
+        .map(super::keywords::fragment);
     let status = status_node.map(|node| lower.lower_named(node, &status_name));
     let space = lower.finish();
     // The derive defines the root and list types in the module too.
@@ -89,7 +94,12 @@ pub fn version_module(
                 pub type #name = #ty;
             };
             attrs.push(quote!(status = #name));
-            status_schema = emitter_keywords(&emitter, status);
+            status_schema = match (emitter.node_keywords_typeless(status), status_fragment) {
+                (Some(kws), _) => kws,
+                // Items or values with keywords of their own: the schema as written.
+                (None, Some(fragment)) => vec![quote!(schema = #fragment)],
+                (None, None) => emitter.node_keywords_deep(status, false),
+            };
         }
         if !version.has_status_subresource() {
             attrs.push(quote!(status_subresource = false));
@@ -157,10 +167,6 @@ pub fn version_module(
     }
     items.extend(rest);
     Ok(items)
-}
-
-fn emitter_keywords(emitter: &Emitter<'_>, ty: &super::ir::Ty) -> Vec<TokenStream> {
-    emitter.node_keywords_deep(ty, false)
 }
 
 /// The root's properties other than `spec` and `status`, and whether it had `spec`.
