@@ -121,6 +121,9 @@ impl Config {
     }
 
     /// Extra derives for every generated type (`"Default"`, `"Eq"`, `"::my::Trait"`).
+    /// The std derives that need the trait of every field (`Eq`, `Hash`, `PartialOrd`,
+    /// `Ord`, `Default`, `Copy`) go only on the types whose fields allow them; an enum
+    /// deriving `Default` defaults to the schema's `default` value, else its first.
     pub fn derives(&mut self, derives: &[impl AsRef<str>]) -> &mut Self {
         self.opts.extra_derives = derives.iter().map(|d| d.as_ref().to_string()).collect();
         self

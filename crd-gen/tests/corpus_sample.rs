@@ -38,17 +38,14 @@ fn sample() -> Vec<(String, String)> {
 /// How many random CRDs join the sample.
 const RANDOM_CRDS: usize = 48;
 
-#[test]
-fn corpus_sample_compiles_and_round_trips() {
-    let sample = sample();
-    let projects: std::collections::BTreeSet<&str> =
-        sample.iter().map(|(p, _)| p.as_str()).collect();
-    assert!(
-        sample.len() >= 40 && projects.len() >= 15,
-        "sample too small"
-    );
+/// Both tests build in the same scratch workspace (its dependencies are built once),
+/// one after the other.
+static SCRATCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Corpus and random sources of the sample.
+fn sources(sample: &[(String, String)]) -> Vec<Source> {
     let mut sources = Vec::new();
-    for (_, path) in &sample {
+    for (_, path) in sample {
         let full = common::shared().join("corpus/crds").join(path);
         let bytes = std::fs::read(&full).unwrap();
         for crd in crd_gen::load_input(path, &bytes).unwrap() {
@@ -64,18 +61,64 @@ fn corpus_sample_compiles_and_round_trips() {
             crd,
         });
     }
-    let workspace = roundtrip::scratch::default_workspace();
-    let mut scratch = roundtrip::scratch::Scratch::new(&workspace, "crd-gen-sample");
-    scratch.clippy = true;
-    let results = roundtrip::roundtrip_in(&sources, &scratch).unwrap();
-    let failures: Vec<String> = results
+    sources
+}
+
+/// Every outcome that is not `Identical`, one report each.
+fn failures(results: &[(String, Outcome)]) -> Vec<String> {
+    results
         .iter()
         .filter(|(_, o)| *o != Outcome::Identical)
         .map(|(name, o)| match o {
             Outcome::Warnings(w) => format!("{name}:\n{}", w.join("\n")),
             _ => roundtrip::report_line(name, o, 5),
         })
-        .collect();
+        .collect()
+}
+
+fn scratch() -> roundtrip::scratch::Scratch {
+    let workspace = roundtrip::scratch::default_workspace();
+    let mut scratch = roundtrip::scratch::Scratch::new(&workspace, "crd-gen-sample");
+    scratch.clippy = true;
+    scratch
+}
+
+/// `--derive Default,Eq,Hash,PartialOrd,Ord --map-type hash`: each type takes the
+/// derives its fields allow (no `Eq` over `f64`, no `Hash` over `HashMap`, only
+/// `Default` on roots), so every module still compiles without warnings and derives
+/// the source CRD.
+#[test]
+fn extra_derives_and_hash_maps_compile_and_round_trip() {
+    let sources = sources(&sample()[..10]);
+    let mut config = crd_gen::Config::new();
+    config
+        .derives(&["Default", "Eq", "::std::hash::Hash", "PartialOrd", "Ord"])
+        .map_type(crd_gen::codegen::MapType::HashMap);
+    let _guard = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+    let results = roundtrip::roundtrip_with(&sources, &scratch(), &config).unwrap();
+    let failures = failures(&results);
+    assert!(
+        failures.is_empty(),
+        "{} of {} CRDs do not round-trip with extra derives:\n{}",
+        failures.len(),
+        results.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn corpus_sample_compiles_and_round_trips() {
+    let sample = sample();
+    let projects: std::collections::BTreeSet<&str> =
+        sample.iter().map(|(p, _)| p.as_str()).collect();
+    assert!(
+        sample.len() >= 40 && projects.len() >= 15,
+        "sample too small"
+    );
+    let sources = sources(&sample);
+    let _guard = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+    let results = roundtrip::roundtrip_in(&sources, &scratch()).unwrap();
+    let failures = failures(&results);
     assert!(
         failures.is_empty(),
         "{} of {} sample CRDs (corpus, then random) do not round-trip:\n{}",

@@ -28,7 +28,9 @@ pub struct GenerateArgs {
     /// Only generate these kinds (repeatable or comma-separated).
     #[arg(long = "kind", value_delimiter = ',')]
     kinds: Vec<String>,
-    /// Extra derives for every generated type, e.g. `--derive Default,Eq`.
+    /// Extra derives for every generated type, e.g. `--derive Default,Eq`. The std
+    /// derives `Eq`, `Hash`, `PartialOrd`, `Ord`, `Default` and `Copy` go only on
+    /// types whose fields allow them (no `Eq` over `f64`, only `Default` on roots).
     #[arg(long = "derive", value_delimiter = ',')]
     derives: Vec<String>,
     /// Map type for `additionalProperties`.

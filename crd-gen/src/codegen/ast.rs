@@ -149,6 +149,11 @@ fn longest_hash_run_after_quote(text: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// `#[name]`.
+pub fn path_attr(name: &str) -> Attribute {
+    outer(Meta::Path(path(false, &[name])))
+}
+
 /// `#[name(tokens)]`; syn keeps list contents as tokens, so these stay `quote!`d.
 pub fn list(name: &str, tokens: TokenStream) -> Attribute {
     outer(Meta::List(MetaList {

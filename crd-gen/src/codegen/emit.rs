@@ -4,14 +4,15 @@
 //! Paths are spelled by [`Paths`]: short names with `use` lines where no generated type
 //! of the module shadows them, fully qualified paths where one does.
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{ToTokens, quote};
 
 use super::ast;
+use super::derives::{self, Capabilities, Traits};
 use super::docs::docs_roundtrip;
-use super::ir::{DefKind, Field, Ty, TyKind, TypeDef, TypeSpace};
+use super::ir::{DefKind, Field, Ty, TyKind, TypeDef, TypeId, TypeSpace};
 use super::keywords::{Implied, Skip, node_keywords};
 use super::leads::{Leads, Repeated};
 use super::naming::RustName;
@@ -38,9 +39,12 @@ pub struct Emitter<'a> {
     pub paths: Paths,
     /// Where leading attributes (doc comments, repeated attributes) go.
     pub leads: &'a Leads,
+    /// What each definition can derive, when extra std derives are configured.
+    capabilities: Option<Capabilities>,
     /// Attribute contents that repeat on most items, built on first use (that use
-    /// also records their imports); a token stream clone only bumps a count.
-    schema_derives: OnceCell<Repeated>,
+    /// also records their imports); a token stream clone only bumps a count. The
+    /// derive list is one per set of derivable traits (one without extra derives).
+    schema_derives: RefCell<Vec<(u8, Repeated)>>,
     optional_serde: OnceCell<TokenStream>,
     optional_serde_attr: OnceCell<Repeated>,
 }
@@ -61,24 +65,44 @@ impl<'a> Emitter<'a> {
         paths: Paths,
         leads: &'a Leads,
     ) -> Emitter<'a> {
+        let std_derives = opts
+            .extra_derives
+            .iter()
+            .any(|d| derives::std_trait(d).is_some());
         Emitter {
             space,
             opts,
             paths,
             leads,
-            schema_derives: OnceCell::new(),
+            capabilities: std_derives.then(|| Capabilities::of(space, opts.map_type)),
+            schema_derives: RefCell::new(Vec::new()),
             optional_serde: OnceCell::new(),
             optional_serde_attr: OnceCell::new(),
         }
     }
 
-    /// The derives every generated type gets, plus the configured extra ones (the
-    /// `derive(...)` list contents).
-    pub fn derives(&self, schema_derive: TokenStream) -> TokenStream {
-        let extra = self.opts.extra_derives.iter().map(|d| {
-            let path: TokenStream = d.parse().unwrap_or_else(|_| quote!(compile_error!(#d)));
-            quote!(, #path)
-        });
+    /// What the definition `id` can derive (everything without extra std derives).
+    pub fn traits(&self, id: TypeId) -> Traits {
+        self.capabilities
+            .as_ref()
+            .map_or(Traits::ALL, |c| c.def(id))
+    }
+
+    /// The configured extra derives a type implementing `traits` in its fields can
+    /// take, as paths.
+    pub fn extra_derives(&self, traits: Traits) -> impl Iterator<Item = TokenStream> + '_ {
+        self.opts
+            .extra_derives
+            .iter()
+            .filter(move |d| derives::allowed(d, traits))
+            .map(|d| d.parse().unwrap_or_else(|_| quote!(compile_error!(#d))))
+    }
+
+    /// The derives every generated type gets, plus the configured extra ones that a
+    /// type implementing `traits` in its fields can take (the `derive(...)` list
+    /// contents).
+    pub fn derives(&self, schema_derive: TokenStream, traits: Traits) -> TokenStream {
+        let extra = self.extra_derives(traits).map(|path| quote!(, #path));
         let ser = self.paths.import(Import::Serialize);
         let de = self.paths.import(Import::Deserialize);
         // Derive macros live in the macro namespace: a generated type called `Clone`
@@ -100,35 +124,35 @@ impl<'a> Emitter<'a> {
 
     /// Every definition except the ones in `skip` (emitted elsewhere), in order.
     pub fn defs(&self, skip: &[usize]) -> Vec<syn::Item> {
-        let mut defs: Vec<&TypeDef> = self
+        let mut defs: Vec<(usize, &TypeDef)> = self
             .space
             .defs
             .iter()
             .enumerate()
             .filter(|(i, _)| !skip.contains(i))
-            .map(|(_, def)| def)
             .collect();
-        defs.sort_by_key(|d| d.seq);
-        defs.into_iter().map(|def| self.def(def, None)).collect()
+        defs.sort_by_key(|(_, d)| d.seq);
+        defs.into_iter()
+            .map(|(id, _)| self.def(TypeId(id), None))
+            .collect()
     }
 
     /// One definition. `resource` replaces the schema derive, node keywords and docs
     /// of the spec struct (`#[derive(CustomResource)] #[crd(...)]`).
-    pub fn def(&self, def: &TypeDef, resource: Option<Resource>) -> syn::Item {
+    pub fn def(&self, id: TypeId, resource: Option<Resource>) -> syn::Item {
+        let def = self.space.get(id);
         let name = ident(&def.name);
+        let traits = self.traits(id);
         let (mut attrs, type_attr) = match resource {
             Some(r) => {
                 let mut attrs = r.docs;
-                attrs.push(ast::list("derive", self.derives(r.derive)));
+                attrs.push(ast::list("derive", self.derives(r.derive, traits)));
                 (attrs, Some(r.attr))
             }
             None => {
-                let derive = self.schema_derives.get_or_init(|| {
-                    let derives = self.derives(self.paths.import(Import::CrdSchema));
-                    self.leads.repeated(ast::list("derive", derives))
-                });
+                let derive = self.schema_derive(traits);
                 let (attrs, documented) =
-                    self.lead(def.residual.description.as_deref(), Some(derive));
+                    self.lead(def.residual.description.as_deref(), Some(&derive));
                 let kws = node_keywords(
                     &def.residual,
                     implied_def(def),
@@ -171,8 +195,24 @@ impl<'a> Emitter<'a> {
                 })
             }
             DefKind::StringEnum { variants } => {
-                let variants = variants.iter().map(|v| syn::Variant {
-                    attrs: rename_attr(&v.name).into_iter().collect(),
+                // `derive(Default)` on an enum needs a `#[default]` variant: the
+                // schema's default, else the first.
+                let default = self
+                    .extra_derives(traits)
+                    .any(|d| derives::std_trait(&d.to_string()) == Some(Traits::DEFAULT))
+                    .then(|| {
+                        let wanted = def.residual.default.as_ref().and_then(|d| d.as_str());
+                        variants
+                            .iter()
+                            .position(|v| Some(v.json.as_str()) == wanted)
+                            .unwrap_or(0)
+                    });
+                let variants = variants.iter().enumerate().map(|(i, v)| syn::Variant {
+                    attrs: (default == Some(i))
+                        .then(|| ast::path_attr("default"))
+                        .into_iter()
+                        .chain(rename_attr(&v.name))
+                        .collect(),
                     ident: ident(&v.name.ident),
                     fields: syn::Fields::Unit,
                     discriminant: None,
@@ -191,6 +231,21 @@ impl<'a> Emitter<'a> {
                 })
             }
         }
+    }
+
+    /// The `#[derive(...)]` of a definition that can derive `traits`, laid out once
+    /// per distinct list.
+    fn schema_derive(&self, traits: Traits) -> Repeated {
+        let key = traits.bits();
+        if let Some((_, r)) = self.schema_derives.borrow().iter().find(|(k, _)| *k == key) {
+            return r.clone();
+        }
+        let derives = self.derives(self.paths.import(Import::CrdSchema), traits);
+        let repeated = self.leads.repeated(ast::list("derive", derives));
+        self.schema_derives
+            .borrow_mut()
+            .push((key, repeated.clone()));
+        repeated
     }
 
     fn field(&self, f: &Field) -> syn::Field {

@@ -41,6 +41,7 @@ pub struct Table {
 }
 
 /// An attribute that leads many items or fields of a module.
+#[derive(Clone)]
 pub struct Repeated {
     attr: syn::Attribute,
     /// Its number in a deferred table.

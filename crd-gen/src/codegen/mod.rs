@@ -32,6 +32,7 @@ use leads::Leads;
 
 mod ast;
 mod case;
+mod derives;
 mod docs;
 mod emit;
 pub mod format;
@@ -66,7 +67,8 @@ pub struct Options {
     pub versions: BTreeSet<String>,
     /// Only these kinds (all when empty).
     pub kinds: BTreeSet<String>,
-    /// Extra derives for every generated type (paths such as `Default`, `Eq`).
+    /// Extra derives for every generated type (paths such as `Default`, `Eq`); std
+    /// derives go only where the fields allow them (see `derives.rs`).
     pub extra_derives: Vec<String>,
     /// Map type for `additionalProperties`.
     pub map_type: MapType,

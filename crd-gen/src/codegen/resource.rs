@@ -8,6 +8,7 @@ use crd_runtime::model::{
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::derives;
 use super::emit::{Emitter, implied_def};
 use super::ir::TyKind;
 use super::keywords::{Implied, Skip, fragment, node_keywords};
@@ -137,16 +138,15 @@ pub fn version_module(
     if !root_kws.is_empty() {
         attrs.push(quote!(root(#(#root_kws),*)));
     }
-    if !opts.extra_derives.is_empty() {
-        let extra = opts.extra_derives.iter().map(|d| {
-            let path: TokenStream = d.parse().unwrap_or_else(|_| quote!(compile_error!(#d)));
-            path
-        });
-        attrs.push(quote!(derive = [#(#extra),*]));
+    // The root holds the spec, an optional status and `ObjectMeta`.
+    let root_traits = emitter.traits(spec_id).and(derives::OBJECT_META);
+    let root_derives: Vec<TokenStream> = emitter.extra_derives(root_traits).collect();
+    if !root_derives.is_empty() {
+        attrs.push(quote!(derive = [#(#root_derives),*]));
     }
 
     let spec = emitter.def(
-        spec_def,
+        spec_id,
         Some(super::emit::Resource {
             derive: emitter.paths.import(Import::CustomResource),
             attr: quote!(#(#attrs),*),

@@ -65,7 +65,15 @@ pub fn roundtrip_in(
     sources: &[Source],
     scratch: &scratch::Scratch,
 ) -> Result<Vec<(String, Outcome)>, Error> {
-    let config = Config::new();
+    roundtrip_with(sources, scratch, &Config::new())
+}
+
+/// [`roundtrip_in`] generating with `config` (extra derives, map type, docs).
+pub fn roundtrip_with(
+    sources: &[Source],
+    scratch: &scratch::Scratch,
+    config: &Config,
+) -> Result<Vec<(String, Outcome)>, Error> {
     let crds: Vec<CustomResourceDefinition> = sources.iter().map(|s| s.crd.clone()).collect();
     let generated = config.generate(&crds)?;
     let compiled = compile(scratch, &generated)?;
