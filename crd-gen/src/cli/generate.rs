@@ -5,9 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use crd_gen::Config;
-use crd_gen::codegen::{GenError, MapType};
+use crd_gen::codegen::GenError;
 
 use super::inputs::{Source, list_sources};
+use super::type_options::TypeOptions;
 
 /// Arguments of `crd-gen generate`.
 #[derive(Args, Debug)]
@@ -28,28 +29,13 @@ pub struct GenerateArgs {
     /// Only generate these kinds (repeatable or comma-separated).
     #[arg(long = "kind", value_delimiter = ',')]
     kinds: Vec<String>,
-    /// Extra derives for every generated type, e.g. `--derive Default,Eq`. The std
-    /// derives `Eq`, `Hash`, `PartialOrd`, `Ord`, `Default` and `Copy` go only on
-    /// types whose fields allow them (no `Eq` over `f64`, only `Default` on roots).
-    #[arg(long = "derive", value_delimiter = ',')]
-    derives: Vec<String>,
-    /// Map type for `additionalProperties`.
-    #[arg(long, value_enum, default_value_t = MapArg::Btree)]
-    map_type: MapArg,
-    /// Write descriptions as `description = "..."` keywords instead of doc comments.
-    #[arg(long)]
-    no_docs: bool,
+    #[command(flatten)]
+    types: TypeOptions,
     /// Module layout: `nested` (a module per CRD holding a module per version) or
     /// `flat` (with --stdout: the version modules of every CRD at top level, named
     /// `<crd>_<version>`).
     #[arg(long, value_enum, default_value_t = LayoutArg::Nested)]
     layout: LayoutArg,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum MapArg {
-    Btree,
-    Hash,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -72,13 +58,8 @@ pub fn run(args: GenerateArgs) -> ExitCode {
     config
         .versions(&args.versions)
         .kinds(&args.kinds)
-        .derives(&args.derives)
-        .map_type(match args.map_type {
-            MapArg::Btree => MapType::BTreeMap,
-            MapArg::Hash => MapType::HashMap,
-        })
-        .docs(!args.no_docs)
         .flat(matches!(args.layout, LayoutArg::Flat));
+    args.types.apply(&mut config);
     // Each worker reads the files it generates.
     let load = |source: &Source| crd_gen::load_input(&source.name(), &source.read()?);
     if let Some(dir) = &args.out_dir {

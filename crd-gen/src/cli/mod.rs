@@ -6,4 +6,5 @@ pub mod inputs;
 pub mod json_stream;
 pub mod roundtrip;
 pub mod summary;
+pub mod type_options;
 pub mod validate;

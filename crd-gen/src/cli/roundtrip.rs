@@ -1,5 +1,5 @@
-//! `crd-gen roundtrip PATH...`: generate Rust, compile it, emit the CRDs again and
-//! compare them with the input.
+//! `crd-gen roundtrip PATH...`: generate Rust (with `generate`'s type options), compile
+//! it, emit the CRDs again and compare them with the input.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,6 +8,7 @@ use clap::Args;
 use crd_gen::roundtrip::{self, Outcome, Source};
 
 use super::inputs::read_inputs;
+use super::type_options::TypeOptions;
 
 /// Arguments of `crd-gen roundtrip`.
 #[derive(Args, Debug)]
@@ -26,6 +27,8 @@ pub struct RoundtripArgs {
     /// clippy's default lints) does not count as identical.
     #[arg(long)]
     clippy: bool,
+    #[command(flatten)]
+    types: TypeOptions,
 }
 
 /// Exit 0 when every CRD round-trips identically, 1 otherwise, 2 on unreadable input.
@@ -55,7 +58,9 @@ pub fn run(args: RoundtripArgs) -> ExitCode {
         .unwrap_or_else(roundtrip::scratch::default_workspace);
     let mut scratch = roundtrip::scratch::Scratch::new(&workspace, "crd-gen-roundtrip");
     scratch.clippy = args.clippy;
-    let results = match roundtrip::roundtrip_in(&sources, &scratch) {
+    let mut config = crd_gen::Config::new();
+    args.types.apply(&mut config);
+    let results = match roundtrip::roundtrip_with(&sources, &scratch, &config) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
