@@ -63,6 +63,12 @@ pub struct KitchenSpec {
     pub name: String,
     #[crd(enum_values = ["red", "green", 3, null], nullable)]
     pub color: Option<Value>,
+    /// `Option<T>` takes a `null` default whatever `T` is.
+    #[crd(nullable, default = null)]
+    pub nickname: Option<String>,
+    /// ... inside a map too (the check sees the value type through `MapSchema`).
+    #[crd(values(nullable, default = null))]
+    pub aliases: BTreeMap<String, Option<String>>,
     #[crd(
         min_items = 1,
         max_items = 3,
@@ -168,6 +174,16 @@ fn enum_nullable_and_defaults() {
         Some(vec![json!("red"), json!("green"), json!(3), Value::Null])
     );
     assert_eq!(c.nullable, Some(true));
+    let n = prop("nickname");
+    assert_eq!((n.nullable, n.default), (Some(true), Some(Value::Null)));
+    let values = prop("aliases")
+        .additional_properties_schema()
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        (values.nullable, values.default),
+        (Some(true), Some(Value::Null))
+    );
     assert_eq!(
         prop("blob").default,
         Some(json!({"a": [1, 2], "b": {"c": null}}))

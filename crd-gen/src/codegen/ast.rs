@@ -149,6 +149,32 @@ fn longest_hash_run_after_quote(text: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// clippy's `type_complexity` score of a type as the generator writes them (paths with
+/// generic arguments): each path costs ten times its nesting depth, starting at one.
+/// clippy warns above 250 (`Option<Vec<Vec<Option<Map<String, Value>>>>>` is 270).
+pub fn type_complexity(ty: &syn::Type) -> u64 {
+    fn score(ty: &syn::Type, nest: u64) -> u64 {
+        let syn::Type::Path(p) = ty else {
+            return 0;
+        };
+        let args = p.path.segments.iter().flat_map(|s| match &s.arguments {
+            syn::PathArguments::AngleBracketed(a) => a.args.iter().collect(),
+            _ => Vec::new(),
+        });
+        10 * nest
+            + args
+                .map(|a| match a {
+                    syn::GenericArgument::Type(t) => score(t, nest + 1),
+                    _ => 0,
+                })
+                .sum::<u64>()
+    }
+    score(ty, 1)
+}
+
+/// Above this [`type_complexity`], clippy's default configuration warns.
+pub const CLIPPY_TYPE_COMPLEXITY: u64 = 250;
+
 /// `#[name]`.
 pub fn path_attr(name: &str) -> Attribute {
     outer(Meta::Path(path(false, &[name])))
@@ -177,6 +203,23 @@ pub fn punctuated<T, P: Default>(items: impl IntoIterator<Item = T>) -> Punctuat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn type_complexity_matches_clippys_score() {
+        let score = |t: &str| type_complexity(&syn::parse_str(t).unwrap());
+        assert_eq!(score("String"), 10);
+        assert_eq!(score("Option<String>"), 30);
+        assert_eq!(
+            score("Option<Vec<Vec<Option<Map<String, Value>>>>>"),
+            10 + 20 + 30 + 40 + 50 + 60 + 60
+        );
+        assert_eq!(score("::std::option::Option<::std::vec::Vec<i64>>"), 60);
+        assert!(score("Option<Vec<Vec<Option<Map<String, Value>>>>>") > CLIPPY_TYPE_COMPLEXITY);
+        assert!(
+            score("Option<BTreeMap<String, Vec<BTreeMap<String, String>>>>")
+                <= CLIPPY_TYPE_COMPLEXITY
+        );
+    }
 
     fn doc_value(attr: &Attribute) -> String {
         match &attr.meta {

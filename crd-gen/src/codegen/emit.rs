@@ -172,14 +172,12 @@ impl<'a> Emitter<'a> {
                 let mut named: Vec<syn::Field> = fields.iter().map(|f| self.field(f)).collect();
                 if let Some((n, ty)) = catch_all.as_deref() {
                     let map = self.map_of_syn(self.ty_syn(ty));
-                    named.push(field(
-                        vec![
-                            ast::doc(" Properties not declared in the schema, kept as they are."),
-                            ast::list("serde", quote!(flatten)),
-                        ],
-                        ident(&n.ident),
-                        map,
-                    ));
+                    let mut attrs = vec![
+                        ast::doc(" Properties not declared in the schema, kept as they are."),
+                        ast::list("serde", quote!(flatten)),
+                    ];
+                    attrs.extend(complexity_allow(&map));
+                    named.push(field(attrs, ident(&n.ident), map));
                 }
                 syn::Item::Struct(syn::ItemStruct {
                     attrs,
@@ -310,6 +308,7 @@ impl<'a> Emitter<'a> {
         if !kws.is_empty() {
             attrs.push(ast::list("crd", quote!(#(#kws),*)));
         }
+        attrs.extend(complexity_allow(&ty));
         field(attrs, name, ty)
     }
 
@@ -452,6 +451,13 @@ fn field(attrs: Vec<syn::Attribute>, name: Ident, ty: syn::Type) -> syn::Field {
         ty,
         default: None,
     }
+}
+
+/// `#[allow(clippy::type_complexity)]` for a field of type `ty` that clippy would find
+/// too complex (deep lists of lists of maps): the narrowest allow, on the field.
+fn complexity_allow(ty: &syn::Type) -> Option<syn::Attribute> {
+    (ast::type_complexity(ty) > ast::CLIPPY_TYPE_COMPLEXITY)
+        .then(|| ast::list("allow", quote!(clippy::type_complexity)))
 }
 
 /// What crd-derive writes by itself for a structural shape (ATTRIBUTES.md § 4).

@@ -84,6 +84,23 @@ pub fn leaf() -> impl Strategy<Value = Value> {
             json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true,
                     "properties": {"known": {"type": "string"}}})
         ),
+        Just(json!({"type": "string", "nullable": true, "default": null})),
+        Just(json!({"type": "integer", "format": "int32", "nullable": true, "enum": [1, 2, null]})),
+        Just(json!({"type": "object", "maxProperties": 3,
+                    "additionalProperties": {"type": "integer"}})),
+        Just(json!({"type": "string", "title": "T", "example": "x"})),
+        Just(json!({"type": "array", "items": {"type": "integer"},
+                    "x-kubernetes-list-type": "set", "default": [1, 2]})),
+        Just(json!({"type": "string", "x-kubernetes-validations": [{
+            "rule": "self != 'x'", "messageExpression": "'bad ' + self",
+            "reason": "FieldValueForbidden"
+        }]})),
+        Just(json!({"type": "number", "format": "double", "default": 1.5})),
+        Just(
+            json!({"x-kubernetes-int-or-string": true, "pattern": "^\\d+%?$",
+                    "anyOf": [{"type": "integer"}, {"type": "string"}]})
+        ),
+        Just(json!({"type": "array", "items": {"type": "array", "items": {"type": "string"}}})),
     ];
     let enum_values = prop::collection::vec(text(), 1..4);
     prop_oneof![
@@ -157,6 +174,18 @@ pub fn schema() -> impl Strategy<Value = Value> {
                     "items": {"type": "object", "required": ["name"], "properties": props}
                 })
             }),
+            // Value validations in junctors, as structural schemas allow them.
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| json!({
+                "type": "object",
+                "properties": {"a": a, "b": b},
+                "anyOf": [{"required": ["a"]}, {"required": ["b"]}],
+                "not": {"required": ["a", "b"]}
+            })),
+            inner.clone().prop_map(|a| json!({
+                "type": "object",
+                "properties": {"a": a, "s": {"type": "string"}},
+                "allOf": [{"properties": {"s": {"minLength": 1}}}]
+            })),
             // An object with a default, nullable, with a rule on itself.
             props.prop_map(|props| json!({
                 "type": "object",

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
-use super::literal::{Array, Bool, Float, Integer, Null, Object, Str};
+use super::literal::{Array, Bool, Float, Integer, NotNull, Null, Object, Str};
 use super::{AcceptsDefault, CrdSchema, ListSchema, MapSchema};
 use crate::model::{JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, ObjectMeta};
 
@@ -134,7 +134,9 @@ impl<T: CrdSchema> CrdSchema for Option<T> {
         T::crd_field_schema()
     }
 }
-impl<T: AcceptsDefault<K>, K> AcceptsDefault<K> for Option<T> {}
+impl<T: AcceptsDefault<K>, K: NotNull> AcceptsDefault<K> for Option<T> {}
+/// A nullable field defaulting to `null`, whatever it holds otherwise.
+impl<T> AcceptsDefault<Null> for Option<T> {}
 impl<T: ListSchema> ListSchema for Option<T> {
     type Item = T::Item;
 }

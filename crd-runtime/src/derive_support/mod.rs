@@ -73,6 +73,16 @@ pub mod literal {
     pub struct Object;
     /// `null`.
     pub struct Null;
+
+    /// Every kind but [`Null`]: `Option<T>` holds `null` itself and the other kinds
+    /// through `T`.
+    pub trait NotNull {}
+    impl NotNull for Str {}
+    impl NotNull for Integer {}
+    impl NotNull for Float {}
+    impl NotNull for Bool {}
+    impl NotNull for Array {}
+    impl NotNull for Object {}
 }
 
 /// Implemented by field types that can hold a `default` written as literal kind `K`
