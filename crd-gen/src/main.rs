@@ -32,6 +32,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // `crd-gen generate ... | head` closes the pipe early: end quietly, as Unix tools
+    // do, instead of panicking in `print!` (Rust ignores SIGPIPE by default).
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of one signal, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match cli.command {
         None => cli::summary::run(),

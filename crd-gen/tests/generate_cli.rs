@@ -185,3 +185,28 @@ fn a_crd_with_names_or_types_the_server_refuses_is_an_error_naming_file_and_fiel
     }
     assert!(!out.exists(), "nothing is written when a CRD fails");
 }
+
+/// `crd-gen generate ... | head`: the reader goes away early; the process ends on
+/// SIGPIPE like any Unix tool, without a panic message.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_ends_the_process_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    // Megabytes of Rust: far more than a pipe buffers.
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/crds/istio");
+    let mut child = Command::new(BIN)
+        .arg("generate")
+        .arg(&corpus)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 1024];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    // The pipe's read end is dropped here.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+}

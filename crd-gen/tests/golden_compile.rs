@@ -105,6 +105,7 @@ fn golden_types_derive_the_source_crds() {
         (
             "fixtures/odd-shapes.yaml",
             merge_versions(&[
+                <odd_shapes::v1alpha1::Oddity as CustomResourceExt>::crd(),
                 <odd_shapes::v1::Oddity as CustomResourceExt>::crd(),
                 <odd_shapes::stable::Oddity as CustomResourceExt>::crd(),
             ]),
@@ -133,4 +134,18 @@ fn every_golden_file_is_compiled_here() {
             "tests/golden/{name} is not compiled by golden_compile.rs"
         );
     }
+}
+
+/// A `spec` that is a list is a newtype that holds it, both ways.
+#[test]
+fn a_list_spec_holds_its_data() {
+    let value = serde_json::json!({
+        "apiVersion": "odd.example.com/v1alpha1",
+        "kind": "Oddity",
+        "metadata": {"name": "hosts"},
+        "spec": ["a.example.com", "b.example.com"]
+    });
+    let oddity: odd_shapes::v1alpha1::Oddity = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!(oddity.spec.0, ["a.example.com", "b.example.com"]);
+    assert_eq!(serde_json::to_value(&oddity).unwrap(), value);
 }

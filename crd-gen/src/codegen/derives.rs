@@ -114,6 +114,9 @@ fn def_traits(
     let traits = match &def.kind {
         // A unit-only enum derives everything (`Default` through a `#[default]` variant).
         DefKind::StringEnum { .. } => Traits::ALL,
+        DefKind::Newtype { inner } => kind_traits(&inner.kind, map_type, &mut |id| {
+            def_traits(space, map_type, id, memo)
+        }),
         DefKind::Struct { fields, catch_all } => {
             let mut all = Traits::ALL;
             let of = |kind: &TyKind, memo: &mut Vec<Option<Traits>>| {

@@ -192,6 +192,38 @@ impl<'a> Emitter<'a> {
                     semi_token: None,
                 })
             }
+            DefKind::Newtype { inner } => {
+                let kws = match self.named(inner) {
+                    Some(_) => Vec::new(),
+                    None => self.node_keywords_deep(inner, false),
+                };
+                let mut field_attrs = Vec::new();
+                if !kws.is_empty() {
+                    field_attrs.push(ast::list("crd", quote!(#(#kws),*)));
+                }
+                let mut ty = self.ty_syn(inner);
+                // A nullable spec may be `null`.
+                if self.is_nullable(inner) {
+                    ty = ast::generic(self.paths.prelude_path(Prelude::Option), vec![ty]);
+                }
+                field_attrs.extend(complexity_allow(&ty));
+                syn::Item::Struct(syn::ItemStruct {
+                    attrs,
+                    vis: ast::public(),
+                    struct_token: Default::default(),
+                    ident: name,
+                    generics: Default::default(),
+                    fields: syn::Fields::Unnamed(syn::FieldsUnnamed {
+                        paren_token: Default::default(),
+                        unnamed: ast::punctuated::<_, syn::Token![,]>([syn::Field {
+                            ident: None,
+                            colon_token: None,
+                            ..field(field_attrs, ident("value"), ty)
+                        }]),
+                    }),
+                    semi_token: Some(Default::default()),
+                })
+            }
             DefKind::StringEnum { variants } => {
                 // `derive(Default)` on an enum needs a `#[default]` variant: the
                 // schema's default, else the first.
@@ -513,5 +545,7 @@ pub fn implied_def(def: &TypeDef) -> Implied {
             type_: Some("string"),
             ..Implied::default()
         },
+        // The inner field carries the node's keywords; the newtype adds none.
+        DefKind::Newtype { .. } => Implied::default(),
     }
 }

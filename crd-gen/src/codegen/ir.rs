@@ -109,6 +109,13 @@ pub enum DefKind {
         /// The values, in schema order.
         variants: Vec<Variant>,
     },
+    /// A tuple struct around one value: a `spec` that is not an object (a list, a
+    /// scalar), which the derive reads like its field. The node's keywords are the
+    /// inner type's.
+    Newtype {
+        /// The wrapped type.
+        inner: Ty,
+    },
 }
 
 /// A named Rust type generated for one (or several identical) schema nodes.

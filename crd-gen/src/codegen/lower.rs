@@ -80,8 +80,26 @@ impl Lowerer {
     }
 
     /// Lowers the `spec` node: always a struct (the derive needs one), never shared
-    /// with an identical nested node (its keywords go to `spec_schema(...)`).
+    /// with an identical nested node (its keywords go to `spec_schema(...)`). A spec
+    /// that is a list or a scalar becomes a newtype around it, so it can hold its data.
     pub fn lower_spec(&mut self, node: Box<JSONSchemaProps>, name: &str) -> TypeId {
+        let scalar_or_list = node.is_int_or_string()
+            || matches!(
+                node.type_str(),
+                "array" | "string" | "integer" | "number" | "boolean"
+            );
+        if scalar_or_list {
+            let seq = self.next_seq();
+            let inner = self.lower_node(node, NameHint::Child(name, "value"));
+            let id = TypeId(self.space.defs.len());
+            self.space.defs.push(TypeDef {
+                name: name.to_string(),
+                residual: Box::default(),
+                kind: DefKind::Newtype { inner },
+                seq,
+            });
+            return id;
+        }
         let ty = self.lower_struct(node, NameHint::Claimed(name), false);
         match ty.kind {
             TyKind::Named(id) => id,
@@ -391,6 +409,10 @@ fn shape_hash(def: &TypeDef, mut h: impl Hasher) -> u64 {
             for v in variants {
                 v.json.hash(&mut h);
             }
+        }
+        DefKind::Newtype { inner } => {
+            2u8.hash(&mut h);
+            ty_hash(inner, &mut h);
         }
     }
     h.finish()

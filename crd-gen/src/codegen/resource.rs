@@ -124,7 +124,7 @@ pub fn version_module(
         super::ir::DefKind::Struct { fields, .. } => {
             fields.iter().any(|f| f.required) || spec_def.residual.required.is_some()
         }
-        super::ir::DefKind::StringEnum { .. } => false,
+        super::ir::DefKind::StringEnum { .. } | super::ir::DefKind::Newtype { .. } => false,
     };
     let (root_docs, root_kws) = root_keywords(
         root,
