@@ -13,28 +13,25 @@ fn err(cx: &Ctxt, span: Span, msg: impl std::fmt::Display) {
     cx.syn_error(syn::Error::new(span, msg));
 }
 
-fn is_dns_label(s: &str) -> bool {
+/// Lower-case letters, digits and '-', neither first nor last: one DNS label,
+/// without the length limit.
+fn is_label_text(s: &str) -> bool {
     !s.is_empty()
-        && s.len() <= 63
         && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !s.starts_with('-')
         && !s.ends_with('-')
 }
 
+fn is_dns_label(s: &str) -> bool {
+    s.len() <= 63 && is_label_text(s)
+}
+
 /// The API server's DNS-1123 subdomain: at most 253 characters, dot-separated labels
 /// of lower-case letters, digits and '-' that start and end with a letter or digit
 /// (unlike a lone label, a subdomain label has no 63-character limit).
 fn is_dns_subdomain(s: &str) -> bool {
-    s.len() <= 253
-        && s.split('.').all(|label| {
-            !label.is_empty()
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-        })
+    s.len() <= 253 && s.split('.').all(is_label_text)
 }
 
 /// `postgresql` → `Postgresql`, `my-kind` → `MyKind`: a suggested root type name.

@@ -126,12 +126,8 @@ fn def_traits(
             };
             for f in fields {
                 let t = of(&f.ty.kind, memo);
-                let nullable = match &f.ty.kind {
-                    TyKind::Named(inner) => space.get(*inner).residual.is_nullable(),
-                    _ => f.ty.residual.is_nullable(),
-                };
                 // `Option<T>` is `Default` whatever `T` is.
-                let optional = !f.required || nullable;
+                let optional = !f.required || space.is_nullable(&f.ty);
                 all = all.and(if optional { t.or(Traits::DEFAULT) } else { t });
             }
             if let Some((_, ty)) = catch_all.as_deref() {

@@ -228,8 +228,10 @@ impl<'a> Emitter<'a> {
                 // `derive(Default)` on an enum needs a `#[default]` variant: the
                 // schema's default, else the first.
                 let default = self
-                    .extra_derives(traits)
-                    .any(|d| derives::std_trait(&d.to_string()) == Some(Traits::DEFAULT))
+                    .opts
+                    .extra_derives
+                    .iter()
+                    .any(|d| derives::std_trait(d) == Some(Traits::DEFAULT))
                     .then(|| {
                         let wanted = def.residual.default.as_ref().and_then(|d| d.as_str());
                         variants
@@ -401,10 +403,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn is_nullable(&self, ty: &Ty) -> bool {
-        match self.named(ty) {
-            Some(def) => def.residual.is_nullable(),
-            None => ty.residual.is_nullable(),
-        }
+        self.space.is_nullable(ty)
     }
 
     /// The Rust type of a node (without the `Option` of an optional field), as tokens.

@@ -144,4 +144,13 @@ impl TypeSpace {
     pub fn get(&self, id: TypeId) -> &TypeDef {
         &self.defs[id.0]
     }
+
+    /// Whether a node of type `ty` may be `null` (a named type's definition carries
+    /// its node's keywords).
+    pub fn is_nullable(&self, ty: &Ty) -> bool {
+        match ty.kind {
+            TyKind::Named(id) => self.get(id).residual.is_nullable(),
+            _ => ty.residual.is_nullable(),
+        }
+    }
 }

@@ -6,8 +6,8 @@ use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::model::JSONSchemaProps;
 
 use super::crd_names::{
-    deprecation_warning_problems, validate_group, validate_names, validate_stored_versions,
-    validate_version_name,
+    UNIQUE_VERSION_NAMES, deprecation_warning_problems, validate_group, validate_names,
+    validate_stored_versions, validate_version_name,
 };
 use super::internal::{InternalCrd, InternalSpec, InternalVersion, has_status};
 use super::{CheckOptions, conversion, objectmeta, printer_columns, schema};
@@ -55,10 +55,7 @@ pub(crate) fn validate_internal(
 }
 
 fn versions_value(versions: &[InternalVersion]) -> BadValue {
-    // The server prints the whole versions list; their names identify it.
-    BadValue::Json(serde_json::Value::from(
-        versions.iter().map(|v| v.name.clone()).collect::<Vec<_>>(),
-    ))
+    super::crd_names::versions_value(versions.iter().map(|v| v.name.as_str()))
 }
 
 fn schemas(spec: &InternalSpec) -> impl Iterator<Item = &JSONSchemaProps> {
@@ -249,7 +246,7 @@ fn validate_spec(
         errs.push(FieldError::invalid(
             path.child("versions"),
             versions_value(&spec.versions),
-            "must contain unique version names",
+            UNIQUE_VERSION_NAMES,
         ));
     }
     if storage != 1 {

@@ -31,13 +31,11 @@ pub fn validate_identity(crd: &CustomResourceDefinition) -> ErrorList {
                 problem,
             ));
         }
-        if name != required_name {
-            errs.push(FieldError::invalid(
-                field,
-                BadValue::Str(name.into()),
-                r#"must be spec.names.plural+"."+spec.group"#,
-            ));
-        }
+        errs.extend(super::objectmeta::name_mismatch(
+            field,
+            name,
+            &required_name,
+        ));
     }
     errs.extend(validate_group(&spec.group, &path.child("group")));
     let mut seen = std::collections::HashSet::new();
@@ -47,12 +45,10 @@ pub fn validate_identity(crd: &CustomResourceDefinition) -> ErrorList {
         seen.insert(v.name.as_str());
     }
     if seen.len() != spec.versions.len() {
-        // The server prints the whole versions list; their names identify it.
-        let names: Vec<&str> = spec.versions.iter().map(|v| v.name.as_str()).collect();
         errs.push(FieldError::invalid(
             path.child("versions"),
-            BadValue::Json(serde_json::Value::from(names)),
-            "must contain unique version names",
+            versions_value(spec.versions.iter().map(|v| v.name.as_str())),
+            UNIQUE_VERSION_NAMES,
         ));
     }
     // v1 defaults singular and listKind; plural and kind have no default.
@@ -64,6 +60,15 @@ pub fn validate_identity(crd: &CustomResourceDefinition) -> ErrorList {
     }
     errs.extend(validate_names(&spec.names, &names));
     errs
+}
+
+/// Why a list of versions with a repeated name is refused.
+pub(crate) const UNIQUE_VERSION_NAMES: &str = "must contain unique version names";
+
+/// The value printed for an error about the whole versions list: the server prints
+/// the list, and the names identify it.
+pub(crate) fn versions_value<'a>(names: impl Iterator<Item = &'a str>) -> BadValue {
+    BadValue::Json(serde_json::Value::from(names.collect::<Vec<_>>()))
 }
 
 /// `spec.group`: a DNS subdomain with at least one dot.

@@ -22,20 +22,23 @@ pub fn validate_crd_metadata(meta: &ObjectMeta, required_name: &str, path: &Path
     };
     validate_object_meta(&map, rules, path, &mut errs);
     // The rest of the API server's name function for CRDs.
-    let must_match = r#"must be spec.names.plural+"."+spec.group"#;
     for (field, value) in [("generateName", &meta.generate_name), ("name", &meta.name)] {
-        if let Some(v) = value
-            .as_deref()
-            .filter(|v| !v.is_empty() && *v != required_name)
-        {
-            errs.push(FieldError::invalid(
-                path.child(field),
-                BadValue::Str(v.into()),
-                must_match,
-            ));
+        if let Some(v) = value.as_deref().filter(|v| !v.is_empty()) {
+            errs.extend(name_mismatch(path.child(field), v, required_name));
         }
     }
     errs
+}
+
+/// A CRD's name (or generated name) that is not `plural.group`.
+pub(crate) fn name_mismatch(field: Path, name: &str, required_name: &str) -> Option<FieldError> {
+    (name != required_name).then(|| {
+        FieldError::invalid(
+            field,
+            BadValue::Str(name.into()),
+            r#"must be spec.names.plural+"."+spec.group"#,
+        )
+    })
 }
 
 fn is_protected_group(group: &str) -> bool {
