@@ -8,6 +8,7 @@
 //! - [`check`]: structural-schema and CRD checks, reported like the API server.
 //! - [`derive_support`]: the runtime side of `#[derive(CustomResource, CrdSchema)]`
 //!   (enable the `derive` feature to use the derives through this crate).
+//! - `k8s` (feature `kube`): [`CrdSchema`] for every k8s-openapi type.
 //! - `cel` (feature `cel`): evaluation of `x-kubernetes-validations` rules.
 #![deny(missing_docs)]
 
@@ -17,6 +18,8 @@ pub mod check;
 pub mod derive_support;
 pub mod engine;
 pub mod field;
+#[cfg(feature = "kube")]
+pub mod k8s;
 pub mod kube_support;
 pub mod load;
 pub mod meta;

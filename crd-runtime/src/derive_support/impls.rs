@@ -291,21 +291,15 @@ impl MapSchema for Map<String, Value> {
     type Value = Value;
 }
 
+/// A nested manifest `ObjectMeta` keeps what an embedded one may set (see
+/// [`super::embedded_object_meta_schema`]); the custom resources' own
+/// `crate::meta::ObjectMeta` is in `object_meta.rs` (and `crate::k8s` with `kube`).
 impl CrdSchema for ObjectMeta {
     fn crd_schema() -> JSONSchemaProps {
-        typed("object")
+        super::embedded_object_meta_schema()
     }
 }
 impl AcceptsDefault<Object> for ObjectMeta {}
-
-/// The metadata of custom resources (k8s-openapi's with feature `kube`), e.g. in a
-/// pod-template-like field.
-impl CrdSchema for crate::meta::ObjectMeta {
-    fn crd_schema() -> JSONSchemaProps {
-        typed("object")
-    }
-}
-impl AcceptsDefault<Object> for crate::meta::ObjectMeta {}
 
 impl CrdSchema for () {
     fn crd_schema() -> JSONSchemaProps {

@@ -14,6 +14,7 @@ mod int_or_string;
 mod list;
 mod manifest;
 mod merge;
+mod object_meta;
 mod resource;
 mod rest;
 
@@ -25,6 +26,7 @@ pub use int_or_string::IntOrString;
 pub use list::ObjectList;
 pub use manifest::{Manifest, ManifestError};
 pub use merge::{MergeError, merge_versions};
+pub use object_meta::embedded_object_meta_schema;
 pub use resource::{CustomResourceExt, Scope};
 pub use rest::PathError;
 
