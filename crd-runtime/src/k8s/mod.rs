@@ -157,5 +157,7 @@ macro_rules! k8s_schema_impls {
 
 include!("generated/impls.rs");
 
+mod crd;
+
 #[cfg(test)]
 mod tests;
