@@ -260,3 +260,36 @@ fn huge_values_are_validated_not_crashed_on() {
     );
     assert!(stdout.contains("l: Too many: 200000: must have at most 5 items"));
 }
+
+/// The Workload example's CRD (a derived spec embedding k8s-openapi's `PodTemplateSpec`,
+/// written by `crd-toolkit-examples`' golden test): the pod template's metadata keeps
+/// its labels and annotations, as the API server keeps them (kubernetes#103739).
+#[test]
+fn embedded_pod_template_metadata_is_kept() {
+    let crd = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/workload-crd.yaml")
+        .display()
+        .to_string();
+    let dir = scratch("embedded-metadata");
+    let file = write(
+        &dir,
+        "web.yaml",
+        "apiVersion: apps.example.com/v1
+kind: Workload
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}, annotations: {team: a}, bogus: 1}
+    spec: {containers: [{name: main, image: nginx}]}
+",
+    );
+    let (code, stdout, stderr) = run(&["--crd", &crd, "--output", "json", &file], None);
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(
+        v["spec"]["template"]["metadata"],
+        serde_json::json!({"labels": {"app": "web"}, "annotations": {"team": "a"}})
+    );
+    assert_eq!(v["spec"]["replicas"], 1);
+}

@@ -206,6 +206,15 @@ fn literal_kinds(schema: &Value) -> Vec<&'static str> {
     }
 }
 
+/// What one Rust type needs for its impls: definition, versions (indexes into
+/// `VERSIONS`), `FIELDS`, literal kinds.
+struct TypeImpl {
+    definition: String,
+    versions: Vec<usize>,
+    fields: Option<Vec<(String, bool)>>,
+    kinds: Vec<&'static str>,
+}
+
 struct Generated {
     data: String,
     impls: String,
@@ -216,9 +225,7 @@ fn generate() -> Generated {
     let mut pool: Vec<Value> = Vec::new();
     let mut pool_index: BTreeMap<String, usize> = BTreeMap::new();
     let mut per_version = Map::new();
-    // Rust path → (definition, versions, FIELDS, literal kinds).
-    let mut impls: BTreeMap<String, (String, Vec<usize>, Option<Vec<(String, bool)>>, Vec<&str>)> =
-        BTreeMap::new();
+    let mut impls: BTreeMap<String, TypeImpl> = BTreeMap::new();
     for (v, version) in VERSIONS.iter().enumerate() {
         let types = read_version(&src, version);
         let mut index = Map::new();
@@ -232,11 +239,16 @@ fn generate() -> Generated {
             index.insert(ty.definition.clone(), json!(id));
             let entry = impls
                 .entry(ty.rust_path.clone())
-                .or_insert_with(|| (ty.definition.clone(), Vec::new(), None, Vec::new()));
-            entry.1.push(v);
+                .or_insert_with(|| TypeImpl {
+                    definition: ty.definition.clone(),
+                    versions: Vec::new(),
+                    fields: None,
+                    kinds: Vec::new(),
+                });
+            entry.versions.push(v);
             // The newest version's fields and kinds win (they are compile-time hints).
-            entry.2 = fields_of(&schema);
-            entry.3 = literal_kinds(&schema);
+            entry.fields = fields_of(&schema);
+            entry.kinds = literal_kinds(&schema);
         }
         per_version.insert(version.to_string(), Value::Object(index));
     }
@@ -250,7 +262,16 @@ fn generate() -> Generated {
     // Group the impls by the versions they exist in, each group under k8s-openapi's
     // version macros.
     let mut groups: BTreeMap<(usize, usize), Vec<String>> = BTreeMap::new();
-    for (path, (definition, versions, fields, kinds)) in &impls {
+    for (
+        path,
+        TypeImpl {
+            definition,
+            versions,
+            fields,
+            kinds,
+        },
+    ) in &impls
+    {
         let (first, last) = (versions[0], *versions.last().unwrap());
         assert_eq!(
             versions.len(),

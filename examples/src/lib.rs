@@ -3,3 +3,5 @@
 #![deny(missing_docs)]
 
 pub mod crontab;
+#[cfg(feature = "kube")]
+pub mod workload;

@@ -36,6 +36,11 @@ use crate::model::JSONSchemaProps;
 ///
 /// Derive it with `#[derive(crd_derive::CrdSchema)]`; `#[derive(CustomResource)]`
 /// implements it for the spec struct. See `crd-derive/ATTRIBUTES.md`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no CRD schema: it does not implement `CrdSchema`",
+    label = "this field's type needs a CRD schema",
+    note = "derive it with `#[derive(CrdSchema)]` on `{Self}`; for k8s-openapi types (PodTemplateSpec, Condition, Quantity, ...) enable crd-runtime's `kube` feature; for another crate's type, give the field `#[crd(schema_with = path::to::fn)]` (see crd-derive/ATTRIBUTES.md)"
+)]
 pub trait CrdSchema {
     /// Whether a struct field of this type may be absent (`Option<T>`): such fields are
     /// never listed in `required`.

@@ -237,11 +237,11 @@ fn field_differences(path: &str, ours: &Value, theirs: &Value, out: &mut Vec<Str
     let mut theirs = theirs.clone();
     for key in ["items", "additionalProperties"] {
         let (x, y) = (ours.get(key).cloned(), theirs.get(key).cloned());
-        if let (Some(x), Some(y)) = (x, y) {
-            if nested(&x) || nested(&y) {
-                ours.as_object_mut().unwrap().remove(key);
-                theirs.as_object_mut().unwrap().remove(key);
-            }
+        if let (Some(x), Some(y)) = (x, y)
+            && (nested(&x) || nested(&y))
+        {
+            ours.as_object_mut().unwrap().remove(key);
+            theirs.as_object_mut().unwrap().remove(key);
         }
     }
     differences(path, &ours, &theirs, out);
