@@ -9,6 +9,7 @@
 //! - [`derive_support`]: the runtime side of `#[derive(CustomResource, CrdSchema)]`
 //!   (enable the `derive` feature to use the derives through this crate).
 //! - `k8s` (feature `kube`): [`CrdSchema`] for every k8s-openapi type.
+//! - `schemars_support` (feature `schemars`): `#[crd(schemars)]` fields.
 //! - `cel` (feature `cel`): evaluation of `x-kubernetes-validations` rules.
 #![deny(missing_docs)]
 
@@ -24,6 +25,8 @@ pub mod kube_support;
 pub mod load;
 pub mod meta;
 pub mod model;
+#[cfg(feature = "schemars")]
+pub mod schemars_support;
 
 pub use check::{CheckOptions, assert_valid_crd, validate_crd};
 pub use derive_support::{
@@ -44,3 +47,16 @@ pub use crd_derive::{CrdSchema, CustomResource};
 
 #[doc(hidden)]
 pub use derive_support::private as __private;
+
+/// Without the `schemars` feature, `#[crd(schemars)]` is a compile error at the
+/// attribute. Not a public API.
+#[cfg(not(feature = "schemars"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __schemars_field_schema {
+    ($ty:ty) => {
+        ::core::compile_error!(
+            "`#[crd(schemars)]` needs crd-runtime's `schemars` feature: crd-runtime = { version = \"...\", features = [\"derive\", \"schemars\"] }"
+        )
+    };
+}

@@ -136,6 +136,7 @@ pub const KEYWORDS: &[Keyword] = &[
     kw("items", Kind::Nested, ""),
     kw("values", Kind::Nested, ""),
     kw("schema_with", Kind::Path, ""),
+    kw("schemars", Kind::Flag, ""),
     kw("items_schema", Kind::RawItems, "items"),
     kw(
         "additional_properties",
@@ -318,6 +319,15 @@ impl NodeAttrs {
     pub fn required_flag(&self) -> Option<bool> {
         match self.get("required").map(|e| &e.val) {
             Some(Val::Required(Required::Flag(b))) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// `#[crd(schemars)]`: the field's schema comes from `schemars::JsonSchema`, with
+    /// the attribute's span.
+    pub fn schemars(&self) -> Option<proc_macro2::Span> {
+        match self.get("schemars").map(|e| &e.val) {
+            Some(Val::Flag(b)) if b.value => Some(b.span),
             _ => None,
         }
     }

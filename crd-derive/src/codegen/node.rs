@@ -149,6 +149,8 @@ pub fn keywords(
                 set(quote!(#v))
             }
             (Kind::Num, Val::Num(n)) => set(rt.number(&n.value)),
+            // `schemars` picks the base schema; handled by the caller.
+            (Kind::Flag, _) if e.kw.field.is_empty() => TokenStream::new(),
             (Kind::Flag, Val::Flag(b)) => {
                 let v = b.value;
                 set(quote!(#v))

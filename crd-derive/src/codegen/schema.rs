@@ -120,9 +120,22 @@ fn required_expr(
         || field.attrs.skip_deserializing();
     if defaulted {
         quote!(false)
+    } else if extra.node.schemars().is_some() {
+        // The type has no `CrdSchema` impl to ask; serde reads a missing `Option` as None.
+        let optional = is_option(field.ty);
+        quote!(!#optional)
     } else {
         let ty = field.ty;
         quote!(!<#ty as #rtp::CrdSchema>::OPTIONAL)
+    }
+}
+
+/// Whether `ty` is written `Option<...>` (for `#[crd(schemars)]` fields, whose type has
+/// no `CrdSchema::OPTIONAL` to ask).
+fn is_option(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Option"),
+        _ => false,
     }
 }
 
@@ -130,8 +143,14 @@ fn required_expr(
 fn property_schema(rt: &Rt, extra: &FieldExtra, ty: &TokenStream) -> TokenStream {
     let rtp = &rt.0;
     let node = node_var();
-    let base = match extra.node.get("schema_with").map(|e| &e.val) {
-        Some(crate::attr::node::Val::Path(path)) => quote!(#path()),
+    let base = match (
+        extra.node.get("schema_with").map(|e| &e.val),
+        extra.node.schemars(),
+    ) {
+        (Some(crate::attr::node::Val::Path(path)), _) => quote!(#path()),
+        // Spanned at the attribute: without crd-runtime's `schemars` feature the macro is
+        // a `compile_error!` that points there.
+        (_, Some(span)) => quote_spanned!(span=> #rtp::__schemars_field_schema!(#ty)),
         _ => quote!(<#ty as #rtp::CrdSchema>::crd_field_schema()),
     };
     let doc = match (&extra.doc, extra.node.get("description")) {
