@@ -23,12 +23,16 @@ mod monitoring;
 mod networking;
 mod platform;
 mod workloads;
+#[cfg(feature = "k8s")]
+mod k8s;
 
 pub use messaging::*;
 pub use monitoring::*;
 pub use networking::*;
 pub use platform::*;
 pub use workloads::*;
+#[cfg(feature = "k8s")]
+pub use k8s::*;
 
 /// The CRDs of all 20 kinds, in order (`Vec<crd type>`), for both crates: each calls it
 /// with its own `CustomResourceExt` in scope.

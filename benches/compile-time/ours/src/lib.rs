@@ -7,10 +7,14 @@ use crd_runtime::CustomResource as Resource;
 #[path = "../../types/mod.rs"]
 pub mod types;
 
-/// The CRDs of all 20 kinds.
+/// The CRDs of all 20 kinds (21 with feature `k8s`).
 pub fn crds() -> Vec<crd_runtime::model::CustomResourceDefinition> {
     use crd_runtime::CustomResourceExt;
-    types::all_crds!()
+    #[allow(unused_mut)]
+    let mut crds = types::all_crds!();
+    #[cfg(feature = "k8s")]
+    crds.push(types::Workload::crd());
+    crds
 }
 
 #[cfg(test)]
@@ -18,7 +22,7 @@ mod tests {
     #[test]
     fn all_twenty_crds_are_valid() {
         let crds = super::crds();
-        assert_eq!(crds.len(), 20);
+        assert_eq!(crds.len(), if cfg!(feature = "k8s") { 21 } else { 20 });
         for crd in &crds {
             crd_runtime::assert_valid_crd(crd);
         }
