@@ -14,6 +14,17 @@
 //!   key under `prefix` with a revision greater than `after`, or fails with
 //!   [`StoreError::Compacted`] when that history is no longer kept.
 
+mod embedded;
+mod memory;
+mod state;
+#[doc(hidden)]
+pub mod suite;
+#[cfg(test)]
+mod tests;
+
+pub use embedded::EmbeddedStore;
+pub use memory::MemoryStore;
+
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;

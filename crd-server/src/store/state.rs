@@ -1,0 +1,327 @@
+//! The in-process key space both local backends share: current keys, a bounded history of
+//! changes for watches and past reads, and the broadcast that feeds live watches.
+//!
+//! Writes are split in two steps so the embedded store can make a batch durable between
+//! them: [`State::prepare`] checks an operation against the current keys plus the batch
+//! prepared so far and assigns its revision; [`State::apply`] publishes the batch. Only one
+//! writer prepares at a time (the memory store's lock, the embedded store's committer).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use tokio::sync::broadcast;
+
+use super::{
+    EventKind, KeyValue, ListOptions, ListResult, Revision, StoreError, WatchEvent, WatchItem,
+    WatchStream,
+};
+
+/// Changes kept for watches and reads at a past revision (etcd keeps ~5 minutes of
+/// history by default; a count bound keeps memory predictable under load).
+pub(crate) const HISTORY_LIMIT: usize = 100_000;
+/// Live changes buffered per watcher before a slow one is cut off with `Compacted` (the
+/// API server ends such a watch and the client re-lists).
+const WATCH_BUFFER: usize = 16_384;
+
+/// A write to prepare.
+#[derive(Debug)]
+pub(crate) enum Op {
+    Create {
+        key: String,
+        value: Bytes,
+    },
+    Update {
+        key: String,
+        value: Bytes,
+        expected: Revision,
+    },
+    Delete {
+        key: String,
+        expected: Option<Revision>,
+    },
+}
+
+/// What a broadcast carries: a change or a progress mark.
+pub(crate) type Broadcast = Arc<WatchItem>;
+
+pub(crate) struct State {
+    kvs: BTreeMap<String, KeyValue>,
+    revision: Revision,
+    history: VecDeque<WatchEvent>,
+    /// Revisions up to this one are no longer in `history`.
+    compacted: Revision,
+    tx: broadcast::Sender<Broadcast>,
+}
+
+impl State {
+    /// A key space at `revision` holding `kvs` (no history before it).
+    pub(crate) fn new(kvs: BTreeMap<String, KeyValue>, revision: Revision) -> State {
+        let (tx, _) = broadcast::channel(WATCH_BUFFER);
+        State {
+            kvs,
+            revision,
+            history: VecDeque::new(),
+            compacted: revision,
+            tx,
+        }
+    }
+
+    pub(crate) fn revision(&self) -> Revision {
+        self.revision
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<KeyValue> {
+        self.kvs.get(key).cloned()
+    }
+
+    /// Checks `op` against the keys as `batch` (changes prepared before it, not yet
+    /// applied) leaves them, and returns its change at the next revision.
+    pub(crate) fn prepare(&self, batch: &[WatchEvent], op: Op) -> Result<WatchEvent, StoreError> {
+        let revision = self.revision + batch.len() as Revision + 1;
+        let current = |key: &str| -> Option<KeyValue> {
+            match batch.iter().rev().find(|e| e.kv.key == key) {
+                Some(e) if e.kind == EventKind::Delete => None,
+                Some(e) => Some(e.kv.clone()),
+                None => self.kvs.get(key).cloned(),
+            }
+        };
+        match op {
+            Op::Create { key, value } => {
+                if current(&key).is_some() {
+                    return Err(StoreError::AlreadyExists { key });
+                }
+                let kv = KeyValue {
+                    key,
+                    value,
+                    create_revision: revision,
+                    mod_revision: revision,
+                };
+                Ok(WatchEvent {
+                    kind: EventKind::Put,
+                    kv,
+                    prev: None,
+                })
+            }
+            Op::Update {
+                key,
+                value,
+                expected,
+            } => {
+                let prev =
+                    current(&key).ok_or_else(|| StoreError::NotFound { key: key.clone() })?;
+                if prev.mod_revision != expected {
+                    return Err(StoreError::Conflict {
+                        key,
+                        expected,
+                        current: prev.mod_revision,
+                    });
+                }
+                let kv = KeyValue {
+                    key,
+                    value,
+                    create_revision: prev.create_revision,
+                    mod_revision: revision,
+                };
+                Ok(WatchEvent {
+                    kind: EventKind::Put,
+                    kv,
+                    prev: Some(prev),
+                })
+            }
+            Op::Delete { key, expected } => {
+                let prev =
+                    current(&key).ok_or_else(|| StoreError::NotFound { key: key.clone() })?;
+                if let Some(expected) = expected.filter(|e| *e != prev.mod_revision) {
+                    return Err(StoreError::Conflict {
+                        key,
+                        expected,
+                        current: prev.mod_revision,
+                    });
+                }
+                let kv = KeyValue {
+                    mod_revision: revision,
+                    ..prev.clone()
+                };
+                Ok(WatchEvent {
+                    kind: EventKind::Delete,
+                    kv,
+                    prev: Some(prev),
+                })
+            }
+        }
+    }
+
+    /// Publishes prepared changes (in order, revisions consecutive from the current one).
+    pub(crate) fn apply(&mut self, batch: Vec<WatchEvent>) {
+        for event in batch {
+            debug_assert_eq!(event.kv.mod_revision, self.revision + 1);
+            self.revision = event.kv.mod_revision;
+            match event.kind {
+                EventKind::Put => {
+                    self.kvs.insert(event.kv.key.clone(), event.kv.clone());
+                }
+                EventKind::Delete => {
+                    self.kvs.remove(&event.kv.key);
+                }
+            }
+            // Nobody listening is not an error.
+            let _ = self.tx.send(Arc::new(WatchItem::Event(event.clone())));
+            self.history.push_back(event);
+            if self.history.len() > HISTORY_LIMIT {
+                if let Some(old) = self.history.pop_front() {
+                    self.compacted = old.kv.mod_revision;
+                }
+            }
+        }
+    }
+
+    /// Forgets history up to `revision` (reads and watches before it get `Compacted`).
+    pub(crate) fn compact(&mut self, revision: Revision) {
+        let revision = revision.min(self.revision);
+        while self
+            .history
+            .front()
+            .is_some_and(|e| e.kv.mod_revision <= revision)
+        {
+            self.history.pop_front();
+        }
+        self.compacted = self.compacted.max(revision);
+    }
+
+    /// Tells live watchers that nothing else happened up to the current revision.
+    pub(crate) fn progress(&self) {
+        let _ = self.tx.send(Arc::new(WatchItem::Progress(self.revision)));
+    }
+
+    pub(crate) fn list(&self, prefix: &str, opts: &ListOptions) -> Result<ListResult, StoreError> {
+        let at = opts.revision.unwrap_or(self.revision);
+        if at > self.revision {
+            return Err(StoreError::FutureRevision {
+                requested: at,
+                current: self.revision,
+            });
+        }
+        let lower = match &opts.start_after {
+            Some(after) if after.as_str() >= prefix => std::ops::Bound::Excluded(after.clone()),
+            _ => std::ops::Bound::Included(prefix.to_string()),
+        };
+        let in_prefix = |k: &String| k.starts_with(prefix);
+        let limit = opts.limit.unwrap_or(usize::MAX);
+        if at == self.revision {
+            let mut range = self
+                .kvs
+                .range((lower, std::ops::Bound::Unbounded))
+                .take_while(|(k, _)| in_prefix(k));
+            let items: Vec<KeyValue> = range.by_ref().take(limit).map(|(_, v)| v.clone()).collect();
+            let remaining = range.count() as u64;
+            return Ok(ListResult {
+                items,
+                revision: at,
+                remaining,
+            });
+        }
+        if at < self.compacted {
+            return Err(StoreError::Compacted {
+                requested: at,
+                oldest: self.compacted + 1,
+            });
+        }
+        // Undo the changes after `at`, newest first, on the keys in range.
+        let mut past: HashMap<&str, Option<&KeyValue>> = HashMap::new();
+        for event in self
+            .history
+            .iter()
+            .rev()
+            .take_while(|e| e.kv.mod_revision > at)
+        {
+            if event.kv.key.starts_with(prefix) {
+                past.insert(&event.kv.key, event.prev.as_ref());
+            }
+        }
+        let mut keys: BTreeMap<&str, &KeyValue> = self
+            .kvs
+            .range(prefix.to_string()..)
+            .take_while(|(k, _)| in_prefix(k))
+            .map(|(k, v)| (k.as_str(), v))
+            .collect();
+        for (key, old) in past {
+            match old {
+                Some(kv) => keys.insert(key, kv),
+                None => keys.remove(key),
+            };
+        }
+        let mut range = keys
+            .into_iter()
+            .filter(|(k, _)| match &opts.start_after {
+                Some(after) => *k > after.as_str(),
+                None => true,
+            })
+            .map(|(_, v)| v.clone());
+        let items: Vec<KeyValue> = range.by_ref().take(limit).collect();
+        let remaining = range.count() as u64;
+        Ok(ListResult {
+            items,
+            revision: at,
+            remaining,
+        })
+    }
+
+    /// A watch of `prefix` after `after`: the kept history, then live changes.
+    pub(crate) fn watch(&self, prefix: &str, after: Revision) -> Result<WatchStream, StoreError> {
+        if after > self.revision {
+            return Err(StoreError::FutureRevision {
+                requested: after,
+                current: self.revision,
+            });
+        }
+        if after < self.compacted {
+            return Err(StoreError::Compacted {
+                requested: after,
+                oldest: self.compacted + 1,
+            });
+        }
+        // Subscribed under the same lock as the history read: nothing falls in between.
+        let rx = self.tx.subscribe();
+        let backlog: Vec<Result<WatchItem, StoreError>> = self
+            .history
+            .iter()
+            .filter(|e| e.kv.mod_revision > after && e.kv.key.starts_with(prefix))
+            .map(|e| Ok(WatchItem::Event(e.clone())))
+            .collect();
+        let prefix = prefix.to_string();
+        let oldest = self.compacted + 1;
+        let live = futures::stream::unfold(rx, move |mut rx| {
+            let prefix = prefix.clone();
+            async move {
+                loop {
+                    match rx.recv().await {
+                        Ok(item) => match &*item {
+                            WatchItem::Event(e) if !e.kv.key.starts_with(&prefix) => continue,
+                            _ => return Some((Ok((*item).clone()), rx)),
+                        },
+                        Err(broadcast::error::RecvError::Lagged(_)) => {
+                            // The watcher fell too far behind: end it as etcd ends a
+                            // watch on a compacted revision; the client re-lists.
+                            let err = StoreError::Compacted {
+                                requested: after,
+                                oldest,
+                            };
+                            return Some((Err(err), rx));
+                        }
+                        Err(broadcast::error::RecvError::Closed) => return None,
+                    }
+                }
+            }
+        });
+        // After a lag error the stream must end: take_while stops after the first error.
+        let mut failed = false;
+        let live = live.take_while(move |item| {
+            let go = !failed;
+            failed |= item.is_err();
+            futures::future::ready(go)
+        });
+        Ok(futures::stream::iter(backlog).chain(live).boxed())
+    }
+}
