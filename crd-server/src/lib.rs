@@ -1,7 +1,17 @@
-//! crd-server: an API server for Kubernetes custom resources.
+//! crd-server: an API server for Kubernetes custom resources that `kubectl` and
+//! `kube::Client` talk to.
 //!
-//! - [`store`]: the storage contract (get, list, create, compare-and-swap update, delete,
-//!   watch from a revision) and its backends.
+//! - [`server`]: start a server ([`server::start`]) with a store, CRDs, TLS and a token;
+//! - [`testing`]: [`testing::TestServer`], a server on a free loopback port for tests;
+//! - [`api`]: the HTTP API (discovery, OpenAPI, CRDs, namespaces, custom resources);
+//! - [`store`]: the storage contract and its backends (in-memory, embedded redb, etcd).
 #![deny(missing_docs)]
 
+#[allow(missing_docs)]
+pub mod api;
+pub mod server;
 pub mod store;
+pub mod testing;
+
+pub use server::{Config, RunningServer, StartError, StoreConfig, TlsFiles, start};
+pub use testing::TestServer;

@@ -1,0 +1,279 @@
+//! API errors as the API server returns them: a `Status` object with the HTTP code,
+//! `reason`, `details` and the server's message wording.
+
+use axum::response::{IntoResponse, Response};
+use crd_runtime::ErrorList;
+use http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::store::StoreError;
+
+/// An error response (a `Status` with `status: Failure`).
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    /// HTTP status code.
+    pub code: StatusCode,
+    /// `reason` (`NotFound`, `AlreadyExists`, `Conflict`, `Invalid`, ...).
+    pub reason: &'static str,
+    /// `message`.
+    pub message: String,
+    /// `details`, when the server gives them.
+    pub details: Option<Value>,
+}
+
+/// A resource's identity in messages: `crontabs.stable.example.com`, `namespaces`.
+#[derive(Clone, Debug)]
+pub struct Qualified {
+    /// Group (empty for core).
+    pub group: String,
+    /// Plural resource name.
+    pub plural: String,
+    /// Kind.
+    pub kind: String,
+}
+
+impl Qualified {
+    /// `plural.group`, or `plural` for the core group (`schema.GroupResource.String()`).
+    pub fn resource(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    /// `Kind.group` (`schema.GroupKind.String()`).
+    pub fn group_kind(&self) -> String {
+        if self.group.is_empty() {
+            self.kind.clone()
+        } else {
+            format!("{}.{}", self.kind, self.group)
+        }
+    }
+
+    fn details(&self, name: &str) -> Value {
+        json!({"name": name, "group": self.group, "kind": self.plural})
+    }
+}
+
+impl ApiError {
+    fn new(code: StatusCode, reason: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    fn with_details(mut self, details: Value) -> ApiError {
+        self.details = Some(details);
+        self
+    }
+
+    /// 404 `crontabs.stable.example.com "x" not found`.
+    pub fn not_found(q: &Qualified, name: &str) -> ApiError {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "NotFound",
+            format!("{} \"{name}\" not found", q.resource()),
+        )
+        .with_details(q.details(name))
+    }
+
+    /// 404 for a path that names no resource.
+    pub fn no_route() -> ApiError {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+        .with_details(json!({}))
+    }
+
+    /// 409 `... "x" already exists`.
+    pub fn already_exists(q: &Qualified, name: &str) -> ApiError {
+        Self::new(
+            StatusCode::CONFLICT,
+            "AlreadyExists",
+            format!("{} \"{name}\" already exists", q.resource()),
+        )
+        .with_details(q.details(name))
+    }
+
+    /// 409 on a stale `resourceVersion`, in the server's words.
+    pub fn conflict(q: &Qualified, name: &str) -> ApiError {
+        Self::conflict_because(
+            q,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    /// 409 `Operation cannot be fulfilled on ... "x": <why>`.
+    pub fn conflict_because(q: &Qualified, name: &str, why: &str) -> ApiError {
+        Self::new(
+            StatusCode::CONFLICT,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {why}",
+                q.resource()
+            ),
+        )
+        .with_details(q.details(name))
+    }
+
+    /// 422 `CronTab.stable.example.com "x" is invalid: ...` with one cause per error.
+    pub fn invalid(q: &Qualified, name: &str, errs: &ErrorList) -> ApiError {
+        let causes: Vec<Value> = errs
+            .iter()
+            .map(|e| {
+                json!({
+                    "reason": format!("Field{}", e.type_.reason()),
+                    "message": e.body(),
+                    "field": e.field.as_str(),
+                })
+            })
+            .collect();
+        let message = format!(
+            "{} \"{name}\" is invalid: {}",
+            q.group_kind(),
+            errs.aggregate()
+        );
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, "Invalid", message).with_details(json!({
+            "name": name, "group": q.group, "kind": q.kind, "causes": causes,
+        }))
+    }
+
+    /// 422 with the given message (a patch that cannot be applied).
+    pub fn unprocessable(message: impl Into<String>) -> ApiError {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, "Invalid", message)
+    }
+
+    /// 400 with the given message.
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        Self::new(StatusCode::BAD_REQUEST, "BadRequest", message)
+    }
+
+    /// 405.
+    pub fn method_not_allowed(message: impl Into<String>) -> ApiError {
+        Self::new(StatusCode::METHOD_NOT_ALLOWED, "MethodNotAllowed", message)
+    }
+
+    /// 415 for a body in a media type the endpoint does not read.
+    pub fn unsupported_media_type(message: impl Into<String>) -> ApiError {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UnsupportedMediaType",
+            message,
+        )
+    }
+
+    /// 406 for an `Accept` the server cannot produce.
+    pub fn not_acceptable(message: impl Into<String>) -> ApiError {
+        Self::new(StatusCode::NOT_ACCEPTABLE, "NotAcceptable", message)
+    }
+
+    /// 413: the request body is over the limit.
+    pub fn too_large() -> ApiError {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "RequestEntityTooLarge",
+            "the request is too large: limit is 3145728",
+        )
+    }
+
+    /// 410 `too old resource version: X (Y)`.
+    pub fn gone(requested: u64, oldest: u64) -> ApiError {
+        Self::new(
+            StatusCode::GONE,
+            "Expired",
+            format!("too old resource version: {requested} ({oldest})"),
+        )
+    }
+
+    /// 401.
+    pub fn unauthorized() -> ApiError {
+        Self::new(StatusCode::UNAUTHORIZED, "Unauthorized", "Unauthorized")
+    }
+
+    /// 403 `... is forbidden: ...`.
+    pub fn forbidden(q: &Qualified, name: &str, why: &str) -> ApiError {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "Forbidden",
+            format!("{} \"{name}\" is forbidden: {why}", q.resource()),
+        )
+        .with_details(q.details(name))
+    }
+
+    /// 500 with the given message.
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "InternalError", message)
+    }
+
+    /// 503 (storage unavailable, timeouts).
+    pub fn unavailable(message: impl Into<String>) -> ApiError {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "ServiceUnavailable",
+            message,
+        )
+    }
+
+    /// A store failure for resource `q`, object `name`.
+    pub fn from_store(q: &Qualified, name: &str, e: StoreError) -> ApiError {
+        match e {
+            StoreError::NotFound { .. } => Self::not_found(q, name),
+            StoreError::AlreadyExists { .. } => Self::already_exists(q, name),
+            StoreError::Conflict { .. } => Self::conflict(q, name),
+            StoreError::Compacted { requested, oldest } => Self::gone(requested, oldest),
+            StoreError::FutureRevision { requested, current } => Self::new(
+                StatusCode::GATEWAY_TIMEOUT,
+                "Timeout",
+                format!("Too large resource version: {requested}, current: {current}"),
+            ),
+            StoreError::Unavailable(m) => Self::unavailable(m),
+        }
+    }
+
+    /// The `Status` object.
+    pub fn to_status(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code.as_u16(),
+        });
+        if let Some(d) = &self.details {
+            status["details"] = d.clone();
+        }
+        status
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::to_vec(&self.to_status()).unwrap_or_default();
+        (
+            self.code,
+            [(http::header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response()
+    }
+}
+
+/// A `Status` with `status: Success` (what some deletes return).
+pub fn success(q: &Qualified, name: &str, uid: &str) -> Value {
+    json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": {"name": name, "group": q.group, "kind": q.plural, "uid": uid},
+    })
+}

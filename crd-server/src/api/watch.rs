@@ -1,0 +1,211 @@
+//! WATCH: a stream of `{"type": ..., "object": ...}` lines — initial ADDED events for the
+//! current state when no `resourceVersion` (or `0`) is given, then the store's changes
+//! with selectors applied the way the server applies them (an object that stops matching
+//! is DELETED, one that starts matching is ADDED), BOOKMARKs when asked, and an ERROR
+//! event with a 410 Status when the history asked for is gone.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::Shared;
+use super::objects::{self, Listed, parse_rv, selected, selectors};
+use super::request::{Query, Representation};
+use super::resource::Resource;
+use super::status::ApiError;
+use super::table::{Column, table};
+use crate::store::{EventKind, KeyValue, StoreError, WatchItem};
+
+/// How long a watch without `timeoutSeconds` lasts (the server picks 30–60 minutes).
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// Encoded events buffered per watcher.
+const BUFFER: usize = 256;
+
+struct Encoder {
+    res: Resource,
+    repr: Representation,
+    columns: Vec<Column>,
+    include: Option<String>,
+    first: bool,
+}
+
+impl Encoder {
+    fn event(&mut self, type_: &str, object: Value) -> Bytes {
+        let object = match (self.repr, type_) {
+            (Representation::Table, "ADDED" | "MODIFIED" | "DELETED") => {
+                let mut t = table(
+                    &self.columns,
+                    &[object.clone()],
+                    self.include.as_deref(),
+                    json!({
+                        "resourceVersion": object.pointer("/metadata/resourceVersion"),
+                    }),
+                );
+                if !self.first {
+                    t["columnDefinitions"] = json!([]);
+                }
+                self.first = false;
+                t
+            }
+            _ => object,
+        };
+        let mut line =
+            serde_json::to_vec(&json!({"type": type_, "object": object})).unwrap_or_default();
+        line.push(b'\n');
+        Bytes::from(line)
+    }
+
+    fn bookmark(&mut self, revision: u64, initial_end: bool) -> Bytes {
+        let mut meta = json!({"resourceVersion": revision.to_string()});
+        if initial_end {
+            meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+        }
+        let object = json!({"kind": self.res.q.kind, "apiVersion": self.res.api_version(), "metadata": meta});
+        self.event("BOOKMARK", object)
+    }
+}
+
+fn decode_kv(res: &Resource, kv: &KeyValue) -> Option<Value> {
+    objects::decode(res, kv).ok()
+}
+
+/// Starts a watch and returns the streaming response.
+pub async fn watch(
+    shared: &Shared,
+    res: Resource,
+    ns: Option<String>,
+    q: Query,
+    repr: Representation,
+) -> Result<Response, ApiError> {
+    let (labels, fields) = selectors(&res, &q)?;
+    let prefix = res.list_prefix(ns.as_deref());
+    let from = q
+        .resource_version
+        .as_deref()
+        .filter(|rv| *rv != "0")
+        .map(parse_rv)
+        .transpose()?;
+    let initial = from.is_none() || q.send_initial_events;
+    let mut enc = Encoder {
+        columns: res.columns(),
+        res: res.clone(),
+        repr,
+        include: q.include_object.clone(),
+        first: true,
+    };
+    let (tx, rx) = mpsc::channel::<Bytes>(BUFFER);
+    let mut start = from.unwrap_or(0);
+    let mut backlog = Vec::new();
+    if initial {
+        let listed: Listed = objects::list(
+            shared,
+            &res,
+            ns.as_deref(),
+            &Query {
+                limit: None,
+                continue_token: None,
+                ..q.clone()
+            },
+        )
+        .await?;
+        start = listed.revision;
+        for obj in listed.items {
+            backlog.push(enc.event("ADDED", obj));
+        }
+        if q.send_initial_events && q.allow_watch_bookmarks {
+            backlog.push(enc.bookmark(start, true));
+        }
+    }
+    let stream = match shared.store.watch(&prefix, start).await {
+        Ok(s) => Ok(s),
+        Err(StoreError::Compacted { requested, oldest }) => Err(ApiError::gone(requested, oldest)),
+        Err(e) => return Err(ApiError::from_store(&res.q, "", e)),
+    };
+    let timeout = q
+        .timeout_seconds
+        .map(Duration::from_secs)
+        .unwrap_or(DEFAULT_TIMEOUT);
+    let bookmarks = q.allow_watch_bookmarks;
+    tokio::spawn(async move {
+        let deadline = tokio::time::Instant::now() + timeout;
+        for line in backlog {
+            if tx.send(line).await.is_err() {
+                return;
+            }
+        }
+        let mut stream = match stream {
+            Ok(s) => s,
+            Err(gone) => {
+                let _ = tx.send(enc.event("ERROR", gone.to_status())).await;
+                return;
+            }
+        };
+        loop {
+            let item = match tokio::time::timeout_at(deadline, stream.next()).await {
+                Err(_) | Ok(None) => return,
+                Ok(Some(item)) => item,
+            };
+            let line = match item {
+                Ok(WatchItem::Event(e)) => {
+                    let new = decode_kv(&enc.res, &e.kv);
+                    let old = e.prev.as_ref().and_then(|p| decode_kv(&enc.res, p));
+                    let was = old.as_ref().is_some_and(|o| selected(o, &labels, &fields));
+                    match (e.kind, new) {
+                        (EventKind::Delete, Some(obj)) if was => Some(enc.event("DELETED", obj)),
+                        (EventKind::Put, Some(obj)) => {
+                            match (was, selected(&obj, &labels, &fields)) {
+                                (true, true) => Some(enc.event("MODIFIED", obj)),
+                                (false, true) => Some(enc.event("ADDED", obj)),
+                                (true, false) => Some(enc.event("DELETED", obj)),
+                                (false, false) => None,
+                            }
+                        }
+                        _ => None,
+                    }
+                }
+                Ok(WatchItem::Progress(rev)) => {
+                    if tx.is_closed() {
+                        return;
+                    }
+                    bookmarks.then(|| enc.bookmark(rev, false))
+                }
+                Err(StoreError::Compacted { requested, oldest }) => {
+                    let _ = tx
+                        .send(enc.event("ERROR", ApiError::gone(requested, oldest).to_status()))
+                        .await;
+                    return;
+                }
+                Err(e) => {
+                    let _ = tx
+                        .send(enc.event("ERROR", ApiError::unavailable(e.to_string()).to_status()))
+                        .await;
+                    return;
+                }
+            };
+            if let Some(line) = line {
+                if tx.send(line).await.is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    let body = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|b| (Ok::<_, std::convert::Infallible>(b), rx))
+    });
+    let content_type = match repr {
+        Representation::Table => "application/json;as=Table;v=v1;g=meta.k8s.io",
+        Representation::Json => "application/json",
+    };
+    Response::builder()
+        .header(http::header::CONTENT_TYPE, content_type)
+        .header(http::header::CACHE_CONTROL, "no-cache, private")
+        .body(Body::from_stream(body))
+        .map_err(|e| ApiError::internal(e.to_string()))
+}

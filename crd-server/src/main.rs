@@ -1,0 +1,107 @@
+//! `crd-server`: serves custom resources to kubectl and kube::Client.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use crd_server::{Config, StoreConfig, TlsFiles};
+
+/// An API server for Kubernetes custom resources (CRDs, namespaces, custom objects).
+#[derive(Parser, Debug)]
+#[command(name = "crd-server", version)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Directory of the embedded durable store.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["in_memory", "etcd_servers"])]
+    data_dir: Option<PathBuf>,
+    /// Keep everything in memory (nothing survives a restart).
+    #[arg(long, conflicts_with = "etcd_servers")]
+    in_memory: bool,
+    /// etcd v3 client URLs (comma-separated), e.g. http://127.0.0.1:2379.
+    #[arg(long, value_name = "URL[,URL]", value_delimiter = ',')]
+    etcd_servers: Vec<String>,
+    /// CRD files or directories to install at start.
+    #[arg(long, value_name = "PATH", num_args = 1..)]
+    crds: Vec<PathBuf>,
+    /// TLS certificate (PEM); required with --tls-private-key-file off loopback.
+    #[arg(long, value_name = "FILE", requires = "tls_private_key_file")]
+    tls_cert_file: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
+    tls_private_key_file: Option<PathBuf>,
+    /// File holding the bearer token every request must carry.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    let store = if args.in_memory {
+        StoreConfig::InMemory
+    } else if !args.etcd_servers.is_empty() {
+        StoreConfig::Etcd(args.etcd_servers.clone())
+    } else {
+        StoreConfig::DataDir(
+            args.data_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("./crd-server-data")),
+        )
+    };
+    let token = match &args.token_file {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let token = text.trim().to_string();
+            if token.is_empty() {
+                return Err(format!("{}: the token file is empty", path.display()));
+            }
+            Some(token)
+        }
+        None => None,
+    };
+    let tls = match (args.tls_cert_file, args.tls_private_key_file) {
+        (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+        _ => None,
+    };
+    let crds = crd_server::server::load_crd_files(&args.crds)?;
+    let config = Config {
+        listen: args.listen,
+        store,
+        crds,
+        tls,
+        token,
+    };
+    let server = crd_server::start(config).await.map_err(|e| e.to_string())?;
+    println!(
+        "crd-server listening on {} (store: {})",
+        server.url(),
+        server.store_description()
+    );
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => Ok(()),
+        _ = server.wait() => Err("the server stopped".to_string()),
+    }
+}

@@ -1,0 +1,352 @@
+//! Starting a server: the store it uses, the CRDs it starts with, the address, TLS and
+//! the bearer token, and the running server's handle (stops on drop).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crd_runtime::CustomResourceDefinition;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+use crate::api::request::Query;
+use crate::api::resource::Resource;
+use crate::api::{Shared, objects, registry::Registry, router};
+use crate::store::{EmbeddedStore, MemoryStore, Store, StoreError};
+
+/// Which store a server uses.
+#[derive(Clone, Debug)]
+pub enum StoreConfig {
+    /// In memory: nothing survives the process.
+    InMemory,
+    /// The embedded durable store in this directory.
+    DataDir(PathBuf),
+    /// etcd v3 at these client URLs.
+    Etcd(Vec<String>),
+}
+
+/// TLS files (PEM).
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    /// Certificate chain.
+    pub cert: PathBuf,
+    /// Private key.
+    pub key: PathBuf,
+}
+
+/// How to start a server.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on (port 0: a free port).
+    pub listen: SocketAddr,
+    /// The store.
+    pub store: StoreConfig,
+    /// CRDs created (or updated) at start.
+    pub crds: Vec<CustomResourceDefinition>,
+    /// Serve HTTPS with these files.
+    pub tls: Option<TlsFiles>,
+    /// Require this bearer token.
+    pub token: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            store: StoreConfig::DataDir(PathBuf::from("./crd-server-data")),
+            crds: Vec::new(),
+            tls: None,
+            token: None,
+        }
+    }
+}
+
+/// Why a server did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The store could not be opened.
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A configuration the server refuses (e.g. plain HTTP on a public address).
+    #[error("{0}")]
+    Config(String),
+    /// A start-up CRD was refused.
+    #[error("CRD {name}: {message}")]
+    Crd {
+        /// The CRD's name.
+        name: String,
+        /// The server's message.
+        message: String,
+    },
+}
+
+/// A running server; stops when dropped (or with [`RunningServer::stop`]).
+pub struct RunningServer {
+    addr: SocketAddr,
+    scheme: &'static str,
+    store_description: String,
+    shared: Arc<Shared>,
+    task: JoinHandle<()>,
+}
+
+impl RunningServer {
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT` (or https).
+    pub fn url(&self) -> String {
+        format!("{}://{}", self.scheme, self.addr)
+    }
+
+    /// What the store is (`embedded ./crd-server-data`, `in-memory`, `etcd URL`).
+    pub fn store_description(&self) -> &str {
+        &self.store_description
+    }
+
+    /// The store (for tests that look below the API).
+    pub fn store(&self) -> Arc<dyn Store> {
+        self.shared.store.clone()
+    }
+
+    /// Stops serving now (open watches end).
+    pub fn stop(self) {}
+
+    /// Waits until the server task ends (it ends only when stopped or on a fatal error).
+    pub async fn wait(mut self) {
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn open_store(cfg: &StoreConfig) -> Result<Arc<dyn Store>, StartError> {
+    Ok(match cfg {
+        StoreConfig::InMemory => Arc::new(MemoryStore::new()),
+        StoreConfig::DataDir(dir) => {
+            let dir = dir.clone();
+            let store = tokio::task::spawn_blocking(move || EmbeddedStore::open(&dir))
+                .await
+                .map_err(|e| StartError::Config(format!("store start-up failed: {e}")))??;
+            Arc::new(store)
+        }
+        StoreConfig::Etcd(urls) => {
+            return Err(StartError::Config(format!("ETCD-PENDING {urls:?}")));
+        }
+    })
+}
+
+/// Creates what a fresh cluster has (the three namespaces) and the start-up CRDs.
+async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), StartError> {
+    let namespaces = Resource::namespaces();
+    for ns in ["default", "kube-system", "kube-public"] {
+        let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
+        match objects::create(shared, &namespaces, None, obj, &Query::default()).await {
+            Ok(_) => {}
+            Err(e) if e.reason == "AlreadyExists" => {}
+            Err(e) => {
+                return Err(StartError::Config(format!(
+                    "cannot create namespace {ns}: {}",
+                    e.message
+                )));
+            }
+        }
+    }
+    let crd_res = Resource::crds();
+    for crd in crds {
+        let name = crd.name().to_string();
+        let failed = |message: String| StartError::Crd {
+            name: name.clone(),
+            message,
+        };
+        let mut obj = serde_json::to_value(crd).map_err(|e| failed(e.to_string()))?;
+        obj["apiVersion"] = json!("apiextensions.k8s.io/v1");
+        obj["kind"] = json!("CustomResourceDefinition");
+        match objects::create(shared, &crd_res, None, obj.clone(), &Query::default()).await {
+            Ok(_) => {}
+            Err(e) if e.reason == "AlreadyExists" => {
+                // Start-up CRDs win over what the store holds: update the spec.
+                let current = objects::get(shared, &crd_res, None, &name)
+                    .await
+                    .map_err(|e| failed(e.message))?;
+                let mut next = current.clone();
+                next["spec"] = obj["spec"].clone();
+                if next != current {
+                    objects::update(
+                        shared,
+                        &crd_res,
+                        None,
+                        &name,
+                        next,
+                        crate::api::kinds::Endpoint::Main,
+                        &Query::default(),
+                    )
+                    .await
+                    .map_err(|e| failed(e.message))?;
+                }
+            }
+            Err(e) => return Err(failed(e.message)),
+        }
+    }
+    Ok(())
+}
+
+fn load_tls(files: &TlsFiles) -> Result<tokio_rustls::TlsAcceptor, StartError> {
+    use tokio_rustls::rustls;
+    let read = |p: &PathBuf| {
+        std::fs::read(p)
+            .map_err(|e| StartError::Config(format!("cannot read {}: {e}", p.display())))
+    };
+    let cert_pem = read(&files.cert)?;
+    let key_pem = read(&files.key)?;
+    let certs: Vec<_> = rustls_pemfile::certs(&mut cert_pem.as_slice())
+        .collect::<Result<_, _>>()
+        .map_err(|e| {
+            StartError::Config(format!(
+                "{}: not a PEM certificate: {e}",
+                files.cert.display()
+            ))
+        })?;
+    if certs.is_empty() {
+        return Err(StartError::Config(format!(
+            "{}: holds no certificate",
+            files.cert.display()
+        )));
+    }
+    let key = rustls_pemfile::private_key(&mut key_pem.as_slice())
+        .map_err(|e| {
+            StartError::Config(format!(
+                "{}: not a PEM private key: {e}",
+                files.key.display()
+            ))
+        })?
+        .ok_or_else(|| {
+            StartError::Config(format!("{}: holds no private key", files.key.display()))
+        })?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| StartError::Config(format!("TLS: {e}")))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| StartError::Config(format!("TLS: {e}")))?;
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
+}
+
+/// Starts a server: opens the store, seeds it, binds, and serves in the background.
+pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+    if !config.listen.ip().is_loopback() && (config.tls.is_none() || config.token.is_none()) {
+        return Err(StartError::Config(format!(
+            "listening on {} (not loopback) requires --tls-cert-file, --tls-private-key-file and --token-file",
+            config.listen
+        )));
+    }
+    let tls = config.tls.as_ref().map(load_tls).transpose()?;
+    let store = open_store(&config.store).await?;
+    let store_description = store.describe();
+    let registry = Registry::start(store.clone()).await?;
+    let shared = Arc::new(Shared {
+        store,
+        registry,
+        token: config.token.clone(),
+    });
+    seed(&shared, &config.crds).await?;
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| StartError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| StartError::Bind {
+        addr: config.listen,
+        source,
+    })?;
+    let app = router(shared.clone());
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let task = match tls {
+        None => tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        }),
+        Some(acceptor) => tokio::spawn(serve_tls(listener, acceptor, app)),
+    };
+    Ok(RunningServer {
+        addr,
+        scheme,
+        store_description,
+        shared,
+        task,
+    })
+}
+
+async fn serve_tls(listener: TcpListener, acceptor: tokio_rustls::TlsAcceptor, app: axum::Router) {
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let Ok((tcp, _)) = listener.accept().await else {
+            continue;
+        };
+        let acceptor = acceptor.clone();
+        let app = app.clone();
+        connections.spawn(async move {
+            // A failed handshake only ends that connection.
+            let Ok(tls) = acceptor.accept(tcp).await else {
+                return;
+            };
+            let service = hyper_util::service::TowerToHyperService::new(app);
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                .await;
+        });
+        while connections.try_join_next().is_some() {}
+    }
+}
+
+/// Reads CRDs from YAML/JSON files or directories (every `.yaml`, `.yml`, `.json`).
+pub fn load_crd_files(paths: &[PathBuf]) -> Result<Vec<CustomResourceDefinition>, String> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| format!("{}: {e}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.extension()
+                        .is_some_and(|x| x == "yaml" || x == "yml" || x == "json")
+                })
+                .collect();
+            entries.sort();
+            files.extend(entries);
+        } else {
+            files.push(p.clone());
+        }
+    }
+    let mut crds = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).map_err(|e| format!("{}: {e}", f.display()))?;
+        let loaded =
+            crd_runtime::load_crds(&f.display().to_string(), &text).map_err(|e| e.to_string())?;
+        crds.extend(loaded.crds.into_iter().map(|d| d.crd));
+    }
+    Ok(crds)
+}
+
+/// The JSON of a CRD as the API takes it.
+pub fn crd_json(crd: &CustomResourceDefinition) -> Value {
+    let mut v = serde_json::to_value(crd).unwrap_or(Value::Null);
+    v["apiVersion"] = json!("apiextensions.k8s.io/v1");
+    v["kind"] = json!("CustomResourceDefinition");
+    v
+}
