@@ -144,9 +144,7 @@ async fn open_store(cfg: &StoreConfig) -> Result<Arc<dyn Store>, StartError> {
                 .map_err(|e| StartError::Config(format!("store start-up failed: {e}")))??;
             Arc::new(store)
         }
-        StoreConfig::Etcd(urls) => {
-            return Err(StartError::Config(format!("ETCD-PENDING {urls:?}")));
-        }
+        StoreConfig::Etcd(urls) => Arc::new(crate::store::EtcdStore::connect(urls).await?),
     })
 }
 

@@ -153,7 +153,9 @@ async fn route(shared: &Arc<Shared>, req: Request) -> Result<Response, ApiError>
             return get_only(discovery::group(&kinds, g).ok_or_else(ApiError::no_route)?);
         }
         ["apis", g, v] => {
-            return get_only(discovery::resource_list(&kinds, g, v).ok_or_else(ApiError::no_route)?);
+            return get_only(
+                discovery::resource_list(&kinds, g, v).ok_or_else(ApiError::no_route)?,
+            );
         }
         ["openapi", "v2"] => return get_only(openapi::v2_document(&kinds)),
         ["openapi", "v3"] => return get_only(openapi::v3_index(&kinds)),

@@ -149,7 +149,7 @@ impl Resource {
         match &self.family {
             Family::Crd => cols.push(Column::printer(
                 "Created At",
-                "date",
+                "rawdate",
                 None,
                 Some("CreationTimestamp is a timestamp representing the server time when this object was created."),
                 None,

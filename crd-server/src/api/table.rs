@@ -101,6 +101,8 @@ fn typed_cell(type_: &str, v: &Value, now: DateTime<Utc>) -> Value {
         ("number", Value::Number(n)) => n.as_f64().map(Value::from).unwrap_or(Value::Null),
         ("boolean", Value::Bool(b)) => Value::Bool(*b),
         ("string", Value::String(s)) => Value::String(s.clone()),
+        // The server's default table (CRDs): the timestamp as it is.
+        ("rawdate", Value::String(s)) => Value::String(s.clone()),
         ("date", Value::String(s)) => match DateTime::parse_from_rfc3339(s) {
             Ok(t) => Value::String(human_duration(
                 now.signed_duration_since(t.with_timezone(&Utc)),

@@ -15,6 +15,7 @@
 //!   [`StoreError::Compacted`] when that history is no longer kept.
 
 mod embedded;
+pub mod etcd;
 mod memory;
 mod state;
 #[doc(hidden)]
@@ -23,6 +24,7 @@ pub mod suite;
 mod tests;
 
 pub use embedded::EmbeddedStore;
+pub use etcd::EtcdStore;
 pub use memory::MemoryStore;
 
 use bytes::Bytes;

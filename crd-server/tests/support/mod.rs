@@ -1,0 +1,119 @@
+//! What the integration tests share: a real etcd on free loopback ports, and kubectl.
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A free port on 127.0.0.1.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind 127.0.0.1:0")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+/// A real etcd (Debian's `etcd`), killed on drop.
+pub struct Etcd {
+    child: Child,
+    pub url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Etcd {
+    /// Starts etcd; fails the test (with the way to install it) when it is missing.
+    pub async fn start() -> Etcd {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (client, peer) = (free_port(), free_port());
+        let url = format!("http://127.0.0.1:{client}");
+        let peer_url = format!("http://127.0.0.1:{peer}");
+        let child = Command::new("etcd")
+            .args(["--data-dir", &dir.path().join("etcd").display().to_string()])
+            .args([
+                "--listen-client-urls",
+                &url,
+                "--advertise-client-urls",
+                &url,
+            ])
+            .args([
+                "--listen-peer-urls",
+                &peer_url,
+                "--initial-advertise-peer-urls",
+                &peer_url,
+            ])
+            .args(["--initial-cluster", &format!("default={peer_url}")])
+            .args(["--experimental-watch-progress-notify-interval", "1s"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot run etcd ({e}): install it with `apt-get install -y etcd-server`")
+            });
+        let etcd = Etcd {
+            child,
+            url,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if crd_server::store::EtcdStore::connect(std::slice::from_ref(&etcd.url))
+                .await
+                .is_ok()
+            {
+                return etcd;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "etcd did not answer on {} within 15 s",
+                etcd.url
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for Etcd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `kubectl -s URL ARGS...` with a throw-away kubeconfig and cache.
+pub fn kubectl(url: &str, args: &[&str]) -> Output {
+    let home = std::env::temp_dir().join(format!("crd-server-kubectl-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&home);
+    Command::new("kubectl")
+        .arg("-s")
+        .arg(url)
+        .args(args)
+        .env("KUBECONFIG", home.join("config"))
+        .env("HOME", &home)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run kubectl ({e}); it must be installed and on PATH"))
+}
+
+/// kubectl's stdout, asserting success.
+pub fn kubectl_ok(url: &str, args: &[&str]) -> String {
+    let out = kubectl(url, args);
+    assert!(
+        out.status.success(),
+        "kubectl {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// kubectl's stderr, asserting failure.
+pub fn kubectl_err(url: &str, args: &[&str]) -> String {
+    let out = kubectl(url, args);
+    assert!(
+        !out.status.success(),
+        "kubectl {args:?} should fail: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
