@@ -7,6 +7,7 @@ pub mod jsonpath;
 pub mod kinds;
 pub mod objects;
 pub mod openapi;
+pub mod protobuf;
 pub mod registry;
 pub mod request;
 pub mod resource;
@@ -288,7 +289,17 @@ async fn route(shared: &Arc<Shared>, req: Request) -> Result<Response, ApiError>
         (Method::POST, None) => {
             let ty = request::body_type(&parts.headers)?;
             let body = read_body(&parts.headers, body).await?;
-            let obj = request::parse_body(&body, ty, "create")?;
+            let obj = match ty {
+                BodyType::Protobuf if matches!(res.family, Family::Namespace) => {
+                    protobuf::namespace(&body)?
+                }
+                BodyType::Protobuf => {
+                    return Err(ApiError::unsupported_media_type(
+                        "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
+                    ));
+                }
+                _ => request::parse_body(&body, ty, "create")?,
+            };
             Ok(respond(with_warnings(
                 objects::create(shared, &res, ns_ref, obj, &q).await?,
             )))

@@ -554,7 +554,10 @@ pub fn apply_patch(target: &Value, body: &Bytes, ty: BodyType) -> Result<Value, 
                 ))
             })?;
         }
-        BodyType::StrategicMergePatch | BodyType::ApplyPatch | BodyType::Yaml => {
+        BodyType::StrategicMergePatch
+        | BodyType::ApplyPatch
+        | BodyType::Yaml
+        | BodyType::Protobuf => {
             return Err(ApiError::unsupported_media_type(
                 "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json",
             ));

@@ -166,6 +166,8 @@ pub enum BodyType {
     JsonPatch,
     StrategicMergePatch,
     ApplyPatch,
+    /// `application/vnd.kubernetes.protobuf` (read for Namespaces only).
+    Protobuf,
 }
 
 /// The `Content-Type` of a body (JSON when absent).
@@ -187,6 +189,7 @@ pub fn body_type(headers: &HeaderMap) -> Result<BodyType, ApiError> {
         "application/json-patch+json" => BodyType::JsonPatch,
         "application/strategic-merge-patch+json" => BodyType::StrategicMergePatch,
         "application/apply-patch+yaml" => BodyType::ApplyPatch,
+        "application/vnd.kubernetes.protobuf" => BodyType::Protobuf,
         other => {
             return Err(ApiError::unsupported_media_type(format!(
                 "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got {other:?})"

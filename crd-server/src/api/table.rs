@@ -195,7 +195,12 @@ pub fn table(
     let defs: Vec<Value> = columns
         .iter()
         .map(|c| {
-            json!({"name": c.name, "type": c.type_, "format": c.format,
+            let type_ = if c.type_ == "rawdate" {
+                "date"
+            } else {
+                c.type_.as_str()
+            };
+            json!({"name": c.name, "type": type_, "format": c.format,
                    "description": c.description, "priority": c.priority})
         })
         .collect();
