@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use crate::api::request::Query;
 use crate::api::resource::Resource;
 use crate::api::{Shared, objects, registry::Registry, router};
-use crate::store::{EmbeddedStore, MemoryStore, Store, StoreError};
+use crate::store::{EmbeddedStore, FanOut, MemoryStore, Store, StoreError};
 
 /// Which store a server uses.
 #[derive(Clone, Debug)]
@@ -254,7 +254,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         )));
     }
     let tls = config.tls.as_ref().map(load_tls).transpose()?;
-    let store = open_store(&config.store).await?;
+    let store: Arc<dyn Store> = Arc::new(FanOut::new(open_store(&config.store).await?));
     let store_description = store.describe();
     let registry = Registry::start(store.clone()).await?;
     let shared = Arc::new(Shared {
@@ -277,6 +277,11 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let scheme = if tls.is_some() { "https" } else { "http" };
     let task = match tls {
         None => tokio::spawn(async move {
+            use axum::serve::ListenerExt;
+            // As Go's net package does: small API answers go out without Nagle's delay.
+            let listener = listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             let _ = axum::serve(listener, app).await;
         }),
         Some(acceptor) => tokio::spawn(serve_tls(listener, acceptor, app)),

@@ -2,7 +2,7 @@
 //! from the stored CRDs by a watch on their keys, so every replica sharing a store (etcd)
 //! serves the same kinds and a CRD written through one replica appears on all of them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -177,6 +177,8 @@ impl Kinds {
 pub struct Registry {
     kinds: RwLock<Arc<Kinds>>,
     seen: watch::Sender<Revision>,
+    /// Namespaces known to exist (followed by a watch; a miss is checked in the store).
+    namespaces: Arc<RwLock<HashSet<String>>>,
 }
 
 /// Whether a stored CRD serves objects (its `Established` condition).
@@ -201,10 +203,16 @@ impl Registry {
             }
         }
         let (seen, _) = watch::channel(listed.revision);
+        let namespaces = Arc::new(RwLock::new(HashSet::new()));
         let registry = Arc::new(Registry {
             kinds: RwLock::new(Arc::new(Kinds::default())),
             seen,
+            namespaces: namespaces.clone(),
         });
+        tokio::spawn(follow_namespaces(
+            store.clone(),
+            Arc::downgrade(&namespaces),
+        ));
         registry.rebuild(&crds);
         let follower = registry.clone();
         let mut revision = listed.revision;
@@ -282,6 +290,14 @@ impl Registry {
         *self.kinds.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(kinds);
     }
 
+    /// Whether the namespace is known to exist (false: not seen yet, ask the store).
+    pub fn has_namespace(&self, name: &str) -> bool {
+        self.namespaces
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(name)
+    }
+
     /// The served kinds now.
     pub fn kinds(&self) -> Arc<Kinds> {
         self.kinds.read().unwrap_or_else(|e| e.into_inner()).clone()
@@ -292,5 +308,45 @@ impl Registry {
     pub async fn caught_up(&self, revision: Revision) {
         let mut rx = self.seen.subscribe();
         let _ = tokio::time::timeout(Duration::from_secs(5), rx.wait_for(|r| *r >= revision)).await;
+    }
+}
+
+/// Keeps the set of namespace names current: a list, then a watch; again after a break.
+/// Ends when the registry is dropped.
+async fn follow_namespaces(store: Arc<dyn Store>, names: std::sync::Weak<RwLock<HashSet<String>>>) {
+    let prefix = super::resource::NAMESPACE_PREFIX;
+    loop {
+        let Ok(listed) = store.list(prefix, ListOptions::default()).await else {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        };
+        {
+            let Some(names) = names.upgrade() else { return };
+            let mut set = names.write().unwrap_or_else(|e| e.into_inner());
+            set.clear();
+            set.extend(
+                listed
+                    .items
+                    .iter()
+                    .filter_map(|kv| kv.key.strip_prefix(prefix).map(str::to_string)),
+            );
+        }
+        let Ok(mut events) = store.watch(prefix, listed.revision).await else {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        };
+        while let Some(Ok(item)) = events.next().await {
+            let Some(names) = names.upgrade() else { return };
+            if let WatchItem::Event(e) = item {
+                let Some(name) = e.kv.key.strip_prefix(prefix) else {
+                    continue;
+                };
+                let mut set = names.write().unwrap_or_else(|e| e.into_inner());
+                match e.kind {
+                    EventKind::Put => set.insert(name.to_string()),
+                    EventKind::Delete => set.remove(name),
+                };
+            }
+        }
     }
 }

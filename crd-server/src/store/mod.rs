@@ -16,6 +16,7 @@
 
 mod embedded;
 pub mod etcd;
+mod fanout;
 mod memory;
 mod state;
 #[doc(hidden)]
@@ -25,6 +26,7 @@ mod tests;
 
 pub use embedded::EmbeddedStore;
 pub use etcd::EtcdStore;
+pub use fanout::FanOut;
 pub use memory::MemoryStore;
 
 use bytes::Bytes;

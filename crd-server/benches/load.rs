@@ -1,0 +1,348 @@
+//! Load benchmark (bounded loops on loopback): validated creates/s and gets/s with N
+//! concurrent clients, a list of 10k objects, and watch delivery latency with 1,000
+//! watchers — on the embedded store and on a real etcd, next to etcd's own put rate for
+//! the same bytes. `cargo bench -p crd-server --bench load` (etcd must be installed).
+//! Prints one line per figure; BENCHMARKS.md records a run.
+
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::{Value, json};
+
+const CRD: &str = include_str!("../../../shared/fixtures/crontab/crd-full.yaml");
+const CLIENTS: usize = 32;
+const CREATES: usize = 20_000;
+const GETS: usize = 50_000;
+const WATCHERS: usize = 1_000;
+const WATCH_WRITES: usize = 50;
+const PATH: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+
+type Http = Client<HttpConnector, Full<Bytes>>;
+
+fn http() -> Http {
+    let mut c = HttpConnector::new();
+    c.set_nodelay(true);
+    Client::builder(TokioExecutor::new())
+        .pool_max_idle_per_host(2 * WATCHERS)
+        .build(c)
+}
+
+async fn request(client: &Http, method: &str, url: &str, body: Bytes) -> (u16, Bytes) {
+    let req = http::Request::builder()
+        .method(method)
+        .uri(url)
+        .header("content-type", "application/json")
+        .body(Full::new(body))
+        .expect("request");
+    let resp = client.request(req).await.expect("response");
+    let code = resp.status().as_u16();
+    (
+        code,
+        resp.into_body().collect().await.expect("body").to_bytes(),
+    )
+}
+
+fn object(i: usize) -> Bytes {
+    Bytes::from(
+        json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+               "metadata": {"name": format!("ct-{i:06}"), "labels": {"bench": "load"}},
+               "spec": {"cronSpec": "* * * * */5", "image": "registry.example.com/cron:1.2.3"}})
+        .to_string(),
+    )
+}
+
+/// Runs `total` operations over `CLIENTS` tasks; returns operations per second.
+async fn concurrent<F, Fut>(total: usize, op: F) -> f64
+where
+    F: Fn(usize) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
+    let op = Arc::new(op);
+    let t0 = Instant::now();
+    let tasks: Vec<_> = (0..CLIENTS)
+        .map(|c| {
+            let op = op.clone();
+            tokio::spawn(async move {
+                let mut i = c;
+                while i < total {
+                    op(i).await;
+                    i += CLIENTS;
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.expect("task");
+    }
+    total as f64 / t0.elapsed().as_secs_f64()
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+async fn run(label: &str, store: crd_server::StoreConfig) {
+    let crds = crd_runtime::load_crds("crd-full.yaml", CRD)
+        .expect("crd")
+        .crds
+        .into_iter()
+        .map(|d| d.crd)
+        .collect();
+    let config = crd_server::Config {
+        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        store,
+        crds,
+        tls: None,
+        token: None,
+    };
+    let server = crd_server::start(config).await.expect("server");
+    let base = format!("{}{PATH}", server.url());
+    let client = http();
+
+    let (c, b) = (client.clone(), base.clone());
+    let creates = concurrent(CREATES, move |i| {
+        let (c, b) = (c.clone(), b.clone());
+        async move {
+            let (code, body) = request(&c, "POST", &b, object(i)).await;
+            assert_eq!(code, 201, "{}", String::from_utf8_lossy(&body));
+        }
+    })
+    .await;
+    println!("{label}: validated creates/s ({CLIENTS} clients, {CREATES} objects): {creates:.0}");
+
+    let (c, b) = (client.clone(), base.clone());
+    let gets = concurrent(GETS, move |i| {
+        let (c, b) = (c.clone(), b.clone());
+        async move {
+            let (code, _) = request(
+                &c,
+                "GET",
+                &format!("{b}/ct-{:06}", (i * 7919) % CREATES),
+                Bytes::new(),
+            )
+            .await;
+            assert_eq!(code, 200);
+        }
+    })
+    .await;
+    println!("{label}: gets/s ({CLIENTS} clients): {gets:.0}");
+
+    let t0 = Instant::now();
+    let (code, body) = request(&client, "GET", &format!("{base}?limit=10000"), Bytes::new()).await;
+    assert_eq!(code, 200);
+    let n = serde_json::from_slice::<Value>(&body).expect("list")["items"]
+        .as_array()
+        .map(Vec::len)
+        .unwrap_or(0);
+    assert_eq!(n, 10_000);
+    println!(
+        "{label}: list of 10,000 objects: {:.0} ms ({} MB)",
+        t0.elapsed().as_secs_f64() * 1e3,
+        body.len() / 1_000_000
+    );
+
+    // Watch latency: WATCHERS watches on one object's namespace, then WATCH_WRITES updates;
+    // latency = event received - update sent, over every (watcher, update) pair.
+    let (_, obj) = request(&client, "GET", &format!("{base}/ct-000000"), Bytes::new()).await;
+    let mut obj: Value = serde_json::from_slice(&obj).expect("object");
+    // Watch from the current revision, as a client does after its list.
+    let (_, list) = request(&client, "GET", &format!("{base}?limit=1"), Bytes::new()).await;
+    let list: Value = serde_json::from_slice(&list).expect("list");
+    let rv = list["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("rv")
+        .to_string();
+    let sent: Arc<std::sync::Mutex<Vec<Instant>>> = Arc::default();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, Instant)>();
+    let watch_url =
+        format!("{base}?watch=1&resourceVersion={rv}&fieldSelector=metadata.name%3Dct-000000");
+    let mut handles = Vec::new();
+    for _ in 0..WATCHERS {
+        let (c, url, tx) = (client.clone(), watch_url.clone(), tx.clone());
+        handles.push(tokio::spawn(async move {
+            let req = http::Request::get(&url)
+                .body(Full::new(Bytes::new()))
+                .expect("request");
+            let mut body = c.request(req).await.expect("watch").into_body();
+            let mut seen = 0;
+            while seen < WATCH_WRITES {
+                match body.frame().await {
+                    Some(Ok(f)) => {
+                        if let Ok(d) = f.into_data() {
+                            let now = Instant::now();
+                            for line in d.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+                                if line.windows(10).any(|w| w == b"\"MODIFIED\"") {
+                                    let _ = tx.send((seen, now));
+                                    seen += 1;
+                                }
+                            }
+                        }
+                    }
+                    _ => break,
+                }
+            }
+        }));
+    }
+    drop(tx);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    for i in 0..WATCH_WRITES {
+        // Always a change (the created object has 1): a no-op update sends no event.
+        obj["spec"]["replicas"] = json!(2 + i % 8);
+        sent.lock().expect("lock").push(Instant::now());
+        let (code, body) = request(
+            &client,
+            "PUT",
+            &format!("{base}/ct-000000"),
+            Bytes::from(obj.to_string()),
+        )
+        .await;
+        assert_eq!(code, 200, "{}", String::from_utf8_lossy(&body));
+        obj = serde_json::from_slice(&body).expect("updated");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut latencies = Vec::with_capacity(WATCHERS * WATCH_WRITES);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while latencies.len() < WATCHERS * WATCH_WRITES {
+        match tokio::time::timeout_at(deadline, rx.recv()).await {
+            Ok(Some((i, at))) => latencies.push(
+                at.duration_since(sent.lock().expect("lock")[i])
+                    .as_secs_f64()
+                    * 1e3,
+            ),
+            _ => break,
+        }
+    }
+    latencies.sort_by(f64::total_cmp);
+    println!(
+        "{label}: watch delivery ({WATCHERS} watchers x {WATCH_WRITES} updates, {} events): p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        latencies.len(),
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+        latencies.last().copied().unwrap_or(0.0)
+    );
+    for h in handles {
+        h.abort();
+    }
+}
+
+struct Etcd(Child, #[allow(dead_code)] tempfile::TempDir, String);
+impl Drop for Etcd {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+async fn start_etcd() -> Etcd {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (c, p) = (free_port(), free_port());
+    let url = format!("http://127.0.0.1:{c}");
+    let peer = format!("http://127.0.0.1:{p}");
+    let child = Command::new("etcd")
+        .args(["--data-dir", &dir.path().display().to_string()])
+        .args([
+            "--listen-client-urls",
+            &url,
+            "--advertise-client-urls",
+            &url,
+        ])
+        .args([
+            "--listen-peer-urls",
+            &peer,
+            "--initial-advertise-peer-urls",
+            &peer,
+        ])
+        .args(["--initial-cluster", &format!("default={peer}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("etcd (apt-get install -y etcd-server)");
+    for _ in 0..100 {
+        if crd_server::store::EtcdStore::connect(std::slice::from_ref(&url))
+            .await
+            .is_ok()
+        {
+            return Etcd(child, dir, url);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("etcd did not start");
+}
+
+/// etcd's own put rate through its gateway for the bytes crd-server stores per object.
+async fn raw_etcd_puts(url: &str) {
+    let client = http();
+    let value = base64::engine::general_purpose::STANDARD.encode(object(0));
+    let (c, u) = (client.clone(), format!("{url}/v3/kv/put"));
+    let rate = concurrent(CREATES, move |i| {
+        let body = Bytes::from(json!({"key": base64::engine::general_purpose::STANDARD.encode(format!("/raw/{i:06}")), "value": value}).to_string());
+        let (c, u) = (c.clone(), u.clone());
+        async move {
+            let (code, _) = request(&c, "POST", &u, body).await;
+            assert_eq!(code, 200);
+        }
+    })
+    .await;
+    println!("etcd raw puts/s ({CLIENTS} clients, same bytes, JSON gateway): {rate:.0}");
+    // The store alone (compare-and-swap create transactions), without HTTP in front.
+    use crd_server::store::Store;
+    let store = Arc::new(
+        crd_server::store::EtcdStore::connect(&[url.to_string()])
+            .await
+            .expect("connect"),
+    );
+    let value = object(0);
+    let rate = concurrent(CREATES, move |i| {
+        let (store, value) = (store.clone(), value.clone());
+        async move {
+            store
+                .create(&format!("/store/{i:06}"), value)
+                .await
+                .expect("create");
+        }
+    })
+    .await;
+    println!(
+        "etcd store creates/s ({CLIENTS} tasks, create transactions, no HTTP server): {rate:.0}"
+    );
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        println!(
+            "machine: {} CPUs; client and server share them",
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(0)
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        run(
+            "embedded",
+            crd_server::StoreConfig::DataDir(dir.path().to_path_buf()),
+        )
+        .await;
+        let etcd = start_etcd().await;
+        raw_etcd_puts(&etcd.2).await;
+        run("etcd", crd_server::StoreConfig::Etcd(vec![etcd.2.clone()])).await;
+    });
+}
