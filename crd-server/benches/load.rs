@@ -273,12 +273,14 @@ async fn start_etcd() -> Etcd {
         .stderr(Stdio::null())
         .spawn()
         .expect("etcd (apt-get install -y etcd-server)");
+    // The guard owns the process from here: every path below stops it.
+    let etcd = Etcd(child, dir, url);
     for _ in 0..100 {
-        if crd_server::store::EtcdStore::connect(std::slice::from_ref(&url))
+        if crd_server::store::EtcdStore::connect(std::slice::from_ref(&etcd.2))
             .await
             .is_ok()
         {
-            return Etcd(child, dir, url);
+            return etcd;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

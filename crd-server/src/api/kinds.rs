@@ -52,10 +52,10 @@ pub async fn admit_create(
 ) -> Result<Admitted, ApiError> {
     match &res.family {
         Family::Custom(_) => {
-            if res.has_status() {
-                if let Value::Object(m) = &mut obj {
-                    m.remove("status");
-                }
+            if res.has_status()
+                && let Value::Object(m) = &mut obj
+            {
+                m.remove("status");
             }
             custom(res, obj, None, fv)
         }
@@ -296,10 +296,10 @@ async fn crd_status(
                 .collect()
         })
         .unwrap_or_default();
-    if let Some(storage) = crd.spec.versions.iter().find(|v| v.storage) {
-        if !stored.contains(&storage.name) {
-            stored.push(storage.name.clone());
-        }
+    if let Some(storage) = crd.spec.versions.iter().find(|v| v.storage)
+        && !stored.contains(&storage.name)
+    {
+        stored.push(storage.name.clone());
     }
     let terminating = obj.pointer("/metadata/deletionTimestamp").is_some();
     let mut accepted = serde_json::to_value(&crd.spec.names).unwrap_or_else(|_| json!({}));
@@ -387,10 +387,10 @@ async fn crd_status(
     obj["status"] = status;
     // The CRD as stored is the v1-defaulted one (what the server returns).
     let defaulted = serde_json::to_value(&crd).unwrap_or(Value::Null);
-    if let (Value::Object(o), Value::Object(d)) = (&mut obj, defaulted) {
-        if let Some(spec) = d.get("spec") {
-            o.insert("spec".into(), spec.clone());
-        }
+    if let (Value::Object(o), Value::Object(d)) = (&mut obj, defaulted)
+        && let Some(spec) = d.get("spec")
+    {
+        o.insert("spec".into(), spec.clone());
     }
     let _ = meta_mut(&mut obj);
     Ok(obj)

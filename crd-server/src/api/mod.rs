@@ -126,9 +126,9 @@ async fn route(shared: &Arc<Shared>, req: Request) -> Result<Response, ApiError>
     let kinds = shared.registry.kinds();
     let get_only = |v: Value| -> Result<Response, ApiError> {
         if method != Method::GET && method != Method::HEAD {
-            return Err(ApiError::method_not_allowed(format!(
-                "the server does not allow this method on the requested resource"
-            )));
+            return Err(ApiError::method_not_allowed(
+                "the server does not allow this method on the requested resource".to_string(),
+            ));
         }
         Ok(json_response(StatusCode::OK, &v, &[]))
     };

@@ -568,6 +568,7 @@ pub fn apply_patch(target: &Value, body: &Bytes, ty: BodyType) -> Result<Value, 
 
 /// PATCH of the object or its status: re-read and retry on a concurrent write, unless
 /// the patch itself carries a `resourceVersion` (a precondition).
+#[allow(clippy::too_many_arguments)]
 pub async fn patch(
     shared: &Shared,
     res: &Resource,
@@ -643,16 +644,15 @@ pub async fn delete(
     if let Some(rv) = options
         .pointer("/preconditions/resourceVersion")
         .and_then(Value::as_str)
+        && rv != revision.to_string()
     {
-        if rv != revision.to_string() {
-            return Err(ApiError::conflict_because(
-                &res.q,
-                name,
-                &format!(
-                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {revision}"
-                ),
-            ));
-        }
+        return Err(ApiError::conflict_because(
+            &res.q,
+            name,
+            &format!(
+                "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {revision}"
+            ),
+        ));
     }
     if q.dry_run {
         return Ok(Reply::ok(old));
@@ -661,10 +661,8 @@ pub async fn delete(
         .pointer("/metadata/finalizers")
         .and_then(Value::as_array)
         .is_some_and(|f| !f.is_empty());
-    if has_finalizers || matches!(res.family, Family::Namespace | Family::Crd) {
-        if old.pointer("/metadata/deletionTimestamp").is_some() && has_finalizers {
-            return Ok(Reply::ok(old));
-        }
+    if has_finalizers && old.pointer("/metadata/deletionTimestamp").is_some() {
+        return Ok(Reply::ok(old));
     }
     if has_finalizers {
         let mut marked = old.clone();
@@ -858,10 +856,10 @@ pub async fn update_scale(
         if let Some(rv) = new_scale
             .pointer("/metadata/resourceVersion")
             .and_then(Value::as_str)
+            && !rv.is_empty()
+            && rv != revision.to_string()
         {
-            if !rv.is_empty() && rv != revision.to_string() {
-                return Err(ApiError::conflict(&res.q, name));
-            }
+            return Err(ApiError::conflict(&res.q, name));
         }
         let replicas = new_scale
             .pointer("/spec/replicas")

@@ -40,7 +40,7 @@ impl Encoder {
             (Representation::Table, "ADDED" | "MODIFIED" | "DELETED") => {
                 let mut t = table(
                     &self.columns,
-                    &[object.clone()],
+                    std::slice::from_ref(&object),
                     self.include.as_deref(),
                     json!({
                         "resourceVersion": object.pointer("/metadata/resourceVersion"),
@@ -187,10 +187,10 @@ pub async fn watch(
                     return;
                 }
             };
-            if let Some(line) = line {
-                if tx.send(line).await.is_err() {
-                    return;
-                }
+            if let Some(line) = line
+                && tx.send(line).await.is_err()
+            {
+                return;
             }
         }
     });

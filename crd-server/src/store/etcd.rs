@@ -426,11 +426,11 @@ fn watch_stream(body: hyper::body::Incoming, after: Revision) -> WatchStream {
                         st.buf.extend_from_slice(&data);
                         // A message without a newline at the end of a chunk may still be
                         // complete JSON: try it.
-                        if !st.buf.contains(&b'\n') {
-                            if let Ok(msg) = serde_json::from_slice::<Value>(&st.buf) {
-                                st.buf.clear();
-                                parse_message(&msg, after, &mut st.pending);
-                            }
+                        if !st.buf.contains(&b'\n')
+                            && let Ok(msg) = serde_json::from_slice::<Value>(&st.buf)
+                        {
+                            st.buf.clear();
+                            parse_message(&msg, after, &mut st.pending);
                         }
                     }
                 }

@@ -98,10 +98,10 @@ impl FanOut {
                 match item {
                     Ok(WatchItem::Event(e)) => {
                         state.events.push_back(e.clone());
-                        if state.events.len() > HUB_HISTORY {
-                            if let Some(old) = state.events.pop_front() {
-                                state.complete_after = old.kv.mod_revision;
-                            }
+                        if state.events.len() > HUB_HISTORY
+                            && let Some(old) = state.events.pop_front()
+                        {
+                            state.complete_after = old.kv.mod_revision;
                         }
                         let _ = hub.tx.send(Arc::new(WatchItem::Event(e)));
                     }

@@ -169,10 +169,10 @@ impl State {
             // Nobody listening is not an error.
             let _ = self.tx.send(Arc::new(WatchItem::Event(event.clone())));
             self.history.push_back(event);
-            if self.history.len() > HISTORY_LIMIT {
-                if let Some(old) = self.history.pop_front() {
-                    self.compacted = old.kv.mod_revision;
-                }
+            if self.history.len() > HISTORY_LIMIT
+                && let Some(old) = self.history.pop_front()
+            {
+                self.compacted = old.kv.mod_revision;
             }
         }
     }
