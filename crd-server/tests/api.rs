@@ -63,6 +63,24 @@ impl Api {
     }
 }
 
+/// Sends only the head of a 4 MiB POST and returns what the server answers.
+async fn too_large_answer(base: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = base.trim_start_matches("http://");
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let head = format!(
+        "POST {CT} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        4 * 1024 * 1024
+    );
+    tcp.write_all(head.as_bytes()).await.expect("write");
+    let mut answer = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(10), tcp.read(&mut answer))
+        .await
+        .expect("answer in time")
+        .expect("read");
+    String::from_utf8_lossy(&answer[..n]).into_owned()
+}
+
 const CT: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
 
 fn crontab(name: &str) -> Value {
@@ -83,18 +101,11 @@ async fn server() -> (TestServer, Api) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_requests_get_the_servers_status() {
     let (_server, api) = server().await;
-    let (code, s) = api
-        .call(
-            Method::POST,
-            CT,
-            "application/json",
-            vec![b' '; 4 * 1024 * 1024],
-        )
-        .await;
-    assert_eq!(
-        (code, s["reason"].as_str()),
-        (StatusCode::PAYLOAD_TOO_LARGE, Some("RequestEntityTooLarge"))
-    );
+    // Over 3 MiB: refused from the declared length, before the body is read (a client
+    // still writing would see its connection closed, so the request is written by hand).
+    let head = too_large_answer(&api.base).await;
+    assert!(head.starts_with("HTTP/1.1 413"), "{head}");
+    assert!(head.contains("RequestEntityTooLarge"), "{head}");
     let (code, s) = api
         .call(Method::POST, CT, "application/json", "{\"apiVersion\": ")
         .await;
@@ -374,5 +385,129 @@ async fn a_token_is_required_when_configured_and_public_addresses_need_tls() {
     assert!(
         err.to_string().contains("requires --tls-cert-file"),
         "{err}"
+    );
+}
+
+const RULES_CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    selectableFields: [{jsonPath: .spec.color}]
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              color: {type: string}
+              size:
+                type: integer
+                x-kubernetes-validations:
+                - rule: self >= oldSelf
+                  message: size may only grow
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cel_transition_rules_warnings_selectable_fields_and_bookmarks() {
+    let server = TestServer::builder()
+        .crd_yaml(RULES_CRD)
+        .start()
+        .await
+        .expect("server");
+    let api = Api::new(server.url());
+    let path = "/apis/example.com/v1/namespaces/default/widgets";
+    let widget = |name: &str, color: &str, size: i64| {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name},
+               "spec": {"color": color, "size": size, "shade": "extra"}})
+    };
+    // fieldValidation=Warn (the server's default): created, with a Warning header.
+    let req = http::Request::post(format!("{}{path}", api.base))
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(widget("a", "red", 2).to_string())))
+        .expect("request");
+    let resp = api.client.request(req).await.expect("response");
+    assert_eq!(resp.status(), StatusCode::CREATED);
+    let warning = resp
+        .headers()
+        .get("warning")
+        .and_then(|w| w.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    assert_eq!(warning, r#"299 - "unknown field \"spec.shade\"""#);
+    let (code, _) = api
+        .json(
+            Method::POST,
+            &format!("{path}?fieldValidation=Ignore"),
+            &widget("b", "blue", 1),
+        )
+        .await;
+    assert_eq!(code, StatusCode::CREATED);
+    // Transition rule: oldSelf is the stored object.
+    let (_, a) = api.get(&format!("{path}/a")).await;
+    let mut smaller = a.clone();
+    smaller["spec"]["size"] = json!(1);
+    let (code, s) = api.json(Method::PUT, &format!("{path}/a"), &smaller).await;
+    assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{s}");
+    assert_eq!(
+        s["message"],
+        "Widget.example.com \"a\" is invalid: spec.size: Invalid value: 1: size may only grow"
+    );
+    let mut bigger = a;
+    bigger["spec"]["size"] = json!(3);
+    assert_eq!(
+        api.json(Method::PUT, &format!("{path}/a"), &bigger).await.0,
+        StatusCode::OK
+    );
+    // selectableFields.
+    let (_, blue) = api
+        .get(&format!("{path}?fieldSelector=spec.color%3Dblue"))
+        .await;
+    let names: Vec<&str> = blue["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|i| i["metadata"]["name"].as_str())
+        .collect();
+    assert_eq!(names, ["b"]);
+    // A watch with initial events ends them with a bookmark.
+    let req = http::Request::get(format!(
+        "{}{path}?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=2",
+        api.base
+    ))
+    .body(Full::new(Bytes::new()))
+    .expect("request");
+    let body = api
+        .client
+        .request(req)
+        .await
+        .expect("watch")
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    let events: Vec<Value> = body
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("event"))
+        .collect();
+    let types: Vec<&str> = events
+        .iter()
+        .filter_map(|e| e["type"].as_str())
+        .take(3)
+        .collect();
+    assert_eq!(types, ["ADDED", "ADDED", "BOOKMARK"]);
+    assert_eq!(
+        events[2]["object"]["metadata"]["annotations"]["k8s.io/initial-events-end"],
+        "true"
     );
 }
