@@ -7,7 +7,9 @@
 # Builds go to a throw-away target directory (deleted at the end: the disk is shared).
 # Usage: benches/compile-time/run.sh [RUNS] [PHASE...]
 #   RUNS: runs of each clean build (default 2); PHASE: debug, release, incremental
-#   (default: all three). hyperfine's output (wall, user and system time) goes to stdout,
+#   (default: all three), k8s (clean debug and incremental with feature `k8s`: kind 21,
+#   whose spec embeds k8s-openapi's PodTemplateSpec, LabelSelector, ResourceRequirements,
+#   IntOrString and Conditions). hyperfine's output (wall, user and system time) goes to stdout,
 #   its tables to results/.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -36,11 +38,30 @@ done
 # only the benchmark crate (debug profile, as in an edit-compile loop). All type files
 # form one module tree of the one crate, so touching any of them makes cargo recompile
 # the whole crate; mod.rs stands for them all.
-case " $phases " in *" incremental "*) ;; *) exit 0 ;; esac
-cargo build -q --locked -p bench-crd-derive -p bench-kube-derive
-hyperfine --warmup 1 --runs 5 --export-markdown "$out/incremental.md" \
-  --prepare 'touch types/mod.rs' \
-  -n "crd-derive touch + rebuild" "cargo build -q --locked -p bench-crd-derive" \
-  -n "kube-derive 5 touch + rebuild" "cargo build -q --locked -p bench-kube-derive"
+case " $phases " in
+  *" incremental "*)
+    cargo build -q --locked -p bench-crd-derive -p bench-kube-derive
+    hyperfine --warmup 1 --runs 5 --export-markdown "$out/incremental.md" \
+      --prepare 'touch types/mod.rs' \
+      -n "crd-derive touch + rebuild" "cargo build -q --locked -p bench-crd-derive" \
+      -n "kube-derive 5 touch + rebuild" "cargo build -q --locked -p bench-kube-derive"
+    echo "load average after (incremental): $(cut -d' ' -f1-3 /proc/loadavg)"
+    ;;
+esac
 
-echo "load average after (incremental): $(cut -d' ' -f1-3 /proc/loadavg)"
+# Kind 21 with k8s-openapi types: crd-derive through crd-runtime's `kube` feature,
+# kube-derive through k8s-openapi's schemars impls.
+case " $phases " in
+  *" k8s "*)
+    hyperfine --runs "$runs" --export-markdown "$out/clean-k8s.md" \
+      --prepare 'cargo clean -q' \
+      -n "crd-derive clean debug, k8s" "cargo build -q --locked -p bench-crd-derive --features bench-crd-derive/k8s" \
+      -n "kube-derive 5 clean debug, k8s" "cargo build -q --locked -p bench-kube-derive --features bench-kube-derive/k8s"
+    cargo build -q --locked -p bench-crd-derive -p bench-kube-derive --features bench-crd-derive/k8s,bench-kube-derive/k8s
+    hyperfine --warmup 1 --runs 5 --export-markdown "$out/incremental-k8s.md" \
+      --prepare 'touch types/mod.rs' \
+      -n "crd-derive touch + rebuild, k8s" "cargo build -q --locked -p bench-crd-derive --features bench-crd-derive/k8s" \
+      -n "kube-derive 5 touch + rebuild, k8s" "cargo build -q --locked -p bench-kube-derive --features bench-kube-derive/k8s"
+    echo "load average after (k8s): $(cut -d' ' -f1-3 /proc/loadavg)"
+    ;;
+esac

@@ -16,12 +16,10 @@ use futures::future::BoxFuture;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use tokio::sync::oneshot;
 
+use super::local::{LocalStore, Writes};
 use super::memory::{read, spawn_progress, write};
 use super::state::{Op, State};
-use super::{
-    EventKind, KeyValue, ListOptions, ListResult, Revision, Store, StoreError, WatchEvent,
-    WatchStream,
-};
+use super::{EventKind, KeyValue, Revision, StoreError, WatchEvent};
 
 /// key → create revision (8 bytes LE), mod revision (8 bytes LE), value.
 const KEYS: TableDefinition<&str, &[u8]> = TableDefinition::new("keys");
@@ -33,14 +31,37 @@ const MAX_BATCH: usize = 1024;
 
 type Reply = oneshot::Sender<Result<KeyValue, StoreError>>;
 
-/// The embedded durable [`Store`] in a data directory.
-pub struct EmbeddedStore {
-    state: Arc<RwLock<State>>,
-    writer: mpsc::Sender<(Op, Reply)>,
+/// The embedded durable [`Store`](super::Store) in a data directory.
+pub type EmbeddedStore = LocalStore<Committer>;
+
+/// Writes of the embedded store: handed to the committer thread, answered once durable.
+pub struct Committer {
+    requests: mpsc::Sender<(Op, Reply)>,
     dir: PathBuf,
 }
 
-impl EmbeddedStore {
+impl Writes for Committer {
+    fn write(
+        &self,
+        _state: &Arc<RwLock<State>>,
+        op: Op,
+    ) -> BoxFuture<'static, Result<KeyValue, StoreError>> {
+        let (reply, answer) = oneshot::channel();
+        let sent = self.requests.send((op, reply));
+        async move {
+            let gone = || StoreError::Unavailable("the store's writer has stopped".into());
+            sent.map_err(|_| gone())?;
+            answer.await.map_err(|_| gone())?
+        }
+        .boxed()
+    }
+
+    fn describe(&self) -> String {
+        format!("embedded {}", self.dir.display())
+    }
+}
+
+impl LocalStore<Committer> {
     /// Opens (or creates) the store in `dir`; fails when another process has it open.
     pub fn open(dir: &Path) -> Result<EmbeddedStore, StoreError> {
         let unavailable = |what: &str, e: &dyn std::fmt::Display| {
@@ -59,22 +80,13 @@ impl EmbeddedStore {
             .name("crd-server-store".into())
             .spawn(move || commit_loop(db, committer_state, requests))
             .map_err(|e| unavailable("cannot start the store's writer for", &e))?;
-        Ok(EmbeddedStore {
+        Ok(LocalStore {
             state,
-            writer,
-            dir: dir.to_path_buf(),
+            writes: Committer {
+                requests: writer,
+                dir: dir.to_path_buf(),
+            },
         })
-    }
-
-    fn write_op(&self, op: Op) -> BoxFuture<'static, Result<KeyValue, StoreError>> {
-        let (reply, answer) = oneshot::channel();
-        let sent = self.writer.send((op, reply));
-        async move {
-            let gone = || StoreError::Unavailable("the store's writer has stopped".into());
-            sent.map_err(|_| gone())?;
-            answer.await.map_err(|_| gone())?
-        }
-        .boxed()
     }
 }
 
@@ -201,69 +213,4 @@ fn persist(db: &Database, batch: &[WatchEvent]) -> Result<(), redb::Error> {
     }
     txn.commit()?;
     Ok(())
-}
-
-impl Store for EmbeddedStore {
-    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<KeyValue>, StoreError>> {
-        futures::future::ready(Ok(read(&self.state).get(key))).boxed()
-    }
-
-    fn list<'a>(
-        &'a self,
-        prefix: &'a str,
-        opts: ListOptions,
-    ) -> BoxFuture<'a, Result<ListResult, StoreError>> {
-        futures::future::ready(read(&self.state).list(prefix, &opts)).boxed()
-    }
-
-    fn create<'a>(
-        &'a self,
-        key: &'a str,
-        value: Bytes,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
-        self.write_op(Op::Create {
-            key: key.to_string(),
-            value,
-        })
-    }
-
-    fn update<'a>(
-        &'a self,
-        key: &'a str,
-        value: Bytes,
-        expected: Revision,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
-        self.write_op(Op::Update {
-            key: key.to_string(),
-            value,
-            expected,
-        })
-    }
-
-    fn delete<'a>(
-        &'a self,
-        key: &'a str,
-        expected: Option<Revision>,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
-        self.write_op(Op::Delete {
-            key: key.to_string(),
-            expected,
-        })
-    }
-
-    fn watch<'a>(
-        &'a self,
-        prefix: &'a str,
-        after: Revision,
-    ) -> BoxFuture<'a, Result<WatchStream, StoreError>> {
-        futures::future::ready(read(&self.state).watch(prefix, after)).boxed()
-    }
-
-    fn current_revision(&self) -> BoxFuture<'_, Result<Revision, StoreError>> {
-        futures::future::ready(Ok(read(&self.state).revision())).boxed()
-    }
-
-    fn describe(&self) -> String {
-        format!("embedded {}", self.dir.display())
-    }
 }

@@ -5,20 +5,41 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
-use bytes::Bytes;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
+use super::local::{LocalStore, Writes};
 use super::state::{Op, State};
-use super::{KeyValue, ListOptions, ListResult, Revision, Store, StoreError, WatchStream};
+use super::{KeyValue, Revision, StoreError};
 
 /// How often idle watches learn the current revision (the source of bookmarks).
 pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
 
-/// An in-memory [`Store`].
-#[derive(Clone)]
-pub struct MemoryStore {
-    state: Arc<RwLock<State>>,
+/// An in-memory [`Store`](super::Store).
+pub type MemoryStore = LocalStore<Direct>;
+
+/// Writes of the in-memory store: applied under the lock, nothing to make durable.
+pub struct Direct;
+
+impl Writes for Direct {
+    fn write(
+        &self,
+        state: &Arc<RwLock<State>>,
+        op: Op,
+    ) -> BoxFuture<'static, Result<KeyValue, StoreError>> {
+        let result = (|| {
+            let mut state = write(state);
+            let event = state.prepare(&[], op)?;
+            let kv = event.kv.clone();
+            state.apply(vec![event]);
+            Ok(kv)
+        })();
+        futures::future::ready(result).boxed()
+    }
+
+    fn describe(&self) -> String {
+        "in-memory".to_string()
+    }
 }
 
 impl Default for MemoryStore {
@@ -27,27 +48,22 @@ impl Default for MemoryStore {
     }
 }
 
-impl MemoryStore {
+impl LocalStore<Direct> {
     /// An empty store at revision 1. Inside a tokio runtime it also sends watches a
     /// progress mark every second.
     pub fn new() -> MemoryStore {
         let state = Arc::new(RwLock::new(State::new(BTreeMap::new(), 1)));
         spawn_progress(&state);
-        MemoryStore { state }
+        LocalStore {
+            state,
+            writes: Direct,
+        }
     }
 
     /// Forgets the history up to `revision`: watches and reads from before it get
     /// [`StoreError::Compacted`] (what etcd's compaction does).
     pub fn compact(&self, revision: Revision) {
         write(&self.state).compact(revision);
-    }
-
-    fn write_op(&self, op: Op) -> Result<KeyValue, StoreError> {
-        let mut state = write(&self.state);
-        let event = state.prepare(&[], op)?;
-        let kv = event.kv.clone();
-        state.apply(vec![event]);
-        Ok(kv)
     }
 }
 
@@ -76,72 +92,4 @@ pub(crate) fn read(state: &RwLock<State>) -> RwLockReadGuard<'_, State> {
 
 pub(crate) fn write(state: &RwLock<State>) -> RwLockWriteGuard<'_, State> {
     state.write().unwrap_or_else(|e| e.into_inner())
-}
-
-impl Store for MemoryStore {
-    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<KeyValue>, StoreError>> {
-        futures::future::ready(Ok(read(&self.state).get(key))).boxed()
-    }
-
-    fn list<'a>(
-        &'a self,
-        prefix: &'a str,
-        opts: ListOptions,
-    ) -> BoxFuture<'a, Result<ListResult, StoreError>> {
-        futures::future::ready(read(&self.state).list(prefix, &opts)).boxed()
-    }
-
-    fn create<'a>(
-        &'a self,
-        key: &'a str,
-        value: Bytes,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
-        let result = self.write_op(Op::Create {
-            key: key.to_string(),
-            value,
-        });
-        futures::future::ready(result).boxed()
-    }
-
-    fn update<'a>(
-        &'a self,
-        key: &'a str,
-        value: Bytes,
-        expected: Revision,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
-        let result = self.write_op(Op::Update {
-            key: key.to_string(),
-            value,
-            expected,
-        });
-        futures::future::ready(result).boxed()
-    }
-
-    fn delete<'a>(
-        &'a self,
-        key: &'a str,
-        expected: Option<Revision>,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
-        let result = self.write_op(Op::Delete {
-            key: key.to_string(),
-            expected,
-        });
-        futures::future::ready(result).boxed()
-    }
-
-    fn watch<'a>(
-        &'a self,
-        prefix: &'a str,
-        after: Revision,
-    ) -> BoxFuture<'a, Result<WatchStream, StoreError>> {
-        futures::future::ready(read(&self.state).watch(prefix, after)).boxed()
-    }
-
-    fn current_revision(&self) -> BoxFuture<'_, Result<Revision, StoreError>> {
-        futures::future::ready(Ok(read(&self.state).revision())).boxed()
-    }
-
-    fn describe(&self) -> String {
-        "in-memory".to_string()
-    }
 }

@@ -17,6 +17,7 @@
 mod embedded;
 pub mod etcd;
 mod fanout;
+mod local;
 mod memory;
 mod state;
 #[doc(hidden)]
@@ -24,9 +25,12 @@ pub mod suite;
 #[cfg(test)]
 mod tests;
 
+pub use embedded::Committer;
 pub use embedded::EmbeddedStore;
 pub use etcd::EtcdStore;
 pub use fanout::FanOut;
+pub use local::{LocalStore, Writes};
+pub use memory::Direct;
 pub use memory::MemoryStore;
 
 use bytes::Bytes;

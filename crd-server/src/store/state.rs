@@ -27,7 +27,7 @@ const WATCH_BUFFER: usize = 16_384;
 
 /// A write to prepare.
 #[derive(Debug)]
-pub(crate) enum Op {
+pub enum Op {
     Create {
         key: String,
         value: Bytes,
@@ -46,7 +46,7 @@ pub(crate) enum Op {
 /// What a broadcast carries: a change or a progress mark.
 pub(crate) type Broadcast = Arc<WatchItem>;
 
-pub(crate) struct State {
+pub struct State {
     kvs: BTreeMap<String, KeyValue>,
     revision: Revision,
     history: VecDeque<WatchEvent>,
