@@ -17,7 +17,7 @@
 //!     served: true
 //!     storage: true
 //!     schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
-//! ").unwrap().crds.remove(0);
+//! ").unwrap().crds.remove(0).crd;
 //! let theirs: k8s::CustomResourceDefinition = ours.clone().into();
 //! assert_eq!(theirs.spec.names.kind, "CronTab");
 //! let back = crd_runtime::CustomResourceDefinition::from(theirs);

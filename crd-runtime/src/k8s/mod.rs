@@ -21,8 +21,9 @@
 //! use k8s_openapi::api::core::v1::PodTemplateSpec;
 //!
 //! let template = PodTemplateSpec::crd_schema();
-//! let labels = &template.properties["metadata"].properties["labels"];
-//! assert_eq!(labels.type_str(), "object");
+//! let metadata = &template.properties.as_ref().unwrap()["metadata"];
+//! let labels = &metadata.properties.as_ref().unwrap()["labels"];
+//! assert_eq!(labels.type_.as_deref(), Some("object"));
 //! # }
 //! ```
 
