@@ -9,6 +9,8 @@
 //! - [`derive_support`]: the runtime side of `#[derive(CustomResource, CrdSchema)]`
 //!   (enable the `derive` feature to use the derives through this crate).
 //! - `k8s` (feature `kube`): [`CrdSchema`] for every k8s-openapi type.
+//! - `k8s_schemas` (feature `k8s-schemas`, also part of `kube`): those types' schemas
+//!   as data, for code generators.
 //! - `schemars_support` (feature `schemars`): `#[crd(schemars)]` fields.
 //! - `cel` (feature `cel`): evaluation of `x-kubernetes-validations` rules.
 #![deny(missing_docs)]
@@ -21,6 +23,8 @@ pub mod engine;
 pub mod field;
 #[cfg(feature = "kube")]
 pub mod k8s;
+#[cfg(feature = "k8s-schemas")]
+pub mod k8s_schemas;
 pub mod kube_support;
 pub mod load;
 pub mod meta;

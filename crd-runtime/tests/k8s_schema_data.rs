@@ -226,6 +226,8 @@ fn generate() -> Generated {
     let mut pool_index: BTreeMap<String, usize> = BTreeMap::new();
     let mut per_version = Map::new();
     let mut impls: BTreeMap<String, TypeImpl> = BTreeMap::new();
+    // Definition → Rust path (without `k8s_openapi::`), for code generators.
+    let mut paths = Map::new();
     for (v, version) in VERSIONS.iter().enumerate() {
         let types = read_version(&src, version);
         let mut index = Map::new();
@@ -237,6 +239,12 @@ fn generate() -> Generated {
                 pool.len() - 1
             });
             index.insert(ty.definition.clone(), json!(id));
+            let previous = paths.insert(ty.definition.clone(), json!(ty.rust_path));
+            assert!(
+                previous.is_none_or(|p| p == json!(ty.rust_path)),
+                "{}: two Rust paths",
+                ty.definition
+            );
             let entry = impls
                 .entry(ty.rust_path.clone())
                 .or_insert_with(|| TypeImpl {
@@ -254,6 +262,7 @@ fn generate() -> Generated {
     }
     let data = serde_json::to_string(&json!({
         "k8s-openapi": "0.29",
+        "paths": paths,
         "schemas": pool,
         "versions": per_version,
     }))
