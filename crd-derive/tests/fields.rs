@@ -354,3 +354,41 @@ fn a_replaced_base_keeps_the_doc_comment_and_keywords() {
         json!({"type": "array", "description": "Any values.", "maxItems": 3})
     );
 }
+
+/// A type whose schema a field re-describes (as for a k8s-openapi type).
+#[derive(CrdSchema, Serialize, Deserialize, Clone, Debug)]
+pub struct Described {
+    /// The type's word for it.
+    pub name: String,
+    /// Kept.
+    pub kept: Option<String>,
+}
+
+#[derive(CrdSchema, Serialize, Deserialize, Clone, Debug)]
+pub struct Redescribed {
+    /// The field's own doc comment.
+    #[crd(descriptions = {"/properties/name": "The CRD's word for it.", "/properties/kept": null})]
+    pub one: Described,
+    #[crd(descriptions = {"": null}, items(descriptions = {"/properties/name": "Per item."}))]
+    pub many: Vec<Described>,
+    #[crd(descriptions = {"/properties/nothing": "x"})]
+    pub wrong: Option<Described>,
+}
+
+#[test]
+fn descriptions_set_and_remove_nested_descriptions() {
+    let s = serde_json::to_value(Redescribed::crd_schema()).unwrap();
+    let one = &s["properties"]["one"];
+    assert_eq!(one["description"], "The field's own doc comment.");
+    assert_eq!(one["properties"]["name"]["description"], "The CRD's word for it.");
+    assert!(one["properties"]["kept"].get("description").is_none());
+    let many = &s["properties"]["many"];
+    assert!(many.get("description").is_none());
+    assert_eq!(many["items"]["properties"]["name"]["description"], "Per item.");
+    assert_eq!(many["items"]["properties"]["kept"]["description"], "Kept.");
+    // A pointer to nothing is reported, not ignored.
+    assert_eq!(
+        s["properties"]["wrong"]["type"],
+        "(#[crd(descriptions)] names no schema node at /properties/nothing)"
+    );
+}

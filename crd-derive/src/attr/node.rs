@@ -53,6 +53,8 @@ pub enum Kind {
     Merge,
     /// `schema`: a fragment that replaces the node's base schema.
     Base,
+    /// `descriptions`: JSON Pointer → description (or `null`) of nodes inside the schema.
+    Descriptions,
 }
 
 /// One keyword of the table.
@@ -145,6 +147,7 @@ pub const KEYWORDS: &[Keyword] = &[
     ),
     kw("extra", Kind::Merge, ""),
     kw("schema", Kind::Base, ""),
+    kw("descriptions", Kind::Descriptions, ""),
 ];
 
 /// The keys of [`KEYWORDS`].
@@ -461,6 +464,13 @@ fn parse_value(cx: &Ctxt, kw: &'static Keyword, item: &Item) -> Option<Val> {
             }
             Val::Json(v)
         }
+        Kind::Descriptions => {
+            let v = value::json(cx, item)?;
+            if !check_descriptions(cx, &v.value, v.span) {
+                return None;
+            }
+            Val::Json(v)
+        }
         Kind::Merge | Kind::Base => {
             let v = value::json(cx, item)?;
             if !check_fragment(cx, &v.value, v.span) {
@@ -469,6 +479,35 @@ fn parse_value(cx: &Ctxt, kw: &'static Keyword, item: &Item) -> Option<Val> {
             Val::Json(v)
         }
     })
+}
+
+/// `descriptions` is an object of JSON Pointers (`""` or starting with `/`) to strings
+/// or `null`.
+fn check_descriptions(cx: &Ctxt, v: &Json, span: proc_macro2::Span) -> bool {
+    let fail = |msg: String| {
+        cx.syn_error(syn::Error::new(span, msg));
+        false
+    };
+    let Json::Object(entries) = v else {
+        return fail(format!(
+            "`descriptions` expects an object of JSON Pointers to descriptions, found a JSON {}",
+            v.kind()
+        ));
+    };
+    for (pointer, text) in entries {
+        if !pointer.is_empty() && !pointer.starts_with('/') {
+            return fail(format!(
+                "`descriptions`: {pointer:?} is not a JSON Pointer (`\"\"` or starting with `/`, e.g. `\"/properties/name\"`)"
+            ));
+        }
+        if !matches!(text, Json::Str(_) | Json::Null) {
+            return fail(format!(
+                "`descriptions`: the value at {pointer:?} must be a string or null, found a JSON {}",
+                text.kind()
+            ));
+        }
+    }
+    true
 }
 
 fn is_null(item: &Item) -> bool {

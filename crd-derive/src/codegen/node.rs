@@ -225,6 +225,17 @@ pub fn keywords(
                 let j = rt.json(&j.value);
                 quote!(#p::merge_fragment(#target, #j);)
             }
+            (Kind::Descriptions, Val::Json(j)) => {
+                let entries = match &j.value {
+                    Json::Object(entries) => entries.as_slice(),
+                    _ => &[],
+                };
+                let entries = entries.iter().map(|(pointer, text)| match text {
+                    Json::Str(text) => quote!((#pointer, ::core::option::Option::Some(#text))),
+                    _ => quote!((#pointer, ::core::option::Option::None)),
+                });
+                quote!(#p::set_descriptions(#target, &[#(#entries),*]);)
+            }
             // Emitted first, by `base`.
             (Kind::Base, _) => TokenStream::new(),
             _ => TokenStream::new(),

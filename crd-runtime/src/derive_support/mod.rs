@@ -7,6 +7,7 @@
 
 #[cfg(feature = "chrono")]
 mod chrono_impls;
+pub mod descriptions;
 mod embedded;
 mod enums;
 mod impls;
