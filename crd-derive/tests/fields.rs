@@ -380,15 +380,45 @@ fn descriptions_set_and_remove_nested_descriptions() {
     let s = serde_json::to_value(Redescribed::crd_schema()).unwrap();
     let one = &s["properties"]["one"];
     assert_eq!(one["description"], "The field's own doc comment.");
-    assert_eq!(one["properties"]["name"]["description"], "The CRD's word for it.");
+    assert_eq!(
+        one["properties"]["name"]["description"],
+        "The CRD's word for it."
+    );
     assert!(one["properties"]["kept"].get("description").is_none());
     let many = &s["properties"]["many"];
     assert!(many.get("description").is_none());
-    assert_eq!(many["items"]["properties"]["name"]["description"], "Per item.");
+    assert_eq!(
+        many["items"]["properties"]["name"]["description"],
+        "Per item."
+    );
     assert_eq!(many["items"]["properties"]["kept"]["description"], "Kept.");
     // A pointer to nothing is reported, not ignored.
     assert_eq!(
         s["properties"]["wrong"]["type"],
         "(#[crd(descriptions)] names no schema node at /properties/nothing)"
+    );
+}
+
+#[derive(CrdSchema, Serialize, Deserialize, Clone, Debug)]
+pub struct Undescribed {
+    /// Only this one.
+    #[crd(no_descriptions, descriptions = {"/properties/kept": "Set again."})]
+    pub one: Described,
+    #[crd(description = null)]
+    pub bare: Described,
+}
+
+#[test]
+fn no_descriptions_strips_nested_descriptions_only() {
+    let s = serde_json::to_value(Undescribed::crd_schema()).unwrap();
+    let one = &s["properties"]["one"];
+    assert_eq!(one["description"], "Only this one.");
+    assert!(one["properties"]["name"].get("description").is_none());
+    assert_eq!(one["properties"]["kept"]["description"], "Set again.");
+    let bare = &s["properties"]["bare"];
+    assert!(bare.get("description").is_none());
+    assert_eq!(
+        bare["properties"]["name"]["description"],
+        "The type's word for it."
     );
 }

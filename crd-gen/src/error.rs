@@ -32,6 +32,8 @@ pub enum Error {
     },
     /// `OUT_DIR` is not set and no output directory was configured.
     NoOutDir,
+    /// `--k8s-version` names a Kubernetes version without k8s-openapi schemas.
+    UnsupportedK8sVersion(String),
 }
 
 impl fmt::Display for Error {
@@ -51,6 +53,11 @@ impl fmt::Display for Error {
             Error::NoOutDir => f.write_str(
                 "OUT_DIR is not set (not running in a build script?): call Config::out_dir",
             ),
+            Error::UnsupportedK8sVersion(v) => write!(
+                f,
+                "Kubernetes version {v:?} has no k8s-openapi schemas (supported: {})",
+                crd_runtime::k8s_schemas::VERSIONS.join(", ")
+            ),
         }
     }
 }
@@ -61,7 +68,7 @@ impl std::error::Error for Error {
             Error::Io { source, .. } => Some(source),
             Error::Load(e) => Some(e),
             Error::Generate(e) | Error::Input { source: e, .. } => Some(e),
-            Error::NoOutDir => None,
+            Error::NoOutDir | Error::UnsupportedK8sVersion(_) => None,
         }
     }
 }

@@ -183,6 +183,37 @@ impl Config {
         self
     }
 
+    /// Reuse k8s-openapi types (`--k8s-types`): a nested schema node equal to what
+    /// crd-derive emits for a k8s-openapi type (`Condition`, `LabelSelector`,
+    /// `ResourceRequirements`, `PodTemplateSpec`, ...) in everything but descriptions
+    /// becomes that type; differing nested descriptions are kept with
+    /// `#[crd(descriptions = ...)]`, so the derived CRD is the input. Uses the newest
+    /// Kubernetes version's schemas unless [`Config::k8s_version`] picks another. The
+    /// crate compiling the code needs crd-runtime's `kube` feature and k8s-openapi
+    /// with the same version feature (`v1_37`).
+    pub fn k8s_types(&mut self, on: bool) -> &mut Self {
+        self.opts.k8s_types = if on {
+            let version = self
+                .opts
+                .k8s_types
+                .map_or(crd_runtime::k8s_schemas::latest_version(), |t| t.version());
+            codegen::k8s::K8sTypes::of(version)
+        } else {
+            None
+        };
+        self
+    }
+
+    /// Reuse k8s-openapi types with the schemas of this Kubernetes version (`"1.33"`,
+    /// as k8s-openapi's `v1_33` feature); an error for a version without schemas
+    /// ([`crd_runtime::k8s_schemas::VERSIONS`]).
+    pub fn k8s_version(&mut self, version: &str) -> Result<&mut Self, Error> {
+        let types = codegen::k8s::K8sTypes::of(version)
+            .ok_or_else(|| Error::UnsupportedK8sVersion(version.to_string()))?;
+        self.opts.k8s_types = Some(types);
+        Ok(self)
+    }
+
     /// The generator options.
     pub fn options(&self) -> &Options {
         &self.opts

@@ -32,6 +32,10 @@ const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 /// The Kubernetes versions with schemas, oldest first (k8s-openapi's `v1_*` features).
 pub const VERSIONS: &[&str] = &["1.33", "1.34", "1.35", "1.36", "1.37"];
 
+/// The k8s-openapi release the schemas were generated from (its Cargo version
+/// requirement): generated code that names its types depends on it.
+pub const K8S_OPENAPI_VERSION: &str = "0.29";
+
 /// The newest Kubernetes version with schemas.
 pub fn latest_version() -> &'static str {
     VERSIONS[VERSIONS.len() - 1]
@@ -188,7 +192,10 @@ mod tests {
             let names = definitions(version);
             assert!(names.len() > 500, "{version}: {} definitions", names.len());
             for name in names {
-                assert!(rust_path(name).is_some(), "{version}: {name} has no Rust path");
+                assert!(
+                    rust_path(name).is_some(),
+                    "{version}: {name} has no Rust path"
+                );
             }
         }
         assert!(definitions("1.2").is_empty());

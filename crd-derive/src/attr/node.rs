@@ -148,6 +148,7 @@ pub const KEYWORDS: &[Keyword] = &[
     kw("extra", Kind::Merge, ""),
     kw("schema", Kind::Base, ""),
     kw("descriptions", Kind::Descriptions, ""),
+    kw("no_descriptions", Kind::Flag, ""),
 ];
 
 /// The keys of [`KEYWORDS`].

@@ -149,6 +149,9 @@ pub fn keywords(
                 set(quote!(#v))
             }
             (Kind::Num, Val::Num(n)) => set(rt.number(&n.value)),
+            (Kind::Flag, Val::Flag(b)) if e.kw.key == "no_descriptions" && b.value => {
+                quote!(#p::strip_nested_descriptions(#target);)
+            }
             // `schemars` picks the base schema; handled by the caller.
             (Kind::Flag, _) if e.kw.field.is_empty() => TokenStream::new(),
             (Kind::Flag, Val::Flag(b)) => {

@@ -59,7 +59,10 @@ pub fn run(args: GenerateArgs) -> ExitCode {
         .versions(&args.versions)
         .kinds(&args.kinds)
         .flat(matches!(args.layout, LayoutArg::Flat));
-    args.types.apply(&mut config);
+    if let Err(e) = args.types.apply(&mut config) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     // Each worker reads the files it generates.
     let load = |source: &Source| crd_gen::load_input(&source.name(), &source.read()?);
     if let Some(dir) = &args.out_dir {

@@ -59,7 +59,10 @@ pub fn run(args: RoundtripArgs) -> ExitCode {
     let mut scratch = roundtrip::scratch::Scratch::new(&workspace, "crd-gen-roundtrip");
     scratch.clippy = args.clippy;
     let mut config = crd_gen::Config::new();
-    args.types.apply(&mut config);
+    if let Err(e) = args.types.apply(&mut config) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let results = match roundtrip::roundtrip_with(&sources, &scratch, &config) {
         Ok(r) => r,
         Err(e) => {

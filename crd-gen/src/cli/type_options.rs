@@ -19,6 +19,15 @@ pub struct TypeOptions {
     /// Write descriptions as `description = "..."` keywords instead of doc comments.
     #[arg(long)]
     no_docs: bool,
+    /// Use k8s-openapi types (`Condition`, `LabelSelector`, `ResourceRequirements`,
+    /// `PodTemplateSpec`, ...) where a schema node is one; the code then needs
+    /// crd-runtime's `kube` feature and k8s-openapi with the matching `v1_*` feature.
+    #[arg(long)]
+    k8s_types: bool,
+    /// The Kubernetes version whose k8s-openapi types `--k8s-types` matches (default:
+    /// the newest supported).
+    #[arg(long, value_name = "VERSION", requires = "k8s_types")]
+    k8s_version: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -28,8 +37,12 @@ enum MapArg {
 }
 
 impl TypeOptions {
-    /// Sets these options on `config`.
-    pub fn apply(&self, config: &mut Config) {
+    /// Sets these options on `config`; an error for an unsupported `--k8s-version`.
+    pub fn apply(&self, config: &mut Config) -> Result<(), crd_gen::Error> {
+        config.k8s_types(self.k8s_types);
+        if let Some(version) = &self.k8s_version {
+            config.k8s_version(version)?;
+        }
         config
             .derives(&self.derives)
             .map_type(match self.map_type {
@@ -37,5 +50,6 @@ impl TypeOptions {
                 MapArg::Hash => MapType::HashMap,
             })
             .docs(!self.no_docs);
+        Ok(())
     }
 }

@@ -171,6 +171,8 @@ fn kind_traits(
             }
         }
         TyKind::Named(id) => named(*id),
+        // k8s-openapi types derive `Clone`, `Debug`, `Default` and `PartialEq` only.
+        TyKind::K8s(_) => Traits::DEFAULT,
     }
 }
 

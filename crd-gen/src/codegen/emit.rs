@@ -374,6 +374,24 @@ impl<'a> Emitter<'a> {
                     kws.push(quote!(values(#(#inner_kws),*)));
                 }
             }
+            TyKind::K8s(k8s) => {
+                if k8s.remove_own {
+                    kws.push(quote!(description = null));
+                }
+                if k8s.strip_nested {
+                    kws.push(quote!(no_descriptions));
+                }
+                if k8s.descriptions.is_empty() {
+                    return kws;
+                }
+                let map: serde_json::Map<String, serde_json::Value> = k8s
+                    .descriptions
+                    .iter()
+                    .map(|(pointer, text)| (pointer.clone(), text.clone().into()))
+                    .collect();
+                let map = super::json::json_tokens(&serde_json::Value::Object(map));
+                kws.push(quote!(descriptions = #map));
+            }
             _ => {}
         }
         kws
@@ -441,6 +459,10 @@ impl<'a> Emitter<'a> {
                 self.map_of_syn(t)
             }
             TyKind::Named(id) => ast::ty(ast::ident_path(ident(&self.space.get(*id).name))),
+            TyKind::K8s(k8s) => {
+                let segments: Vec<&str> = k8s.path.split("::").collect();
+                ast::ty(ast::path(true, &segments))
+            }
         }
     }
 
@@ -528,6 +550,8 @@ pub fn implied(kind: &TyKind) -> Implied {
         TyKind::Map(_) => t("object", None),
         // Named types are handled through their definition.
         TyKind::Named(_) => Implied::default(),
+        // The residual holds only the node's description.
+        TyKind::K8s(_) => Implied::default(),
     }
 }
 

@@ -47,6 +47,9 @@ pub enum TyKind {
     Map(Box<Ty>),
     /// A generated struct or enum.
     Named(TypeId),
+    /// A k8s-openapi type (`--k8s-types`); the residual holds only the node's own
+    /// description.
+    K8s(Box<super::k8s::K8sType>),
 }
 
 /// One schema node: its Rust shape plus the keywords the shape does not imply.

@@ -20,6 +20,7 @@ use crd_runtime::model::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
 use serde_json::Value;
 
 use super::ir::{DefKind, Field, Ty, TyKind, TypeDef, TypeId, TypeSpace, Variant};
+use super::k8s::K8sTypes;
 use super::naming::{self, Scope};
 
 /// Lowering settings.
@@ -27,6 +28,8 @@ use super::naming::{self, Scope};
 pub struct LowerOptions {
     /// Share identical definitions.
     pub dedup: bool,
+    /// Reuse k8s-openapi types for nested nodes that are one.
+    pub k8s_types: Option<&'static K8sTypes>,
 }
 
 /// Builds the type space of one schema.
@@ -122,6 +125,22 @@ impl Lowerer {
         }
         let ty = node.type_str();
         if has_props && (ty == "object" || ty.is_empty()) {
+            // Roots stay generated structs: the derive needs them.
+            let property = match hint {
+                NameHint::Child(_, property) => Some(property),
+                NameHint::Claimed(_) => None,
+            };
+            let k8s = self.opts.k8s_types.filter(|_| property.is_some());
+            if let Some(found) = k8s.and_then(|k| k.find(&node, property)) {
+                let residual = JSONSchemaProps {
+                    description: node.description.take(),
+                    ..Default::default()
+                };
+                return Ty {
+                    kind: TyKind::K8s(Box::new(found)),
+                    residual: Box::new(residual),
+                };
+            }
             return self.lower_struct(node, hint, true);
         }
         if let Some(values) = string_enum(&node) {

@@ -38,6 +38,7 @@ mod emit;
 pub mod format;
 mod ir;
 mod json;
+pub mod k8s;
 mod keywords;
 mod leads;
 mod lower;
@@ -79,6 +80,9 @@ pub struct Options {
     /// Path of the runtime crate (`::crd_runtime`), as Rust source. Text rather
     /// than tokens so that options can be shared by the generator's threads.
     pub runtime: String,
+    /// Reuse k8s-openapi types where a node is one (`--k8s-types`), with the schemas
+    /// of this Kubernetes version.
+    pub k8s_types: Option<&'static k8s::K8sTypes>,
 }
 
 impl Options {
@@ -100,6 +104,7 @@ impl Default for Options {
             docs: true,
             dedup: true,
             runtime: "::crd_runtime".to_string(),
+            k8s_types: None,
         }
     }
 }

@@ -45,7 +45,10 @@ pub fn version_module(
     let kind = &crd.spec.names.kind;
     let root_name = naming::type_name(&[kind]);
     let mut lower = Lowerer::new(
-        LowerOptions { dedup: opts.dedup },
+        LowerOptions {
+            dedup: opts.dedup,
+            k8s_types: opts.k8s_types,
+        },
         &[root_name.as_str(), &format!("{root_name}List")],
     );
 

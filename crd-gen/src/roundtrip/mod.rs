@@ -76,7 +76,19 @@ pub fn roundtrip_with(
 ) -> Result<Vec<(String, Outcome)>, Error> {
     let crds: Vec<CustomResourceDefinition> = sources.iter().map(|s| s.crd.clone()).collect();
     let generated = config.generate(&crds)?;
-    let compiled = compile(scratch, &generated)?;
+    let k8s_version = config.options().k8s_types.map(|t| t.version().to_string());
+    let compiled = if k8s_version != scratch.k8s_version {
+        // The chunks must be built with k8s-openapi of the version generated for.
+        let scratch = scratch::Scratch {
+            dir: scratch.dir.clone(),
+            workspace: scratch.workspace.clone(),
+            clippy: scratch.clippy,
+            k8s_version,
+        };
+        compile(&scratch, &generated)?
+    } else {
+        compile(scratch, &generated)?
+    };
     // Warnings per CRD: those in its module, and those elsewhere in its chunk.
     let mut warnings: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for w in &compiled.warnings {

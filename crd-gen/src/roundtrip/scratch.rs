@@ -32,6 +32,10 @@ pub struct Scratch {
     /// Compile the chunks through `clippy-driver` (as `cargo clippy` does, but
     /// building the binaries too), so lints come with the same build.
     pub clippy: bool,
+    /// The Kubernetes version of generated code that reuses k8s-openapi types: the
+    /// chunks then depend on k8s-openapi with that version feature and enable
+    /// crd-runtime's `kube`.
+    pub k8s_version: Option<String>,
 }
 
 /// The CRD modules of one chunk crate.
@@ -126,6 +130,7 @@ impl Scratch {
             dir: workspace.join("target").join(name),
             workspace: workspace.to_path_buf(),
             clippy: false,
+            k8s_version: None,
         }
     }
 
@@ -166,14 +171,25 @@ impl Scratch {
             }
         }
         let runtime = self.workspace.join("crd-runtime");
+        let (runtime_features, k8s_openapi) = match &self.k8s_version {
+            Some(version) => (
+                "\"derive\", \"kube\"",
+                format!(
+                    "k8s-openapi = {{ version = {}, features = [{}] }}\n",
+                    toml_string(crd_runtime::k8s_schemas::K8S_OPENAPI_VERSION),
+                    toml_string(&format!("v{}", version.replace('.', "_"))),
+                ),
+            ),
+            None => ("\"derive\"", String::new()),
+        };
         for chunk in chunks {
             let dir = self.chunk_dir(&chunk.name);
             let crds_dir = dir.join("src/crds");
             std::fs::create_dir_all(&crds_dir).map_err(io(&crds_dir))?;
             let manifest = format!(
                 "[package]\nname = {}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-                 [dependencies]\ncrd-runtime = {{ path = {}, features = [\"derive\"] }}\n\
-                 serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n",
+                 [dependencies]\ncrd-runtime = {{ path = {}, features = [{runtime_features}] }}\n\
+                 serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n{k8s_openapi}",
                 toml_string(&chunk.name),
                 toml_string(&runtime.display().to_string()),
             );

@@ -92,6 +92,36 @@ pub fn set_descriptions(schema: &mut JSONSchemaProps, entries: &[(&str, Option<&
     }
 }
 
+/// Removes the description of every node inside `schema` (the nodes
+/// [`node_at_mut`] reaches), keeping `schema`'s own.
+pub fn strip_nested_descriptions(schema: &mut JSONSchemaProps) {
+    fn strip(node: &mut JSONSchemaProps) {
+        node.description = None;
+        strip_nested_descriptions(node);
+    }
+    for child in schema.properties.iter_mut().flatten() {
+        strip(child.1);
+    }
+    for child in schema.pattern_properties.iter_mut().flatten() {
+        strip(child.1);
+    }
+    match schema.items.as_deref_mut() {
+        Some(JSONSchemaPropsOrArray::Schema(items)) => strip(items),
+        Some(JSONSchemaPropsOrArray::Schemas(items)) => items.iter_mut().for_each(strip),
+        None => {}
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(values)) = schema.additional_properties.as_deref_mut()
+    {
+        strip(values);
+    }
+    for list in [&mut schema.all_of, &mut schema.any_of, &mut schema.one_of] {
+        list.iter_mut().flatten().for_each(strip);
+    }
+    if let Some(not) = schema.not.as_deref_mut() {
+        strip(not);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +169,15 @@ mod tests {
             props["labels"]["additionalProperties"]["description"],
             "value"
         );
+    }
+
+    #[test]
+    fn nested_descriptions_are_stripped_but_not_the_nodes_own() {
+        let mut s = schema();
+        strip_nested_descriptions(&mut s);
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["description"], "conditions");
+        assert!(!v["items"].to_string().contains("description"));
     }
 
     #[test]

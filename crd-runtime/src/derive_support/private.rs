@@ -18,7 +18,7 @@ use crate::model::{
     WebhookConversion,
 };
 
-pub use super::descriptions::set_descriptions;
+pub use super::descriptions::{set_descriptions, strip_nested_descriptions};
 pub use super::enums::{add_aliased_property, adjacent_enum, internal_enum, untagged_enum};
 #[cfg(feature = "kube")]
 pub use k8s_openapi;
