@@ -106,6 +106,55 @@ fn extra_derives_and_hash_maps_compile_and_round_trip() {
     );
 }
 
+/// `--k8s-types`: corpus CRDs whose nodes are k8s-openapi types (conditions,
+/// selectors, affinities, resources, tolerations, secret references, owner
+/// references) compile against k8s-openapi without warnings and derive the source
+/// CRDs, descriptions included.
+#[test]
+fn k8s_types_compile_and_round_trip() {
+    let paths = [
+        "grafana-operator/grafanamanifests.grafana.integreatly.org.yaml",
+        "rook/cephcosidrivers.ceph.rook.io.yaml",
+        "kyverno/ephemeralreports.reports.kyverno.io.yaml",
+        "flux-source-controller/helmrepositories.source.toolkit.fluxcd.io.yaml",
+        "velero/backupstoragelocations.velero.io.yaml",
+    ];
+    let sample: Vec<(String, String)> = paths
+        .iter()
+        .map(|p| (String::new(), p.to_string()))
+        .collect();
+    let sources: Vec<Source> = sources(&sample)
+        .into_iter()
+        .filter(|s| s.file != "random")
+        .collect();
+    let mut config = crd_gen::Config::new();
+    config.k8s_types(true);
+    let crds: Vec<_> = sources.iter().map(|s| s.crd.clone()).collect();
+    let mut reused = std::collections::BTreeSet::new();
+    for file in config.generate_files(&crds).unwrap() {
+        for part in file.contents.split("::k8s_openapi::").skip(1) {
+            let end = part
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(part.len());
+            reused.insert(part[..end].to_string());
+        }
+    }
+    assert!(
+        reused.len() >= 12 && reused.iter().any(|t| t.ends_with("meta::v1::Condition")),
+        "too few k8s-openapi types reused: {reused:?}"
+    );
+    let _guard = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+    let results = roundtrip::roundtrip_with(&sources, &scratch(), &config).unwrap();
+    let failures = failures(&results);
+    assert!(
+        failures.is_empty(),
+        "{} of {} CRDs do not round-trip with k8s-openapi types:\n{}",
+        failures.len(),
+        results.len(),
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn corpus_sample_compiles_and_round_trips() {
     let sample = sample();

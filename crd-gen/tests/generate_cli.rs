@@ -210,3 +210,46 @@ fn a_closed_stdout_ends_the_process_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
 }
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.code().expect("exited normally"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `--k8s-types` names k8s-openapi's types where a node is one; an unknown
+/// `--k8s-version` is a usage error naming the supported versions.
+#[test]
+fn k8s_types_and_versions() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../shared/corpus/crds/grafana-operator/grafanamanifests.grafana.integreatly.org.yaml",
+    );
+    let corpus = corpus.to_str().unwrap();
+    let (code, plain, stderr) = run(&["generate", corpus]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!plain.contains("k8s_openapi"));
+    let (code, rust, stderr) = run(&["generate", "--k8s-types", corpus]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        rust.contains("Vec<::k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition>"),
+        "{rust}"
+    );
+    assert!(rust.len() < plain.len());
+    let (code, older, _) = run(&["generate", "--k8s-types", "--k8s-version", "1.33", corpus]);
+    assert_eq!(code, 0);
+    assert!(older.contains("::k8s_openapi::"));
+
+    let (code, stdout, stderr) = run(&["generate", "--k8s-types", "--k8s-version", "1.2", corpus]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(
+        stderr,
+        "error: Kubernetes version \"1.2\" has no k8s-openapi schemas (supported: 1.33, 1.34, 1.35, 1.36, 1.37)\n"
+    );
+    // The version alone means nothing.
+    let (code, _, stderr) = run(&["generate", "--k8s-version", "1.33", corpus]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--k8s-types"), "{stderr}");
+}

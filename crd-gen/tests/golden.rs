@@ -36,9 +36,17 @@ pub const GOLDEN: &[(&str, &str)] = &[
     ("odd_shapes", "fixtures/odd-shapes.yaml"),
 ];
 
-fn generate(src: &str) -> String {
+/// Golden files generated with `--k8s-types` (compiled and round-tripped by
+/// `tests/corpus_sample.rs`, which builds against k8s-openapi).
+pub const GOLDEN_K8S: &[(&str, &str)] = &[(
+    "k8s_types_grafanamanifests",
+    "grafana-operator/grafanamanifests.grafana.integreatly.org.yaml",
+)];
+
+fn generate(src: &str, k8s_types: bool) -> String {
     let crds = crd_gen::load_input(src, common::source_text(src).as_bytes()).unwrap();
-    let config = crd_gen::Config::new();
+    let mut config = crd_gen::Config::new();
+    config.k8s_types(k8s_types);
     let generated = config.generate(&crds).unwrap();
     assert_eq!(generated.len(), 1, "{src}: one CRD expected");
     let from_trees = generated[0].to_file().unwrap();
@@ -54,10 +62,18 @@ fn generated_rust_matches_golden_files() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let update = std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1");
     let mut stale = Vec::new();
-    for (stem, src) in GOLDEN {
-        let code = generate(src);
+    let all = GOLDEN
+        .iter()
+        .map(|g| (g, false))
+        .chain(GOLDEN_K8S.iter().map(|g| (g, true)));
+    for ((stem, src), k8s_types) in all {
+        let code = generate(src, k8s_types);
         // Same input, same bytes: run twice.
-        assert_eq!(code, generate(src), "{src}: output is not deterministic");
+        assert_eq!(
+            code,
+            generate(src, k8s_types),
+            "{src}: output is not deterministic"
+        );
         let path = dir.join(format!("{stem}.rs"));
         if update {
             std::fs::write(&path, &code).unwrap();

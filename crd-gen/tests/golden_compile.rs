@@ -129,6 +129,11 @@ fn every_golden_file_is_compiled_here() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        // Code naming k8s-openapi types needs it with a version feature, which this
+        // crate's tests leave out; corpus_sample.rs compiles the same CRDs with it.
+        if name.starts_with("k8s_types_") {
+            continue;
+        }
         assert!(
             this.contains(&format!("#[path = \"golden/{name}\"]")),
             "tests/golden/{name} is not compiled by golden_compile.rs"
