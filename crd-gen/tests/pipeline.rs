@@ -213,3 +213,22 @@ fn build_script_errors_name_the_failing_file() {
         );
     }
 }
+
+/// An include file written outside `OUT_DIR` names its modules beside it (a path
+/// relative to the include file), so it works wherever the directory is.
+#[test]
+fn an_out_dir_include_file_names_modules_beside_it() {
+    let dir = tempdir::TempDir::new("crd-gen-pipeline", "out-dir-include");
+    let out = dir.join("out");
+    Config::new()
+        .out_dir(&out)
+        .emit_rerun_if_changed(false)
+        .compile(&[format!("{}/data/crontab.yaml", env!("CARGO_MANIFEST_DIR"))])
+        .unwrap();
+    let include = std::fs::read_to_string(out.join(crd_gen::INCLUDE_FILE)).unwrap();
+    assert!(
+        include.contains("pub mod crontab {\n    include!(\"crontab.rs\");\n}"),
+        "{include}"
+    );
+    assert!(out.join("crontab.rs").is_file());
+}

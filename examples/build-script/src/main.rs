@@ -21,6 +21,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 #[cfg(all(test, feature = "kube"))]
 mod kube_api;
 
+/// `../workload-crd.yaml` generated with `Config::k8s_types` (feature `kube`).
+#[cfg(feature = "kube")]
+pub mod k8s_types {
+    include!(concat!(env!("OUT_DIR"), "/k8s/crds.rs"));
+}
+
+#[cfg(all(test, feature = "kube"))]
+mod k8s_types_tests;
+
 #[cfg(test)]
 mod tests {
     use super::*;
