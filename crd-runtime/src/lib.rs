@@ -12,12 +12,14 @@
 //! - `k8s_schemas` (feature `k8s-schemas`, also part of `kube`): those types' schemas
 //!   as data, for code generators.
 //! - `schemars_support` (feature `schemars`): `#[crd(schemars)]` fields.
+//! - [`conversion`]: hub-and-spoke conversion between versions, `ConversionReview`.
 //! - `cel` (feature `cel`): evaluation of `x-kubernetes-validations` rules.
 #![deny(missing_docs)]
 
 #[cfg(feature = "cel")]
 pub mod cel;
 pub mod check;
+pub mod conversion;
 pub mod derive_support;
 pub mod engine;
 pub mod field;
