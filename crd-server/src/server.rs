@@ -203,48 +203,6 @@ async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), 
     Ok(())
 }
 
-fn load_tls(files: &TlsFiles) -> Result<tokio_rustls::TlsAcceptor, StartError> {
-    use tokio_rustls::rustls;
-    let read = |p: &PathBuf| {
-        std::fs::read(p)
-            .map_err(|e| StartError::Config(format!("cannot read {}: {e}", p.display())))
-    };
-    let cert_pem = read(&files.cert)?;
-    let key_pem = read(&files.key)?;
-    let certs: Vec<_> = rustls_pemfile::certs(&mut cert_pem.as_slice())
-        .collect::<Result<_, _>>()
-        .map_err(|e| {
-            StartError::Config(format!(
-                "{}: not a PEM certificate: {e}",
-                files.cert.display()
-            ))
-        })?;
-    if certs.is_empty() {
-        return Err(StartError::Config(format!(
-            "{}: holds no certificate",
-            files.cert.display()
-        )));
-    }
-    let key = rustls_pemfile::private_key(&mut key_pem.as_slice())
-        .map_err(|e| {
-            StartError::Config(format!(
-                "{}: not a PEM private key: {e}",
-                files.key.display()
-            ))
-        })?
-        .ok_or_else(|| {
-            StartError::Config(format!("{}: holds no private key", files.key.display()))
-        })?;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| StartError::Config(format!("TLS: {e}")))?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .map_err(|e| StartError::Config(format!("TLS: {e}")))?;
-    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
-}
-
 /// Starts a server: opens the store, seeds it, binds, and serves in the background.
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     if !config.listen.ip().is_loopback() && (config.tls.is_none() || config.token.is_none()) {
@@ -253,7 +211,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
             config.listen
         )));
     }
-    let tls = config.tls.as_ref().map(load_tls).transpose()?;
+    let tls = config.tls.as_ref().map(crate::tls::load).transpose()?;
     let store: Arc<dyn Store> = Arc::new(FanOut::new(open_store(&config.store).await?));
     let store_description = store.describe();
     let registry = Registry::start(store.clone()).await?;
@@ -284,7 +242,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
             });
             let _ = axum::serve(listener, app).await;
         }),
-        Some(acceptor) => tokio::spawn(serve_tls(listener, acceptor, app)),
+        Some(acceptor) => tokio::spawn(crate::tls::serve(listener, acceptor, app)),
     };
     Ok(RunningServer {
         addr,
@@ -293,28 +251,6 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         shared,
         task,
     })
-}
-
-async fn serve_tls(listener: TcpListener, acceptor: tokio_rustls::TlsAcceptor, app: axum::Router) {
-    let mut connections = tokio::task::JoinSet::new();
-    loop {
-        let Ok((tcp, _)) = listener.accept().await else {
-            continue;
-        };
-        let acceptor = acceptor.clone();
-        let app = app.clone();
-        connections.spawn(async move {
-            // A failed handshake only ends that connection.
-            let Ok(tls) = acceptor.accept(tcp).await else {
-                return;
-            };
-            let service = hyper_util::service::TowerToHyperService::new(app);
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
-                .await;
-        });
-        while connections.try_join_next().is_some() {}
-    }
 }
 
 /// Reads CRDs from YAML/JSON files or directories (every `.yaml`, `.yml`, `.json`).

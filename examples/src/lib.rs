@@ -3,5 +3,6 @@
 #![deny(missing_docs)]
 
 pub mod crontab;
+pub mod crontab_v2;
 #[cfg(feature = "kube")]
 pub mod workload;

@@ -1,0 +1,264 @@
+//! The `conversion-webhook` example as a user runs it: a self-signed CA written with
+//! `--self-signed-ca-out`, `POST /convert` over HTTPS trusting only that CA, CronTab
+//! v1 ↔ v2 in order with the uid echoed, a Failure result for an unknown version, 400
+//! for a body that is no ConversionReview, and usage errors (exit 2).
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use serde_json::{Value, json};
+use tokio_rustls::rustls;
+
+/// `target/<profile>/examples/conversion-webhook`: `cargo test` builds the examples
+/// (this one needs feature `kube`, like this test); when only this test was built,
+/// cargo builds the example here.
+fn example_binary() -> PathBuf {
+    static BUILT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap().join("examples");
+    let bin = dir.join(format!(
+        "conversion-webhook{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    let _once = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !bin.is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args([
+                "build",
+                "-q",
+                "-p",
+                "crd-toolkit-examples",
+                "--features",
+                "kube",
+            ])
+            .args(["--example", "conversion-webhook"])
+            .status()
+            .unwrap();
+        assert!(
+            status.success(),
+            "building the conversion-webhook example failed"
+        );
+    }
+    assert!(
+        bin.is_file(),
+        "{} is missing after the build",
+        bin.display()
+    );
+    bin
+}
+
+struct Webhook {
+    child: Child,
+    url: String,
+    ca: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Webhook {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start() -> Webhook {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    let mut child = Command::new(example_binary())
+        .args(["--listen", "127.0.0.1:0", "--self-signed-ca-out"])
+        .arg(&ca)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    Webhook {
+        child,
+        url,
+        ca,
+        _dir: dir,
+    }
+}
+
+/// POSTs `body` to the webhook over TLS, trusting only `ca`.
+async fn post(url: &str, ca: &PathBuf, body: Vec<u8>) -> (u16, Value) {
+    let pem = std::fs::read(ca).unwrap();
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let uri: hyper::Uri = url.parse().unwrap();
+    let authority = uri.authority().unwrap().clone();
+    let tcp = tokio::net::TcpStream::connect(authority.as_str())
+        .await
+        .unwrap();
+    let server_name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(server_name, tcp)
+        .await
+        .expect("TLS handshake trusting the written CA");
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    let request = hyper::Request::post(uri.path())
+        .header("host", authority.as_str())
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(body)))
+        .unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(10), sender.send_request(request))
+        .await
+        .expect("answer within 10 s")
+        .unwrap();
+    let status = response.status().as_u16();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap())
+}
+
+fn review(desired: &str, objects: Vec<Value>) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+        "request": {"uid": "0000-1111", "desiredAPIVersion": desired, "objects": objects}
+    }))
+    .unwrap()
+}
+
+fn crontab(version: &str, name: &str, spec: Value) -> Value {
+    json!({
+        "apiVersion": format!("stable.example.com/{version}"), "kind": "CronTab",
+        "metadata": {"name": name, "namespace": "default", "uid": format!("uid-{name}"),
+                     "resourceVersion": "12", "generation": 1},
+        "spec": spec
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn converts_crontabs_over_https_with_the_written_ca() {
+    let webhook = start();
+    assert!(
+        webhook.url.starts_with("https://127.0.0.1:"),
+        "{}",
+        webhook.url
+    );
+    assert!(webhook.url.ends_with("/convert"));
+
+    let objects = vec![
+        crontab(
+            "v1",
+            "a",
+            json!({"cronSpec": "*/5 * * * *", "image": "img", "replicas": 2}),
+        ),
+        crontab("v2", "b", json!({"schedule": "0 1 * * *", "replicas": 1})),
+    ];
+    let (code, answer) = post(
+        &webhook.url,
+        &webhook.ca,
+        review("stable.example.com/v2", objects),
+    )
+    .await;
+    assert_eq!(code, 200, "{answer}");
+    let response = &answer["response"];
+    assert_eq!(answer["kind"], "ConversionReview");
+    assert_eq!(response["uid"], "0000-1111");
+    assert_eq!(response["result"]["status"], "Success");
+    let converted = response["convertedObjects"].as_array().unwrap();
+    assert_eq!(
+        converted[0],
+        crontab(
+            "v2",
+            "a",
+            json!({"schedule": "*/5 * * * *", "image": "img", "replicas": 2})
+        )
+    );
+    assert_eq!(
+        converted[1],
+        crontab("v2", "b", json!({"schedule": "0 1 * * *", "replicas": 1}))
+    );
+
+    let back = vec![converted[0].clone()];
+    let (_, answer) = post(
+        &webhook.url,
+        &webhook.ca,
+        review("stable.example.com/v1", back),
+    )
+    .await;
+    assert_eq!(
+        answer["response"]["convertedObjects"][0],
+        crontab(
+            "v1",
+            "a",
+            json!({"cronSpec": "*/5 * * * *", "image": "img", "replicas": 2})
+        )
+    );
+
+    let objects = vec![crontab(
+        "v1",
+        "a",
+        json!({"cronSpec": "* * * * *", "replicas": 1}),
+    )];
+    let (code, answer) = post(
+        &webhook.url,
+        &webhook.ca,
+        review("stable.example.com/v3", objects),
+    )
+    .await;
+    assert_eq!(code, 200);
+    assert_eq!(answer["response"]["result"]["status"], "Failure");
+    assert_eq!(
+        answer["response"]["result"]["message"],
+        "unsupported version \"stable.example.com/v3\" for kind CronTab (supported: stable.example.com/v1, stable.example.com/v2)"
+    );
+
+    let (code, answer) = post(&webhook.url, &webhook.ca, b"{\"kind\":\"Pod\"}".to_vec()).await;
+    assert_eq!(code, 400);
+    assert_eq!(
+        (answer["kind"].as_str(), answer["code"].as_u64()),
+        (Some("Status"), Some(400))
+    );
+    assert!(
+        answer["message"]
+            .as_str()
+            .unwrap()
+            .contains("ConversionReview"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["--listen", "nowhere"][..],
+        &["--listen", "127.0.0.1:0"],
+        &["--bogus"],
+    ] {
+        let out = Command::new(example_binary()).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.starts_with("error: ") && stderr.contains("usage: conversion-webhook"),
+            "{stderr}"
+        );
+    }
+}
