@@ -15,6 +15,7 @@ use crate::crontab;
     version = "v2",
     kind = "CronTab",
     namespaced,
+    storage = false,
     short_names = ["ct"],
     categories = ["all"],
     status = crate::crontab::CronTabStatus,
@@ -59,6 +60,28 @@ impl From<CronTab> for crontab::CronTab {
             status: v2.status,
         }
     }
+}
+
+/// The two-version CronTab CRD (`v1` stored, `v2` served too), converted by the
+/// webhook at `url` trusting the CA `ca_pem`.
+pub fn crd_with_webhook(url: &str, ca_pem: &str) -> crd_runtime::CustomResourceDefinition {
+    use base64::Engine as _;
+    use crd_runtime::CustomResourceExt as _;
+    use crd_runtime::model::{CustomResourceConversion, WebhookClientConfig, WebhookConversion};
+    let mut crd = crd_runtime::merge_versions(&[crontab::CronTab::crd(), CronTab::crd()])
+        .expect("v1 and v2 describe the same kind");
+    crd.spec.conversion = Some(CustomResourceConversion {
+        strategy: "Webhook".into(),
+        webhook: Some(WebhookConversion {
+            client_config: Some(WebhookClientConfig {
+                url: Some(url.into()),
+                service: None,
+                ca_bundle: Some(base64::engine::general_purpose::STANDARD.encode(ca_pem)),
+            }),
+            conversion_review_versions: vec!["v1".into()],
+        }),
+    });
+    crd
 }
 
 /// The CronTab converter: hub `v1`, spoke `v2`.

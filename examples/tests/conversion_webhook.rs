@@ -9,24 +9,30 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crd_toolkit_examples::crontab_v2;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use serde_json::{Value, json};
 use tokio_rustls::rustls;
 
-/// `target/<profile>/examples/conversion-webhook`: `cargo test` builds the examples
-/// (this one needs feature `kube`, like this test); when only this test was built,
-/// cargo builds the example here.
+/// `target/<profile>/examples/conversion-webhook`, brought up to date by cargo (a
+/// no-op after `cargo test`, which builds the examples) with this build's features, so
+/// nothing else is rebuilt.
 fn example_binary() -> PathBuf {
-    static BUILT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().unwrap().parent().unwrap().join("examples");
     let bin = dir.join(format!(
         "conversion-webhook{}",
         std::env::consts::EXE_SUFFIX
     ));
-    let _once = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !bin.is_file() {
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !*built {
+        let features = if cfg!(feature = "schemars") {
+            "kube,schemars"
+        } else {
+            "kube"
+        };
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
             .args([
@@ -35,7 +41,7 @@ fn example_binary() -> PathBuf {
                 "-p",
                 "crd-toolkit-examples",
                 "--features",
-                "kube",
+                features,
             ])
             .args(["--example", "conversion-webhook"])
             .status()
@@ -44,6 +50,7 @@ fn example_binary() -> PathBuf {
             status.success(),
             "building the conversion-webhook example failed"
         );
+        *built = true;
     }
     assert!(
         bin.is_file(),
@@ -261,4 +268,156 @@ fn usage_errors_exit_2() {
             "{stderr}"
         );
     }
+}
+
+/// kubectl against crd-server with the webhook example running: the two-version
+/// CronTab is stored as v1 and served as v1 and v2 through the webhook over HTTPS
+/// (trusting the CA from `--self-signed-ca-out`), `storedVersions` is kept, a
+/// deprecated version warns, and a webhook that is gone is the API server's error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crd_server_converts_through_the_webhook() {
+    let webhook = start();
+    let ca = std::fs::read_to_string(&webhook.ca).unwrap();
+    let mut crd = crontab_v2::crd_with_webhook(&webhook.url, &ca);
+    crd.spec.versions[0].deprecated = Some(true);
+    crd.spec.versions[0].deprecation_warning =
+        Some("stable.example.com/v1 CronTab is deprecated; use stable.example.com/v2".into());
+    let server = crd_server::TestServer::builder()
+        .start()
+        .await
+        .expect("server");
+    let url = server.url();
+    let dir = tempfile::tempdir().unwrap();
+    let crd_file = dir.path().join("crd.json");
+    std::fs::write(&crd_file, serde_json::to_vec(&crd).unwrap()).unwrap();
+    kubectl_ok(&url, &["apply", "-f", crd_file.to_str().unwrap()]);
+    kubectl_ok(
+        &url,
+        &[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=20s",
+            "crd/crontabs.stable.example.com",
+        ],
+    );
+
+    // Written as v2: converted by the webhook and stored as v1.
+    let v2_file = dir.path().join("v2.yaml");
+    std::fs::write(
+        &v2_file,
+        "apiVersion: stable.example.com/v2\nkind: CronTab\nmetadata:\n  name: nightly\n  namespace: default\nspec:\n  schedule: \"0 2 * * *\"\n  image: backup:1\n  replicas: 2\n",
+    )
+    .unwrap();
+    kubectl_ok(&url, &["create", "-f", v2_file.to_str().unwrap()]);
+    let stored = server
+        .server()
+        .store()
+        .get("/registry/stable.example.com/crontabs/default/nightly")
+        .await
+        .unwrap()
+        .expect("stored");
+    let stored: Value = serde_json::from_slice(&stored.value).unwrap();
+    assert_eq!(stored["apiVersion"], "stable.example.com/v1");
+    assert_eq!(stored["spec"]["cronSpec"], "0 2 * * *");
+
+    let v2: Value = serde_json::from_str(&kubectl_ok(
+        &url,
+        &[
+            "get",
+            "crontabs.v2.stable.example.com",
+            "nightly",
+            "-n",
+            "default",
+            "-o",
+            "json",
+        ],
+    ))
+    .unwrap();
+    assert_eq!(v2["apiVersion"], "stable.example.com/v2");
+    assert_eq!(v2["spec"]["schedule"], "0 2 * * *");
+    let list: Value = serde_json::from_str(&kubectl_ok(
+        &url,
+        &["get", "crontabs.v2.stable.example.com", "-A", "-o", "json"],
+    ))
+    .unwrap();
+    assert_eq!(list["items"][0]["spec"]["schedule"], "0 2 * * *");
+
+    // The deprecated v1 answers with kubectl's Warning line.
+    let out = kubectl(
+        &url,
+        &[
+            "get",
+            "crontabs.v1.stable.example.com",
+            "nightly",
+            "-n",
+            "default",
+            "-o",
+            "json",
+        ],
+    );
+    assert!(out.status.success());
+    let v1: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v1["spec"]["cronSpec"], "0 2 * * *");
+    assert_eq!(v1["metadata"]["uid"], v2["metadata"]["uid"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "Warning: stable.example.com/v1 CronTab is deprecated; use stable.example.com/v2"
+        ),
+        "{stderr}"
+    );
+
+    let status: Value = serde_json::from_str(&kubectl_ok(
+        &url,
+        &["get", "crd", "crontabs.stable.example.com", "-o", "json"],
+    ))
+    .unwrap();
+    assert_eq!(status["status"]["storedVersions"], json!(["v1"]));
+
+    // The webhook is gone: reads in v2 fail the way kube-apiserver fails them.
+    drop(webhook);
+    let err = kubectl_err(
+        &url,
+        &[
+            "get",
+            "crontabs.v2.stable.example.com",
+            "nightly",
+            "-n",
+            "default",
+        ],
+    );
+    assert!(
+        err.contains("conversion webhook for stable.example.com/v1, Kind=CronTab failed: Post \"https://127.0.0.1:"),
+        "{err}"
+    );
+}
+
+fn kubectl(url: &str, args: &[&str]) -> std::process::Output {
+    let home = tempfile::tempdir().unwrap();
+    Command::new("kubectl")
+        .arg("-s")
+        .arg(url)
+        .args(args)
+        .env("KUBECONFIG", home.path().join("config"))
+        .env("HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run kubectl ({e}); it must be installed and on PATH"))
+}
+
+fn kubectl_ok(url: &str, args: &[&str]) -> String {
+    let out = kubectl(url, args);
+    assert!(
+        out.status.success(),
+        "kubectl {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn kubectl_err(url: &str, args: &[&str]) -> String {
+    let out = kubectl(url, args);
+    assert!(!out.status.success(), "kubectl {args:?} should fail");
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }

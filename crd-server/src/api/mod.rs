@@ -2,6 +2,7 @@
 //! resolver does (`/api/v1/...`, `/apis/{group}/{version}/[namespaces/{ns}/]{resource}
 //! [/{name}[/{subresource}]]`), then dispatches by verb.
 
+pub mod conversion;
 pub mod discovery;
 pub mod jsonpath;
 pub mod kinds;

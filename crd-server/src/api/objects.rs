@@ -62,7 +62,7 @@ async fn read(
         .await
         .map_err(|e| ApiError::from_store(&res.q, name, e))?
         .ok_or_else(|| ApiError::not_found(&res.q, name))?;
-    Ok((decode(res, &kv)?, kv.mod_revision))
+    Ok((res.served_one(decode(res, &kv)?).await?, kv.mod_revision))
 }
 
 /// GET of one object.
@@ -166,9 +166,13 @@ pub async fn list(
         revision = Some(page.revision);
         let last_key = page.items.last().map(|kv| kv.key.clone());
         let mut remaining_in_page = page.items.len();
-        for kv in &page.items {
+        let decoded = page
+            .items
+            .iter()
+            .map(|kv| decode(res, kv))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (kv, obj) in page.items.iter().zip(res.in_served_version(decoded).await?) {
             remaining_in_page -= 1;
-            let obj = decode(res, kv)?;
             if selected(&obj, &labels, &fields) {
                 items.push(obj);
                 if items.len() == want {
@@ -378,7 +382,7 @@ pub async fn create(
     }
     let kv = shared
         .store
-        .create(&res.key(ns, &name), encode(&obj))
+        .create(&res.key(ns, &name), encode(&res.stored(&obj).await?))
         .await
         .map_err(|e| ApiError::from_store(&res.q, &name, e))?;
     if matches!(res.family, Family::Crd) {
@@ -386,7 +390,7 @@ pub async fn create(
     }
     Ok(Reply {
         code: http::StatusCode::CREATED,
-        body: decode(res, &kv)?,
+        body: res.served_one(decode(res, &kv)?).await?,
         warnings,
     })
 }
@@ -522,7 +526,7 @@ async fn write_update(
     } else {
         shared
             .store
-            .update(&key, encode(&new), revision)
+            .update(&key, encode(&res.stored(&new).await?), revision)
             .await
             .map_err(|e| ApiError::from_store(&res.q, name, e))?
     };
@@ -531,7 +535,7 @@ async fn write_update(
     }
     Ok(Reply {
         code: http::StatusCode::OK,
-        body: decode(res, &kv)?,
+        body: res.served_one(decode(res, &kv)?).await?,
         warnings,
     })
 }
@@ -670,12 +674,16 @@ pub async fn delete(
         marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
         let kv = shared
             .store
-            .update(&res.key(ns, name), encode(&marked), revision)
+            .update(
+                &res.key(ns, name),
+                encode(&res.stored(&marked).await?),
+                revision,
+            )
             .await
             .map_err(|e| ApiError::from_store(&res.q, name, e))?;
         return Ok(Reply {
             code: http::StatusCode::OK,
-            body: decode(res, &kv)?,
+            body: res.served_one(decode(res, &kv)?).await?,
             warnings: Vec::new(),
         });
     }

@@ -66,6 +66,10 @@ pub struct CustomKind {
     pub versions: Vec<ServedVersion>,
     /// The CRD as stored (for OpenAPI).
     pub crd: CustomResourceDefinition,
+    /// How objects convert between versions.
+    pub conversion: super::conversion::Strategy,
+    /// The storage version's name.
+    pub storage_version: String,
 }
 
 impl CustomKind {
@@ -136,6 +140,14 @@ impl CustomKind {
             short_names: names.short_names.clone().unwrap_or_default(),
             categories: names.categories.clone().unwrap_or_default(),
             versions,
+            conversion: super::conversion::Strategy::of(&crd),
+            storage_version: crd
+                .spec
+                .versions
+                .iter()
+                .find(|v| v.storage)
+                .map(|v| v.name.clone())
+                .unwrap_or_default(),
             crd,
         }
     }

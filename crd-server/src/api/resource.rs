@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::conversion;
 use super::registry::{CRD_PREFIX, CustomKind, ServedVersion};
+use super::status::ApiError;
 use super::status::Qualified;
 use super::table::Column;
 
@@ -178,11 +180,14 @@ impl Resource {
         cols
     }
 
-    /// Sets what a read reports: `resourceVersion` from the store, and the requested
-    /// `apiVersion` (versions of one CRD share their stored objects; strategy `None`).
+    /// Sets what a read reports: `resourceVersion` from the store, and for the built-in
+    /// kinds the `apiVersion`; custom objects keep the version they are stored in until
+    /// [`Resource::in_served_version`] converts them.
     pub fn present(&self, obj: &mut Value, revision: u64) {
         if let Value::Object(map) = obj {
-            map.insert("apiVersion".into(), Value::String(self.api_version()));
+            if !matches!(self.family, Family::Custom(_)) {
+                map.insert("apiVersion".into(), Value::String(self.api_version()));
+            }
             let meta = map
                 .entry("metadata")
                 .or_insert_with(|| Value::Object(Default::default()));
@@ -192,6 +197,44 @@ impl Resource {
                     Value::String(revision.to_string()),
                 );
             }
+        }
+    }
+
+    /// Objects (as stored, in any version) in the version this resource serves,
+    /// converted by the CRD's strategy.
+    pub async fn in_served_version(&self, objects: Vec<Value>) -> Result<Vec<Value>, ApiError> {
+        match &self.family {
+            Family::Custom(kind) => {
+                conversion::convert(&kind.conversion, &kind.q.kind, objects, &self.api_version())
+                    .await
+            }
+            _ => Ok(objects),
+        }
+    }
+
+    /// [`Resource::in_served_version`] of one object.
+    pub async fn served_one(&self, object: Value) -> Result<Value, ApiError> {
+        let mut out = self.in_served_version(vec![object]).await?;
+        out.pop()
+            .ok_or_else(|| ApiError::internal("the conversion returned no object"))
+    }
+
+    /// An object in the version it is stored in (the CRD's storage version).
+    pub async fn stored(&self, object: &Value) -> Result<Value, ApiError> {
+        match &self.family {
+            Family::Custom(kind) => {
+                let storage = format!("{}/{}", self.q.group, kind.storage_version);
+                let mut out = conversion::convert(
+                    &kind.conversion,
+                    &kind.q.kind,
+                    vec![object.clone()],
+                    &storage,
+                )
+                .await?;
+                out.pop()
+                    .ok_or_else(|| ApiError::internal("the conversion returned no object"))
+            }
+            _ => Ok(object.clone()),
         }
     }
 }

@@ -152,8 +152,26 @@ pub async fn watch(
             };
             let line = match item {
                 Ok(WatchItem::Event(e)) => {
-                    let new = decode_kv(&enc.res, &e.kv);
-                    let old = e.prev.as_ref().and_then(|p| decode_kv(&enc.res, p));
+                    let decoded: Vec<Value> = [Some(&e.kv), e.prev.as_ref()]
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|kv| decode_kv(&enc.res, kv))
+                        .collect();
+                    let has_new = decode_kv(&enc.res, &e.kv).is_some();
+                    // Both in the watched version (one conversion call for the pair).
+                    let mut converted = match enc.res.in_served_version(decoded).await {
+                        Ok(c) => c.into_iter(),
+                        Err(err) => {
+                            let _ = tx.send(enc.event("ERROR", err.to_status())).await;
+                            return;
+                        }
+                    };
+                    let new = if has_new { converted.next() } else { None };
+                    let old = if e.prev.is_some() {
+                        converted.next()
+                    } else {
+                        None
+                    };
                     let was = old.as_ref().is_some_and(|o| selected(o, &labels, &fields));
                     match (e.kind, new) {
                         (EventKind::Delete, Some(obj)) if was => Some(enc.event("DELETED", obj)),

@@ -1,0 +1,438 @@
+//! Converting custom resources between the versions of their CRD, as the API server
+//! does: objects are stored in the storage version and served in the version asked
+//! for. `strategy: None` rewrites `apiVersion` only; `strategy: Webhook` sends the
+//! objects that need it in one `ConversionReview` over HTTPS (trusting `caBundle`) and
+//! checks the answer the way kube-apiserver does (uid, count, group/version, kind,
+//! name/namespace/uid; other metadata restored, labels and annotations taken).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use crd_runtime::model::{CustomResourceDefinition, WebhookClientConfig};
+use http_body_util::{BodyExt, Full};
+use serde_json::{Map, Value, json};
+use tokio_rustls::TlsConnector;
+use tokio_rustls::rustls::{self, pki_types::ServerName};
+
+use super::status::ApiError;
+
+/// How long a webhook may take (kube-apiserver's default webhook timeout).
+const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A CRD's conversion strategy.
+pub enum Strategy {
+    /// Only `apiVersion` changes.
+    None,
+    /// A conversion webhook.
+    Webhook(Arc<Webhook>),
+    /// A webhook configuration that cannot be used (no CA, a bad URL): every
+    /// conversion fails with this message.
+    Broken(String),
+}
+
+impl Strategy {
+    /// The strategy of a CRD.
+    pub fn of(crd: &CustomResourceDefinition) -> Strategy {
+        let Some(conversion) = crd.spec.conversion.as_ref() else {
+            return Strategy::None;
+        };
+        if conversion.strategy != "Webhook" {
+            return Strategy::None;
+        }
+        let config = conversion
+            .webhook
+            .as_ref()
+            .and_then(|w| w.client_config.as_ref());
+        match config.map(Webhook::new) {
+            Some(Ok(webhook)) => Strategy::Webhook(Arc::new(webhook)),
+            Some(Err(e)) => Strategy::Broken(e),
+            None => Strategy::Broken("the CRD's conversion webhook has no clientConfig".into()),
+        }
+    }
+}
+
+/// A conversion webhook endpoint.
+pub struct Webhook {
+    uri: http::Uri,
+    host: String,
+    server_name: ServerName<'static>,
+    tls: TlsConnector,
+}
+
+impl Webhook {
+    fn new(config: &WebhookClientConfig) -> Result<Webhook, String> {
+        // A service is reached on loopback (this server runs outside a cluster) and
+        // verified by its DNS name, as kube-apiserver verifies it.
+        let (url, name) = match (&config.url, &config.service) {
+            (Some(url), _) => (url.clone(), None),
+            (None, Some(s)) => (
+                format!(
+                    "https://127.0.0.1:{}{}",
+                    s.port.unwrap_or(443),
+                    s.path.as_deref().unwrap_or("/")
+                ),
+                Some(format!("{}.{}.svc", s.name, s.namespace)),
+            ),
+            (None, None) => return Err("the conversion webhook has neither url nor service".into()),
+        };
+        let uri: http::Uri = url
+            .parse()
+            .map_err(|e| format!("conversion webhook url {url:?}: {e}"))?;
+        if uri.scheme_str() != Some("https") {
+            return Err(format!(
+                "conversion webhook url {url:?}: the scheme must be https"
+            ));
+        }
+        let host = uri
+            .host()
+            .ok_or_else(|| format!("conversion webhook url {url:?} has no host"))?
+            .trim_matches(['[', ']'])
+            .to_string();
+        let server_name = ServerName::try_from(name.unwrap_or_else(|| host.clone()))
+            .map_err(|e| format!("conversion webhook host {host:?}: {e}"))?;
+        let mut roots = rustls::RootCertStore::empty();
+        let bundle = config.ca_bundle.as_deref().unwrap_or("");
+        let pem = base64::engine::general_purpose::STANDARD
+            .decode(bundle.trim())
+            .map_err(|e| format!("caBundle is not base64: {e}"))?;
+        for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
+            let cert = cert.map_err(|e| format!("caBundle: {e}"))?;
+            roots.add(cert).map_err(|e| format!("caBundle: {e}"))?;
+        }
+        if roots.is_empty() {
+            return Err("caBundle holds no certificate".into());
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS: {e}"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Ok(Webhook {
+            host: uri.authority().map(|a| a.to_string()).unwrap_or_default(),
+            uri,
+            server_name,
+            tls: TlsConnector::from(Arc::new(tls)),
+        })
+    }
+
+    /// POSTs `review` and returns the answer's JSON.
+    async fn call(&self, review: &Value) -> Result<Value, String> {
+        let port = self.uri.port_u16().unwrap_or(443);
+        let host = self
+            .uri
+            .host()
+            .unwrap_or_default()
+            .trim_matches(['[', ']'])
+            .to_string();
+        let post = format!("Post \"{}\"", self.uri);
+        let exchange = async {
+            let tcp = tokio::net::TcpStream::connect((host.as_str(), port))
+                .await
+                .map_err(|e| format!("{post}: dial tcp {host}:{port}: {e}"))?;
+            let tls = self
+                .tls
+                .connect(self.server_name.clone(), tcp)
+                .await
+                .map_err(|e| format!("{post}: tls: {e}"))?;
+            let (mut sender, conn) =
+                hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+                    .await
+                    .map_err(|e| format!("{post}: {e}"))?;
+            tokio::spawn(conn);
+            let path = self.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+            let request = http::Request::post(path)
+                .header(http::header::HOST, &self.host)
+                .header(http::header::CONTENT_TYPE, "application/json")
+                .header(http::header::ACCEPT, "application/json")
+                .body(Full::new(bytes::Bytes::from(review.to_string())))
+                .map_err(|e| format!("{post}: {e}"))?;
+            let response = sender
+                .send_request(request)
+                .await
+                .map_err(|e| format!("{post}: {e}"))?;
+            let status = response.status();
+            let body = response
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| format!("{post}: {e}"))?
+                .to_bytes();
+            if !status.is_success() {
+                let text = String::from_utf8_lossy(&body);
+                return Err(format!(
+                    "the server responded with status {}: {}",
+                    status.as_u16(),
+                    text.trim()
+                ));
+            }
+            serde_json::from_slice(&body).map_err(|e| format!("the answer is not JSON: {e}"))
+        };
+        match tokio::time::timeout(WEBHOOK_TIMEOUT, exchange).await {
+            Ok(result) => result,
+            Err(_) => Err(format!(
+                "{post}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
+            )),
+        }
+    }
+}
+
+/// `group/version, Kind=Kind`, as Go prints a GroupVersionKind.
+fn gvk(object: &Value, kind: &str) -> String {
+    let api_version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    format!("{api_version}, Kind={kind}")
+}
+
+/// `objects` (in any stored or served version) in the version `desired`.
+pub async fn convert(
+    strategy: &Strategy,
+    kind: &str,
+    mut objects: Vec<Value>,
+    desired: &str,
+) -> Result<Vec<Value>, ApiError> {
+    let pending: Vec<usize> = (0..objects.len())
+        .filter(|&i| objects[i].get("apiVersion").and_then(Value::as_str) != Some(desired))
+        .collect();
+    if pending.is_empty() {
+        return Ok(objects);
+    }
+    let webhook = match strategy {
+        Strategy::None => {
+            for i in pending {
+                objects[i]["apiVersion"] = json!(desired);
+            }
+            return Ok(objects);
+        }
+        Strategy::Broken(message) => {
+            let from = gvk(&objects[pending[0]], kind);
+            return Err(ApiError::internal(format!(
+                "conversion webhook for {from} failed: {message}"
+            )));
+        }
+        Strategy::Webhook(webhook) => webhook,
+    };
+    let from = gvk(&objects[pending[0]], kind);
+    let fail = |m: String| ApiError::internal(format!("conversion webhook for {from} {m}"));
+    let uid = uuid::Uuid::new_v4().to_string();
+    let review = json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+        "request": {"uid": uid, "desiredAPIVersion": desired,
+                    "objects": pending.iter().map(|&i| objects[i].clone()).collect::<Vec<_>>()}
+    });
+    let answer = webhook
+        .call(&review)
+        .await
+        .map_err(|e| fail(format!("failed: {e}")))?;
+    let converted = converted_objects(&answer, &uid).map_err(|e| fail(format!("failed: {e}")))?;
+    if converted.len() != pending.len() {
+        return Err(fail(format!(
+            "returned {} objects, expected {}",
+            converted.len(),
+            pending.len()
+        )));
+    }
+    for (index, (i, mut out)) in pending.into_iter().zip(converted).enumerate() {
+        let invalid = |m: String| {
+            fail(format!(
+                "returned invalid converted object at index {index}: {m}"
+            ))
+        };
+        let got = out.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        if got != desired {
+            return Err(invalid(format!(
+                "invalid groupVersion (expected {desired}, received {got})"
+            )));
+        }
+        let original = &objects[i];
+        for (what, pointer) in [
+            ("kind", "/kind"),
+            ("name", "/metadata/name"),
+            ("namespace", "/metadata/namespace"),
+            ("UID", "/metadata/uid"),
+        ] {
+            let (e, a) = (text(original, pointer), text(&out, pointer));
+            if e != a {
+                return Err(invalid(format!("must have the same {what}: {e} != {a}")));
+            }
+        }
+        restore_metadata(original, &mut out).map_err(|m| {
+            fail(format!(
+                "returned invalid metadata in object at index {index}: {m}"
+            ))
+        })?;
+        objects[i] = out;
+    }
+    Ok(objects)
+}
+
+fn text<'a>(object: &'a Value, pointer: &str) -> &'a str {
+    object
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// The converted objects of a v1 `ConversionReview` answer, or why it is no good.
+fn converted_objects(answer: &Value, uid: &str) -> Result<Vec<Value>, String> {
+    let (api_version, kind) = (text(answer, "/apiVersion"), text(answer, "/kind"));
+    if (api_version, kind) != ("apiextensions.k8s.io/v1", "ConversionReview") {
+        return Err(format!(
+            "expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got {api_version}, Kind={kind}"
+        ));
+    }
+    let response = answer.get("response").ok_or("no response provided")?;
+    let got = text(response, "/uid");
+    if got != uid {
+        return Err(format!("expected response.uid={uid:?}, got {got:?}"));
+    }
+    let status = text(response, "/result/status");
+    if status != "Success" {
+        let message = text(response, "/result/message");
+        return Err(if message.is_empty() {
+            format!("response.result.status was '{status}', not 'Success'")
+        } else {
+            message.to_string()
+        });
+    }
+    Ok(response
+        .get("convertedObjects")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default())
+}
+
+/// The original's metadata with the converted object's labels and annotations.
+fn restore_metadata(original: &Value, converted: &mut Value) -> Result<(), String> {
+    let response_meta = match converted.get("metadata") {
+        Some(Value::Object(m)) => m.clone(),
+        Some(_) => return Err("invalid metadata in converted object".into()),
+        None => return Err("missing metadata in converted object".into()),
+    };
+    let mut meta: Map<String, Value> = original
+        .get("metadata")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for field in ["labels", "annotations"] {
+        match response_meta.get(field) {
+            None | Some(Value::Null) => {
+                meta.remove(field);
+            }
+            Some(Value::Object(values)) => {
+                if let Some((k, _)) = values.iter().find(|(_, v)| !v.is_string()) {
+                    return Err(format!(
+                        "metadata.{field}[{k}] must be a string in the converted object"
+                    ));
+                }
+                meta.insert(field.into(), Value::Object(values.clone()));
+            }
+            Some(_) => return Err(format!("invalid metadata.{field} in converted object")),
+        }
+    }
+    converted["metadata"] = Value::Object(meta);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(version: &str) -> Value {
+        json!({"apiVersion": format!("stable.example.com/{version}"), "kind": "CronTab",
+               "metadata": {"name": "a", "uid": "u", "resourceVersion": "3", "labels": {"x": "1"}}})
+    }
+
+    #[tokio::test]
+    async fn strategy_none_rewrites_the_api_version_only() {
+        let out = convert(
+            &Strategy::None,
+            "CronTab",
+            vec![object("v1"), object("v2")],
+            "stable.example.com/v2",
+        )
+        .await
+        .unwrap();
+        assert_eq!(out, vec![object("v2"), object("v2")]);
+    }
+
+    #[tokio::test]
+    async fn a_broken_webhook_fails_every_conversion_with_its_reason() {
+        let strategy = Strategy::Broken("caBundle holds no certificate".into());
+        let e = convert(
+            &strategy,
+            "CronTab",
+            vec![object("v1")],
+            "stable.example.com/v2",
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(e.code, http::StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            e.message,
+            "conversion webhook for stable.example.com/v1, Kind=CronTab failed: caBundle holds no certificate"
+        );
+        // Nothing to convert: no webhook needed.
+        assert!(
+            convert(
+                &strategy,
+                "CronTab",
+                vec![object("v2")],
+                "stable.example.com/v2"
+            )
+            .await
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn answers_are_checked_like_kube_apiserver_checks_them() {
+        let answer = |uid: &str, status: &str| {
+            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+                   "response": {"uid": uid, "result": {"status": status, "message": "nope"}, "convertedObjects": []}})
+        };
+        assert_eq!(converted_objects(&answer("u", "Success"), "u"), Ok(vec![]));
+        assert_eq!(
+            converted_objects(&answer("v", "Success"), "u"),
+            Err("expected response.uid=\"u\", got \"v\"".into())
+        );
+        assert_eq!(
+            converted_objects(&answer("u", "Failure"), "u"),
+            Err("nope".into())
+        );
+        let mut converted = object("v2");
+        converted["metadata"] = json!({"name": "a", "uid": "u", "annotations": {"k": "v"}});
+        restore_metadata(&object("v1"), &mut converted).unwrap();
+        assert_eq!(
+            converted["metadata"],
+            json!({"name": "a", "uid": "u", "resourceVersion": "3", "annotations": {"k": "v"}})
+        );
+    }
+
+    #[test]
+    fn webhook_configs_are_checked() {
+        let config = |url: &str, ca: &str| WebhookClientConfig {
+            url: Some(url.into()),
+            service: None,
+            ca_bundle: Some(ca.into()),
+        };
+        let err = |c| Webhook::new(&c).err().unwrap();
+        assert_eq!(
+            err(config("http://127.0.0.1:1/convert", "")),
+            "conversion webhook url \"http://127.0.0.1:1/convert\": the scheme must be https"
+        );
+        assert_eq!(
+            err(config("https://127.0.0.1:1/convert", "%%"))
+                .split(':')
+                .next(),
+            Some("caBundle is not base64")
+        );
+        assert_eq!(
+            err(config("https://127.0.0.1:1/convert", "")),
+            "caBundle holds no certificate"
+        );
+    }
+}
