@@ -2,8 +2,10 @@
 //! resolver does (`/api/v1/...`, `/apis/{group}/{version}/[namespaces/{ns}/]{resource}
 //! [/{name}[/{subresource}]]`), then dispatches by verb.
 
+pub mod apply;
 pub mod conversion;
 pub mod discovery;
+pub mod fieldset;
 pub mod jsonpath;
 pub mod kinds;
 pub mod objects;
@@ -123,7 +125,15 @@ async fn route(shared: &Arc<Shared>, req: Request) -> Result<Response, ApiError>
         return Err(ApiError::unauthorized());
     }
     let method = parts.method.clone();
-    let q = Query::parse(parts.uri.query())?;
+    let mut q = Query::parse(parts.uri.query())?;
+    q.default_manager = parts
+        .headers
+        .get(http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|ua| ua.split('/').next())
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(String::from);
     let kinds = shared.registry.kinds();
     let get_only = |v: Value| -> Result<Response, ApiError> {
         if method != Method::GET && method != Method::HEAD {
@@ -323,9 +333,13 @@ async fn route(shared: &Arc<Shared>, req: Request) -> Result<Response, ApiError>
         }
         (Method::PATCH, Some(name)) => {
             let ty = request::body_type(&parts.headers)?;
-            if !matches!(ty, BodyType::MergePatch | BodyType::JsonPatch) {
+            // Server-side apply: custom objects and their status.
+            let apply = matches!(ty, BodyType::ApplyPatch)
+                && matches!(res.family, resource::Family::Custom(_))
+                && !scale;
+            if !apply && !matches!(ty, BodyType::MergePatch | BodyType::JsonPatch) {
                 return Err(ApiError::unsupported_media_type(
-                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json",
+                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
                 ));
             }
             let body = read_body(&parts.headers, body).await?;

@@ -5,6 +5,7 @@ use base64::Engine as _;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
+use super::apply;
 use super::kinds::{self, Admitted, Endpoint, name_of};
 use super::request::{BodyType, FieldValidation, Query};
 use super::resource::{Family, Resource};
@@ -326,8 +327,25 @@ pub async fn create(
     shared: &Shared,
     res: &Resource,
     ns: Option<&str>,
+    obj: Value,
+    q: &Query,
+) -> Result<Reply, ApiError> {
+    create_with(shared, res, ns, obj, q, true).await
+}
+
+/// The schema of a custom resource's served version (for field tracking).
+fn tracked_schema(res: &Resource) -> Option<&crd_runtime::model::JSONSchemaProps> {
+    res.served().and_then(|v| v.schema.as_ref())
+}
+
+/// [`create`]; `track` records the create in `managedFields` (an apply has already).
+async fn create_with(
+    shared: &Shared,
+    res: &Resource,
+    ns: Option<&str>,
     mut obj: Value,
     q: &Query,
+    track: bool,
 ) -> Result<Reply, ApiError> {
     check_body(res, &mut obj, ns, None)?;
     let fv = q.validation()?;
@@ -371,7 +389,16 @@ pub async fn create(
         meta.remove(k);
     }
     namespace_exists(shared, res, ns).await?;
-    let Admitted { obj, warnings } = kinds::admit_create(shared, res, obj, fv).await?;
+    let Admitted { mut obj, warnings } = kinds::admit_create(shared, res, obj, fv).await?;
+    if track && matches!(res.family, Family::Custom(_)) {
+        let api_version = res.api_version();
+        let writer = apply::Writer {
+            manager: q.manager(),
+            api_version: &api_version,
+            subresource: None,
+        };
+        apply::track_update(None, &mut obj, tracked_schema(res), &writer);
+    }
     let name = name_of(&obj).to_string();
     if q.dry_run {
         return Ok(Reply {
@@ -461,7 +488,17 @@ pub async fn update(
         return Err(ApiError::conflict(&res.q, name));
     }
     write_update(
-        shared, res, ns, name, new, &old, revision, endpoint, fv, q.dry_run,
+        shared,
+        res,
+        ns,
+        name,
+        new,
+        &old,
+        revision,
+        endpoint,
+        fv,
+        q.dry_run,
+        Some(q.manager()),
     )
     .await
 }
@@ -480,6 +517,7 @@ async fn write_update(
     endpoint: Endpoint,
     fv: FieldValidation,
     dry_run: bool,
+    manager: Option<&str>,
 ) -> Result<Reply, ApiError> {
     keep_identity(&mut new, old);
     let Admitted {
@@ -496,6 +534,16 @@ async fn write_update(
         new["metadata"]["generation"] = json!(generation + 1);
     }
     new["metadata"]["resourceVersion"] = json!(revision.to_string());
+    if let (Some(manager), Family::Custom(_)) = (manager, &res.family) {
+        let api_version = res.api_version();
+        let subresource = (endpoint == Endpoint::Status).then_some("status");
+        let writer = apply::Writer {
+            manager,
+            api_version: &api_version,
+            subresource,
+        };
+        apply::track_update(Some(old), &mut new, tracked_schema(res), &writer);
+    }
     if new == *old || dry_run {
         return Ok(Reply {
             code: http::StatusCode::OK,
@@ -584,6 +632,9 @@ pub async fn patch(
     q: &Query,
 ) -> Result<Reply, ApiError> {
     let fv = q.validation()?;
+    if matches!(ty, BodyType::ApplyPatch) && matches!(res.family, Family::Custom(_)) {
+        return server_side_apply(shared, res, ns, name, body, endpoint, q).await;
+    }
     for _ in 0..PATCH_RETRIES {
         let (old, revision) = read(shared, res, ns, name).await?;
         let mut new = apply_patch(&old, body, ty)?;
@@ -598,11 +649,79 @@ pub async fn patch(
             return Err(ApiError::conflict(&res.q, name));
         }
         match write_update(
-            shared, res, ns, name, new, &old, revision, endpoint, fv, q.dry_run,
+            shared,
+            res,
+            ns,
+            name,
+            new,
+            &old,
+            revision,
+            endpoint,
+            fv,
+            q.dry_run,
+            Some(q.manager()),
         )
         .await
         {
             Err(e) if e.reason == "Conflict" => continue,
+            other => return other,
+        }
+    }
+    Err(ApiError::conflict(&res.q, name))
+}
+
+/// PATCH with `application/apply-patch+yaml`: server-side apply of the body as the
+/// `fieldManager`'s configuration (creating the object when it does not exist).
+async fn server_side_apply(
+    shared: &Shared,
+    res: &Resource,
+    ns: Option<&str>,
+    name: &str,
+    body: &Bytes,
+    endpoint: Endpoint,
+    q: &Query,
+) -> Result<Reply, ApiError> {
+    let fv = q.validation()?;
+    let Some(manager) = q.field_manager.as_deref().filter(|m| !m.is_empty()) else {
+        return Err(ApiError::unprocessable(
+            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
+        ));
+    };
+    let mut config = super::request::parse_body(body, BodyType::ApplyPatch, "apply patch")?;
+    check_body(res, &mut config, ns, Some(name))?;
+    let api_version = res.api_version();
+    let subresource = (endpoint == Endpoint::Status).then_some("status");
+    let writer = apply::Writer {
+        manager,
+        api_version: &api_version,
+        subresource,
+    };
+    for _ in 0..PATCH_RETRIES {
+        let live = match read(shared, res, ns, name).await {
+            Ok(found) => Some(found),
+            Err(e) if e.code == http::StatusCode::NOT_FOUND && endpoint == Endpoint::Main => None,
+            Err(e) => return Err(e),
+        };
+        let merged = apply::apply(
+            &res.q,
+            live.as_ref().map(|(o, _)| o),
+            &config,
+            tracked_schema(res),
+            &writer,
+            q.force,
+        )?;
+        let result = match live {
+            None => create_with(shared, res, ns, merged, q, false).await,
+            Some((old, revision)) => {
+                write_update(
+                    shared, res, ns, name, merged, &old, revision, endpoint, fv, q.dry_run, None,
+                )
+                .await
+            }
+        };
+        match result {
+            // A concurrent write (or create): apply again on what it wrote.
+            Err(e) if e.reason == "Conflict" || e.reason == "AlreadyExists" => continue,
             other => return other,
         }
     }
@@ -899,6 +1018,7 @@ pub async fn update_scale(
             Endpoint::Main,
             FieldValidation::Ignore,
             q.dry_run,
+            Some(q.manager()),
         )
         .await
         {

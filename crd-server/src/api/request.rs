@@ -26,9 +26,22 @@ pub struct Query {
     pub field_validation: Option<String>,
     pub dry_run: bool,
     pub field_manager: Option<String>,
+    /// The manager of writes without `fieldManager`: the User-Agent's program name.
+    pub default_manager: Option<String>,
     pub force: bool,
     pub include_object: Option<String>,
     pub pretty: bool,
+}
+
+impl Query {
+    /// The manager a write is recorded under: `fieldManager`, else the User-Agent's
+    /// program (`kubectl/v1.32.0 (...)` → `kubectl`), else `unknown`.
+    pub fn manager(&self) -> &str {
+        self.field_manager
+            .as_deref()
+            .or(self.default_manager.as_deref())
+            .unwrap_or("unknown")
+    }
 }
 
 fn truthy(v: &str) -> bool {

@@ -1,0 +1,425 @@
+//! Field sets for server-side apply: which fields of an object a manager owns, as a
+//! tree shaped like `metadata.managedFields[].fieldsV1` (`f:name`, `k:{"key":…}` for
+//! list-map items, `v:value` for set items, `.` for a node that is itself owned).
+//!
+//! What a node is comes from the CRD schema, with the extensions crd-derive emits:
+//! `x-kubernetes-list-type` (`atomic` by default, `set`, `map` with
+//! `x-kubernetes-list-map-keys`) and `x-kubernetes-map-type` (`atomic` or granular).
+//! Structs (`properties`) own nothing themselves, only their fields; granular maps and
+//! list-map items own themselves and their entries; everything else is a leaf.
+
+use std::collections::BTreeMap;
+
+use crd_runtime::model::{JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
+use serde_json::{Map, Value};
+
+/// A set of field paths.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FieldSet {
+    /// This node itself is in the set.
+    pub member: bool,
+    /// Children by FieldsV1 key.
+    pub children: BTreeMap<String, FieldSet>,
+}
+
+/// How a node merges.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape<'a> {
+    /// An object with declared properties: fields merge one by one.
+    Struct(&'a JSONSchemaProps),
+    /// A granular map: entries merge one by one.
+    Map(Option<&'a JSONSchemaProps>),
+    /// A list of objects keyed by these fields.
+    ListMap(&'a [String], Option<&'a JSONSchemaProps>),
+    /// A list of distinct scalars.
+    Set,
+    /// Replaced whole.
+    Leaf,
+}
+
+/// The shape of a node with `schema` holding `value`.
+pub fn shape<'a>(schema: Option<&'a JSONSchemaProps>, value: &Value) -> Shape<'a> {
+    let Some(s) = schema else {
+        // Unknown (preserved) content: objects merge by key, lists are atomic.
+        return if value.is_object() {
+            Shape::Map(None)
+        } else {
+            Shape::Leaf
+        };
+    };
+    if s.x_kubernetes_map_type.as_deref() == Some("atomic") {
+        return Shape::Leaf;
+    }
+    match value {
+        Value::Object(_) if s.properties.as_ref().is_some_and(|p| !p.is_empty()) => {
+            Shape::Struct(s)
+        }
+        Value::Object(_) if s.x_kubernetes_embedded_resource == Some(true) => Shape::Leaf,
+        Value::Object(_) => Shape::Map(match s.additional_properties.as_deref() {
+            Some(JSONSchemaPropsOrBool::Schema(v)) => Some(v),
+            _ => None,
+        }),
+        Value::Array(_) => {
+            let items = match s.items.as_deref() {
+                Some(JSONSchemaPropsOrArray::Schema(i)) => Some(i),
+                _ => None,
+            };
+            match s.x_kubernetes_list_type.as_deref() {
+                Some("set") => Shape::Set,
+                Some("map") => Shape::ListMap(
+                    s.x_kubernetes_list_map_keys.as_deref().unwrap_or(&[]),
+                    items,
+                ),
+                _ => Shape::Leaf,
+            }
+        }
+        _ => Shape::Leaf,
+    }
+}
+
+/// The schema of a struct's or map's entry `key`.
+pub fn child_schema<'a>(shape: Shape<'a>, key: &str) -> Option<&'a JSONSchemaProps> {
+    match shape {
+        Shape::Struct(s) => s
+            .properties
+            .as_ref()
+            .and_then(|p| p.get(key))
+            .map(|b| &**b)
+            .or(match s.additional_properties.as_deref() {
+                Some(JSONSchemaPropsOrBool::Schema(v)) => Some(v),
+                _ => None,
+            }),
+        Shape::Map(values) => values,
+        _ => None,
+    }
+}
+
+/// The FieldsV1 key of a list-map item: `k:{"name":"a"}` (keys in the schema's order).
+pub fn item_key(keys: &[String], item: &Value) -> String {
+    let mut m = Map::new();
+    for k in keys {
+        if let Some(v) = item.get(k) {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+    format!("k:{}", Value::Object(m))
+}
+
+/// The FieldsV1 key of a set item: `v:"a"`.
+pub fn set_key(value: &Value) -> String {
+    format!("v:{value}")
+}
+
+/// The fields of an object's content that server-side apply tracks: everything but
+/// `apiVersion`, `kind` and the identity in `metadata` (its labels, annotations,
+/// finalizers and owner references are tracked).
+pub fn of_object(object: &Value, schema: Option<&JSONSchemaProps>) -> FieldSet {
+    let mut set = FieldSet::default();
+    let Some(map) = object.as_object() else {
+        return set;
+    };
+    for (k, v) in map {
+        match k.as_str() {
+            "apiVersion" | "kind" => {}
+            "metadata" => {
+                let mut meta = FieldSet::default();
+                for (mk, mv) in v.as_object().into_iter().flatten() {
+                    let child = match (mk.as_str(), mv) {
+                        ("labels" | "annotations", Value::Object(_)) => {
+                            of_value(mv, Shape::Map(None))
+                        }
+                        ("finalizers", Value::Array(_)) => of_value(mv, Shape::Set),
+                        ("ownerReferences", _) => leaf(),
+                        _ => continue,
+                    };
+                    meta.children.insert(format!("f:{mk}"), child);
+                }
+                if !meta.children.is_empty() {
+                    set.children.insert("f:metadata".into(), meta);
+                }
+            }
+            _ => {
+                let s = schema.and_then(|s| child_schema(Shape::Struct(s), k));
+                set.children
+                    .insert(format!("f:{k}"), of_value(v, shape(s, v)));
+            }
+        }
+    }
+    set
+}
+
+fn leaf() -> FieldSet {
+    FieldSet {
+        member: true,
+        children: BTreeMap::new(),
+    }
+}
+
+/// The fields of one value of shape `shape`.
+pub fn of_value(value: &Value, shape: Shape<'_>) -> FieldSet {
+    match (shape, value) {
+        (Shape::Struct(_), Value::Object(map)) | (Shape::Map(_), Value::Object(map)) => {
+            let mut set = FieldSet {
+                member: matches!(shape, Shape::Map(_)),
+                children: BTreeMap::new(),
+            };
+            for (k, v) in map {
+                let s = child_schema(shape, k);
+                set.children
+                    .insert(format!("f:{k}"), of_value(v, self::shape(s, v)));
+            }
+            if set.children.is_empty() {
+                set.member = true;
+            }
+            set
+        }
+        (Shape::ListMap(keys, items), Value::Array(list)) => {
+            let mut set = FieldSet::default();
+            for item in list {
+                let mut child = of_value(item, self::shape(items, item));
+                child.member = true;
+                set.children.insert(item_key(keys, item), child);
+            }
+            if set.children.is_empty() {
+                set.member = true;
+            }
+            set
+        }
+        (Shape::Set, Value::Array(list)) => {
+            let mut set = FieldSet::default();
+            for item in list {
+                set.children.insert(set_key(item), leaf());
+            }
+            if set.children.is_empty() {
+                set.member = true;
+            }
+            set
+        }
+        _ => leaf(),
+    }
+}
+
+impl FieldSet {
+    /// FieldsV1 JSON.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        if self.member && !self.children.is_empty() {
+            m.insert(".".into(), Value::Object(Map::new()));
+        }
+        for (k, c) in &self.children {
+            m.insert(k.clone(), c.to_json());
+        }
+        Value::Object(m)
+    }
+
+    /// From FieldsV1 JSON (unknown shapes read as empty).
+    pub fn from_json(v: &Value) -> FieldSet {
+        let Some(map) = v.as_object() else {
+            return FieldSet::default();
+        };
+        let mut set = FieldSet {
+            member: map.is_empty() || map.contains_key("."),
+            children: BTreeMap::new(),
+        };
+        for (k, c) in map {
+            if k != "." {
+                set.children.insert(k.clone(), FieldSet::from_json(c));
+            }
+        }
+        set
+    }
+
+    /// Whether nothing is in the set.
+    pub fn is_empty(&self) -> bool {
+        !self.member && self.children.values().all(FieldSet::is_empty)
+    }
+
+    /// Every member path, as lists of keys.
+    pub fn paths(&self) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        self.walk(&mut Vec::new(), &mut out);
+        out
+    }
+
+    fn walk(&self, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        if self.member {
+            out.push(prefix.clone());
+        }
+        for (k, c) in &self.children {
+            prefix.push(k.clone());
+            c.walk(prefix, out);
+            prefix.pop();
+        }
+    }
+
+    /// Whether `path` is a member.
+    pub fn has(&self, path: &[String]) -> bool {
+        match path.split_first() {
+            None => self.member,
+            Some((k, rest)) => self.children.get(k).is_some_and(|c| c.has(rest)),
+        }
+    }
+
+    /// Adds `path`.
+    pub fn insert(&mut self, path: &[String]) {
+        match path.split_first() {
+            None => self.member = true,
+            Some((k, rest)) => self.children.entry(k.clone()).or_default().insert(rest),
+        }
+    }
+
+    /// Removes `path` (not its children).
+    pub fn remove(&mut self, path: &[String]) {
+        match path.split_first() {
+            None => self.member = false,
+            Some((k, rest)) => {
+                if let Some(c) = self.children.get_mut(k) {
+                    c.remove(rest);
+                    if c.is_empty() {
+                        self.children.remove(k);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Everything in `self` or `other`.
+    pub fn union(&mut self, other: &FieldSet) {
+        for p in other.paths() {
+            self.insert(&p);
+        }
+    }
+}
+
+/// A path as kube-apiserver prints it: `.spec.ports[name="http"].port`,
+/// `.metadata.finalizers[="a"]`.
+pub fn display(path: &[String]) -> String {
+    let mut out = String::new();
+    for k in path {
+        if let Some(f) = k.strip_prefix("f:") {
+            out.push('.');
+            out.push_str(f);
+        } else if let Some(keys) = k.strip_prefix("k:") {
+            let parsed: Map<String, Value> = serde_json::from_str(keys).unwrap_or_default();
+            let parts: Vec<String> = parsed.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            out.push_str(&format!("[{}]", parts.join(",")));
+        } else if let Some(v) = k.strip_prefix("v:") {
+            out.push_str(&format!("[={v}]"));
+        } else if let Some(i) = k.strip_prefix("i:") {
+            out.push_str(&format!("[{i}]"));
+        }
+    }
+    out
+}
+
+/// The value at `path` in `object`, if any.
+pub fn value_at<'a>(object: &'a Value, path: &[String]) -> Option<&'a Value> {
+    let Some((k, rest)) = path.split_first() else {
+        return Some(object);
+    };
+    let next = if let Some(f) = k.strip_prefix("f:") {
+        object.get(f)?
+    } else if let Some(keys) = k.strip_prefix("k:") {
+        let want: Map<String, Value> = serde_json::from_str(keys).ok()?;
+        object
+            .as_array()?
+            .iter()
+            .find(|item| want.iter().all(|(wk, wv)| item.get(wk) == Some(wv)))?
+    } else if let Some(v) = k.strip_prefix("v:") {
+        let want: Value = serde_json::from_str(v).ok()?;
+        object.as_array()?.iter().find(|item| **item == want)?
+    } else {
+        return None;
+    };
+    value_at(next, rest)
+}
+
+/// Removes the node at `path` from `object` (a field, a list-map item, a set value).
+pub fn remove_at(object: &mut Value, path: &[String]) {
+    let Some((k, rest)) = path.split_first() else {
+        return;
+    };
+    if rest.is_empty() {
+        if let Some(f) = k.strip_prefix("f:") {
+            if let Some(m) = object.as_object_mut() {
+                m.remove(f);
+            }
+        } else if let Some(keys) = k.strip_prefix("k:") {
+            let want: Map<String, Value> = serde_json::from_str(keys).unwrap_or_default();
+            if let Some(list) = object.as_array_mut() {
+                list.retain(|item| !want.iter().all(|(wk, wv)| item.get(wk) == Some(wv)));
+            }
+        } else if let Some(v) = k.strip_prefix("v:") {
+            let want: Value = serde_json::from_str(v).unwrap_or(Value::Null);
+            if let Some(list) = object.as_array_mut() {
+                list.retain(|item| *item != want);
+            }
+        }
+        return;
+    }
+    let next = if let Some(f) = k.strip_prefix("f:") {
+        object.get_mut(f)
+    } else if let Some(keys) = k.strip_prefix("k:") {
+        let want: Map<String, Value> = serde_json::from_str(keys).unwrap_or_default();
+        object.as_array_mut().and_then(|l| {
+            l.iter_mut()
+                .find(|item| want.iter().all(|(wk, wv)| item.get(wk) == Some(wv)))
+        })
+    } else {
+        None
+    };
+    if let Some(next) = next {
+        remove_at(next, rest);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> JSONSchemaProps {
+        serde_json::from_value(json!({
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": {
+                "replicas": {"type": "integer"},
+                "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+                "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                          "x-kubernetes-list-map-keys": ["name"],
+                          "items": {"type": "object", "properties": {"name": {"type": "string"}, "port": {"type": "integer"}}}},
+                "args": {"type": "array", "items": {"type": "string"}},
+                "env": {"type": "object", "additionalProperties": {"type": "string"}}
+            }}}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn field_sets_follow_the_schema_and_print_like_fields_v1() {
+        let obj = json!({"apiVersion": "x/v1", "kind": "K",
+            "metadata": {"name": "a", "labels": {"app": "x"}},
+            "spec": {"replicas": 1, "tags": ["a"], "ports": [{"name": "http", "port": 80}],
+                     "args": ["-v"], "env": {"A": "1"}}});
+        let set = of_object(&obj, Some(&schema()));
+        assert_eq!(
+            set.to_json(),
+            json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                   "f:spec": {"f:args": {}, "f:env": {".": {}, "f:A": {}},
+                              "f:ports": {"k:{\"name\":\"http\"}": {".": {}, "f:name": {}, "f:port": {}}},
+                              "f:replicas": {}, "f:tags": {"v:\"a\"": {}}}})
+        );
+        assert_eq!(FieldSet::from_json(&set.to_json()), set);
+        let port: Vec<String> = vec![
+            "f:spec".into(),
+            "f:ports".into(),
+            "k:{\"name\":\"http\"}".into(),
+            "f:port".into(),
+        ];
+        assert!(set.has(&port));
+        assert_eq!(display(&port), ".spec.ports[name=\"http\"].port");
+        assert_eq!(value_at(&obj, &port), Some(&json!(80)));
+        let mut copy = obj.clone();
+        remove_at(&mut copy, &port[..3]);
+        assert_eq!(copy["spec"]["ports"], json!([]));
+    }
+}
