@@ -157,3 +157,78 @@ async fn kube_client_drives_the_derived_crontab() {
     }
     assert!(saw_delete, "the watcher saw the delete");
 }
+
+/// `kube::Api::patch(Patch::Apply)` with two managers: each owns what it applied, the
+/// second one's change to a field the first owns is a 409 naming the field, and
+/// `force()` takes the field over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kube_server_side_apply_with_two_managers() {
+    let server = TestServer::with_crds([CronTab::crd()])
+        .await
+        .expect("server");
+    let api: Api<CronTab> = Api::namespaced(server.client(), "default");
+    let config = |fields: serde_json::Value| {
+        json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+               "metadata": {"name": "applied"}, "spec": fields})
+    };
+    let operator = PatchParams::apply("my-operator");
+    let created = api
+        .patch(
+            "applied",
+            &operator,
+            &Patch::Apply(config(json!({"cronSpec": "* * * * */5", "replicas": 2}))),
+        )
+        .await
+        .expect("apply creates");
+    assert_eq!(created.spec.replicas, 2);
+    let managed = created.metadata.managed_fields.clone().unwrap_or_default();
+    assert_eq!(managed.len(), 1);
+    assert_eq!(managed[0].manager.as_deref(), Some("my-operator"));
+    assert_eq!(managed[0].operation.as_deref(), Some("Apply"));
+
+    let other = PatchParams::apply("other");
+    let merged = api
+        .patch(
+            "applied",
+            &other,
+            &Patch::Apply(config(json!({"cronSpec": "* * * * */5", "image": "img:1"}))),
+        )
+        .await
+        .expect("apply by a second manager");
+    assert_eq!(
+        (merged.spec.replicas, merged.spec.image.as_deref()),
+        (2, Some("img:1"))
+    );
+
+    let err = api
+        .patch(
+            "applied",
+            &other,
+            &Patch::Apply(config(
+                json!({"cronSpec": "* * * * */5", "image": "img:1", "replicas": 7}),
+            )),
+        )
+        .await
+        .expect_err("replicas belongs to my-operator");
+    match err {
+        kube::Error::Api(status) => {
+            assert_eq!(status.code, 409);
+            assert_eq!(
+                status.message,
+                "Apply failed with 1 conflict: conflict with \"my-operator\": .spec.replicas"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let forced = api
+        .patch(
+            "applied",
+            &other.clone().force(),
+            &Patch::Apply(config(
+                json!({"cronSpec": "* * * * */5", "image": "img:1", "replicas": 7}),
+            )),
+        )
+        .await
+        .expect("forced apply");
+    assert_eq!(forced.spec.replicas, 7);
+}
