@@ -193,6 +193,72 @@ fn invalid_regex_in_schema_is_reported_per_value() {
     );
 }
 
+/// One object as a JSON line.
+fn json_line(name: &str, cron: &str) -> String {
+    format!(
+        r#"{{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{{"name":"{name}"}},"spec":{{"cronSpec":"{cron}","image":"i"}}}}"#
+    )
+}
+
+#[test]
+fn bad_lines_and_documents_lose_nothing_else() {
+    let dir = scratch("nothing-lost");
+    let crd = crontab_crd();
+    let lines = [
+        json_line("a", "* * * * */5"),
+        r#"{"apiVersion":"#.to_string(),
+        json_line("b", "bad"),
+        r#"{"kind":"CronTab","kind":"CronTab"}"#.to_string(),
+        json_line("c", "* * * * */5"),
+        "not json at all".to_string(),
+        json_line("d", "* * * * */5"),
+    ];
+    let file = write(&dir, "objects.jsonl", lines.join("\n") + "\n");
+    let (code, stdout, stderr) = run(&["--crd", &crd, "--format", "json", &file], None);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    let reported: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<(&str, u64)> = reported
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["index"].as_u64().unwrap()))
+        .collect();
+    // Every good line is validated, and keeps its place in the file.
+    assert_eq!(names, vec![("a", 0), ("b", 2), ("c", 4), ("d", 6)]);
+    assert_eq!(reported[1]["errors"].as_array().unwrap().len(), 1);
+    let bad: Vec<&str> = stderr.lines().collect();
+    assert_eq!(bad.len(), 3, "{stderr}");
+    assert!(bad[0].starts_with(&format!("{file}:2:1: ")), "{stderr}");
+    assert!(bad[1].starts_with(&format!("{file}:4:")), "{stderr}");
+    assert!(bad[1].contains("duplicate field \"kind\""), "{stderr}");
+    assert!(bad[2].starts_with(&format!("{file}:6:")), "{stderr}");
+
+    let (code, _, stderr) = run(&["--crd", &crd, &file], None);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.ends_with("validated 4 objects: 1 invalid, 3 documents unreadable\n"),
+        "{stderr}"
+    );
+
+    // YAML: reading resumes at the next `---`.
+    let yaml = format!(
+        "{VALID}---\napiVersion: stable.example.com/v1\nmetadata: {{name: [b}}\n---\n{INVALID}"
+    );
+    let file = write(&dir, "objects.yaml", &yaml);
+    let (code, stdout, stderr) = run(&["--crd", &crd, &file], None);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("CronTab \"my-new-cron-object\" is invalid"),
+        "{stdout}"
+    );
+    assert!(stderr.starts_with(&format!("{file}:7:")), "{stderr}");
+    assert!(
+        stderr.ends_with("validated 2 objects: 1 invalid, 1 document unreadable\n"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn unreadable_input_exits_2_and_is_never_modified() {
     let dir = scratch("bad");

@@ -97,7 +97,9 @@ enum Engines {
 struct Totals {
     objects: usize,
     invalid: usize,
-    unreadable: bool,
+    /// Documents (or whole inputs) that could not be read.
+    unreadable: usize,
+    write_failed: bool,
 }
 
 /// Old objects by (kind, namespace, name).
@@ -130,7 +132,7 @@ pub fn run(args: Args) -> ExitCode {
                 }
             }
             Err(msg) => {
-                totals.unreadable = true;
+                totals.unreadable += 1;
                 eprintln!("{msg}");
             }
         }
@@ -140,12 +142,17 @@ pub fn run(args: Args) -> ExitCode {
         return ExitCode::from(2);
     }
     if args.format == Format::Text && args.output.is_none() {
+        let unreadable = match totals.unreadable {
+            0 => String::new(),
+            1 => ", 1 document unreadable".to_string(),
+            n => format!(", {n} documents unreadable"),
+        };
         eprintln!(
-            "validated {} objects: {} invalid",
+            "validated {} objects: {} invalid{unreadable}",
             totals.objects, totals.invalid
         );
     }
-    if totals.unreadable {
+    if totals.unreadable > 0 || totals.write_failed {
         ExitCode::from(2)
     } else if totals.invalid > 0 {
         ExitCode::from(1)
@@ -221,8 +228,13 @@ fn load_old_objects(paths: &[PathBuf], engines: &Engines) -> Result<OldObjects, 
     }
     for input in read_inputs(paths)? {
         let mut docs = Vec::new();
-        if let Some(msg) = for_each_document(&input, |d| docs.push(d)) {
-            return Err(msg);
+        let mut errors = Vec::new();
+        for_each_document(&input, |d| match d {
+            Ok(d) => docs.push(d),
+            Err(e) => errors.push(e),
+        });
+        if !errors.is_empty() {
+            return Err(errors.join("\n"));
         }
         for mut doc in docs {
             if let Ok(engine) = engine_for(engines, &doc) {
@@ -243,24 +255,79 @@ fn identity(v: &Value) -> (String, String, String) {
 }
 
 /// Calls `f` with each document of an input (YAML documents, or JSON values /
-/// JSON lines, streamed); returns the error that stopped reading, if any.
-fn for_each_document(input: &Input, mut f: impl FnMut(Value)) -> Option<String> {
+/// JSON lines, streamed), or with `Err("file:line:column: message")` for each one
+/// that cannot be read. Reading goes on after a bad JSON value (at the next
+/// line that starts a value) and after a bad YAML document (at the next `---`).
+fn for_each_document(input: &Input, mut f: impl FnMut(Result<Value, String>)) {
     let first = input
         .bytes
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .copied();
     if matches!(first, Some(b'{') | Some(b'[')) {
-        for_each_json_value(&input.bytes, &mut f)
-            .map(|e| format!("{}:{}:{}: {}", input.name, e.line, e.column, e.message))
-    } else {
-        match parse_documents_bytes(&input.name, &input.bytes) {
-            Ok(docs) => {
-                docs.into_iter().for_each(f);
-                None
+        for_each_json_value(&input.bytes, |r| {
+            f(r.map_err(|e| format!("{}:{}:{}: {}", input.name, e.line, e.column, e.message)))
+        });
+        return;
+    }
+    match parse_documents_bytes(&input.name, &input.bytes) {
+        Ok(docs) => docs.into_iter().map(Ok).for_each(f),
+        Err(e) => {
+            let chunks = yaml_document_chunks(&input.bytes);
+            if chunks.len() < 2 {
+                return f(Err(load_error(&e)));
             }
-            Err(e) => Some(load_error(&e)),
+            for (first_line, chunk) in chunks {
+                match parse_documents_bytes(&input.name, chunk) {
+                    Ok(docs) => docs.into_iter().map(Ok).for_each(&mut f),
+                    Err(e) => f(Err(load_error(&shift_lines(e, first_line)))),
+                }
+            }
         }
+    }
+}
+
+/// A YAML stream cut before each `---` line, with the number of lines before each
+/// piece. A document marker in column 1 ends any block scalar, so each piece holds
+/// whole documents.
+fn yaml_document_chunks(bytes: &[u8]) -> Vec<(usize, &[u8])> {
+    let mut chunks = Vec::new();
+    let (mut start, mut start_line, mut line, mut at) = (0, 0, 0, 0);
+    while at < bytes.len() {
+        let rest = &bytes[at..];
+        let is_marker = rest.starts_with(b"---")
+            && matches!(rest.get(3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+        if is_marker && at > start {
+            chunks.push((start_line, &bytes[start..at]));
+            (start, start_line) = (at, line);
+        }
+        match memchr::memchr(b'\n', rest) {
+            Some(nl) => {
+                at += nl + 1;
+                line += 1;
+            }
+            None => break,
+        }
+    }
+    chunks.push((start_line, &bytes[start..]));
+    chunks
+}
+
+/// Makes a piece's syntax error point into the whole file.
+fn shift_lines(e: LoadError, lines_before: usize) -> LoadError {
+    match e {
+        LoadError::Syntax {
+            source,
+            line,
+            column,
+            message,
+        } if line > 0 => LoadError::Syntax {
+            source,
+            line: line + lines_before,
+            column,
+            message,
+        },
+        e => e,
     }
 }
 
@@ -288,10 +355,21 @@ fn validate_input(
 ) {
     let mut index = 0;
     let mut write_failed = false;
-    let mut one = |mut doc: Value| {
+    let mut one = |doc: Result<Value, String>| {
         if write_failed {
             return;
         }
+        let mut doc = match doc {
+            Ok(doc) => doc,
+            Err(msg) => {
+                // The bad document keeps its index, so later ones keep theirs.
+                totals.unreadable += 1;
+                index += 1;
+                let _ = out.flush();
+                eprintln!("{msg}");
+                return;
+            }
+        };
         totals.objects += 1;
         let old = if olds.is_empty() || !doc.is_object() {
             None
@@ -310,14 +388,9 @@ fn validate_input(
     };
     // JSON (one document or JSON lines) is streamed: each object is admitted and
     // reported as soon as it is parsed.
-    let error = for_each_document(input, &mut one);
+    for_each_document(input, &mut one);
     if write_failed {
-        totals.unreadable = true;
-    }
-    if let Some(msg) = error {
-        totals.unreadable = true;
-        let _ = out.flush();
-        eprintln!("{msg}");
+        totals.write_failed = true;
     }
 }
 
