@@ -31,7 +31,7 @@ spec:
             - rule: self.minReplicas <= self.maxReplicas
               message: minReplicas must not exceed maxReplicas
             properties:
-              minReplicas: {type: integer}
+              minReplicas: {type: integer, maximum: 10}
               maxReplicas: {type: integer}
               storageClass:
                 type: string
@@ -88,6 +88,13 @@ fn rules_run_and_transition_rules_need_old_objects() {
     assert_eq!(code, 1);
     assert_eq!(
         stdout,
+        "Widget \"a\" is invalid:\nspec: Invalid value: minReplicas must not exceed maxReplicas\n"
+    );
+    // Up to Kubernetes 1.34 the server printed the type of an object.
+    let (code, stdout) = run(&["--crd", &crd, "--kube-version", "1.34", &new]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout,
         "Widget \"a\" is invalid:\nspec: Invalid value: \"object\": minReplicas must not exceed maxReplicas\n"
     );
 
@@ -95,13 +102,99 @@ fn rules_run_and_transition_rules_need_old_objects() {
     assert_eq!(code, 1);
     assert_eq!(
         stdout,
-        "Widget \"a\" is invalid:\nspec: Invalid value: \"object\": minReplicas must not exceed maxReplicas\n\
+        "Widget \"a\" is invalid:\nspec: Invalid value: minReplicas must not exceed maxReplicas\n\
          Widget \"b\" is invalid:\nspec.storageClass: Invalid value: \"slow\": storageClass is immutable\n"
     );
 
     // An unchanged update is valid.
     let (code, stdout) = run(&["--crd", &crd, "--old", &old, &old]);
     assert_eq!((code, stdout.as_str()), (0, ""));
+}
+
+/// Validation ratcheting: errors on values an update leaves unchanged are dropped.
+#[test]
+fn updates_ratchet_unchanged_values() {
+    let dir = scratch("ratchet");
+    let crd = write(&dir, "crd.yaml", CRD);
+    // Stored before `maximum: 10` and the min/max rule existed.
+    let old = write(
+        &dir,
+        "old.yaml",
+        &format!(
+            "{}---\n{}",
+            widget("c", 20, 30, "fast"),
+            widget("d", 5, 3, "fast")
+        ),
+    );
+    let unchanged_bad_values = write(
+        &dir,
+        "new.yaml",
+        &format!(
+            "{}---\n{}",
+            widget("c", 20, 31, "fast"),
+            widget("d", 5, 3, "fast").replace("namespace: ns}", "namespace: ns, labels: {a: b}}")
+        ),
+    );
+    let (code, stdout) = run(&["--crd", &crd, "--old", &old, &unchanged_bad_values]);
+    assert_eq!((code, stdout.as_str()), (0, ""));
+
+    // Changed values are checked; a transition rule runs on unchanged values too.
+    let changed = write(
+        &dir,
+        "changed.yaml",
+        &format!(
+            "{}---\n{}",
+            widget("c", 21, 31, "fast"),
+            widget("d", 5, 3, "slow")
+        ),
+    );
+    let (code, stdout) = run(&["--crd", &crd, "--old", &old, &changed]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout,
+        "Widget \"c\" is invalid:\nspec.minReplicas: Invalid value: 21: spec.minReplicas in body should be less than or equal to 10\n\
+         Widget \"d\" is invalid:\nspec: Invalid value: minReplicas must not exceed maxReplicas\n\
+         spec.storageClass: Invalid value: \"slow\": storageClass is immutable\n"
+    );
+
+    // With the gate off (possible before 1.33), nothing ratchets.
+    let off = [
+        "--kube-version",
+        "1.32",
+        "--feature-gates",
+        "CRDValidationRatcheting=false",
+    ];
+    let mut args = vec!["--crd", crd.as_str(), "--old", old.as_str()];
+    args.extend(off);
+    args.push(&unchanged_bad_values);
+    let (code, stdout) = run(&args);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("spec.minReplicas: Invalid value: 20: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("spec: Invalid value: \"object\": minReplicas must not exceed"),
+        "{stdout}"
+    );
+    let (code, _) = run(&[
+        "--crd",
+        &crd,
+        "--kube-version",
+        "1.33",
+        "--feature-gates",
+        "CRDValidationRatcheting=false",
+        &unchanged_bad_values,
+    ]);
+    assert_eq!(code, 2);
+    let (code, _) = run(&[
+        "--crd",
+        &crd,
+        "--kube-version",
+        "1.29",
+        &unchanged_bad_values,
+    ]);
+    assert_eq!(code, 2);
 }
 
 #[test]

@@ -425,8 +425,9 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-/// Go's `%v` for a float64 (`strconv.FormatFloat(f, 'g', -1, 64)` with `%v`'s
-/// exponent threshold of 21): `0.9`, `10`, `1e+21`, `1e-05`.
+/// Go's `%v` for a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`: shortest digits,
+/// exponent form below 1e-4 and from 1e+06 up): `0.9`, `10`, `100000`, `1e+06`,
+/// `9.223372036854776e+18`, `1e-05`.
 pub fn go_float(x: f64) -> String {
     if x.is_nan() {
         return "NaN".into();
@@ -449,7 +450,7 @@ pub fn go_float(x: f64) -> String {
     let sci = format!("{x:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    if !(-4..21).contains(&exp) {
+    if !(-4..6).contains(&exp) {
         let sign = if exp < 0 { '-' } else { '+' };
         format!("{mantissa}e{sign}{:02}", exp.abs())
     } else {
@@ -516,7 +517,11 @@ mod tests {
         assert_eq!(go_float(0.9), "0.9");
         assert_eq!(go_float(10.0), "10");
         assert_eq!(go_float(1e21), "1e+21");
-        assert_eq!(go_float(1e20), "100000000000000000000");
+        assert_eq!(go_float(1e20), "1e+20");
+        assert_eq!(go_float(1e6), "1e+06");
+        assert_eq!(go_float(100000.0), "100000");
+        assert_eq!(go_float(123456789.0), "1.23456789e+08");
+        assert_eq!(go_float(9223372036854775808.0), "9.223372036854776e+18");
         assert_eq!(go_float(0.00001), "1e-05");
         assert_eq!(go_float(0.0001), "0.0001");
         assert_eq!(go_quote("a\"b\n\u{1}é"), "\"a\\\"b\\n\\x01é\"");

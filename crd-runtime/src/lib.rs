@@ -13,13 +13,18 @@
 //!   as data, for code generators.
 //! - `schemars_support` (feature `schemars`): `#[crd(schemars)]` fields.
 //! - [`conversion`]: hub-and-spoke conversion between versions, `ConversionReview`.
-//! - `cel` (feature `cel`): evaluation of `x-kubernetes-validations` rules.
+//! - `cel` (feature `cel`, on by default): evaluation of `x-kubernetes-validations` rules,
+//!   which every [`Engine`] runs.
+//! - [`version`]: which Kubernetes release to behave like ([`KubeVersion`]).
+//! - [`correlation`]: pairing an update's values with the old object's (ratcheting,
+//!   transition rules).
 #![deny(missing_docs)]
 
 #[cfg(feature = "cel")]
 pub mod cel;
 pub mod check;
 pub mod conversion;
+pub mod correlation;
 pub mod derive_support;
 pub mod engine;
 pub mod field;
@@ -33,6 +38,7 @@ pub mod meta;
 pub mod model;
 #[cfg(feature = "schemars")]
 pub mod schemars_support;
+pub mod version;
 
 pub use check::{CheckOptions, assert_valid_crd, validate_crd};
 pub use derive_support::{
@@ -46,6 +52,7 @@ pub use load::{LoadError, load_crds, parse_documents, to_yaml};
 /// CRD manifests use [`model::ObjectMeta`], which keeps unknown keys.
 pub use meta::ObjectMeta;
 pub use model::{CustomResourceDefinition, JSONSchemaProps};
+pub use version::{KubeVersion, UnsupportedKubeVersion};
 
 /// `#[derive(CustomResource)]` and `#[derive(CrdSchema)]` (feature `derive`).
 #[cfg(feature = "derive")]

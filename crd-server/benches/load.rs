@@ -102,6 +102,7 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
         crds,
         tls: None,
         token: None,
+        engine: Default::default(),
     };
     let server = crd_server::start(config).await.expect("server");
     let base = format!("{}{PATH}", server.url());

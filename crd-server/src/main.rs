@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use crd_runtime::KubeVersion;
+use crd_runtime::engine::EngineOptions;
 use crd_server::{Config, StoreConfig, TlsFiles};
 
 /// An API server for Kubernetes custom resources (CRDs, namespaces, custom objects).
@@ -35,6 +37,12 @@ struct Args {
     /// File holding the bearer token every request must carry.
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
+    /// The Kubernetes release whose validation to follow (1.30 to the newest).
+    #[arg(long, value_name = "X.Y", default_value_t = KubeVersion::NEWEST)]
+    kube_version: KubeVersion,
+    /// `CRDValidationRatcheting=false` turns ratcheting off (before 1.33 only).
+    #[arg(long, value_name = "GATE=BOOL", value_delimiter = ',')]
+    feature_gates: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -87,12 +95,31 @@ async fn run(args: Args) -> Result<(), String> {
         _ => None,
     };
     let crds = crd_server::server::load_crd_files(&args.crds)?;
+    let mut engine = EngineOptions::for_version(args.kube_version);
+    for gate in &args.feature_gates {
+        engine.ratcheting = match gate.as_str() {
+            "CRDValidationRatcheting=true" => true,
+            "CRDValidationRatcheting=false" => false,
+            _ => {
+                return Err(format!(
+                    "unknown feature gate {gate:?}: only CRDValidationRatcheting=true|false is supported"
+                ));
+            }
+        };
+    }
+    if !engine.ratcheting && !args.kube_version.ratcheting_can_be_disabled() {
+        return Err(format!(
+            "CRDValidationRatcheting is GA and cannot be turned off in Kubernetes {}",
+            args.kube_version
+        ));
+    }
     let config = Config {
         listen: args.listen,
         store,
         crds,
         tls,
         token,
+        engine,
     };
     let server = crd_server::start(config).await.map_err(|e| e.to_string())?;
     println!(

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crd_runtime::CustomResourceDefinition;
+use crd_runtime::engine::EngineOptions;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -48,6 +49,9 @@ pub struct Config {
     pub tls: Option<TlsFiles>,
     /// Require this bearer token.
     pub token: Option<String>,
+    /// The Kubernetes release whose validation to follow (messages, formats, CEL,
+    /// ratcheting).
+    pub engine: EngineOptions,
 }
 
 impl Default for Config {
@@ -58,6 +62,7 @@ impl Default for Config {
             crds: Vec::new(),
             tls: None,
             token: None,
+            engine: EngineOptions::default(),
         }
     }
 }
@@ -214,7 +219,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let tls = config.tls.as_ref().map(crate::tls::load).transpose()?;
     let store: Arc<dyn Store> = Arc::new(FanOut::new(open_store(&config.store).await?));
     let store_description = store.describe();
-    let registry = Registry::start(store.clone()).await?;
+    let registry = Registry::start(store.clone(), config.engine).await?;
     let shared = Arc::new(Shared {
         store,
         registry,

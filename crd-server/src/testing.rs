@@ -14,7 +14,8 @@
 
 use std::net::SocketAddr;
 
-use crd_runtime::CustomResourceDefinition;
+use crd_runtime::engine::EngineOptions;
+use crd_runtime::{CustomResourceDefinition, KubeVersion};
 
 use crate::server::{Config, RunningServer, StartError, StoreConfig, start};
 
@@ -31,6 +32,7 @@ pub struct TestServerBuilder {
     crds: Vec<CustomResourceDefinition>,
     durable: bool,
     errors: Vec<String>,
+    engine: EngineOptions,
 }
 
 impl TestServerBuilder {
@@ -46,6 +48,12 @@ impl TestServerBuilder {
             Ok(loaded) => self.crds.extend(loaded.crds.into_iter().map(|d| d.crd)),
             Err(e) => self.errors.push(e.to_string()),
         }
+        self
+    }
+
+    /// Validates like Kubernetes `version` (messages, formats, CEL, ratcheting).
+    pub fn kube_version(mut self, version: KubeVersion) -> Self {
+        self.engine = EngineOptions::for_version(version);
         self
     }
 
@@ -73,6 +81,7 @@ impl TestServerBuilder {
             crds: self.crds,
             tls: None,
             token: None,
+            engine: self.engine,
         };
         Ok(TestServer {
             server: start(config).await?,

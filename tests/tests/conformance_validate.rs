@@ -1,13 +1,12 @@
 //! `validate.json`: upstream's `TestValidateCustomResource` and `TestItemsProperty`,
 //! compared on the exact API-server error strings.
 //!
-//! Cases marked `requiresCEL` carry `x-kubernetes-validations`; their `failed rule`
-//! errors come from the CEL pass ([`CelPass`]), added to every engine here.
+//! Cases marked `requiresCEL` carry `x-kubernetes-validations`; the engine runs
+//! them itself. Cases with `k8sCompatibilityVersion` run with that release's rules,
+//! the others with the newest release's (the tables are from 2026).
 
-use std::sync::Arc;
-
-use crd_runtime::cel::CelPass;
-use crd_runtime::engine::{Engine, SchemaOptions};
+use crd_runtime::KubeVersion;
+use crd_runtime::engine::{Engine, EngineOptions, SchemaOptions};
 use crd_toolkit_tests::{conformance_cases, report, schema_of};
 
 #[test]
@@ -18,13 +17,21 @@ fn validate_cases() {
     for case in &cases {
         let name = case["name"].as_str().unwrap();
         let schema = schema_of(&case["schema"]);
-        let mut engine =
-            Engine::for_optional_schema(schema.as_ref(), SchemaOptions::default()).unwrap();
-        if let Some(s) = &schema {
-            let (pass, problems) = CelPass::new(s, false);
-            assert!(problems.is_empty(), "{name}: {problems:?}");
-            engine = engine.with_pass(Arc::new(pass));
-        }
+        let version = match case.get("k8sCompatibilityVersion") {
+            Some(v) => v.as_str().unwrap().parse::<KubeVersion>().unwrap(),
+            None => KubeVersion::NEWEST,
+        };
+        let engine = Engine::for_schema_with(
+            schema.as_ref(),
+            SchemaOptions::default(),
+            EngineOptions::for_version(version),
+        )
+        .unwrap();
+        assert!(
+            engine.rule_problems().is_empty(),
+            "{name}: {:?}",
+            engine.rule_problems()
+        );
         let errs = match case.get("oldObject") {
             Some(old) => engine.validate_update(&case["input"], old),
             None => engine.validate(&case["input"]),
@@ -44,5 +51,20 @@ fn validate_cases() {
         }
     }
     assert_eq!(cel_cases, 6, "requiresCEL count changed");
+    // The k8s-name formats are checked from 1.34 only: before, they were dropped.
+    for case in cases
+        .iter()
+        .filter(|c| c.get("k8sCompatibilityVersion").is_some())
+    {
+        let schema = schema_of(&case["schema"]);
+        let v133 = EngineOptions::for_version(KubeVersion::new(33).unwrap());
+        let engine =
+            Engine::for_schema_with(schema.as_ref(), SchemaOptions::default(), v133).unwrap();
+        assert!(
+            engine.validate(&case["input"]).is_empty(),
+            "{}",
+            case["name"]
+        );
+    }
     report("validate.json", cases.len(), 83, &failures);
 }

@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
+use crd_runtime::KubeVersion;
 use crd_runtime::check::{CheckOptions, validate_crd};
 use crd_runtime::load::{LoadError, crds_from_documents, parse_documents_bytes};
 use serde_json::json;
@@ -28,6 +29,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// The Kubernetes release to check like (1.30 to the newest): its CEL environment.
+    #[arg(long, value_name = "X.Y", default_value_t = KubeVersion::NEWEST)]
+    kube_version: KubeVersion,
 }
 
 /// How results are printed.
@@ -50,7 +54,10 @@ struct Totals {
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
     let out = Printer(args.format);
-    let opts = CheckOptions::v1_create();
+    let opts = CheckOptions {
+        cel_environment_version: Some((1, args.kube_version.minor())),
+        ..CheckOptions::v1_create()
+    };
     let mut totals = Totals::default();
     // Read everything first (in argument order), check the files on every core, then
     // print in input order: the output is the same as a one-by-one run.

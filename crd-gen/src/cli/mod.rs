@@ -4,6 +4,7 @@ pub mod check;
 pub mod generate;
 pub mod inputs;
 pub mod json_stream;
+pub mod ordered;
 pub mod roundtrip;
 pub mod summary;
 pub mod type_options;

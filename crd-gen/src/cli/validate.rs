@@ -16,7 +16,12 @@
 //!
 //! `x-kubernetes-validations` rules are evaluated (CEL) after the OpenAPI checks.
 //! With `--old OLD-FILE`, an object whose kind, namespace and name match an old
-//! object is validated as an update of it: transition rules (`oldSelf`) run.
+//! object is validated as an update of it: transition rules (`oldSelf`) run, and
+//! errors on values unchanged from the old object are dropped (ratcheting).
+//! `--kube-version X.Y` picks the Kubernetes release to behave like.
+//!
+//! A bad JSON line or YAML document is reported (`file:line:column: message`) and
+//! skipped; reading goes on with the next line or `---`.
 //!
 //! Exit status: 0 all objects valid, 1 some object invalid, 2 some input unreadable.
 //! Input files are only read.
@@ -25,11 +30,10 @@ use std::collections::HashMap;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::ValueEnum;
-use crd_runtime::cel::CelPass;
-use crd_runtime::engine::{Engine, SchemaOptions};
+use crd_runtime::KubeVersion;
+use crd_runtime::engine::{Engine, EngineOptions, SchemaOptions};
 use crd_runtime::load::{self, LoadError, crds_from_documents, parse_documents_bytes};
 use crd_runtime::{ErrorList, JSONSchemaProps};
 use serde_json::Value;
@@ -65,6 +69,14 @@ pub struct Args {
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// The Kubernetes release to behave like (1.30 to the newest): messages, known
+    /// formats, CEL environment, ratcheting.
+    #[arg(long, value_name = "X.Y", default_value_t = KubeVersion::NEWEST)]
+    kube_version: KubeVersion,
+    /// Feature gates, as kube-apiserver takes them; only `CRDValidationRatcheting`
+    /// (before 1.33) is understood: `--feature-gates CRDValidationRatcheting=false`.
+    #[arg(long, value_name = "GATE=BOOL", value_delimiter = ',')]
+    feature_gates: Vec<String>,
 }
 
 /// How admitted objects are printed.
@@ -165,7 +177,27 @@ fn load_error(e: &LoadError) -> String {
     e.to_string()
 }
 
+/// The engine options of `--kube-version` and `--feature-gates`.
+fn engine_options(args: &Args) -> Result<EngineOptions, String> {
+    let mut options = EngineOptions::for_version(args.kube_version);
+    for gate in &args.feature_gates {
+        let value = match gate.split_once('=') {
+            Some(("CRDValidationRatcheting", v)) => v.parse::<bool>().ok(),
+            _ => {
+                return Err(format!(
+                    "unknown feature gate {gate:?}: only CRDValidationRatcheting=true|false is supported"
+                ));
+            }
+        };
+        options.ratcheting = value.ok_or_else(|| {
+            format!("invalid value in --feature-gates {gate:?}: use true or false")
+        })?;
+    }
+    Ok(options)
+}
+
 fn load_engines(args: &Args) -> Result<Engines, String> {
+    let options = engine_options(args)?;
     if let Some(path) = &args.schema {
         let input = read_inputs(std::slice::from_ref(path))?
             .into_iter()
@@ -178,10 +210,11 @@ fn load_engines(args: &Args) -> Result<Engines, String> {
             .ok_or_else(|| format!("{}: the file holds no schema", input.name))?;
         let schema: JSONSchemaProps =
             load::from_value(&input.name, 0, doc).map_err(|e| load_error(&e))?;
-        let engine = Engine::for_schema(&schema, SchemaOptions::default())
+        // Rules that do not compile report `rule compile error` when evaluated;
+        // `crd-gen check` reports them with their schema path.
+        let engine = Engine::for_schema_with(Some(&schema), SchemaOptions::default(), options)
             .map_err(|e| format!("{}: {e}", input.name))?;
-        let (cel, _) = CelPass::new(&schema, false);
-        return Ok(Engines::Schema(with_cel(engine, cel)));
+        return Ok(Engines::Schema(engine));
     }
     let mut map = HashMap::new();
     for input in read_inputs(&args.crds)? {
@@ -190,13 +223,8 @@ fn load_engines(args: &Args) -> Result<Engines, String> {
         for doc in loaded.crds {
             let crd = &doc.crd;
             for v in &crd.spec.versions {
-                let mut engine =
-                    Engine::for_crd(crd, &v.name).map_err(|e| format!("{}: {e}", input.name))?;
-                // Rules that do not compile report `rule compile error` when
-                // evaluated; `crd-gen check` reports them with their schema path.
-                if let Some(schema) = v.open_api_schema() {
-                    engine = with_cel(engine, CelPass::new(schema, true).0);
-                }
+                let engine = Engine::for_crd_with(crd, &v.name, options)
+                    .map_err(|e| format!("{}: {e}", input.name))?;
                 let api_version = engine
                     .resource()
                     .map(|r| r.api_version())
@@ -209,14 +237,6 @@ fn load_engines(args: &Args) -> Result<Engines, String> {
         return Err("no CustomResourceDefinition found in the --crd inputs".to_string());
     }
     Ok(Engines::Crds(map))
-}
-
-fn with_cel(engine: Engine, cel: CelPass) -> Engine {
-    if cel.has_rules() {
-        engine.with_pass(Arc::new(cel))
-    } else {
-        engine
-    }
 }
 
 /// Reads the `--old` objects; each is pruned and defaulted by its engine, as the
@@ -345,6 +365,23 @@ fn object_name(v: &Value) -> &str {
     }
 }
 
+/// What validating a batch of documents produced, in document order.
+#[derive(Default)]
+struct BatchReport {
+    /// Report bytes for stdout, and messages for stderr between them.
+    pieces: Vec<Piece>,
+    objects: usize,
+    invalid: usize,
+    unreadable: usize,
+}
+
+enum Piece {
+    Out(Vec<u8>),
+    Err(String),
+}
+
+/// Validates the documents of one input on every core; reports come out in
+/// document order, as a one-by-one run would print them.
 fn validate_input(
     args: &Args,
     engines: &Engines,
@@ -353,24 +390,69 @@ fn validate_input(
     out: &mut impl Write,
     totals: &mut Totals,
 ) {
-    let mut index = 0;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut next_index = 0;
     let mut write_failed = false;
-    let mut one = |doc: Result<Value, String>| {
-        if write_failed {
-            return;
-        }
+    super::ordered::run(
+        threads,
+        // JSON (one document or JSON lines) is streamed: parsed in batches while
+        // earlier batches are admitted.
+        |feed| {
+            for_each_document(input, |doc| {
+                feed((next_index, doc));
+                next_index += 1;
+            })
+        },
+        |batch: Vec<(usize, Result<Value, String>)>| {
+            validate_batch(args, engines, olds, input, batch)
+        },
+        |report| {
+            totals.objects += report.objects;
+            totals.invalid += report.invalid;
+            totals.unreadable += report.unreadable;
+            for piece in report.pieces {
+                if write_failed {
+                    break;
+                }
+                let written = match piece {
+                    Piece::Out(bytes) => out.write_all(&bytes),
+                    Piece::Err(msg) => out.flush().map(|()| eprintln!("{msg}")),
+                };
+                if let Err(e) = written {
+                    eprintln!("cannot write the output: {e}");
+                    write_failed = true;
+                }
+            }
+        },
+    );
+    if write_failed {
+        totals.write_failed = true;
+    }
+}
+
+fn validate_batch(
+    args: &Args,
+    engines: &Engines,
+    olds: &OldObjects,
+    input: &Input,
+    batch: Vec<(usize, Result<Value, String>)>,
+) -> BatchReport {
+    let mut r = BatchReport::default();
+    let mut buf = Vec::with_capacity(batch.len() * 64);
+    for (index, doc) in batch {
         let mut doc = match doc {
             Ok(doc) => doc,
             Err(msg) => {
                 // The bad document keeps its index, so later ones keep theirs.
-                totals.unreadable += 1;
-                index += 1;
-                let _ = out.flush();
-                eprintln!("{msg}");
-                return;
+                r.unreadable += 1;
+                if !buf.is_empty() {
+                    r.pieces.push(Piece::Out(std::mem::take(&mut buf)));
+                }
+                r.pieces.push(Piece::Err(msg));
+                continue;
             }
         };
-        totals.objects += 1;
+        r.objects += 1;
         let old = if olds.is_empty() || !doc.is_object() {
             None
         } else {
@@ -378,20 +460,20 @@ fn validate_input(
         };
         let result = admit(engines, &mut doc, old);
         if result.is_err() {
-            totals.invalid += 1;
+            r.invalid += 1;
         }
-        if let Err(e) = report(args, &input.name, index, &doc, &result, out) {
-            eprintln!("cannot write the output: {e}");
-            write_failed = true;
+        // Writing to a Vec only fails on a value serde_json cannot print.
+        if let Err(e) = report(args, &input.name, index, &doc, &result, &mut buf) {
+            r.pieces.push(Piece::Err(format!(
+                "{}: document {index}: cannot print it: {e}",
+                input.name
+            )));
         }
-        index += 1;
-    };
-    // JSON (one document or JSON lines) is streamed: each object is admitted and
-    // reported as soon as it is parsed.
-    for_each_document(input, &mut one);
-    if write_failed {
-        totals.write_failed = true;
     }
+    if !buf.is_empty() {
+        r.pieces.push(Piece::Out(buf));
+    }
+    r
 }
 
 /// The engine for an object; an object no engine handles gets a single message.

@@ -29,19 +29,29 @@ pub struct CelEnvironment {
     /// selected as they are (`self.if`), not only escaped (`self.__if__`):
     /// Kubernetes 1.31 and later.
     pub keywords_as_field_names: bool,
+    /// A failed rule prints the value of a scalar and no value for an object or
+    /// array, instead of the schema type (Kubernetes 1.35 and later).
+    pub prints_values: bool,
 }
 
 impl CelEnvironment {
     /// The newest environment this crate implements.
     pub const NEWEST: CelEnvironment = CelEnvironment {
         keywords_as_field_names: true,
+        prints_values: true,
     };
 
     /// The environment of Kubernetes `major.minor`.
     pub fn for_version(major: u32, minor: u32) -> Self {
         CelEnvironment {
             keywords_as_field_names: (major, minor) >= (1, 31),
+            prints_values: (major, minor) >= (1, 35),
         }
+    }
+
+    /// The environment of `version`.
+    pub fn for_kube(version: crate::KubeVersion) -> Self {
+        Self::for_version(1, version.minor())
     }
 }
 

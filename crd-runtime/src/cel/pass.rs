@@ -1,12 +1,13 @@
-//! CEL as the engine's last validation pass.
+//! CEL as the engine's last validation step.
 
 use serde_json::Value;
 
-use crate::engine::{PassContext, ValidationPass};
+use crate::KubeVersion;
 use crate::field::{ErrorList, Path};
 use crate::model::JSONSchemaProps;
 
 use super::budget::{Budget, Limits};
+use super::compile::CelEnvironment;
 use super::validator::{SchemaRuleError, Validator, blocking_error};
 
 /// Evaluates every `x-kubernetes-validations` rule of a schema after the
@@ -14,10 +15,12 @@ use super::validator::{SchemaRuleError, Validator, blocking_error};
 /// error is blocking (wrong type, missing required field, unsupported enum value,
 /// too long, too many), and within a fresh [`Budget`] per object.
 ///
+/// Every [`Engine`](crate::Engine) builds one for its schema, so this is only
+/// needed to run rules on their own:
+///
 /// ```
-/// use std::sync::Arc;
 /// use crd_runtime::cel::CelPass;
-/// use crd_runtime::engine::{Engine, SchemaOptions};
+/// use crd_runtime::ErrorList;
 /// use serde_json::json;
 ///
 /// let schema = serde_json::from_value(json!({"type": "object", "properties": {
@@ -26,28 +29,39 @@ use super::validator::{SchemaRuleError, Validator, blocking_error};
 ///     .unwrap();
 /// let (pass, problems) = CelPass::new(&schema, false);
 /// assert!(problems.is_empty());
-/// let engine = Engine::for_schema(&schema, SchemaOptions::default())
-///     .unwrap()
-///     .with_pass(Arc::new(pass));
-/// let errs = engine.validate(&json!({"min": 3, "max": 1}));
-/// assert_eq!(errs.strings(), vec![r#"<nil>: Invalid value: "object": min above max"#]);
+/// let mut errs = ErrorList::new();
+/// pass.check(&json!({"min": 3, "max": 1}), None, &mut errs);
+/// assert_eq!(errs.strings(), vec!["<nil>: Invalid value: min above max"]);
 /// ```
 #[derive(Debug)]
 pub struct CelPass {
     validator: Option<Validator>,
     limits: Limits,
+    ratcheting: bool,
 }
 
 impl CelPass {
-    /// Compiles the rules of `schema` (a resource root when `resource_root`).
-    /// Compile problems are returned too; rules that do not compile report
-    /// `rule compile error` when evaluated, like the server.
+    /// Compiles the rules of `schema` (a resource root when `resource_root`) for the
+    /// newest Kubernetes release. Compile problems are returned too; rules that do
+    /// not compile report `rule compile error` when evaluated, like the server.
     pub fn new(schema: &JSONSchemaProps, resource_root: bool) -> (CelPass, Vec<SchemaRuleError>) {
-        let (validator, problems) = Validator::new(schema, resource_root);
+        Self::for_version(schema, resource_root, KubeVersion::NEWEST)
+    }
+
+    /// [`CelPass::new`] with the environment and messages of Kubernetes `version`,
+    /// and ratcheting as that release has it by default.
+    pub fn for_version(
+        schema: &JSONSchemaProps,
+        resource_root: bool,
+        version: KubeVersion,
+    ) -> (CelPass, Vec<SchemaRuleError>) {
+        let (validator, problems) =
+            Validator::new_in(schema, resource_root, CelEnvironment::for_kube(version));
         (
             CelPass {
                 validator,
                 limits: Limits::default(),
+                ratcheting: version.ratcheting_by_default(),
             },
             problems,
         )
@@ -59,13 +73,19 @@ impl CelPass {
         self
     }
 
+    /// Turns validation ratcheting on updates on or off.
+    pub fn with_ratcheting(mut self, on: bool) -> CelPass {
+        self.ratcheting = on;
+        self
+    }
+
     /// Whether the schema has any rule.
     pub fn has_rules(&self) -> bool {
         self.validator.is_some()
     }
 
-    /// Evaluates the rules over `value` (with `old` for transition rules), appending
-    /// to `errors`, which holds the errors found so far.
+    /// Evaluates the rules over `value` (with `old` for transition rules and
+    /// ratcheting), appending to `errors`, which holds the errors found so far.
     pub fn check(&self, value: &Value, old: Option<&Value>, errors: &mut ErrorList) {
         let Some(v) = &self.validator else { return };
         if let Some(e) = blocking_error(&errors.0) {
@@ -73,12 +93,12 @@ impl CelPass {
             return;
         }
         let mut budget = Budget::new(self.limits);
-        errors.extend(v.validate_with(value, old, &Path::root(), &mut budget));
-    }
-}
-
-impl ValidationPass for CelPass {
-    fn validate(&self, cx: &PassContext<'_>, errors: &mut ErrorList) {
-        self.check(cx.value, cx.old, errors);
+        errors.extend(v.validate_ratcheting(
+            value,
+            old,
+            self.ratcheting,
+            &Path::root(),
+            &mut budget,
+        ));
     }
 }

@@ -108,6 +108,8 @@ pub struct CompiledRules {
     schema: Arc<CelSchema>,
     resource_root: bool,
     rules: Vec<CompiledRule>,
+    /// Failures print values, not the type (Kubernetes 1.35 and later).
+    prints_values: bool,
 }
 
 impl CompiledRules {
@@ -148,6 +150,7 @@ impl CompiledRules {
                 schema,
                 resource_root,
                 rules: compiled,
+                prints_values: env.prints_values,
             },
             errors,
         )
@@ -193,11 +196,25 @@ impl CompiledRules {
 
     /// Evaluates the rules with `self` = `value` (and `oldSelf` = `old` for
     /// transition rules) and returns the failures, reported at `path` (adjusted
-    /// by each rule's `fieldPath`). A `null` value is not validated.
+    /// by each rule's `fieldPath`). A `null` value is not validated. With
+    /// `ratcheted` (the value is unchanged by an update), failures of rules that do
+    /// not use `oldSelf` are dropped, as the API server turns them into warnings.
     pub fn evaluate(
         &self,
         value: &Json,
         old: Option<&Json>,
+        path: &Path,
+        budget: &mut Budget,
+    ) -> Vec<FieldError> {
+        self.evaluate_ratcheted(value, old, false, path, budget)
+    }
+
+    /// [`CompiledRules::evaluate`], with failures of a `ratcheted` value dropped.
+    pub fn evaluate_ratcheted(
+        &self,
+        value: &Json,
+        old: Option<&Json>,
+        ratcheted: bool,
         path: &Path,
         budget: &mut Budget,
     ) -> Vec<FieldError> {
@@ -229,16 +246,17 @@ impl CompiledRules {
                 ctx.add_variable_from_value("oldSelf", v.clone());
             }
             for rule in &self.rules {
-                if !self.evaluate_one(
+                let go_on = self.evaluate_one(
                     rule,
                     value,
-                    old.is_some(),
+                    (old.is_some(), ratcheted),
                     &ctx,
                     &opt_ctx,
                     path,
                     budget,
                     &mut errs,
-                ) {
+                );
+                if !go_on {
                     budget.stopped = true;
                     break;
                 }
@@ -261,7 +279,7 @@ impl CompiledRules {
         &self,
         rule: &CompiledRule,
         value: &Json,
-        has_old: bool,
+        (has_old, ratcheted): (bool, bool),
         ctx: &Context<'_>,
         opt_ctx: &Context<'_>,
         path: &Path,
@@ -350,7 +368,9 @@ impl CompiledRules {
                         crate::field::go_quote(src)
                     )
                 };
-                errs.push(FieldError::invalid(at, self.type_value(), why));
+                if !ratcheted || rule.uses_old_self {
+                    errs.push(FieldError::invalid(at, self.type_value(), why));
+                }
                 return false;
             }
             // Failed, non-string, empty, multi-line or over-long messages fall
@@ -363,16 +383,29 @@ impl CompiledRules {
             }
         }
         let detail = detail.unwrap_or_else(|| rule_message_or_default(&rule.rule));
-        errs.push(self.failure(at, value, detail, rule.rule.reason.as_deref()));
+        // A failure on an unchanged value is only a warning (ratcheting), unless
+        // the rule compares with `oldSelf`.
+        if !ratcheted || rule.uses_old_self {
+            errs.push(self.failure(at, value, detail, rule.rule.reason.as_deref()));
+        }
         true
     }
 
-    /// The error for a failed rule (`fieldErrorForReason`). Scalars print their
-    /// value; objects and arrays print their type (`spec: Invalid value: "object": ...`).
+    /// The error for a failed rule (`fieldErrorForReason`). Up to Kubernetes 1.34,
+    /// scalars print their value and objects and arrays their type
+    /// (`spec: Invalid value: "object": ...`); from 1.35, nodes typed `object` or
+    /// `array` print no value (`spec: Invalid value: ...`).
     fn failure(&self, at: Path, value: &Json, detail: String, reason: Option<&str>) -> FieldError {
-        let bad = match value {
-            Json::Object(_) | Json::Array(_) => self.type_value(),
-            v => BadValue::from_json(v),
+        let bad = if self.prints_values {
+            match self.schema.type_str() {
+                "object" | "array" => BadValue::Omit,
+                _ => BadValue::from_json(value),
+            }
+        } else {
+            match value {
+                Json::Object(_) | Json::Array(_) => self.type_value(),
+                v => BadValue::from_json(v),
+            }
         };
         match reason {
             Some("FieldValueForbidden") => FieldError::forbidden(at, detail),
@@ -425,6 +458,6 @@ fn value_text(v: &Value) -> String {
         Value::UInt(u) => u.to_string(),
         Value::Float(f) => f.to_string(),
         Value::String(s) => s.to_string(),
-        other => format!("{other:?}"),
+        other => other.type_of().to_string(),
     }
 }

@@ -161,3 +161,27 @@ impl PartialEq for CelSchema {
         std::ptr::eq(self, other)
     }
 }
+
+impl crate::correlation::Shape for &CelSchema {
+    fn field(self, key: &str) -> Option<Self> {
+        match self.properties.as_ref().and_then(|p| p.get(key)) {
+            Some(p) => Some(p),
+            None => self.additional_properties_schema(),
+        }
+    }
+
+    fn items(self) -> Option<Self> {
+        self.items_schema()
+    }
+
+    fn list_pairing(&self) -> crate::correlation::ListPairing<'_> {
+        use crate::correlation::ListPairing;
+        match self.x_kubernetes_list_type.as_deref() {
+            Some("map") => {
+                ListPairing::MapKeys(self.x_kubernetes_list_map_keys.as_deref().unwrap_or(&[]))
+            }
+            None => ListPairing::ByIndex,
+            Some(_) => ListPairing::None,
+        }
+    }
+}

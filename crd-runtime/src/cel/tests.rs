@@ -51,6 +51,35 @@ fn rules(rules: Json) -> JSONSchemaProps {
 }
 
 #[test]
+fn up_to_1_34_objects_print_their_type() {
+    let s = schema(json!({"type": "object", "properties": {
+        "field": {"type": "string", "x-kubernetes-validations": [{"rule": "self == 'x'"}]},
+        "spec": {"type": "object", "properties": {"a": {"type": "integer"}},
+                 "x-kubernetes-validations": [{"rule": "self.a > 0", "message": "a must be positive"}]}
+    }}));
+    let obj = json!({"field": "y", "spec": {"a": 0}});
+    let strings = |minor| {
+        let (v, _) = Validator::new_in(&s, true, CelEnvironment::for_version(1, minor));
+        let mut out: Vec<String> = v
+            .unwrap()
+            .validate(&obj, None)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        out.sort();
+        out
+    };
+    assert_eq!(
+        strings(34),
+        vec![
+            r#"field: Invalid value: "y": failed rule: self == 'x'"#,
+            r#"spec: Invalid value: "object": a must be positive"#,
+        ]
+    );
+    assert_eq!(strings(35)[1], "spec: Invalid value: a must be positive");
+}
+
+#[test]
 fn scalar_failures_print_the_value_and_objects_their_type() {
     let s = schema(json!({"type": "object", "properties": {
         "field": {"type": "string", "x-kubernetes-validations": [{"rule": "self == 'x'"}]},
@@ -61,7 +90,7 @@ fn scalar_failures_print_the_value_and_objects_their_type() {
         run(&s, json!({"field": "y", "spec": {"a": 0}}), None),
         vec![
             r#"field: Invalid value: "y": failed rule: self == 'x'"#,
-            r#"spec: Invalid value: "object": a must be positive"#,
+            r#"spec: Invalid value: a must be positive"#,
         ]
     );
     assert!(run(&s, json!({"field": "x", "spec": {"a": 1}}), None).is_empty());
@@ -86,9 +115,9 @@ fn message_expression_reason_and_field_path() {
         ),
         vec![
             "spec.labels[x]: Required value: failed rule: !has(self.labels) || !('x' in self.labels)",
-            r#"spec.replicas: Invalid value: "object": replicas 100 below 101"#,
+            r#"spec.replicas: Invalid value: replicas 100 below 101"#,
             "spec: Forbidden: name is forbidden",
-            r#"spec: Invalid value: "object": too many"#,
+            r#"spec: Invalid value: too many"#,
         ]
     );
 }

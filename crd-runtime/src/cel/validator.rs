@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use crate::correlation::{self, ListPairing};
 use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::model::JSONSchemaProps;
 
@@ -262,15 +263,33 @@ impl Validator {
         path: &Path,
         budget: &mut Budget,
     ) -> Vec<FieldError> {
+        self.validate_ratcheting(obj, old, false, path, budget)
+    }
+
+    /// [`Validator::validate_with`]; with `ratcheting`, failures of rules (other than
+    /// transition rules) on values unchanged from `old` are dropped.
+    pub fn validate_ratcheting(
+        &self,
+        obj: &Json,
+        old: Option<&Json>,
+        ratcheting: bool,
+        path: &Path,
+        budget: &mut Budget,
+    ) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        self.walk(obj, old, path, budget, &mut errs);
+        let ratchet_old = if ratcheting { old } else { None };
+        self.walk(obj, old, ratchet_old, path, budget, &mut errs);
         errs
     }
 
+    /// `old`: the old value for transition rules (paired through objects and map
+    /// lists); `ratchet_old`: the old value for ratcheting (also paired by position
+    /// in lists without a list type), `None` when not ratcheting.
     fn walk(
         &self,
         obj: &Json,
         old: Option<&Json>,
+        ratchet_old: Option<&Json>,
         path: &Path,
         budget: &mut Budget,
         errs: &mut Vec<FieldError>,
@@ -278,24 +297,38 @@ impl Validator {
         if obj.is_null() || budget.stopped {
             return;
         }
-        errs.extend(self.rules.evaluate(obj, old, path, budget));
+        let unchanged = ratchet_old.is_some_and(|o| correlation::unchanged(&*self.schema, obj, o));
+        errs.extend(
+            self.rules
+                .evaluate_ratcheted(obj, old, unchanged, path, budget),
+        );
         for r in &self.all_of {
-            errs.extend(r.evaluate(obj, old, path, budget));
+            errs.extend(r.evaluate_ratcheted(obj, old, unchanged, path, budget));
         }
         match obj {
             Json::Array(items) => {
                 let Some(iv) = &self.items else { return };
-                let keys = self.map_list_keys();
+                let schema: &CelSchema = &self.schema;
+                let pairing = correlation::Shape::list_pairing(&schema);
+                let rule_pairing = match pairing {
+                    ListPairing::MapKeys(_) => pairing,
+                    _ => ListPairing::None,
+                };
                 for (i, item) in items.iter().enumerate() {
                     if budget.stopped {
                         return;
                     }
-                    let old_item = keys.and_then(|k| correlate(k, item, old));
-                    iv.walk(item, old_item, &path.index(i), budget, errs);
+                    iv.walk(
+                        item,
+                        correlation::item(rule_pairing, item, i, old),
+                        correlation::item(pairing, item, i, ratchet_old),
+                        &path.index(i),
+                        budget,
+                        errs,
+                    );
                 }
             }
             Json::Object(map) => {
-                let old_map = old.and_then(Json::as_object);
                 if let Some(av) = &self.additional_properties {
                     for (k, v) in map {
                         if budget.stopped {
@@ -303,7 +336,8 @@ impl Validator {
                         }
                         av.walk(
                             v,
-                            old_map.and_then(|m| m.get(k)),
+                            correlation::field(old, k),
+                            correlation::field(ratchet_old, k),
                             &path.key(k),
                             budget,
                             errs,
@@ -317,7 +351,8 @@ impl Validator {
                     if let Some(pv) = self.properties.get(k.as_str()) {
                         pv.walk(
                             v,
-                            old_map.and_then(|m| m.get(k)),
+                            correlation::field(old, k),
+                            correlation::field(ratchet_old, k),
                             &path.child(k),
                             budget,
                             errs,
@@ -328,22 +363,6 @@ impl Validator {
             _ => {}
         }
     }
-
-    fn map_list_keys(&self) -> Option<&[String]> {
-        if self.schema.x_kubernetes_list_type.as_deref() != Some("map") {
-            return None;
-        }
-        self.schema.x_kubernetes_list_map_keys.as_deref()
-    }
-}
-
-/// The item of the old map list with the same key values as `item`.
-fn correlate<'o>(keys: &[String], item: &Json, old: Option<&'o Json>) -> Option<&'o Json> {
-    let item = item.as_object()?;
-    old?.as_array()?.iter().find(|o| {
-        o.as_object()
-            .is_some_and(|o| keys.iter().all(|k| o.get(k) == item.get(k)))
-    })
 }
 
 /// Whether earlier validation errors stop CEL evaluation, as in the API server:

@@ -42,7 +42,7 @@ impl ResourceRoot<'_> {
     fn engine(&mut self) -> &Result<Engine, String> {
         let schema = self.schema;
         self.engine.get_or_insert_with(|| {
-            Engine::for_schema(
+            Engine::schema_checks_only(
                 schema,
                 SchemaOptions {
                     resource_root: true,
@@ -160,7 +160,7 @@ fn check_default(
     opts: &CheckOptions,
     errs: &mut ErrorList,
 ) {
-    let engine = match Engine::for_schema(
+    let engine = match Engine::schema_checks_only(
         s,
         SchemaOptions {
             resource_root: embedded,
@@ -272,7 +272,7 @@ fn check_meta_default(
             }
         }
     }
-    match Engine::for_schema(s, SchemaOptions::default()) {
+    match Engine::schema_checks_only(s, SchemaOptions::default()) {
         Ok(engine) => errs.extend(
             engine
                 .validate_schema(default)
@@ -310,7 +310,7 @@ mod tests {
         assert_eq!(
             got,
             [
-                "s.properties[o].default: Invalid value: \"object\": a < b",
+                "s.properties[o].default: Invalid value: a < b",
                 "s.properties[v].default: Invalid value: \"nope\": failed rule: self.startsWith('kube')",
             ]
         );

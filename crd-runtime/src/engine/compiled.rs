@@ -7,9 +7,11 @@ use serde_json::Value;
 use super::EngineError;
 use super::formats::{self, Format};
 use super::regex_go;
+use crate::correlation::{ListPairing, Shape};
 use crate::model::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, ValidationRule,
 };
+use crate::version::KubeVersion;
 
 /// Index of a node in [`CompiledSchema::nodes`].
 pub type NodeId = u32;
@@ -170,6 +172,8 @@ pub struct Node {
     pub required: Vec<String>,
     /// `x-kubernetes-list-type` (+ map keys).
     pub list_type: ListType,
+    /// No `x-kubernetes-list-type` at all: items pair with the old list's by position.
+    pub list_type_unset: bool,
     /// `x-kubernetes-validations` (evaluated by an extra pass, e.g. CEL).
     pub rules: Vec<ValidationRule>,
     /// Whether a default exists anywhere below (properties, additional values, items).
@@ -208,6 +212,15 @@ impl Node {
             .map(|i| self.properties[i].1)
     }
 
+    /// How this list's items pair with the old list's.
+    pub fn list_pairing(&self) -> ListPairing<'_> {
+        match &self.list_type {
+            ListType::Map(keys) => ListPairing::MapKeys(keys),
+            _ if self.list_type_unset => ListPairing::ByIndex,
+            _ => ListPairing::None,
+        }
+    }
+
     /// Whether the node has any junctor.
     pub fn has_junctors(&self) -> bool {
         !self.all_of.is_empty()
@@ -224,12 +237,54 @@ pub struct CompiledSchema {
     pub nodes: Vec<Node>,
     /// The root node (`None` for "no schema").
     pub root: Option<NodeId>,
+    /// The release whose rules were compiled in (known formats).
+    pub kube_version: KubeVersion,
+}
+
+/// One node of a compiled schema, for [`crate::correlation`].
+#[derive(Clone, Copy)]
+pub struct NodeRef<'s> {
+    /// The schema.
+    pub schema: &'s CompiledSchema,
+    /// The node.
+    pub id: NodeId,
+}
+
+impl Shape for NodeRef<'_> {
+    fn field(self, key: &str) -> Option<Self> {
+        let n = self.schema.node(self.id);
+        let id = n.property(key).or(match n.additional {
+            Additional::Schema(c) => Some(c),
+            _ => None,
+        })?;
+        Some(NodeRef { id, ..self })
+    }
+
+    fn items(self) -> Option<Self> {
+        let id = self.schema.node(self.id).items?;
+        Some(NodeRef { id, ..self })
+    }
+
+    fn list_pairing(&self) -> ListPairing<'_> {
+        self.schema.node(self.id).list_pairing()
+    }
 }
 
 impl CompiledSchema {
-    /// Compiles `schema` (or "no schema" for `None`).
+    /// Compiles `schema` (or "no schema" for `None`) for the newest release.
     pub fn compile(schema: Option<&JSONSchemaProps>) -> Result<CompiledSchema, EngineError> {
-        let mut out = CompiledSchema::default();
+        Self::compile_for(schema, KubeVersion::NEWEST)
+    }
+
+    /// Compiles `schema` with the rules of Kubernetes `version`.
+    pub fn compile_for(
+        schema: Option<&JSONSchemaProps>,
+        version: KubeVersion,
+    ) -> Result<CompiledSchema, EngineError> {
+        let mut out = CompiledSchema {
+            kube_version: version,
+            ..CompiledSchema::default()
+        };
         if let Some(s) = schema {
             let root = out.add(s, 0)?;
             out.root = Some(root);
@@ -255,7 +310,7 @@ impl CompiledSchema {
         }
         let id = self.nodes.len() as NodeId;
         self.nodes.push(Node::default());
-        let mut n = compile_flat(s);
+        let mut n = compile_flat(s, self.kube_version);
 
         if let Some(props) = &s.properties {
             for (k, v) in props {
@@ -322,7 +377,7 @@ impl CompiledSchema {
 }
 
 /// The node's own keywords (children are filled in by the caller).
-fn compile_flat(s: &JSONSchemaProps) -> Node {
+fn compile_flat(s: &JSONSchemaProps, version: KubeVersion) -> Node {
     let int_or_string = s.is_int_or_string();
     let types: Vec<JsonType> = if int_or_string {
         vec![JsonType::Integer, JsonType::String]
@@ -341,7 +396,7 @@ fn compile_flat(s: &JSONSchemaProps) -> Node {
         [t] => Some(*t),
         _ => None,
     };
-    let format = supported_format(single, s.format.as_deref().unwrap_or(""));
+    let format = supported_format(single, s.format.as_deref().unwrap_or(""), version);
     let format_check = if format.is_empty() {
         None
     } else {
@@ -391,6 +446,7 @@ fn compile_flat(s: &JSONSchemaProps) -> Node {
         min_properties: s.min_properties,
         required: s.required.clone().unwrap_or_default(),
         list_type,
+        list_type_unset: s.x_kubernetes_list_type.is_none(),
         rules: s.x_kubernetes_validations.clone().unwrap_or_default(),
         format,
         types,
@@ -400,11 +456,15 @@ fn compile_flat(s: &JSONSchemaProps) -> Node {
 
 /// The API server ignores formats it does not know, and numeric formats only mean
 /// something on numeric types; what is left is what its validator sees.
-fn supported_format(single: Option<JsonType>, format: &str) -> String {
+/// The format the API server keeps (`StripUnsupportedFormatsPostProcessorForVersion`):
+/// string formats also apply where `type` is empty (`oneOf: [{format: ipv4}, ...]`).
+fn supported_format(single: Option<JsonType>, format: &str, version: KubeVersion) -> String {
     let keep = match single {
         Some(JsonType::Integer) => matches!(format, "int32" | "int64"),
         Some(JsonType::Number) => matches!(format, "float" | "double"),
-        Some(JsonType::String) => formats::lookup(format).is_some(),
+        Some(JsonType::String) | None => formats::lookup(format).is_some_and(|f| {
+            version.k8s_name_formats() || !matches!(f, Format::K8sShortName | Format::K8sLongName)
+        }),
         _ => false,
     };
     if keep {

@@ -78,9 +78,10 @@ use serde_json::Value;
 use crate::field::{ErrorList, FieldError, Path};
 use crate::load::MAX_DEPTH;
 use crate::model::{CustomResourceDefinition, JSONSchemaProps};
+use crate::version::KubeVersion;
 use compiled::CompiledSchema;
 use path::PathRef;
-pub use walk::{PassContext, RuleSite, ValidationPass, visit_rules};
+pub use walk::{PassContext, ValidationPass};
 
 /// Why an engine could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,6 +102,12 @@ pub enum EngineError {
     },
     /// The schema nests deeper than the engine compiles.
     SchemaTooDeep(usize),
+    /// The schema has `x-kubernetes-validations` but crd-runtime was built without
+    /// its `cel` feature: the rules cannot run, and skipping them would accept
+    /// objects the API server rejects.
+    CelDisabled,
+    /// `ratcheting: false` for a release where validation ratcheting is GA.
+    RatchetingLocked(KubeVersion),
 }
 
 impl fmt::Display for EngineError {
@@ -117,6 +124,13 @@ impl fmt::Display for EngineError {
                 "CustomResourceDefinition {crd:?} version {version:?} has no openAPIV3Schema"
             ),
             EngineError::SchemaTooDeep(n) => write!(f, "schema nests deeper than {n} levels"),
+            EngineError::CelDisabled => f.write_str(
+                "the schema has x-kubernetes-validations rules, but crd-runtime was built without its \"cel\" feature (enable it to evaluate them)",
+            ),
+            EngineError::RatchetingLocked(v) => write!(
+                f,
+                "validation ratcheting (CRDValidationRatcheting) is GA and always on in Kubernetes {v}"
+            ),
         }
     }
 }
@@ -147,6 +161,39 @@ impl fmt::Display for AdmitError {
 }
 
 impl std::error::Error for AdmitError {}
+
+/// How an engine behaves: which Kubernetes release it follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// The release to behave like (default: the newest).
+    pub kube_version: KubeVersion,
+    /// Validation ratcheting on updates (the `CRDValidationRatcheting` gate): on by
+    /// default from 1.30, and cannot be turned off from 1.33.
+    pub ratcheting: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions::for_version(KubeVersion::NEWEST)
+    }
+}
+
+impl EngineOptions {
+    /// The defaults of `version`.
+    pub fn for_version(kube_version: KubeVersion) -> Self {
+        EngineOptions {
+            kube_version,
+            ratcheting: kube_version.ratcheting_by_default(),
+        }
+    }
+
+    fn check(&self) -> Result<(), EngineError> {
+        if !self.ratcheting && !self.kube_version.ratcheting_can_be_disabled() {
+            return Err(EngineError::RatchetingLocked(self.kube_version));
+        }
+        Ok(())
+    }
+}
 
 /// Options for [`Engine::for_schema`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -181,12 +228,18 @@ impl ResourceInfo {
     }
 }
 
-/// A compiled, reusable validator for one CRD version or one bare schema.
+/// A compiled, reusable validator for one CRD version or one bare schema: the
+/// OpenAPI schema and its `x-kubernetes-validations` rules (CEL), compiled once.
 #[derive(Clone, Debug)]
 pub struct Engine {
     schema: CompiledSchema,
     resource: Option<ResourceInfo>,
     resource_root: bool,
+    options: EngineOptions,
+    #[cfg(feature = "cel")]
+    cel: Option<Arc<crate::cel::CelPass>>,
+    #[cfg(feature = "cel")]
+    rule_problems: Vec<crate::cel::SchemaRuleError>,
     passes: Vec<Arc<dyn ValidationPass>>,
 }
 
@@ -221,8 +274,17 @@ fn depth_error() -> FieldError {
 }
 
 impl Engine {
-    /// The engine for version `version` of `crd`.
+    /// The engine for version `version` of `crd`, behaving like the newest release.
     pub fn for_crd(crd: &CustomResourceDefinition, version: &str) -> Result<Engine, EngineError> {
+        Self::for_crd_with(crd, version, EngineOptions::default())
+    }
+
+    /// The engine for version `version` of `crd`, with `options`.
+    pub fn for_crd_with(
+        crd: &CustomResourceDefinition,
+        version: &str,
+        options: EngineOptions,
+    ) -> Result<Engine, EngineError> {
         let v = crd
             .version(version)
             .ok_or_else(|| EngineError::UnknownVersion {
@@ -233,15 +295,62 @@ impl Engine {
             crd: crd.name().to_string(),
             version: version.to_string(),
         })?;
+        let mut engine = Self::build(Some(schema), true, options, true)?;
+        engine.resource = Some(ResourceInfo {
+            group: crd.spec.group.clone(),
+            version: version.to_string(),
+            kind: crd.spec.names.kind.clone(),
+            namespaced: crd.spec.scope != "Cluster",
+        });
+        Ok(engine)
+    }
+
+    /// An engine for the schema checks only, for the CRD checker's use on parts of
+    /// a schema (defaults): its rules are not compiled and never run.
+    pub(crate) fn schema_checks_only(
+        schema: &JSONSchemaProps,
+        options: SchemaOptions,
+    ) -> Result<Engine, EngineError> {
+        Self::build(
+            Some(schema),
+            options.resource_root,
+            EngineOptions::default(),
+            false,
+        )
+    }
+
+    fn build(
+        schema: Option<&JSONSchemaProps>,
+        resource_root: bool,
+        options: EngineOptions,
+        with_rules: bool,
+    ) -> Result<Engine, EngineError> {
+        options.check()?;
+        let compiled = CompiledSchema::compile_for(schema, options.kube_version)?;
+        let has_rules = with_rules && compiled.get(compiled.root).is_some_and(|n| n.rules_below);
+        #[cfg(not(feature = "cel"))]
+        if has_rules {
+            return Err(EngineError::CelDisabled);
+        }
+        #[cfg(feature = "cel")]
+        let (cel, rule_problems) = match schema {
+            Some(s) if has_rules => {
+                let (pass, problems) =
+                    crate::cel::CelPass::for_version(s, resource_root, options.kube_version);
+                let pass = pass.with_ratcheting(options.ratcheting);
+                (pass.has_rules().then(|| Arc::new(pass)), problems)
+            }
+            _ => (None, Vec::new()),
+        };
         Ok(Engine {
-            schema: CompiledSchema::compile(Some(schema))?,
-            resource: Some(ResourceInfo {
-                group: crd.spec.group.clone(),
-                version: version.to_string(),
-                kind: crd.spec.names.kind.clone(),
-                namespaced: crd.spec.scope != "Cluster",
-            }),
-            resource_root: true,
+            schema: compiled,
+            resource: None,
+            resource_root,
+            options,
+            #[cfg(feature = "cel")]
+            cel,
+            #[cfg(feature = "cel")]
+            rule_problems,
             passes: Vec::new(),
         })
     }
@@ -260,12 +369,41 @@ impl Engine {
         schema: Option<&JSONSchemaProps>,
         options: SchemaOptions,
     ) -> Result<Engine, EngineError> {
-        Ok(Engine {
-            schema: CompiledSchema::compile(schema)?,
-            resource: None,
-            resource_root: options.resource_root,
-            passes: Vec::new(),
-        })
+        Self::build(
+            schema,
+            options.resource_root,
+            EngineOptions::default(),
+            true,
+        )
+    }
+
+    /// [`Engine::for_optional_schema`] with `engine` options.
+    pub fn for_schema_with(
+        schema: Option<&JSONSchemaProps>,
+        options: SchemaOptions,
+        engine: EngineOptions,
+    ) -> Result<Engine, EngineError> {
+        Self::build(schema, options.resource_root, engine, true)
+    }
+
+    /// The options the engine was built with.
+    pub fn options(&self) -> EngineOptions {
+        self.options
+    }
+
+    /// Compile problems of the schema's CEL rules (those rules report
+    /// `rule compile error` when evaluated; `check` reports them with schema paths).
+    #[cfg(feature = "cel")]
+    pub fn rule_problems(&self) -> &[crate::cel::SchemaRuleError] {
+        &self.rule_problems
+    }
+
+    /// Whether the schema has `x-kubernetes-validations` rules (run by every
+    /// validation).
+    pub fn has_rules(&self) -> bool {
+        self.schema
+            .get(self.schema.root)
+            .is_some_and(|n| n.rules_below)
     }
 
     /// Adds a validation pass that runs after the built-in ones.
@@ -343,7 +481,9 @@ impl Engine {
         self.validate_inner(v, None, false)
     }
 
-    /// Validates an object for update (transition rules see `old`).
+    /// Validates an object for update of `old`: transition rules see `old`, and with
+    /// ratcheting (on by default) errors on values unchanged from `old` are dropped,
+    /// as are list-type errors when `old` had some already.
     pub fn validate_update(&self, new: &Value, old: &Value) -> ErrorList {
         self.validate_inner(new, Some(old), false)
     }
@@ -351,7 +491,7 @@ impl Engine {
     /// Only the OpenAPI schema validation (kube-openapi).
     pub fn validate_schema(&self, v: &Value) -> ErrorList {
         let mut errs = ErrorList::new();
-        self.schema_errors(v, &mut errs);
+        self.schema_errors(v, None, &mut errs);
         errs
     }
 
@@ -384,10 +524,11 @@ impl Engine {
         errs
     }
 
-    fn schema_errors(&self, v: &Value, errs: &mut ErrorList) {
+    fn schema_errors(&self, v: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let Some(root) = self.schema.root else { return };
         let mut sv = validate::SchemaValidator::new(&self.schema);
-        sv.validate(v, root, &PathRef::root());
+        sv.ratchet = self.options.ratcheting && old.is_some();
+        sv.validate(v, old, root, &PathRef::root());
         validate::dedup(&mut sv.errors);
         if sv.too_deep {
             errs.push(depth_error());
@@ -406,15 +547,23 @@ impl Engine {
                 let type_errs = objectmeta::type_meta_errors(res, v);
                 if type_errs.is_empty() {
                     objectmeta::root_meta_errors(res, v, &mut errs);
-                    self.schema_errors(v, &mut errs);
+                    self.schema_errors(v, old, &mut errs);
                 } else {
                     errs.extend(type_errs);
                 }
             }
-            None => self.schema_errors(v, &mut errs),
+            None => self.schema_errors(v, old, &mut errs),
         }
         errs.extend(self.validate_embedded(v));
-        errs.extend(self.validate_list_types(v));
+        // Like the server, an update whose old object already broke a list-type
+        // invariant is not held to it.
+        if old.is_none_or(|o| self.validate_list_types(o).is_empty()) {
+            errs.extend(self.validate_list_types(v));
+        }
+        #[cfg(feature = "cel")]
+        if let Some(cel) = &self.cel {
+            cel.check(v, old, &mut errs);
+        }
         if !self.passes.is_empty() {
             let cx = PassContext {
                 schema: &self.schema,
@@ -462,5 +611,36 @@ impl Engine {
         let mut v = serde_json::to_value(obj).map_err(|e| AdmitError::Serialize(e.to_string()))?;
         self.admit(&mut v).map_err(AdmitError::Invalid)?;
         serde_json::from_value(v).map_err(|e| AdmitError::Deserialize(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod feature_tests {
+    use super::*;
+
+    fn with_rule() -> JSONSchemaProps {
+        serde_json::from_value(serde_json::json!({"type": "object",
+            "x-kubernetes-validations": [{"rule": "has(self.a)", "message": "a is required"}]}))
+        .unwrap()
+    }
+
+    /// Without feature `cel`, rules are an error naming the feature, never skipped.
+    #[cfg(not(feature = "cel"))]
+    #[test]
+    fn rules_need_the_cel_feature() {
+        let err = Engine::for_schema(&with_rule(), SchemaOptions::default()).unwrap_err();
+        assert_eq!(err, EngineError::CelDisabled);
+        assert!(err.to_string().contains("\"cel\" feature"), "{err}");
+    }
+
+    #[cfg(feature = "cel")]
+    #[test]
+    fn rules_run_in_every_engine() {
+        let e = Engine::for_schema(&with_rule(), SchemaOptions::default()).unwrap();
+        assert!(e.has_rules());
+        assert_eq!(
+            e.validate(&serde_json::json!({})).strings(),
+            vec!["<nil>: Invalid value: a is required"]
+        );
     }
 }

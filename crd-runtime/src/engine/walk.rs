@@ -1,21 +1,16 @@
-//! The extension point for further validation passes (CEL's
-//! `x-kubernetes-validations` first of all).
+//! The extension point for validation beyond the API server's own (policy checks,
+//! admission-webhook logic under test).
 //!
-//! A [`ValidationPass`] runs after the built-in passes with the compiled schema, the
-//! new value and, on updates, the old value. [`visit_rules`] does the usual walk for
-//! it: every schema node that carries rules is visited with its value, the
-//! correlated old value (by property or map key, and by key fields in
-//! `x-kubernetes-list-type: map` lists, as the API server correlates for transition
-//! rules) and its path, rendered only if the pass asks for it.
+//! A [`ValidationPass`] runs after the built-in passes (schema, embedded resources,
+//! list types, CEL) with the compiled schema, the new value and, on updates, the old
+//! value; [`crate::correlation`] pairs old and new values the way the server does.
 
 use std::fmt;
 
 use serde_json::Value;
 
-use super::compiled::{Additional, CompiledSchema, ListType, Node, NodeId};
-use super::path::PathRef;
+use super::compiled::CompiledSchema;
 use crate::field::ErrorList;
-use crate::load::MAX_DEPTH;
 
 /// What a pass gets to look at.
 #[derive(Clone, Copy, Debug)]
@@ -34,81 +29,4 @@ pub struct PassContext<'a> {
 pub trait ValidationPass: Send + Sync + fmt::Debug {
     /// Appends the errors found in `cx.value`.
     fn validate(&self, cx: &PassContext<'_>, errors: &mut ErrorList);
-}
-
-/// One schema node with `x-kubernetes-validations` and the value it applies to.
-#[derive(Clone, Copy, Debug)]
-pub struct RuleSite<'a> {
-    /// The node's id.
-    pub id: NodeId,
-    /// The compiled node (`node.rules` holds the rules).
-    pub node: &'a Node,
-    /// The value at this node.
-    pub value: &'a Value,
-    /// The correlated old value, if any.
-    pub old: Option<&'a Value>,
-    /// Where the value is (render with `path.k8s_path()` or `path.field_path()`).
-    pub path: &'a PathRef<'a>,
-}
-
-/// Calls `f` for every node with rules, top-down. Subtrees without rules are skipped.
-pub fn visit_rules(
-    schema: &CompiledSchema,
-    value: &Value,
-    old: Option<&Value>,
-    f: &mut dyn FnMut(RuleSite<'_>),
-) {
-    if let Some(root) = schema.root {
-        visit(schema, root, value, old, &PathRef::root(), f);
-    }
-}
-
-fn visit(
-    schema: &CompiledSchema,
-    id: NodeId,
-    v: &Value,
-    old: Option<&Value>,
-    path: &PathRef<'_>,
-    f: &mut dyn FnMut(RuleSite<'_>),
-) {
-    let n = schema.node(id);
-    if !n.rules_below || path.depth() > MAX_DEPTH {
-        return;
-    }
-    if !n.rules.is_empty() {
-        f(RuleSite {
-            id,
-            node: n,
-            value: v,
-            old,
-            path,
-        });
-    }
-    match v {
-        Value::Object(map) => {
-            for (k, child) in map {
-                let old_child = old.and_then(|o| o.get(k.as_str()));
-                if let Some(c) = n.property(k) {
-                    visit(schema, c, child, old_child, &path.field(k), f);
-                } else if let Additional::Schema(c) = n.additional {
-                    visit(schema, c, child, old_child, &path.key(k), f);
-                }
-            }
-        }
-        Value::Array(items) => {
-            let Some(it) = n.items else { return };
-            let old_items = old.and_then(Value::as_array);
-            for (i, item) in items.iter().enumerate() {
-                let old_item = match (&n.list_type, old_items) {
-                    (ListType::Map(keys), Some(olds)) => olds.iter().find(|o| {
-                        keys.iter()
-                            .all(|k| o.get(k.as_str()) == item.get(k.as_str()))
-                    }),
-                    _ => None,
-                };
-                visit(schema, it, item, old_item, &path.index(i), f);
-            }
-        }
-        _ => {}
-    }
 }

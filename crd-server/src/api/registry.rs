@@ -6,8 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use crd_runtime::Engine;
-use crd_runtime::cel::CelPass;
+use crd_runtime::engine::{Engine, EngineOptions};
 use crd_runtime::model::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceSubresourceScale,
     JSONSchemaProps,
@@ -74,7 +73,7 @@ pub struct CustomKind {
 
 impl CustomKind {
     /// Builds the kind of an established CRD.
-    pub fn from_crd(crd: CustomResourceDefinition) -> CustomKind {
+    pub fn from_crd(crd: CustomResourceDefinition, options: EngineOptions) -> CustomKind {
         let names = &crd.spec.names;
         let versions = crd
             .spec
@@ -82,18 +81,8 @@ impl CustomKind {
             .iter()
             .map(|v| {
                 let schema = v.open_api_schema().cloned();
-                let engine = Engine::for_crd(&crd, &v.name)
-                    .map(|engine| match &schema {
-                        Some(s) => {
-                            let (cel, _) = CelPass::new(s, true);
-                            if cel.has_rules() {
-                                engine.with_pass(Arc::new(cel))
-                            } else {
-                                engine
-                            }
-                        }
-                        None => engine,
-                    })
+                // The engine runs the schema and its CEL rules.
+                let engine = Engine::for_crd_with(&crd, &v.name, options)
                     .map(Arc::new)
                     .map_err(|e| e.to_string());
                 let sub = v.subresources.as_ref();
@@ -187,6 +176,8 @@ impl Kinds {
 
 /// The registry: a snapshot of the served kinds and the store revision it reflects.
 pub struct Registry {
+    /// The Kubernetes release whose validation the engines follow.
+    options: EngineOptions,
     kinds: RwLock<Arc<Kinds>>,
     seen: watch::Sender<Revision>,
     /// Namespaces known to exist (followed by a watch; a miss is checked in the store).
@@ -206,7 +197,10 @@ fn established(crd: &Value) -> bool {
 impl Registry {
     /// Loads the stored CRDs and keeps following them in the background (until the
     /// store's watch ends).
-    pub async fn start(store: Arc<dyn Store>) -> Result<Arc<Registry>, crate::store::StoreError> {
+    pub async fn start(
+        store: Arc<dyn Store>,
+        options: EngineOptions,
+    ) -> Result<Arc<Registry>, crate::store::StoreError> {
         let listed = store.list(CRD_PREFIX, ListOptions::default()).await?;
         let mut crds: HashMap<String, Value> = HashMap::new();
         for kv in &listed.items {
@@ -217,6 +211,7 @@ impl Registry {
         let (seen, _) = watch::channel(listed.revision);
         let namespaces = Arc::new(RwLock::new(HashSet::new()));
         let registry = Arc::new(Registry {
+            options,
             kinds: RwLock::new(Arc::new(Kinds::default())),
             seen,
             namespaces: namespaces.clone(),
@@ -293,7 +288,7 @@ impl Registry {
             let Ok(crd) = serde_json::from_value::<CustomResourceDefinition>(v.clone()) else {
                 continue;
             };
-            let kind = CustomKind::from_crd(crd);
+            let kind = CustomKind::from_crd(crd, self.options);
             kinds.by_resource.insert(
                 (kind.q.group.clone(), kind.q.plural.clone()),
                 Arc::new(kind),

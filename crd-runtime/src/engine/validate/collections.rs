@@ -4,17 +4,30 @@
 use serde_json::{Map, Value};
 
 use super::SchemaValidator;
+use crate::correlation::{self, ListPairing};
 use crate::engine::compiled::{Additional, Node};
 use crate::engine::path::PathRef;
 use crate::field::{BadValue, FieldError};
 
 impl SchemaValidator<'_> {
     /// Returns the match count of the item validations.
-    pub(super) fn check_array(&mut self, n: &Node, items: &[Value], path: &PathRef<'_>) -> u32 {
+    pub(super) fn check_array(
+        &mut self,
+        n: &Node,
+        items: &[Value],
+        old: Option<&Value>,
+        path: &PathRef<'_>,
+    ) -> u32 {
         let mut count = 0;
         if let Some(it) = n.items {
+            let pairing = if old.is_some() {
+                n.list_pairing()
+            } else {
+                ListPairing::None
+            };
             for (i, item) in items.iter().enumerate() {
-                count += self.validate(item, it, &path.index(i));
+                let old_item = correlation::item(pairing, item, i, old);
+                count += self.validate(item, old_item, it, &path.index(i));
             }
         }
         let size = items.len() as i64;
@@ -48,6 +61,7 @@ impl SchemaValidator<'_> {
         &mut self,
         n: &Node,
         map: &Map<String, Value>,
+        old: Option<&Value>,
         path: &PathRef<'_>,
     ) -> u32 {
         let size = map.len() as i64;
@@ -69,12 +83,20 @@ impl SchemaValidator<'_> {
             return 0;
         }
         let mut count = 0;
+        // `apiVersion` and `kind` of the root are never ratcheted.
+        let at_root = path.depth() == 0;
         for (k, child) in map {
+            let old_child = match old {
+                Some(_) if at_root && (k == "apiVersion" || k == "kind") => None,
+                old => correlation::field(old, k),
+            };
             if let Some(c) = n.property(k) {
-                count += self.validate(child, c, &path.field(k));
+                count += self.validate(child, old_child, c, &path.field(k));
             } else {
                 match n.additional {
-                    Additional::Schema(c) => count += self.validate(child, c, &path.key(k)),
+                    Additional::Schema(c) => {
+                        count += self.validate(child, old_child, c, &path.key(k))
+                    }
                     Additional::Bool(false) => {
                         let msg = format!(
                             "{}.{k} in body is a forbidden property",

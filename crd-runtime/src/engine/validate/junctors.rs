@@ -14,7 +14,13 @@ use crate::field::go_quote;
 impl SchemaValidator<'_> {
     /// Returns the match count contributed by the junctors, including the
     /// validator's own increment.
-    pub(super) fn junctors(&mut self, n: &Node, v: &Value, path: &PathRef<'_>) -> u32 {
+    pub(super) fn junctors(
+        &mut self,
+        n: &Node,
+        v: &Value,
+        old: Option<&Value>,
+        path: &PathRef<'_>,
+    ) -> u32 {
         if !n.has_junctors() {
             return 1;
         }
@@ -25,7 +31,7 @@ impl SchemaValidator<'_> {
             let mut best: Option<(Vec<_>, u32)> = None;
             let mut success = None;
             for &alt in &n.any_of {
-                let (errs, c) = self.isolated(|s| s.validate(v, alt, path));
+                let (errs, c) = self.isolated(|s| s.validate(v, old, alt, path));
                 if errs.is_empty() {
                     best = None;
                     success = Some(c);
@@ -54,7 +60,7 @@ impl SchemaValidator<'_> {
             let mut first_success = None;
             let mut validated = 0;
             for &alt in &n.one_of {
-                let (errs, c) = self.isolated(|s| s.validate(v, alt, path));
+                let (errs, c) = self.isolated(|s| s.validate(v, old, alt, path));
                 if errs.is_empty() {
                     validated += 1;
                     best = None;
@@ -87,7 +93,7 @@ impl SchemaValidator<'_> {
         if !n.all_of.is_empty() {
             let mut validated = 0;
             for &alt in &n.all_of {
-                let (errs, c) = self.isolated(|s| s.validate(v, alt, path));
+                let (errs, c) = self.isolated(|s| s.validate(v, old, alt, path));
                 if errs.is_empty() {
                     validated += 1;
                 }
@@ -108,7 +114,7 @@ impl SchemaValidator<'_> {
         }
 
         if let Some(not) = n.not {
-            let (errs, _) = self.isolated(|s| s.validate(v, not, path));
+            let (errs, _) = self.isolated(|s| s.validate(v, old, not, path));
             if errs.is_empty() {
                 self.plain(format!("{} must not validate the schema (not)", name()));
             }

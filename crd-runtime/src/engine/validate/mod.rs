@@ -13,7 +13,7 @@ mod strings;
 
 use serde_json::Value;
 
-use super::compiled::{CompiledSchema, JsonType, Node, NodeId};
+use super::compiled::{CompiledSchema, JsonType, Node, NodeId, NodeRef};
 use super::path::PathRef;
 use crate::field::{BadValue, ErrorType, FieldError, Path, go_quote};
 use crate::load::MAX_DEPTH;
@@ -23,6 +23,9 @@ pub(crate) struct SchemaValidator<'s> {
     pub schema: &'s CompiledSchema,
     pub errors: Vec<FieldError>,
     pub too_deep: bool,
+    /// Validation ratcheting: errors of values unchanged from the old object's are
+    /// dropped (`RatchetingSchemaValidator`).
+    pub ratchet: bool,
 }
 
 impl<'s> SchemaValidator<'s> {
@@ -31,12 +34,28 @@ impl<'s> SchemaValidator<'s> {
             schema,
             errors: Vec::new(),
             too_deep: false,
+            ratchet: false,
         }
     }
 
     /// Validates `v` at `path` against node `id`; returns kube-openapi's match count.
-    pub fn validate(&mut self, v: &Value, id: NodeId, path: &PathRef<'_>) -> u32 {
+    /// `old` is the value paired with `v` in the old object (updates only).
+    pub fn validate(
+        &mut self,
+        v: &Value,
+        old: Option<&Value>,
+        id: NodeId,
+        path: &PathRef<'_>,
+    ) -> u32 {
         let schema = self.schema;
+        if self.ratchet
+            && let Some(o) = old
+            && crate::correlation::unchanged(NodeRef { schema, id }, v, o)
+        {
+            // Unchanged: its errors become warnings (dropped); its match count stays.
+            let (_, count) = self.isolated(|s| s.validate(v, None, id, path));
+            return count;
+        }
         let n = schema.node(id);
         if path.depth() > MAX_DEPTH {
             self.too_deep = true;
@@ -57,7 +76,7 @@ impl<'s> SchemaValidator<'s> {
         if !n.types.is_empty() || !n.format.is_empty() {
             count += 1 + self.check_type(n, v, path);
         }
-        count += 1 + self.junctors(n, v, path);
+        count += 1 + self.junctors(n, v, old, path);
         if let Value::String(s) = v {
             count += 1;
             self.check_string(n, s, path);
@@ -73,12 +92,12 @@ impl<'s> SchemaValidator<'s> {
             self.check_number(n, num, path);
         }
         if let Value::Array(items) = v {
-            count += 2 + self.check_array(n, items, path);
+            count += 2 + self.check_array(n, items, old, path);
         }
         count += 1;
         self.check_enum(n, v, path);
         if let Value::Object(map) = v {
-            count += 1 + self.check_object(n, map, path);
+            count += 1 + self.check_object(n, map, old, path);
         }
         count + 1
     }
