@@ -65,10 +65,18 @@ impl<'de> Visitor<'de> for StrictVisitor {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             let StrictValue(v) = map.next_value()?;
-            if out.contains_key(&key) {
-                return Err(de::Error::custom(format_args!("duplicate field {key:?}")));
+            // One map lookup per key: insert, or report the key already there.
+            match out.entry(key) {
+                serde_json::map::Entry::Vacant(e) => {
+                    e.insert(v);
+                }
+                serde_json::map::Entry::Occupied(e) => {
+                    return Err(de::Error::custom(format_args!(
+                        "duplicate field {:?}",
+                        e.key()
+                    )));
+                }
             }
-            out.insert(key, v);
         }
         Ok(Value::Object(out))
     }

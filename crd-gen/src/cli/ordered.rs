@@ -10,23 +10,24 @@ use std::sync::{Arc, Mutex};
 /// small enough to keep every core busy and memory flat.
 pub const BATCH: usize = 256;
 
-/// Feeds the items `produce` yields, in batches, to `work` on `threads` workers,
-/// and calls `emit` with each batch's result in order. With one thread everything
-/// runs on the caller's thread.
+/// Feeds the items `produce` yields, in batches of `batch`, to `work` on `threads`
+/// workers, and calls `emit` with each batch's result in order. With one thread
+/// everything runs on the caller's thread.
 pub fn run<I: Send, R: Send>(
     threads: usize,
+    batch_size: usize,
     produce: impl FnOnce(&mut dyn FnMut(I)),
     work: impl Fn(Vec<I>) -> R + Sync,
     mut emit: impl FnMut(R),
 ) {
     if threads <= 1 {
-        let mut batch = Vec::with_capacity(BATCH);
+        let mut batch = Vec::with_capacity(batch_size);
         produce(&mut |item| {
             batch.push(item);
-            if batch.len() == BATCH {
+            if batch.len() == batch_size {
                 emit(work(std::mem::replace(
                     &mut batch,
-                    Vec::with_capacity(BATCH),
+                    Vec::with_capacity(batch_size),
                 )));
             }
         });
@@ -64,11 +65,11 @@ pub fn run<I: Send, R: Send>(
             }
         };
         let mut sent = 0;
-        let mut batch = Vec::with_capacity(BATCH);
+        let mut batch = Vec::with_capacity(batch_size);
         produce(&mut |item| {
             batch.push(item);
-            if batch.len() == BATCH {
-                let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+            if batch.len() == batch_size {
+                let full = std::mem::replace(&mut batch, Vec::with_capacity(batch_size));
                 // Workers only stop when the job channel closes, so this send succeeds.
                 let _ = job_tx.send((sent, full));
                 sent += 1;
@@ -99,6 +100,7 @@ mod tests {
             let mut out = Vec::new();
             run(
                 threads,
+                BATCH,
                 |feed| (0..10_000u32).for_each(feed),
                 |batch: Vec<u32>| {
                     // Uneven work, so batches finish out of order.

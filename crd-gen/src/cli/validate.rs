@@ -38,8 +38,8 @@ use crd_runtime::load::{self, LoadError, crds_from_documents, parse_documents_by
 use crd_runtime::{ErrorList, JSONSchemaProps};
 use serde_json::Value;
 
+use super::documents::{for_each_document, for_each_json_document, is_json, json_pieces};
 use super::inputs::{Input, read_inputs};
-use super::json_stream::for_each_json_value;
 
 /// Arguments of `crd-gen validate`.
 #[derive(clap::Args)]
@@ -100,7 +100,8 @@ enum Format {
 /// Where objects find their engine.
 enum Engines {
     /// By (apiVersion, kind).
-    Crds(HashMap<(String, String), Engine>),
+    /// apiVersion → kind → engine (looked up by `&str`, without allocating).
+    Crds(HashMap<String, HashMap<String, Engine>>),
     /// One bare schema for everything.
     Schema(Engine),
 }
@@ -229,7 +230,9 @@ fn load_engines(args: &Args) -> Result<Engines, String> {
                     .resource()
                     .map(|r| r.api_version())
                     .unwrap_or_default();
-                map.insert((api_version, crd.spec.names.kind.clone()), engine);
+                map.entry(api_version)
+                    .or_insert_with(HashMap::new)
+                    .insert(crd.spec.names.kind.clone(), engine);
             }
         }
     }
@@ -274,83 +277,6 @@ fn identity(v: &Value) -> (String, String, String) {
     (str_at(v, "kind").to_string(), at("namespace"), at("name"))
 }
 
-/// Calls `f` with each document of an input (YAML documents, or JSON values /
-/// JSON lines, streamed), or with `Err("file:line:column: message")` for each one
-/// that cannot be read. Reading goes on after a bad JSON value (at the next
-/// line that starts a value) and after a bad YAML document (at the next `---`).
-fn for_each_document(input: &Input, mut f: impl FnMut(Result<Value, String>)) {
-    let first = input
-        .bytes
-        .iter()
-        .find(|b| !b.is_ascii_whitespace())
-        .copied();
-    if matches!(first, Some(b'{') | Some(b'[')) {
-        for_each_json_value(&input.bytes, |r| {
-            f(r.map_err(|e| format!("{}:{}:{}: {}", input.name, e.line, e.column, e.message)))
-        });
-        return;
-    }
-    match parse_documents_bytes(&input.name, &input.bytes) {
-        Ok(docs) => docs.into_iter().map(Ok).for_each(f),
-        Err(e) => {
-            let chunks = yaml_document_chunks(&input.bytes);
-            if chunks.len() < 2 {
-                return f(Err(load_error(&e)));
-            }
-            for (first_line, chunk) in chunks {
-                match parse_documents_bytes(&input.name, chunk) {
-                    Ok(docs) => docs.into_iter().map(Ok).for_each(&mut f),
-                    Err(e) => f(Err(load_error(&shift_lines(e, first_line)))),
-                }
-            }
-        }
-    }
-}
-
-/// A YAML stream cut before each `---` line, with the number of lines before each
-/// piece. A document marker in column 1 ends any block scalar, so each piece holds
-/// whole documents.
-fn yaml_document_chunks(bytes: &[u8]) -> Vec<(usize, &[u8])> {
-    let mut chunks = Vec::new();
-    let (mut start, mut start_line, mut line, mut at) = (0, 0, 0, 0);
-    while at < bytes.len() {
-        let rest = &bytes[at..];
-        let is_marker = rest.starts_with(b"---")
-            && matches!(rest.get(3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
-        if is_marker && at > start {
-            chunks.push((start_line, &bytes[start..at]));
-            (start, start_line) = (at, line);
-        }
-        match memchr::memchr(b'\n', rest) {
-            Some(nl) => {
-                at += nl + 1;
-                line += 1;
-            }
-            None => break,
-        }
-    }
-    chunks.push((start_line, &bytes[start..]));
-    chunks
-}
-
-/// Makes a piece's syntax error point into the whole file.
-fn shift_lines(e: LoadError, lines_before: usize) -> LoadError {
-    match e {
-        LoadError::Syntax {
-            source,
-            line,
-            column,
-            message,
-        } if line > 0 => LoadError::Syntax {
-            source,
-            line: line + lines_before,
-            column,
-            message,
-        },
-        e => e,
-    }
-}
-
 fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
@@ -370,53 +296,95 @@ fn object_name(v: &Value) -> &str {
 struct BatchReport {
     /// Report bytes for stdout, and messages for stderr between them.
     pieces: Vec<Piece>,
+    /// Documents read, bad ones included (they take an index too).
+    documents: usize,
     objects: usize,
     invalid: usize,
     unreadable: usize,
 }
 
 enum Piece {
-    Out(Vec<u8>),
+    /// Bytes for stdout; at each `(offset, n)` the index of the batch's `n`-th
+    /// document goes in (known only once earlier batches are counted).
+    Out(Vec<u8>, Vec<(usize, usize)>),
     Err(String),
+    /// A report for stderr about the batch's `n`-th document.
+    DocErr(usize, String),
 }
 
+/// A batch of work: documents read by the reading thread, or a piece of JSON input
+/// a worker reads itself.
+enum Batch<'i> {
+    Documents(Vec<Result<Value, String>>),
+    Json {
+        lines_before: usize,
+        bytes: &'i [u8],
+    },
+}
+
+/// Bytes of JSON input per worker job.
+const JSON_PIECE: usize = 256 * 1024;
+
 /// Validates the documents of one input on every core; reports come out in
-/// document order, as a one-by-one run would print them.
-fn validate_input(
+/// document order, as a one-by-one run would print them. JSON input is cut into
+/// pieces read by the workers themselves; YAML documents are read first.
+fn validate_input<'i>(
     args: &Args,
     engines: &Engines,
     olds: &OldObjects,
-    input: &Input,
+    input: &'i Input,
     out: &mut impl Write,
     totals: &mut Totals,
 ) {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut next_index = 0;
     let mut write_failed = false;
+    let json_in_pieces = threads > 1 && is_json(&input.bytes);
+    let produce = |feed: &mut dyn FnMut(Batch<'i>)| {
+        if json_in_pieces {
+            for (lines_before, bytes) in json_pieces(&input.bytes, JSON_PIECE) {
+                feed(Batch::Json {
+                    lines_before,
+                    bytes,
+                });
+            }
+        } else {
+            let mut docs = Vec::with_capacity(super::ordered::BATCH);
+            for_each_document(input, |doc| {
+                docs.push(doc);
+                if docs.len() == super::ordered::BATCH {
+                    feed(Batch::Documents(std::mem::take(&mut docs)));
+                }
+            });
+            if !docs.is_empty() {
+                feed(Batch::Documents(docs));
+            }
+        }
+    };
     super::ordered::run(
         threads,
-        // JSON (one document or JSON lines) is streamed: parsed in batches while
-        // earlier batches are admitted.
-        |feed| {
-            for_each_document(input, |doc| {
-                feed((next_index, doc));
-                next_index += 1;
-            })
-        },
-        |batch: Vec<(usize, Result<Value, String>)>| {
-            validate_batch(args, engines, olds, input, batch)
+        1,
+        produce,
+        |mut jobs: Vec<Batch<'_>>| {
+            let job = jobs.pop().expect("one job per batch");
+            validate_batch(args, engines, olds, input, job)
         },
         |report| {
             totals.objects += report.objects;
             totals.invalid += report.invalid;
             totals.unreadable += report.unreadable;
+            let base = next_index;
+            next_index += report.documents;
             for piece in report.pieces {
                 if write_failed {
                     break;
                 }
                 let written = match piece {
-                    Piece::Out(bytes) => out.write_all(&bytes),
+                    Piece::Out(bytes, marks) => write_marked(out, &bytes, &marks, base),
                     Piece::Err(msg) => out.flush().map(|()| eprintln!("{msg}")),
+                    Piece::DocErr(n, msg) => out
+                        .flush()
+                        .map(|()| eprintln!("{}: document {}: {msg}", input.name, base + n + 1)),
                 };
                 if let Err(e) = written {
                     eprintln!("cannot write the output: {e}");
@@ -430,26 +398,54 @@ fn validate_input(
     }
 }
 
+/// Writes `bytes` with the document index `base + n` put in at each mark.
+fn write_marked(
+    out: &mut impl Write,
+    bytes: &[u8],
+    marks: &[(usize, usize)],
+    base: usize,
+) -> std::io::Result<()> {
+    let mut from = 0;
+    for &(at, n) in marks {
+        out.write_all(&bytes[from..at])?;
+        write!(out, "{}", base + n)?;
+        from = at;
+    }
+    out.write_all(&bytes[from..])
+}
+
 fn validate_batch(
     args: &Args,
     engines: &Engines,
     olds: &OldObjects,
     input: &Input,
-    batch: Vec<(usize, Result<Value, String>)>,
+    batch: Batch<'_>,
 ) -> BatchReport {
     let mut r = BatchReport::default();
-    let mut buf = Vec::with_capacity(batch.len() * 64);
-    for (index, doc) in batch {
+    let mut buf = Vec::new();
+    let mut marks = Vec::new();
+    // `{"file":<name>,"index":` — where the index goes in a `--format json` line.
+    let index_at = args.format == Format::Json;
+    let head = if index_at {
+        serde_json::to_string(&input.name).map_or(0, |f| f.len()) + "{\"file\":,\"index\":".len()
+    } else {
+        0
+    };
+    let mut one = |doc: Result<Value, String>| {
+        let n = r.documents;
+        r.documents += 1;
         let mut doc = match doc {
             Ok(doc) => doc,
             Err(msg) => {
-                // The bad document keeps its index, so later ones keep theirs.
                 r.unreadable += 1;
                 if !buf.is_empty() {
-                    r.pieces.push(Piece::Out(std::mem::take(&mut buf)));
+                    r.pieces.push(Piece::Out(
+                        std::mem::take(&mut buf),
+                        std::mem::take(&mut marks),
+                    ));
                 }
                 r.pieces.push(Piece::Err(msg));
-                continue;
+                return;
             }
         };
         r.objects += 1;
@@ -462,16 +458,33 @@ fn validate_batch(
         if result.is_err() {
             r.invalid += 1;
         }
-        // Writing to a Vec only fails on a value serde_json cannot print.
-        if let Err(e) = report(args, &input.name, index, &doc, &result, &mut buf) {
-            r.pieces.push(Piece::Err(format!(
-                "{}: document {index}: cannot print it: {e}",
-                input.name
-            )));
+        if index_at {
+            marks.push((buf.len() + head, n));
         }
+        // Writing to a Vec only fails on a value serde_json cannot print.
+        match report(args, &input.name, &doc, &result, &mut buf) {
+            Ok(None) => {}
+            Ok(Some(msg)) => {
+                r.pieces.push(Piece::Out(
+                    std::mem::take(&mut buf),
+                    std::mem::take(&mut marks),
+                ));
+                r.pieces.push(Piece::DocErr(n, msg));
+            }
+            Err(e) => r
+                .pieces
+                .push(Piece::DocErr(n, format!("cannot print it: {e}"))),
+        }
+    };
+    match batch {
+        Batch::Documents(docs) => docs.into_iter().for_each(&mut one),
+        Batch::Json {
+            lines_before,
+            bytes,
+        } => for_each_json_document(&input.name, bytes, lines_before, &mut one),
     }
     if !buf.is_empty() {
-        r.pieces.push(Piece::Out(buf));
+        r.pieces.push(Piece::Out(buf, marks));
     }
     r
 }
@@ -484,16 +497,12 @@ fn engine_for<'e>(engines: &'e Engines, doc: &Value) -> Result<&'e Engine, Vec<S
             if !doc.is_object() {
                 return Err(vec!["the document is not an object".to_string()]);
             }
-            let key = (
-                str_at(doc, "apiVersion").to_string(),
-                str_at(doc, "kind").to_string(),
-            );
-            match map.get(&key) {
+            let (api_version, kind) = (str_at(doc, "apiVersion"), str_at(doc, "kind"));
+            match map.get(api_version).and_then(|kinds| kinds.get(kind)) {
                 Some(e) => e,
                 None => {
                     return Err(vec![format!(
-                        "no CustomResourceDefinition is loaded for apiVersion {:?}, kind {:?}",
-                        key.0, key.1
+                        "no CustomResourceDefinition is loaded for apiVersion {api_version:?}, kind {kind:?}"
                     )]);
                 }
             }
@@ -511,14 +520,17 @@ fn admit(engines: &Engines, doc: &mut Value, old: Option<&Value>) -> Result<(), 
     result.map_err(|errs: ErrorList| errs.strings())
 }
 
+/// Writes the report of one document; with `--format json` the `index` value is
+/// left out (the caller puts it in, see [`write_marked`]).
+/// A report for stderr (an invalid object while stdout carries `--output`) is
+/// returned instead, to be printed as `FILE: document N: REPORT`.
 fn report(
     args: &Args,
     file: &str,
-    index: usize,
     doc: &Value,
     result: &Result<(), Vec<String>>,
     out: &mut impl Write,
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<String>> {
     let kind = str_at(doc, "kind");
     let name = object_name(doc);
     if args.format == Format::Json {
@@ -528,7 +540,8 @@ fn report(
         };
         out.write_all(b"{\"file\":")?;
         serde_json::to_writer(&mut *out, file)?;
-        write!(out, ",\"index\":{index},\"kind\":")?;
+        out.write_all(b",\"index\":")?;
+        out.write_all(b",\"kind\":")?;
         serde_json::to_writer(&mut *out, kind)?;
         out.write_all(b",\"name\":")?;
         serde_json::to_writer(&mut *out, name)?;
@@ -536,14 +549,16 @@ fn report(
         serde_json::to_writer(&mut *out, errors)?;
         out.write_all(b",\"object\":")?;
         serde_json::to_writer(&mut *out, doc)?;
-        return out.write_all(b"}\n");
+        out.write_all(b"}\n")?;
+        return Ok(None);
     }
     let shown_kind = if kind.is_empty() { "object" } else { kind };
     match (result, args.output) {
-        (Ok(()), None) => Ok(()),
+        (Ok(()), None) => Ok(None),
         (Ok(()), Some(OutputFormat::Json)) => {
             serde_json::to_writer(&mut *out, doc)?;
-            out.write_all(b"\n")
+            out.write_all(b"\n")?;
+            Ok(None)
         }
         (Ok(()), Some(OutputFormat::Yaml)) => {
             let yaml = load::to_yaml(doc).map_err(std::io::Error::other)?;
@@ -552,29 +567,23 @@ fn report(
             if !yaml.ends_with('\n') {
                 out.write_all(b"\n")?;
             }
-            Ok(())
+            Ok(None)
         }
         (Err(errors), None) => {
             writeln!(out, "{shown_kind} {} is invalid:", go_quoted(name))?;
             for e in errors {
                 writeln!(out, "{e}")?;
             }
-            Ok(())
+            Ok(None)
         }
         (Err(errors), Some(_)) => {
-            // Keep stdout a clean stream of objects.
-            out.flush()?;
-            let mut err = std::io::stderr().lock();
-            writeln!(
-                err,
-                "{file}: document {}: {shown_kind} {} is invalid:",
-                index + 1,
-                go_quoted(name)
-            )?;
+            // Keep stdout a clean stream of objects: the report goes to stderr.
+            let mut msg = format!("{shown_kind} {} is invalid:", go_quoted(name));
             for e in errors {
-                writeln!(err, "{e}")?;
+                msg.push('\n');
+                msg.push_str(e);
             }
-            Ok(())
+            Ok(Some(msg))
         }
     }
 }
