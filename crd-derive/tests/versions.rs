@@ -89,8 +89,13 @@ fn versions_merge_into_one_crd_with_one_storage_version() {
 fn mismatches_are_errors_naming_the_field() {
     let e = merge_versions(&[v2::Gizmo::crd(), other_group::Gizmo::crd()]).unwrap_err();
     assert_eq!(e.field, "spec.group");
+    assert_eq!(
+        e.to_string(),
+        "spec.group: versions disagree: \"example.com\" vs \"other.example.com\""
+    );
     let e = merge_versions(&[v2::Gizmo::crd(), cluster::Gizmo::crd()]).unwrap_err();
     assert_eq!(e.field, "spec.scope");
+    assert!(e.message.ends_with("\"Namespaced\" vs \"Cluster\""), "{e}");
     let e = merge_versions(&[v1::Gizmo::crd()]).unwrap_err();
     assert_eq!(e.field, "spec.versions");
     assert!(

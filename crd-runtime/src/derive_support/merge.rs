@@ -44,8 +44,9 @@ pub fn merge_versions(
     for crd in rest {
         let a = &out.spec;
         let b = &crd.spec;
-        let same = |field: &str, x: &dyn fmt::Debug, y: &dyn fmt::Debug| {
-            let (x, y) = (format!("{x:?}"), format!("{y:?}"));
+        // Compared and shown as JSON, the way the manifests spell them.
+        let same = |field: &str, x: &dyn erased::Json, y: &dyn erased::Json| {
+            let (x, y) = (x.json(), y.json());
             if x == y {
                 Ok(())
             } else {
@@ -80,7 +81,12 @@ pub fn merge_versions(
                     Some(old) if old != v => {
                         return Err(err(
                             field,
-                            format!("{k:?} is {old:?} in one version and {v:?} in another"),
+                            format!(
+                                "{} is {} in one version and {} in another",
+                                erased::Json::json(k),
+                                erased::Json::json(old),
+                                erased::Json::json(v)
+                            ),
                         ));
                     }
                     _ => {
@@ -110,11 +116,27 @@ pub fn merge_versions(
         return Err(err(
             "spec.versions",
             format!(
-                "exactly one version must be the storage version, found {}: {storage:?} \
+                "exactly one version must be the storage version, found {}: {} \
                  (mark the others `storage = false`)",
-                storage.len()
+                storage.len(),
+                erased::Json::json(&storage)
             ),
         ));
     }
     Ok(out)
+}
+
+/// Rendering values of different types as JSON for messages.
+mod erased {
+    /// A value shown as JSON.
+    pub trait Json {
+        /// The JSON text (`null` if it cannot be serialized).
+        fn json(&self) -> String;
+    }
+
+    impl<T: serde::Serialize + ?Sized> Json for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap_or_else(|_| "null".to_string())
+        }
+    }
 }
