@@ -216,6 +216,12 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
             config.listen
         )));
     }
+    if !config.engine.ratcheting && !config.engine.kube_version.ratcheting_can_be_disabled() {
+        return Err(StartError::Config(format!(
+            "CRDValidationRatcheting is GA and cannot be turned off in Kubernetes {}",
+            config.engine.kube_version
+        )));
+    }
     let tls = config.tls.as_ref().map(crate::tls::load).transpose()?;
     let store: Arc<dyn Store> = Arc::new(FanOut::new(open_store(&config.store).await?));
     let store_description = store.describe();

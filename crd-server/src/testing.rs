@@ -57,6 +57,13 @@ impl TestServerBuilder {
         self
     }
 
+    /// Turns validation ratcheting off (`CRDValidationRatcheting=false`); starting
+    /// fails for a release where it is GA (1.33 and later).
+    pub fn ratcheting(mut self, on: bool) -> Self {
+        self.engine.ratcheting = on;
+        self
+    }
+
     /// Uses the embedded durable store in a temporary directory instead of memory.
     pub fn durable(mut self) -> Self {
         self.durable = true;

@@ -113,4 +113,24 @@ fn bad_arguments_are_clear_errors() {
         .expect("run");
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.yaml"));
+    for (args, needle) in [
+        (
+            &["--kube-version", "1.29"][..],
+            "unsupported Kubernetes version \"1.29\": use 1.30 to 1.37",
+        ),
+        (
+            &["--feature-gates", "CRDValidationRatcheting=false"][..],
+            "cannot be turned off in Kubernetes 1.37",
+        ),
+        (&["--feature-gates", "Foo=true"][..], "unknown feature gate \"Foo=true\""),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_crd-server"))
+            .args(["--listen", "127.0.0.1:0", "--in-memory"])
+            .args(args)
+            .output()
+            .expect("run");
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
 }
