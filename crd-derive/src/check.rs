@@ -11,7 +11,7 @@ use serde_derive_internals::ast::Field;
 use crate::ast::FieldExtra;
 use crate::attr::node::NodeAttrs;
 use crate::attr::value::{Json, Num};
-use crate::codegen::node::{Rt, respan};
+use crate::tokens::{Rt, respan};
 
 fn err(cx: &Ctxt, span: Span, msg: impl std::fmt::Display) {
     cx.syn_error(syn::Error::new(span, msg));

@@ -7,7 +7,7 @@ use serde_derive_internals::Ctxt;
 use crate::attr::resource::ResourceAttrs;
 use crate::attr::value::Sp;
 use crate::check::json_path;
-use crate::codegen::node::{Rt, respan};
+use crate::tokens::{Rt, respan};
 
 fn err(cx: &Ctxt, span: Span, msg: impl std::fmt::Display) {
     cx.syn_error(syn::Error::new(span, msg));

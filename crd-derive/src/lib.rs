@@ -12,6 +12,7 @@ mod attr;
 mod check;
 mod check_resource;
 mod codegen;
+mod tokens;
 
 use proc_macro::TokenStream;
 

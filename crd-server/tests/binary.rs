@@ -122,7 +122,10 @@ fn bad_arguments_are_clear_errors() {
             &["--feature-gates", "CRDValidationRatcheting=false"][..],
             "cannot be turned off in Kubernetes 1.37",
         ),
-        (&["--feature-gates", "Foo=true"][..], "unknown feature gate \"Foo=true\""),
+        (
+            &["--feature-gates", "Foo=true"][..],
+            "unknown feature gate \"Foo=true\"",
+        ),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_crd-server"))
             .args(["--listen", "127.0.0.1:0", "--in-memory"])

@@ -14,7 +14,7 @@ use crate::ast;
 use crate::attr::meta::Item;
 use crate::attr::node::NodeAttrs;
 use crate::attr::value;
-use node::Rt;
+use crate::tokens::Rt;
 use schema::Schema;
 
 /// The runtime path: `crate = path` from the items (removed from them), else `::crd_runtime`.

@@ -5,12 +5,13 @@ use quote::quote;
 use serde_derive_internals::Ctxt;
 use syn::DeriveInput;
 
-use super::node::{Rt, apply};
+use super::node::apply;
 use super::{runtime_path, schema, schema_impl, wrap};
 use crate::ast;
 use crate::attr::node::NodeAttrs;
 use crate::attr::resource::ResourceAttrs;
 use crate::check_resource::{self, plural_of};
+use crate::tokens::Rt;
 
 fn opt_str(v: Option<&str>) -> TokenStream {
     match v {

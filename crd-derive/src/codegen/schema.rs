@@ -6,10 +6,11 @@ use serde_derive_internals::Ctxt;
 use serde_derive_internals::ast::{Data, Field, Style, Variant};
 use serde_derive_internals::attr::TagType;
 
-use super::node::{self, Rt};
+use super::node;
 use crate::ast::{FieldExtra, Input, field_extra, wire_fields, wire_name, wire_variants};
 use crate::attr::node::NodeAttrs;
 use crate::check;
+use crate::tokens::Rt;
 
 /// What the generated `CrdSchema` impl needs besides the body.
 pub struct Schema {

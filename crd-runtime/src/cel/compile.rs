@@ -14,7 +14,7 @@ use super::cost::estimate;
 use super::equality;
 use super::field_path::{self, Step};
 use super::rewrite::{instrument, node_count};
-use super::rules::{FIELD_PATH_INVALID, RuleError, RuleField, SUPPORTED_REASONS};
+use super::rule_error::{FIELD_PATH_INVALID, RuleError, RuleField, SUPPORTED_REASONS};
 use super::schema::CelSchema;
 use super::sizes::Place;
 

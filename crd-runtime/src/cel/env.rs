@@ -21,9 +21,7 @@ use kube_cel::cel::objects::{Opaque, Value};
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
 use super::budget::charge;
-
-/// Name of the metering function inserted into comprehensions.
-pub(crate) const TICK: &str = "@crd.tick";
+use super::rewrite::TICK;
 
 thread_local! {
     /// Building the function registry takes a few hundred allocations, so each

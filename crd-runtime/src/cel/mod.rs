@@ -36,6 +36,7 @@ mod escape;
 pub mod field_path;
 mod pass;
 mod rewrite;
+mod rule_error;
 mod rules;
 mod schema;
 mod sizes;
@@ -49,7 +50,8 @@ pub use cost_limits::{
 };
 pub use escape::escape;
 pub use pass::CelPass;
-pub use rules::{CompiledRules, RuleError, RuleField, SUPPORTED_REASONS};
+pub use rule_error::{RuleError, RuleField, SUPPORTED_REASONS};
+pub use rules::CompiledRules;
 pub use schema::CelSchema;
 pub use validator::{SchemaRuleError, Validator, blocking_error};
 

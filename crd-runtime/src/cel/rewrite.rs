@@ -11,7 +11,8 @@ use kube_cel::cel::common::ast::{
     CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, ListExpr, LiteralValue,
 };
 
-use super::env::TICK;
+/// Name of the metering function inserted into comprehensions.
+pub(crate) const TICK: &str = "@crd.tick";
 
 /// Number of nodes in `e` (a static cost: every node is evaluated at least once).
 pub(crate) fn node_count(e: &IdedExpr) -> u64 {

@@ -19,7 +19,8 @@ use crate::model::JSONSchemaProps;
 
 use super::budget::{Budget, Limits};
 use super::compile::CelEnvironment;
-use super::rules::{CompiledRules, RuleError, RuleField};
+use super::rule_error::{RuleError, RuleField};
+use super::rules::CompiledRules;
 use super::schema::CelSchema;
 
 /// The compiled rules of a schema tree; nodes without rules below them are left out.

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::private::{add_property, object, string_enum, union};
+use super::building::{add_property, object, string_enum, union};
 use crate::model::JSONSchemaProps;
 
 /// `{properties: {<tag>: {enum: [<name>]}}, required: [<tag>]}`.

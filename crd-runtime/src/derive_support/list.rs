@@ -5,7 +5,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::CustomResourceExt;
-use super::private::check_type_meta;
+use super::building::check_type_meta;
 use crate::meta::ListMeta;
 
 /// A page of objects of kind `K`, as returned by `GET /apis/{group}/{version}/{plural}`.

@@ -20,6 +20,7 @@ mod resource;
 mod rest;
 
 #[doc(hidden)]
+mod building;
 pub mod private;
 
 pub use embedded::EmbeddedObject;
