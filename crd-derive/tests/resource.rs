@@ -227,6 +227,28 @@ fn root_type_round_trips_through_json() {
     assert_eq!(Gadget::default().spec.size, 0);
 }
 
+/// A derived type's `admit()` and `validate()` run the CRD's CEL rules too: the
+/// same engine as `Engine::for_crd`, `crd-gen validate` and crd-server.
+#[test]
+fn derived_admission_runs_the_cel_rules() {
+    let spec = || WidgetSpec {
+        size: 3,
+        color: "red".into(),
+    };
+    let mut ok = Gadget::new("short", spec());
+    ok.metadata.namespace = Some("default".into());
+    ok.admit().unwrap();
+    let mut long = Gadget::new("a-name-far-too-long-for-the-rule", spec());
+    long.metadata.namespace = Some("default".into());
+    assert_eq!(
+        long.validate().strings(),
+        vec!["<nil>: Invalid value: short names only"]
+    );
+    let err = long.admit().unwrap_err();
+    assert_eq!(err.to_string(), "<nil>: Invalid value: short names only");
+    assert!(Gadget::engine().unwrap().has_rules());
+}
+
 /// A spec with only optional fields: `spec` is optional too, and reads as `{}`.
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[crd(group = "example.com", version = "v1", kind = "Note", namespaced)]
