@@ -6,8 +6,8 @@
 //! | since | change |
 //! | --- | --- |
 //! | 1.30 | validation ratcheting on by default (beta; the gate can be turned off) |
-//! | 1.31 | CEL: property names that are CEL keywords are selectable as they are |
-//! | 1.33 | validation ratcheting GA (always on) |
+//! | 1.31 | CEL: property names that are CEL keywords are selectable as they are; the format library |
+//! | 1.33 | validation ratcheting GA (always on); the semver library |
 //! | 1.34 | formats `k8s-short-name` and `k8s-long-name` are checked (dropped before) |
 //! | 1.35 | CEL rule failures print scalar values (`Invalid value: 5`) and no value for objects and arrays, instead of the type (`Invalid value: "object"`) |
 
@@ -60,7 +60,7 @@ impl KubeVersion {
     }
 
     /// The minor number (`35` for 1.35).
-    pub fn minor(self) -> u32 {
+    pub const fn minor(self) -> u32 {
         self.minor
     }
 

@@ -139,6 +139,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) types: HashMap<u64, Ty<'a>>,
     /// `self.if` selects a property named `if` (Kubernetes 1.31 and later).
     keyword_fields: bool,
+    /// The Kubernetes minor release whose libraries are declared.
+    libraries: u32,
 }
 
 impl<'a> Checker<'a> {
@@ -151,7 +153,14 @@ impl<'a> Checker<'a> {
             problems: Vec::new(),
             types: HashMap::new(),
             keyword_fields: true,
+            libraries: u32::MAX,
         }
+    }
+
+    /// Declares only the function libraries of Kubernetes `1.minor`.
+    pub(crate) fn libraries(mut self, minor: u32) -> Self {
+        self.libraries = minor;
+        self
     }
 
     /// Whether property names that are CEL keywords can be selected unescaped.
@@ -407,6 +416,12 @@ impl<'a> Checker<'a> {
             _ => Dyn,
         };
 
+        if introduced_in(name) > self.libraries {
+            return self.problem(
+                format!("undeclared reference to '{name}' (in container '')"),
+                Some(name.rsplit('.').next().unwrap_or(name).to_string()),
+            );
+        }
         match name {
             // Standard library.
             "size" => {
@@ -596,4 +611,16 @@ fn arithmetic<'a>(op: &str, a: &Ty<'a>, b: &Ty<'a>) -> Option<Ty<'a>> {
         (_, Double, Double) => Double,
         _ => return None,
     })
+}
+
+/// The Kubernetes minor release whose CEL environment first declares function
+/// `name` (`environment/base.go`): 0 for what every supported release has.
+fn introduced_in(name: &str) -> u32 {
+    match name {
+        // library.Format.
+        n if n.starts_with("format.") => 31,
+        // library.SemverLib.
+        "isSemver" | "semver" => 33,
+        _ => 0,
+    }
 }

@@ -32,6 +32,10 @@ pub struct CelEnvironment {
     /// A failed rule prints the value of a scalar and no value for an object or
     /// array, instead of the schema type (Kubernetes 1.35 and later).
     pub prints_values: bool,
+    /// The Kubernetes minor release whose function libraries are declared: the
+    /// format library from 1.31, semver from 1.33 (older releases report
+    /// `undeclared reference`).
+    pub libraries: u32,
 }
 
 impl CelEnvironment {
@@ -39,6 +43,7 @@ impl CelEnvironment {
     pub const NEWEST: CelEnvironment = CelEnvironment {
         keywords_as_field_names: true,
         prints_values: true,
+        libraries: crate::KubeVersion::NEWEST.minor(),
     };
 
     /// The environment of Kubernetes `major.minor`.
@@ -46,6 +51,7 @@ impl CelEnvironment {
         CelEnvironment {
             keywords_as_field_names: (major, minor) >= (1, 31),
             prints_values: (major, minor) >= (1, 35),
+            libraries: if major > 1 { u32::MAX } else { minor },
         }
     }
 
@@ -316,8 +322,9 @@ fn compile_expr<'a>(
         .enable_optional_syntax(true)
         .max_recursion_depth(MAX_RECURSION_DEPTH);
     let expr = parser.parse(src).map_err(|e| e.to_string())?;
-    let mut checker =
-        Checker::new(self_ty, Some(old_ty)).keywords_as_field_names(env.keywords_as_field_names);
+    let mut checker = Checker::new(self_ty, Some(old_ty))
+        .keywords_as_field_names(env.keywords_as_field_names)
+        .libraries(env.libraries);
     let ty = checker.check(&expr);
     if !checker.problems.is_empty() {
         let msgs: Vec<String> = checker

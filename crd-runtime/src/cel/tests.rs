@@ -400,3 +400,30 @@ fn keywords_are_field_names_from_kubernetes_1_31() {
     assert_eq!(errors("self.if > 0", CelEnvironment::for_version(1, 31)), 0);
     assert_eq!(errors("self.if > 0", CelEnvironment::NEWEST), 0);
 }
+
+#[test]
+fn libraries_arrive_with_their_release() {
+    let s = rules(json!([
+        {"rule": "isSemver(self.name)"},
+        {"rule": "!format.dns1123Label().validate(self.name).hasValue()"}
+    ]));
+    let errors = |minor| {
+        let (_, errs) = Validator::new_in(&s, true, CelEnvironment::for_version(1, minor));
+        errs.iter()
+            .map(|e| e.to_field_error(&Path::new("s")).to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(errors(33).is_empty(), "{:?}", errors(33));
+    let e32 = errors(32);
+    assert_eq!(e32.len(), 1, "{e32:?}");
+    assert!(
+        e32[0].contains("undeclared reference to 'isSemver' (in container '')"),
+        "{e32:?}"
+    );
+    let e30 = errors(30);
+    assert_eq!(e30.len(), 2, "{e30:?}");
+    assert!(
+        e30[1].contains("undeclared reference to 'format.dns1123Label'"),
+        "{e30:?}"
+    );
+}

@@ -9,11 +9,15 @@
 //!    through `ObjectMeta`, `apiVersion`/`kind` must be strings;
 //! 3. [`Engine::default`]: defaults are applied top-down;
 //! 4. [`Engine::validate`]: type meta and root metadata (for resources), the OpenAPI
-//!    schema (kube-openapi semantics), embedded resources, list types, then every
-//!    extra [`ValidationPass`] (CEL plugs in there).
+//!    schema (kube-openapi semantics), embedded resources, list types, the
+//!    `x-kubernetes-validations` rules (CEL, default feature `cel`), then every
+//!    extra [`ValidationPass`] added with [`Engine::with_pass`].
 //!
-//! [`Engine::admit`] runs all four. The schema is compiled once (regexes, property
-//! lookups, bounds); an engine is immutable and can be shared between threads.
+//! [`Engine::admit`] runs all four. The schema and its rules are compiled once
+//! (regexes, property lookups, bounds, CEL programs); an engine is immutable and can
+//! be shared between threads. [`EngineOptions`] picks the Kubernetes release to
+//! behave like; updates ([`Engine::validate_update`], [`Engine::admit_update`])
+//! ratchet as that release does.
 //!
 //! ```
 //! use crd_runtime::engine::Engine;
