@@ -95,23 +95,10 @@ async fn run(args: Args) -> Result<(), String> {
         _ => None,
     };
     let crds = crd_server::server::load_crd_files(&args.crds)?;
+    // A gate the release no longer allows turning off is refused by `start`.
     let mut engine = EngineOptions::for_version(args.kube_version);
     for gate in &args.feature_gates {
-        engine.ratcheting = match gate.as_str() {
-            "CRDValidationRatcheting=true" => true,
-            "CRDValidationRatcheting=false" => false,
-            _ => {
-                return Err(format!(
-                    "unknown feature gate {gate:?}: only CRDValidationRatcheting=true|false is supported"
-                ));
-            }
-        };
-    }
-    if !engine.ratcheting && !args.kube_version.ratcheting_can_be_disabled() {
-        return Err(format!(
-            "CRDValidationRatcheting is GA and cannot be turned off in Kubernetes {}",
-            args.kube_version
-        ));
+        engine.set_feature_gate(gate)?;
     }
     let config = Config {
         listen: args.listen,

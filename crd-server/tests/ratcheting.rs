@@ -6,7 +6,7 @@
 mod support;
 
 use crd_runtime::KubeVersion;
-use support::{kubectl, kubectl_ok};
+use support::{kubectl, kubectl_ok, write};
 
 fn crd(extra: &str) -> String {
     format!(
@@ -36,12 +36,6 @@ spec:
 }
 
 const POOL: &str = "apiVersion: data.example.com/v1\nkind: Pool\nmetadata: {name: p, namespace: default}\nspec: {size: 50, note: a}\n";
-
-fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
-}
 
 fn patch(url: &str, spec: &str) -> std::process::Output {
     kubectl(

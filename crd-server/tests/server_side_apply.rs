@@ -7,7 +7,7 @@
 mod support;
 
 use serde_json::Value;
-use support::{kubectl, kubectl_ok};
+use support::{kubectl, kubectl_ok, write};
 
 const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -45,12 +45,6 @@ spec:
                     name: {type: string}
                     port: {type: integer}
 "#;
-
-fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
-}
 
 fn gateway(spec: &str) -> String {
     format!(

@@ -182,17 +182,7 @@ fn load_error(e: &LoadError) -> String {
 fn engine_options(args: &Args) -> Result<EngineOptions, String> {
     let mut options = EngineOptions::for_version(args.kube_version);
     for gate in &args.feature_gates {
-        let value = match gate.split_once('=') {
-            Some(("CRDValidationRatcheting", v)) => v.parse::<bool>().ok(),
-            _ => {
-                return Err(format!(
-                    "unknown feature gate {gate:?}: only CRDValidationRatcheting=true|false is supported"
-                ));
-            }
-        };
-        options.ratcheting = value.ok_or_else(|| {
-            format!("invalid value in --feature-gates {gate:?}: use true or false")
-        })?;
+        options.set_feature_gate(gate)?;
     }
     Ok(options)
 }
@@ -301,6 +291,17 @@ struct BatchReport {
     objects: usize,
     invalid: usize,
     unreadable: usize,
+}
+
+impl BatchReport {
+    /// Adds a stderr piece after the stdout bytes gathered so far.
+    fn after_output(&mut self, buf: &mut Vec<u8>, marks: &mut Vec<(usize, usize)>, piece: Piece) {
+        if !buf.is_empty() {
+            self.pieces
+                .push(Piece::Out(std::mem::take(buf), std::mem::take(marks)));
+        }
+        self.pieces.push(piece);
+    }
 }
 
 enum Piece {
@@ -438,13 +439,7 @@ fn validate_batch(
             Ok(doc) => doc,
             Err(msg) => {
                 r.unreadable += 1;
-                if !buf.is_empty() {
-                    r.pieces.push(Piece::Out(
-                        std::mem::take(&mut buf),
-                        std::mem::take(&mut marks),
-                    ));
-                }
-                r.pieces.push(Piece::Err(msg));
+                r.after_output(&mut buf, &mut marks, Piece::Err(msg));
                 return;
             }
         };
@@ -465,11 +460,7 @@ fn validate_batch(
         match report(args, &input.name, &doc, &result, &mut buf) {
             Ok(None) => {}
             Ok(Some(msg)) => {
-                r.pieces.push(Piece::Out(
-                    std::mem::take(&mut buf),
-                    std::mem::take(&mut marks),
-                ));
-                r.pieces.push(Piece::DocErr(n, msg));
+                r.after_output(&mut buf, &mut marks, Piece::DocErr(n, msg));
             }
             Err(e) => r
                 .pieces

@@ -191,6 +191,23 @@ impl EngineOptions {
         }
     }
 
+    /// Applies one kube-apiserver `--feature-gates` entry; only
+    /// `CRDValidationRatcheting=true|false` is understood.
+    pub fn set_feature_gate(&mut self, gate: &str) -> Result<(), String> {
+        let value = match gate.split_once('=') {
+            Some(("CRDValidationRatcheting", v)) => v.parse::<bool>().map_err(|_| {
+                format!("invalid value in --feature-gates {gate:?}: use true or false")
+            })?,
+            _ => {
+                return Err(format!(
+                    "unknown feature gate {gate:?}: only CRDValidationRatcheting=true|false is supported"
+                ));
+            }
+        };
+        self.ratcheting = value;
+        Ok(())
+    }
+
     fn check(&self) -> Result<(), EngineError> {
         if !self.ratcheting && !self.kube_version.ratcheting_can_be_disabled() {
             return Err(EngineError::RatchetingLocked(self.kube_version));
@@ -626,6 +643,23 @@ mod feature_tests {
         serde_json::from_value(serde_json::json!({"type": "object",
             "x-kubernetes-validations": [{"rule": "has(self.a)", "message": "a is required"}]}))
         .unwrap()
+    }
+
+    #[test]
+    fn feature_gates_parse_like_kube_apiserver() {
+        let mut o = EngineOptions::default();
+        o.set_feature_gate("CRDValidationRatcheting=false").unwrap();
+        assert!(!o.ratcheting);
+        assert_eq!(
+            o.set_feature_gate("CRDValidationRatcheting=no")
+                .unwrap_err(),
+            "invalid value in --feature-gates \"CRDValidationRatcheting=no\": use true or false"
+        );
+        assert!(
+            o.set_feature_gate("Foo=true")
+                .unwrap_err()
+                .starts_with("unknown feature gate")
+        );
     }
 
     /// Without feature `cel`, rules are an error naming the feature, never skipped.

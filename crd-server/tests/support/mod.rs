@@ -80,6 +80,13 @@ impl Drop for Etcd {
     }
 }
 
+/// Writes `text` to `dir/name` (a manifest for kubectl) and returns its path.
+pub fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
 /// Runs `kubectl -s URL ARGS...` with a throw-away kubeconfig and cache.
 pub fn kubectl(url: &str, args: &[&str]) -> Output {
     let home = std::env::temp_dir().join(format!("crd-server-kubectl-{}", std::process::id()));
