@@ -26,6 +26,7 @@ use crd_runtime::CustomResourceDefinition;
 
 pub mod codegen;
 mod error;
+pub mod json_stream;
 pub mod par;
 pub mod roundtrip;
 

@@ -273,7 +273,7 @@ fn unreadable_input_exits_2_and_is_never_modified() {
         (
             "deep.json",
             "[".repeat(10_000).into_bytes(),
-            "recursion limit",
+            "deep.json:1:128: document nests deeper than 128 levels",
         ),
         (
             "deep.yaml",

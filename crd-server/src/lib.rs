@@ -17,5 +17,5 @@ pub mod testing;
 pub mod tls;
 pub mod webhook;
 
-pub use server::{Config, RunningServer, StartError, StoreConfig, TlsFiles, start};
+pub use server::{Config, RunningServer, StartError, StoreConfig, TlsFiles, app, start};
 pub use testing::TestServer;

@@ -208,8 +208,16 @@ async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), 
     Ok(())
 }
 
-/// Starts a server: opens the store, seeds it, binds, and serves in the background.
-pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+/// The API as a service, without a listener: opens the store and seeds it. Tests and
+/// the request fuzzer (`fuzz/`) call it with requests directly.
+pub async fn app(config: &Config) -> Result<axum::Router, StartError> {
+    let (shared, _) = open(config).await?;
+    Ok(router(shared))
+}
+
+/// Checks `config`, opens and seeds its store: the server's state and the store's
+/// description.
+async fn open(config: &Config) -> Result<(Arc<Shared>, String), StartError> {
     if !config.listen.ip().is_loopback() && (config.tls.is_none() || config.token.is_none()) {
         return Err(StartError::Config(format!(
             "listening on {} (not loopback) requires --tls-cert-file, --tls-private-key-file and --token-file",
@@ -222,7 +230,6 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
             config.engine.kube_version
         )));
     }
-    let tls = config.tls.as_ref().map(crate::tls::load).transpose()?;
     let store: Arc<dyn Store> = Arc::new(FanOut::new(open_store(&config.store).await?));
     let store_description = store.describe();
     let registry = Registry::start(store.clone(), config.engine).await?;
@@ -232,6 +239,13 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         token: config.token.clone(),
     });
     seed(&shared, &config.crds).await?;
+    Ok((shared, store_description))
+}
+
+/// Starts a server: opens the store, seeds it, binds, and serves in the background.
+pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+    let tls = config.tls.as_ref().map(crate::tls::load).transpose()?;
+    let (shared, store_description) = open(&config).await?;
     let listener = TcpListener::bind(config.listen)
         .await
         .map_err(|source| StartError::Bind {

@@ -5,7 +5,7 @@ use crd_runtime::load::{LoadError, parse_documents_bytes};
 use serde_json::Value;
 
 use super::inputs::Input;
-use super::json_stream::for_each_json_value;
+use crd_gen::json_stream::for_each_json_value;
 
 fn load_error(e: &LoadError) -> String {
     e.to_string()

@@ -88,6 +88,15 @@ pub fn run(args: GenerateArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if crds.is_empty() {
+        // An empty module would compile, and hide a wrong path or a typo in CI.
+        let names: Vec<String> = sources.iter().map(Source::name).collect();
+        eprintln!(
+            "error: no CustomResourceDefinition found in {}",
+            names.join(", ")
+        );
+        return ExitCode::from(2);
+    }
     match config.generate_single_file(&crds) {
         Ok(code) => {
             print!("{code}");

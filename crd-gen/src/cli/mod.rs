@@ -4,7 +4,6 @@ pub mod check;
 pub mod documents;
 pub mod generate;
 pub mod inputs;
-pub mod json_stream;
 pub mod ordered;
 pub mod roundtrip;
 pub mod summary;

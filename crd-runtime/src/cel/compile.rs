@@ -13,13 +13,11 @@ use super::check::{Checker, Problem, Ty};
 use super::cost::estimate;
 use super::equality;
 use super::field_path::{self, Step};
+use super::parse_limits;
 use super::rewrite::{instrument, node_count};
 use super::rule_error::{FIELD_PATH_INVALID, RuleError, RuleField, SUPPORTED_REASONS};
 use super::schema::CelSchema;
 use super::sizes::Place;
-
-/// Nesting limit of the parser (cel-go's default).
-const MAX_RECURSION_DEPTH: u16 = 250;
 
 /// The Kubernetes CEL environment rules are compiled in
 /// (`celEnvironmentCompatibilityVersion`).
@@ -318,10 +316,13 @@ fn compile_expr<'a>(
     self_ty: Ty<'a>,
     old_ty: Ty<'a>,
 ) -> Result<Checked<'a>, String> {
+    parse_limits::check_source(src)?;
     let parser = Parser::new()
         .enable_optional_syntax(true)
-        .max_recursion_depth(MAX_RECURSION_DEPTH);
-    let expr = parser.parse(src).map_err(|e| e.to_string())?;
+        .max_recursion_depth(parse_limits::MAX_RECURSION_DEPTH as u16);
+    let expr = parser
+        .parse(src)
+        .map_err(|e| parse_limits::render_parse_errors(src, &e))?;
     let mut checker = Checker::new(self_ty, Some(old_ty))
         .keywords_as_field_names(env.keywords_as_field_names)
         .libraries(env.libraries);

@@ -34,6 +34,7 @@ mod env;
 mod equality;
 mod escape;
 pub mod field_path;
+mod parse_limits;
 mod pass;
 mod rewrite;
 mod rule_error;

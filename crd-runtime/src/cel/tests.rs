@@ -427,3 +427,53 @@ fn libraries_arrive_with_their_release() {
         "{e30:?}"
     );
 }
+
+/// cel-go's parser limits: depth 250 per grammar rule, 100,000 code points, at most
+/// 100 errors. Rules just inside the limits compile and run on a 2 MiB thread (a
+/// test thread, a tokio worker); rules beyond them fail with cel-go's message.
+#[test]
+fn parser_limits_hold_on_a_small_stack() {
+    let small_stack = std::thread::Builder::new().stack_size(2 << 20);
+    small_stack
+        .spawn(|| {
+            let sum = vec!["self.replicas"; 240].join(" + ");
+            let parens = format!("{}self.replicas{}", "(".repeat(240), ")".repeat(240));
+            let inside = rules(json!([
+                {"rule": format!("{sum} >= 0")},
+                {"rule": format!("{parens} >= 0")},
+            ]));
+            assert!(compile_errors(&inside).is_empty());
+            assert!(run(&inside, json!({"spec": {"replicas": 1, "name": "a"}}), None).is_empty());
+            // A 240-deep selection is parsed and type-checked (and fails the check).
+            let fields = rules(json!([{"rule": format!("self{} != ''", ".name".repeat(240))}]));
+            let errs = compile_errors(&fields);
+            assert!(errs[0].contains("does not support field selection"), "{errs:?}");
+
+            let deep_sum = vec!["1"; 20_000].join(" + ");
+            let deep_select = format!("self{}", ".name".repeat(5_000));
+            let deep_list = format!("{}{}", "[".repeat(5_000), "]".repeat(5_000));
+            let beyond = rules(json!([
+                {"rule": format!("{deep_sum} > 0")},
+                {"rule": format!("{deep_select} == ''")},
+                {"rule": format!("{deep_list} == []")},
+                {"rule": format!("'{}' != ''", "a".repeat(100_001))},
+                {"rule": "@ ".repeat(1_000)},
+            ]));
+            let errs = compile_errors(&beyond);
+            assert_eq!(errs.len(), 5, "{errs:#?}");
+            let recursion = "compilation failed: ERROR: <input>:-1:0: expression recursion limit exceeded: 250";
+            for e in &errs[..3] {
+                assert!(e.ends_with(recursion), "{}", &e[e.len() - 200..]);
+            }
+            assert!(errs[3].ends_with(
+                "compilation failed: ERROR: <input>:-1:0: expression code point size exceeds limit: size: 100009, limit 100000"
+            ));
+            let flood = &errs[4];
+            assert!(flood.ends_with("more errors were truncated"), "{flood}");
+            assert!(flood.lines().count() <= 100 * 3 + 1, "{}", flood.lines().count());
+            assert!(!flood.contains("ParseError {"), "Debug text: {flood}");
+        })
+        .expect("spawn")
+        .join()
+        .expect("no stack overflow, no panic");
+}

@@ -3,13 +3,6 @@
 
 use super::MAX_DEPTH;
 
-pub(super) fn strip_json_location(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
-    }
-}
-
 pub(super) fn yaml_message(msg: &str) -> String {
     let first = msg.lines().next().unwrap_or(msg);
     if let Some(breach) = first.strip_prefix("budget breached: ") {
@@ -17,10 +10,90 @@ pub(super) fn yaml_message(msg: &str) -> String {
     }
     let first = first.find(" at line ").map_or(first, |i| &first[..i]);
     if first.contains("Depth") || first.contains("recursion limit") {
-        format!("document nests deeper than {MAX_DEPTH} levels")
-    } else {
-        first.to_string()
+        return format!("document nests deeper than {MAX_DEPTH} levels");
     }
+    if let Some(value) = first
+        .strip_prefix("non-finite float `")
+        .and_then(|rest| rest.strip_suffix("` rejected by the configured policy"))
+    {
+        return format!(
+            "`{}` is not a finite number (too large, or .inf/.nan), which JSON cannot hold",
+            shorten(value)
+        );
+    }
+    if let Some(key) = first
+        .strip_prefix("duplicate mapping key: ")
+        .and_then(|rest| rest.strip_suffix(", set DuplicateKeyPolicy in Options if acceptable"))
+    {
+        // The parser's advice is for its API's callers, not for manifest authors.
+        return format!("key {} already set in map", quote(&shorten(key)));
+    }
+    if first == "cannot deserialize tagged scalar into string" {
+        return "this tagged value (such as !!timestamp) cannot be read as JSON: quote it as a plain string".to_string();
+    }
+    shorten_quoted(&char_escapes_as_code_points(first))
+}
+
+fn quote(s: &str) -> String {
+    serde_json::Value::String(s.to_string()).to_string()
+}
+
+/// Rust's `\u{0}` escapes (the parser's way of naming a character) as `U+0000`.
+fn char_escapes_as_code_points(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(at) = rest.find("\\u{") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 3..];
+        match after
+            .find('}')
+            .map(|end| (end, u32::from_str_radix(&after[..end], 16)))
+        {
+            Some((end, Ok(code))) => {
+                out.push_str(&format!("U+{code:04X}"));
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push_str("\\u{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Longest value quoted whole in a message; longer ones (a 5,000-digit number, a
+/// 50 MB key) are cut, so an error stays one readable line.
+const MAX_QUOTED: usize = 64;
+
+/// `value`, or its first characters and its length when it is longer than
+/// [`MAX_QUOTED`].
+fn shorten(value: &str) -> String {
+    let count = value.chars().count();
+    if count <= MAX_QUOTED {
+        return value.to_string();
+    }
+    let head: String = value.chars().take(MAX_QUOTED / 2).collect();
+    format!("{head}... ({count} characters)")
+}
+
+/// Shortens every `` `quoted` `` value in a parser message.
+fn shorten_quoted(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len().min(1024));
+    let mut parts = msg.split('`');
+    out.push_str(parts.next().unwrap_or(""));
+    let mut quoted = true;
+    for part in parts {
+        out.push('`');
+        out.push_str(&if quoted {
+            shorten(part)
+        } else {
+            part.to_string()
+        });
+        quoted = !quoted;
+    }
+    out
 }
 
 /// The parser's budget breach (printed by it as Rust `Debug` text, e.g.
@@ -64,5 +137,42 @@ mod tests {
             "{err}"
         );
         assert!(!err.contains('{'), "{err}");
+    }
+
+    #[test]
+    fn huge_values_are_cut_in_messages() {
+        let digits = "9".repeat(5_000);
+        let err = parse_documents("n.yaml", &format!("n: {digits}\n"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            format!(
+                "n.yaml:1:4: `{}... (5000 characters)` is not a finite number (too large, or .inf/.nan), which JSON cannot hold",
+                &digits[..32]
+            )
+        );
+        assert_eq!(
+            super::shorten_quoted("bad `short` and `{}`"),
+            "bad `short` and `{}`"
+        );
+    }
+
+    #[test]
+    fn parser_wording_is_made_plain() {
+        let err = |text: &str| parse_documents("f.yaml", text).unwrap_err().to_string();
+        assert_eq!(
+            err("a: 1\nb: 2\na: 3\n"),
+            "f.yaml:3:1: key \"a\" already set in map"
+        );
+        assert_eq!(
+            err("a: x\0y\n"),
+            "f.yaml:1:5: unexpected character: `U+0000'"
+        );
+        assert!(
+            err("a: !!timestamp 2001-12-14\n").starts_with("f.yaml:1:"),
+            "{}",
+            err("a: !!timestamp 2001-12-14\n")
+        );
     }
 }

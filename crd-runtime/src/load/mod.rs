@@ -20,6 +20,7 @@
 mod messages;
 #[cfg(test)]
 mod moving_tests;
+mod strict_json;
 mod tape;
 #[cfg(test)]
 mod tape_tests;
@@ -32,8 +33,9 @@ mod yaml_scan_props;
 #[cfg(test)]
 mod yaml_scan_tests;
 
-use messages::{strip_json_location, yaml_message};
+use messages::yaml_message;
 use std::fmt;
+pub use strict_json::{StrictValue, json_message};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -117,13 +119,13 @@ impl std::error::Error for LoadError {}
 /// one document.
 pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Value>, LoadError> {
     if is_json(text) {
-        return match serde_json::from_str::<Value>(text) {
-            Ok(v) => Ok(vec![v]),
+        return match serde_json::from_str::<StrictValue>(text) {
+            Ok(StrictValue(v)) => Ok(vec![v]),
             Err(e) => Err(LoadError::Syntax {
                 source: source.to_string(),
                 line: e.line(),
                 column: e.column(),
-                message: strip_json_location(&e.to_string()),
+                message: json_message(&e),
             }),
         };
     }
@@ -131,6 +133,33 @@ pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Value>, LoadError
         return Ok(docs);
     }
     parse_yaml_saphyr(source, text)
+}
+
+/// The readers one by one, for the differential fuzzer (`fuzz/`). Not an API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing {
+    use super::{LoadError, LoadedCrds, Value};
+
+    /// The reader straight from plain-style text; `None` when it declines.
+    pub fn scan(text: &str) -> Option<Vec<Value>> {
+        super::yaml_scan::parse(text)
+    }
+
+    /// The reader on `granit-parser` events; `None` when it declines.
+    pub fn events(text: &str) -> Option<Vec<Value>> {
+        super::yaml_fast::parse(text)
+    }
+
+    /// The general reader (serde-saphyr), which every fast path must agree with.
+    pub fn saphyr(text: &str) -> Result<Vec<Value>, LoadError> {
+        super::parse_yaml_saphyr("fuzz", text)
+    }
+
+    /// CRDs typed straight from event tapes; `None` when that path declines.
+    pub fn crds_from_tapes(text: &str) -> Option<LoadedCrds> {
+        super::tape::load_crds(text)
+    }
 }
 
 /// Whether `text` is JSON: its first non-blank character opens an object or array.

@@ -1,91 +1,17 @@
-//! Reading objects to validate: a stream of JSON values (one document, or JSON
-//! lines) parsed with serde_json in one pass, or multi-document YAML.
-//!
-//! `serde_json::Value` silently keeps the last of duplicate keys; the API server's
-//! strict decoding rejects them, so JSON objects are read through a visitor that
-//! reports a duplicate key as an error with its position.
+//! Reading objects to validate as a stream of JSON values (one document, or JSON
+//! lines) parsed with serde_json in one pass; a bad value costs only itself.
+//! Duplicate keys are errors ([`StrictValue`]).
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Number, Value};
-
-/// A JSON value read with duplicate keys rejected.
-pub struct StrictValue(pub Value);
-
-impl<'de> Deserialize<'de> for StrictValue {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(StrictVisitor).map(StrictValue)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
-        Ok(Value::Number(i.into()))
-    }
-    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
-        Ok(Value::Number(u.into()))
-    }
-    fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(f).map_or(Value::Null, Value::Number))
-    }
-    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_owned()))
-    }
-    fn visit_string<E>(self, s: String) -> Result<Value, E> {
-        Ok(Value::String(s))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        StrictValue::deserialize(d).map(|v| v.0)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(StrictValue(v)) = seq.next_element()? {
-            out.push(v);
-        }
-        Ok(Value::Array(out))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let StrictValue(v) = map.next_value()?;
-            // One map lookup per key: insert, or report the key already there.
-            match out.entry(key) {
-                serde_json::map::Entry::Vacant(e) => {
-                    e.insert(v);
-                }
-                serde_json::map::Entry::Occupied(e) => {
-                    return Err(de::Error::custom(format_args!(
-                        "duplicate field {:?}",
-                        e.key()
-                    )));
-                }
-            }
-        }
-        Ok(Value::Object(out))
-    }
-}
+use crd_runtime::load::{StrictValue, json_message};
+use serde_json::Value;
 
 /// A syntax error with its position (1-based; 0 when unknown).
 pub struct SyntaxError {
+    /// 1-based line, 0 when unknown.
     pub line: usize,
+    /// 1-based column, 0 when unknown.
     pub column: usize,
+    /// What is wrong, without the position.
     pub message: String,
 }
 
@@ -116,11 +42,7 @@ pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Result<Value, SyntaxE
                     value_start = stream.byte_offset();
                 }
                 Some(Err(e)) => {
-                    let msg = e.to_string();
-                    let message = match msg.rfind(" at line ") {
-                        Some(i) => msg[..i].to_string(),
-                        None => msg,
-                    };
+                    let message = json_message(&e);
                     // `rest` starts at a line start, so columns need no shift.
                     let (mut line, mut column) = match e.line() {
                         0 => (0, 0),
@@ -128,7 +50,7 @@ pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Result<Value, SyntaxE
                     };
                     let resume = next_document_line(rest, value_start);
                     let resume_line = resume.map(|at| line_base + lines_in(&rest[..at]) + 1);
-                    if resume_line.is_none_or(|r| r <= line) {
+                    if resume_line.is_some_and(|r| r <= line) {
                         // The parse ran into the lines read next (a truncated JSON
                         // line): the bad value is the one that starts here.
                         line = line_base + lines_in(&rest[..value_start]) + 1;
@@ -211,7 +133,10 @@ mod tests {
         );
         let deep = "[".repeat(10_000);
         let (_, err) = json_values(deep.as_bytes());
-        assert!(err.unwrap().message.contains("recursion limit"));
+        let err = err.unwrap();
+        assert_eq!(err.message, "document nests deeper than 128 levels");
+        // The last value of the input is reported where the parser stopped.
+        assert_eq!((err.line, err.column), (1, 128));
         let (_, err) = json_values(b"{\"a\":\"\xff\"}");
         assert!(err.is_some());
     }

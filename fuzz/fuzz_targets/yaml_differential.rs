@@ -1,0 +1,30 @@
+//! The fast YAML readers (straight from text; on parser events; CRDs from event
+//! tapes) against serde-saphyr: whenever a fast path answers, it must answer
+//! exactly what serde-saphyr does.
+#![no_main]
+
+use crd_runtime::load::fuzzing;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let general = fuzzing::saphyr(text);
+    for (name, fast) in [("scan", fuzzing::scan(text)), ("events", fuzzing::events(text))] {
+        if let Some(docs) = fast {
+            match &general {
+                Ok(expected) => assert_eq!(&docs, expected, "{name} disagrees on {text:?}"),
+                Err(e) => panic!("{name} read {docs:?} where serde-saphyr says {e}: {text:?}"),
+            }
+        }
+    }
+    if let Some(loaded) = fuzzing::crds_from_tapes(text) {
+        let docs = general.unwrap_or_else(|e| panic!("tapes read CRDs where serde-saphyr says {e}"));
+        let expected = crd_runtime::load::crds_from_documents("fuzz", docs)
+            .unwrap_or_else(|e| panic!("tapes typed CRDs the general path refuses: {e}"));
+        assert_eq!(
+            serde_json::to_value(&loaded.crds).unwrap(),
+            serde_json::to_value(&expected.crds).unwrap()
+        );
+        assert_eq!(loaded.skipped.len(), expected.skipped.len());
+    }
+});
