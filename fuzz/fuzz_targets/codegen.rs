@@ -8,7 +8,7 @@ use crd_runtime::CustomResourceDefinition;
 use crd_toolkit_fuzz::{any_schema, assert_clean_message, crd_with_schema};
 use libfuzzer_sys::fuzz_target;
 
-fn generate(crds: &[CustomResourceDefinition]) {
+fn generate(crds: &[CustomResourceDefinition], input: &[u8]) {
     let config = crd_gen::Config::new();
     match config.generate_single_file(crds) {
         Ok(code) => {
@@ -16,24 +16,27 @@ fn generate(crds: &[CustomResourceDefinition]) {
                 panic!("generated Rust does not parse: {e}\n{code}");
             }
         }
-        Err(e) => assert_clean_message(&e.to_string()),
+        Err(e) => assert_clean_message(&e.to_string(), input),
     }
 }
 
+/// The first byte picks the mode, so seeds keep their meaning under mutation:
+/// 0 — CRD text (seeded with the corpus); otherwise a generated schema.
 fn run(data: &[u8]) -> arbitrary::Result<()> {
-    let mut u = Unstructured::new(data);
-    if u.ratio(1, 4)? {
-        // CRD text (seeded with the corpus).
-        if let Ok(loaded) = crd_runtime::load::load_crds_bytes("fuzz.yaml", u.take_rest()) {
+    let (&mode, rest) = data.split_first().ok_or(arbitrary::Error::NotEnoughData)?;
+    let mut u = Unstructured::new(rest);
+    if mode % 4 == 0 {
+        if let Ok(loaded) = crd_runtime::load::load_crds_bytes("fuzz.yaml", rest) {
             let crds: Vec<_> = loaded.crds.into_iter().map(|d| d.crd).collect();
-            generate(&crds);
+            generate(&crds, rest);
         }
         return Ok(());
     }
     let schema = any_schema(&mut u, 6)?;
     let crd = crd_with_schema(&mut u, schema)?;
+    let text = crd.to_string();
     if let Ok(crd) = serde_json::from_value::<CustomResourceDefinition>(crd) {
-        generate(&[crd]);
+        generate(&[crd], text.as_bytes());
     }
     Ok(())
 }

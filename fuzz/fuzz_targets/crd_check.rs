@@ -10,7 +10,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(loaded) = crd_runtime::load::load_crds_bytes("fuzz.yaml", data) else { return };
     for doc in &loaded.crds {
         for error in validate_crd(&doc.crd, &CheckOptions::default()).0 {
-            assert_clean_message(&error.to_string());
+            assert_clean_message(&error.to_string(), data);
         }
     }
 });

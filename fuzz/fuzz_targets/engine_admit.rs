@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use arbitrary::Unstructured;
 use crd_runtime::{CustomResource, CustomResourceExt, Engine};
-use crd_toolkit_fuzz::{assert_clean_message, corpus_crds, object_for_crd, value_for, version_schema};
+use crd_toolkit_fuzz::{assert_clean_message, corpus_crds, object_for_crd, version_schema};
 use libfuzzer_sys::fuzz_target;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -83,19 +83,19 @@ fn check_laws(engine: &Engine, input: &Value) {
             assert_eq!(twice, admitted, "admitting twice changes the object");
         }
         Err(errors) => {
+            let text = input.to_string();
             for e in errors.0 {
-                assert_clean_message(&e.to_string());
+                assert_clean_message(&e.to_string(), text.as_bytes());
             }
         }
     }
 }
 
-fn typed_equals_dynamic(u: &mut Unstructured) -> arbitrary::Result<()> {
-    let crd = CronTab::crd();
-    let schema = version_schema(&crd, 0);
-    let input = object_for_crd(u, &crd, 0, &schema)?;
+/// Checks the laws on `input` for the derived CronTab, and that an admitted object
+/// reads into the Rust type and back to exactly the same JSON.
+fn typed_equals_dynamic(input: &Value) {
     let engine = CronTab::engine().expect("the derived CRD compiles");
-    check_laws(engine, &input);
+    check_laws(engine, input);
     let mut admitted = input.clone();
     if engine.admit(&mut admitted).is_ok() {
         let typed: CronTab = serde_json::from_value(admitted.clone()).expect("an admitted CronTab reads as the Rust type");
@@ -104,29 +104,12 @@ fn typed_equals_dynamic(u: &mut Unstructured) -> arbitrary::Result<()> {
         again.admit().expect("the typed path admits what the dynamic path admitted");
         assert_eq!(serde_json::to_value(&again).unwrap(), admitted);
     }
-    Ok(())
 }
 
-fn run(data: &[u8]) -> arbitrary::Result<()> {
-    let mut u = Unstructured::new(data);
-    if u.ratio(1, 8)? {
-        return typed_equals_dynamic(&mut u);
-    }
-    let crds = corpus_crds();
-    let index = u.choose_index(crds.len())?;
-    let crd = &crds[index];
-    let version = u.choose_index(crd.spec.versions.len().max(1))?;
-    let schema = version_schema(crd, version);
-    // Either JSON text from the fuzzer (seeded with real objects) or a generated value.
-    let input = if u.ratio(1, 4)? {
-        let rest = u.take_rest();
-        match serde_json::from_slice::<Value>(rest) {
-            Ok(v) => v,
-            Err(_) => value_for(&mut Unstructured::new(rest), &schema, 12)?,
-        }
-    } else {
-        object_for_crd(&mut u, crd, version, &schema)?
-    };
+/// Checks the laws on `input` against version `version` of corpus CRD `index`
+/// (engines compiled once per thread).
+fn corpus_laws(index: usize, version: usize, input: &Value) {
+    let crd = &corpus_crds()[index];
     ENGINES.with(|engines| {
         let mut engines = engines.borrow_mut();
         let engine = engines.entry((index, version)).or_insert_with(|| {
@@ -134,9 +117,55 @@ fn run(data: &[u8]) -> arbitrary::Result<()> {
             Engine::for_crd(crd, &name).ok()
         });
         if let Some(engine) = engine {
-            check_laws(engine, &input);
+            check_laws(engine, input);
         }
     });
+}
+
+/// The corpus CRD (and version index) an object names by `apiVersion` and `kind`.
+fn crd_for_object(object: &Value) -> Option<(usize, usize)> {
+    let (group, version) = object["apiVersion"].as_str()?.split_once('/')?;
+    let kind = object["kind"].as_str()?;
+    corpus_crds().iter().enumerate().find_map(|(i, crd)| {
+        (crd.spec.group == group && crd.spec.names.kind == kind)
+            .then(|| crd.spec.versions.iter().position(|v| v.name == version).map(|v| (i, v)))
+            .flatten()
+    })
+}
+
+/// The first byte picks the mode, so seeds and mutations keep their meaning:
+/// 0 — a generated CronTab for the typed check; 1 — a generated object for a
+/// corpus CRD (next two bytes pick it); 2 — JSON text (seeded with real objects)
+/// against the CRD it names, the typed CronTab, or one picked by its length.
+fn run(data: &[u8]) -> arbitrary::Result<()> {
+    let (&mode, rest) = data.split_first().ok_or(arbitrary::Error::NotEnoughData)?;
+    match mode % 3 {
+        0 => {
+            let crd = CronTab::crd();
+            let schema = version_schema(&crd, 0);
+            let input = object_for_crd(&mut Unstructured::new(rest), &crd, 0, &schema)?;
+            typed_equals_dynamic(&input);
+        }
+        1 => {
+            let mut u = Unstructured::new(rest);
+            let crds = corpus_crds();
+            let index = usize::from(u.arbitrary::<u16>()?) % crds.len();
+            let version = u.choose_index(crds[index].spec.versions.len().max(1))?;
+            let schema = version_schema(&crds[index], version);
+            let input = object_for_crd(&mut u, &crds[index], version, &schema)?;
+            corpus_laws(index, version, &input);
+        }
+        _ => {
+            let input: Value = serde_json::from_slice(rest).map_err(|_| arbitrary::Error::IncorrectFormat)?;
+            if input["apiVersion"].as_str().is_some_and(|v| v.starts_with("stable.example.com/")) {
+                typed_equals_dynamic(&input);
+            } else if let Some((index, version)) = crd_for_object(&input) {
+                corpus_laws(index, version, &input);
+            } else {
+                corpus_laws(rest.len() % corpus_crds().len(), 0, &input);
+            }
+        }
+    }
     Ok(())
 }
 

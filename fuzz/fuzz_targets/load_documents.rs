@@ -10,10 +10,10 @@ fuzz_target!(|data: &[u8]| {
     if let Err(e) = crd_runtime::load::parse_documents_bytes("fuzz.yaml", data) {
         let message = e.to_string();
         assert!(message.starts_with("fuzz.yaml"), "{message}");
-        assert_clean_message(&message);
+        assert_clean_message(&message, data);
     }
     if let Err(e) = crd_runtime::load::load_crds_bytes("fuzz.yaml", data) {
-        assert_clean_message(&e.to_string());
+        assert_clean_message(&e.to_string(), data);
     }
     // JSON lines: every value is either read or reported, and reading goes on.
     let mut reported = 0usize;
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(_) => {}
         Err(e) => {
             reported += 1;
-            assert_clean_message(&e.message);
+            assert_clean_message(&e.message, data);
         }
     });
     // Each valid line on its own must also be read when embedded in the stream.

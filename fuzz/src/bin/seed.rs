@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crd_toolkit_fuzz::{collect_files, shared_dir};
+use crd_toolkit_fuzz::{collect_files, corpus_crds, shared_dir};
 use serde_json::Value;
 
 fn write(target: &str, name: &str, bytes: &[u8]) {
@@ -47,7 +47,7 @@ fn main() {
             write(target, &name, &bytes);
         }
         if file.to_string_lossy().contains("corpus/crds") && i % 3 == 0 {
-            let mut seed = vec![0u8, 0, 0];
+            let mut seed = vec![0u8];
             seed.extend(&bytes);
             write("codegen", &name, &seed);
         }
@@ -64,11 +64,23 @@ fn main() {
             });
         }
     }
+    // Generated objects: the typed CronTab, and one per corpus CRD (engine_admit's
+    // mode byte, then the CRD index as a little-endian u16, then generator bytes).
+    for i in 0..64u8 {
+        write("engine_admit", &format!("typed-{i:02}"), &[0, i, i.wrapping_mul(37), 255 - i, i ^ 0x5a]);
+    }
+    for index in 0..corpus_crds().len() as u16 {
+        let [lo, hi] = index.to_le_bytes();
+        write("engine_admit", &format!("crd-{index:04}"), &[1, lo, hi, 0, 1, 2, 3, 4, 5, 6, 7]);
+    }
+    for i in 0..32u8 {
+        write("codegen", &format!("schema-{i:02}"), &[1, i, i.wrapping_mul(73), !i, i ^ 0xa5, i.rotate_left(3)]);
+    }
     for (i, rule) in rules.iter().enumerate() {
         write("cel_eval", &format!("rule-{i:04}"), format!("{rule}\0").as_bytes());
     }
     for (i, object) in objects.iter().enumerate().take(400) {
-        let mut seed = vec![0u8; 8];
+        let mut seed = vec![2u8];
         seed.extend(object.to_string().as_bytes());
         write("engine_admit", &format!("object-{i:04}"), &seed);
         let body = object.to_string();

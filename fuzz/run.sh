@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds and runs the fuzz targets (FUZZING.md).
+#
+#   fuzz/run.sh smoke [SECONDS]          every target on its whole seed corpus, then
+#                                        SECONDS (default 20) of fuzzing each; CI runs this
+#   fuzz/run.sh long SECONDS [TARGET...] fuzz each target SECONDS in turn (all by default),
+#                                        keeping the corpus; one summary line per target
+#                                        in fuzz/logs/summary.tsv
+#
+# Any crash, leak of Debug text, hang (>30 s on one input) or memory blow-up (>3 GB)
+# stops with a non-zero exit; the input is in fuzz/artifacts/TARGET/.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+TARGETS=(load_documents yaml_differential crd_check engine_admit codegen cel_eval server_request)
+FLAGS=(-rss_limit_mb=3072 -timeout=30 -print_final_stats=1)
+
+# cargo-fuzz needs nightly features; use a nightly toolchain when rustup has one,
+# else let the stable compiler accept them.
+cargo_fuzz() {
+    if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+        cargo +nightly fuzz "$@"
+    else
+        RUSTC_BOOTSTRAP=1 cargo fuzz "$@"
+    fi
+}
+
+# Text targets get short inputs in long runs: mutations of 1 MB CRDs are slow and
+# rarely reach new code (the seeds still run whole in the smoke run).
+max_len() {
+    case "$1" in
+        load_documents | yaml_differential | crd_check | codegen) echo 32768 ;;
+        *) echo 4096 ;;
+    esac
+}
+
+build_and_seed() {
+    cargo_fuzz build -O
+    # The seed writer is built by the same `cargo fuzz build` (a plain bin).
+    local seed
+    seed=$(ls target/*/release/seed | head -n1)
+    "$seed"
+}
+
+mode=${1:-smoke}
+case "$mode" in
+    smoke)
+        seconds=${2:-20}
+        build_and_seed
+        for t in "${TARGETS[@]}"; do
+            echo "== $t: seed corpus"
+            cargo_fuzz run -O "$t" -- "${FLAGS[@]}" -runs=0
+            echo "== $t: ${seconds}s of fuzzing"
+            cargo_fuzz run -O "$t" -- "${FLAGS[@]}" -max_total_time="$seconds" -max_len="$(max_len "$t")"
+        done
+        ;;
+    long)
+        seconds=${2:?usage: fuzz/run.sh long SECONDS [TARGET...]}
+        shift 2
+        chosen=("$@")
+        [ ${#chosen[@]} -gt 0 ] || chosen=("${TARGETS[@]}")
+        build_and_seed
+        mkdir -p logs
+        for t in "${chosen[@]}"; do
+            log=logs/$t.log
+            echo "== $t: ${seconds}s (log $log)"
+            status=0
+            cargo_fuzz run -O "$t" -- "${FLAGS[@]}" -max_total_time="$seconds" \
+                -max_len="$(max_len "$t")" >"$log" 2>&1 || status=$?
+            runs=$(grep -oE '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
+            speed=$(grep -oE '^stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
+            corpus=$(grep -oE 'corp: [0-9]+/[0-9a-zA-Z]+' "$log" | tail -n1 | cut -d' ' -f2)
+            printf '%s\t%s\t%ss\t%s runs\t%s exec/s\tcorpus %s\texit %s\n' \
+                "$(date -u +%FT%TZ)" "$t" "$seconds" "$runs" "$speed" "$corpus" "$status" | tee -a logs/summary.tsv
+        done
+        ;;
+    *)
+        echo "usage: fuzz/run.sh smoke [SECONDS] | long SECONDS [TARGET...]" >&2
+        exit 2
+        ;;
+esac
