@@ -28,6 +28,9 @@ pub(super) fn yaml_message(msg: &str) -> String {
         // The parser's advice is for its API's callers, not for manifest authors.
         return format!("key {} already set in map", quote(&shorten(key)));
     }
+    if first == "recursive references require weak recursion types" {
+        return "an alias refers to a node that contains it: a recursive alias makes a cycle, which JSON cannot hold".to_string();
+    }
     if first == "cannot deserialize tagged scalar into string" {
         return "this tagged value (such as !!timestamp) cannot be read as JSON: quote it as a plain string".to_string();
     }
@@ -173,6 +176,10 @@ mod tests {
             err("a: !!timestamp 2001-12-14\n").starts_with("f.yaml:1:"),
             "{}",
             err("a: !!timestamp 2001-12-14\n")
+        );
+        assert_eq!(
+            err("a: &a\n  b: *a\n"),
+            "f.yaml:2:6: an alias refers to a node that contains it: a recursive alias makes a cycle, which JSON cannot hold"
         );
     }
 }

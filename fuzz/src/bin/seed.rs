@@ -4,6 +4,10 @@
 
 use std::path::Path;
 
+// `cargo fuzz build` instruments every bin of the package; without AddressSanitizer,
+// libFuzzer's runtime is what defines the coverage symbols the instrumentation uses.
+extern crate libfuzzer_sys;
+
 use crd_toolkit_fuzz::{collect_files, corpus_crds, shared_dir};
 use serde_json::Value;
 
