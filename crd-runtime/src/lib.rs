@@ -26,6 +26,7 @@ pub mod check;
 pub mod conversion;
 pub mod correlation;
 pub mod derive_support;
+pub mod diff;
 pub mod engine;
 pub mod field;
 #[cfg(feature = "kube")]
@@ -45,6 +46,7 @@ pub use derive_support::{
     CrdSchema, CustomResourceExt, EmbeddedObject, IntOrString, Manifest, ManifestError, MergeError,
     ObjectList, PathError, Scope, merge_versions,
 };
+pub use diff::{Change, diff};
 pub use engine::{AdmitError, Engine, EngineError, SchemaOptions};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 pub use load::{LoadError, load_crds, parse_documents, to_yaml};

@@ -1,0 +1,103 @@
+//! What changed between two revisions of a CRD, and whether it breaks stored objects
+//! or clients ([`diff`]).
+//!
+//! Each [`Change`] names its CRD, version, field path and [`Rule`]; every rule has a
+//! [`Class`] (breaking, compatible, informational). The rules cover those of crdify
+//! and openshift's crd-schema-checker, and judge changes by the API server's own
+//! semantics: a tightened bound or a new CEL rule can make stored objects fail
+//! validation on their next update, a removed field is pruned from them, a removed
+//! served version breaks every client of it.
+
+mod crd;
+mod rules;
+mod schema;
+
+use std::fmt;
+
+pub use rules::{Class, Rule};
+
+use crate::CustomResourceDefinition;
+
+/// One difference between the old and the new revision of a CRD.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// `metadata.name` of the CRD.
+    pub crd: String,
+    /// The version whose schema changed, or `None` for CRD-wide changes.
+    pub version: Option<String>,
+    /// Where: a field path in the version's objects (`spec.replicas`), or a CRD field
+    /// (`spec.scope`) for CRD-wide changes.
+    pub path: String,
+    /// Which rule found it.
+    pub rule: Rule,
+    /// What changed, in words (`maximum lowered from 10 to 5`).
+    pub detail: String,
+}
+
+impl Change {
+    /// The rule's class.
+    pub fn class(&self) -> Class {
+        self.rule.class()
+    }
+}
+
+/// `CRD-NAME: VERSION: FIELD-PATH: RULE: DETAIL` (`-` for a CRD-wide version).
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {}: {}: {}",
+            self.crd,
+            self.version.as_deref().unwrap_or("-"),
+            self.path,
+            self.rule.name(),
+            self.detail
+        )
+    }
+}
+
+/// Every change from `old` to `new` (the same CRD, two revisions), CRD-wide changes
+/// first, then per version in the new CRD's order, fields in schema order.
+pub fn diff(old: &CustomResourceDefinition, new: &CustomResourceDefinition) -> Vec<Change> {
+    let mut out = Changes::new(new.metadata.name.clone().unwrap_or_default());
+    crd::compare(old, new, &mut out);
+    out.changes
+}
+
+/// Collects changes for one CRD.
+pub(crate) struct Changes {
+    crd: String,
+    changes: Vec<Change>,
+}
+
+impl Changes {
+    fn new(crd: String) -> Changes {
+        Changes {
+            crd,
+            changes: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, version: Option<&str>, path: &str, rule: Rule, detail: String) {
+        self.changes.push(Change {
+            crd: self.crd.clone(),
+            version: version.map(str::to_string),
+            path: path.to_string(),
+            rule,
+            detail,
+        });
+    }
+}
+
+/// A value in a detail: JSON, strings quoted, long values cut.
+pub(crate) fn show(value: &serde_json::Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() <= 80 {
+        return text;
+    }
+    let head: String = text.chars().take(60).collect();
+    format!("{head}...")
+}
+
+#[cfg(test)]
+mod tests;
