@@ -29,6 +29,8 @@ enum Command {
     Generate(cli::generate::GenerateArgs),
     /// Generate Rust, compile it, emit the CRDs again and compare with the input.
     Roundtrip(cli::roundtrip::RoundtripArgs),
+    /// Compare two revisions of CRDs: what changed, and what breaks stored objects or clients.
+    Diff(cli::diff::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,5 +48,6 @@ fn main() -> ExitCode {
         Some(Command::Validate(args)) => cli::validate::run(args),
         Some(Command::Generate(args)) => cli::generate::run(args),
         Some(Command::Roundtrip(args)) => cli::roundtrip::run(args),
+        Some(Command::Diff(args)) => cli::diff::run(args),
     }
 }

@@ -1,6 +1,7 @@
 //! Subcommands of the `crd-gen` binary. Each module owns its arguments and its run function.
 
 pub mod check;
+pub mod diff;
 pub mod documents;
 pub mod generate;
 pub mod inputs;

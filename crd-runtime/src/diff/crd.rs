@@ -5,7 +5,9 @@ use std::collections::BTreeSet;
 
 use super::rules::Rule;
 use super::{Changes, schema};
-use crate::model::{CustomResourceDefinition, CustomResourceDefinitionVersion};
+use crate::model::{
+    CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionVersion,
+};
 use crate::{CheckOptions, validate_crd};
 
 pub(super) fn compare(
@@ -321,33 +323,7 @@ fn version_details(
         }
         (None, None) => {}
     }
-    let columns = |v: &CustomResourceDefinitionVersion| {
-        v.additional_printer_columns
-            .iter()
-            .flatten()
-            .map(|c| (c.name.clone(), c.json_path.clone()))
-            .collect::<Vec<_>>()
-    };
-    let (before, after) = (columns(old), columns(new));
-    if old.additional_printer_columns != new.additional_printer_columns {
-        let names = |cols: &[(String, String)]| {
-            cols.iter()
-                .map(|(n, _)| n.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let detail = if before == after {
-            "printer column types, formats, priorities or descriptions changed".to_string()
-        } else {
-            format!("columns [{}] became [{}]", names(&before), names(&after))
-        };
-        out.push(
-            name,
-            "additionalPrinterColumns",
-            Rule::PrinterColumnsChanged,
-            detail,
-        );
-    }
+    printer_columns(old, new, out);
     let fields = |v: &CustomResourceDefinitionVersion| {
         v.selectable_fields
             .iter()
@@ -371,5 +347,58 @@ fn version_details(
             Rule::SelectableFieldAdded,
             format!("{added} added"),
         );
+    }
+}
+
+/// Printer columns, paired by name (the n-th column of a name with the n-th of the
+/// same name: some CRDs repeat a name with different priorities).
+fn printer_columns(
+    old: &CustomResourceDefinitionVersion,
+    new: &CustomResourceDefinitionVersion,
+    out: &mut Changes,
+) {
+    let version = Some(new.name.as_str());
+    let columns = |v: &CustomResourceDefinitionVersion| {
+        v.additional_printer_columns.clone().unwrap_or_default()
+    };
+    let (before, after) = (columns(old), columns(new));
+    let nth = |list: &[CustomResourceColumnDefinition], name: &str, n: usize| {
+        list.iter().filter(|c| c.name == name).nth(n).cloned()
+    };
+    let occurrence = |list: &[CustomResourceColumnDefinition], i: usize| {
+        list[..i].iter().filter(|c| c.name == list[i].name).count()
+    };
+    for (i, column) in before.iter().enumerate() {
+        let at = format!("additionalPrinterColumns[{}]", column.name);
+        match nth(&after, &column.name, occurrence(&before, i)) {
+            None => out.push(
+                version,
+                &at,
+                Rule::PrinterColumnsChanged,
+                format!("column {} removed", column.name),
+            ),
+            Some(c) if c.json_path != column.json_path => {
+                let detail = format!(
+                    "column {} now shows {} instead of {}",
+                    c.name, c.json_path, column.json_path
+                );
+                out.push(version, &at, Rule::PrinterColumnsChanged, detail);
+            }
+            Some(c) if c != *column => {
+                let detail = format!(
+                    "column {}: type, format, priority or description changed",
+                    c.name
+                );
+                out.push(version, &at, Rule::PrinterColumnsChanged, detail);
+            }
+            Some(_) => {}
+        }
+    }
+    for (i, column) in after.iter().enumerate() {
+        if nth(&before, &column.name, occurrence(&after, i)).is_none() {
+            let at = format!("additionalPrinterColumns[{}]", column.name);
+            let detail = format!("column {} added, showing {}", column.name, column.json_path);
+            out.push(version, &at, Rule::PrinterColumnsChanged, detail);
+        }
     }
 }

@@ -9,11 +9,13 @@
 //! served version breaks every client of it.
 
 mod crd;
+mod policy;
 mod rules;
 mod schema;
 
 use std::fmt;
 
+pub use policy::{Level, Policy};
 pub use rules::{Class, Rule};
 
 use crate::CustomResourceDefinition;

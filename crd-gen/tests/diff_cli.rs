@@ -1,0 +1,298 @@
+//! `crd-gen diff OLD NEW` as CI runs it: one line per change with its class, the
+//! summary, exit codes 0/1/2, policy files, JSON lines, directories matched by CRD
+//! name, stdin, and the whole corpus against itself.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+mod tempdir;
+use tempdir::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
+
+fn shared(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+fn crontab() -> String {
+    std::fs::read_to_string(shared("fixtures/crontab/crd-full.yaml")).unwrap()
+}
+
+fn write(dir: &Path, name: &str, content: &str) -> String {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(&p, content).unwrap();
+    p.display().to_string()
+}
+
+fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(BIN)
+        .arg("diff")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = stdin.as_bytes().to_vec();
+    let mut pipe = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        out.status.code().expect("exited normally"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The CronTab CRD with one text replacement (which must apply).
+fn edited(from: &str, to: &str) -> String {
+    let text = crontab();
+    assert!(text.contains(from), "{from:?} not in the fixture");
+    text.replacen(from, to, 1)
+}
+
+const CRD: &str = "crontabs.stable.example.com";
+
+#[test]
+fn each_kind_of_edit_gives_its_line_class_and_exit_code() {
+    let dir = TempDir::new("crd-gen-diff", "edits");
+    let old = write(&*dir, "old.yaml", &crontab());
+    let cases: [(&str, &str, &str, i32); 9] = [
+        (
+            "maximum: 10",
+            "maximum: 5",
+            "v1: spec.replicas: maximum-tightened: maximum lowered from 10 to 5 [breaking]",
+            1,
+        ),
+        (
+            "maximum: 10",
+            "maximum: 20",
+            "v1: spec.replicas: maximum-loosened: maximum raised from 10 to 20 [compatible]",
+            0,
+        ),
+        (
+            "              image:\n                type: string\n",
+            "",
+            "v1: spec.image: field-removed: field of type string removed [breaking]",
+            1,
+        ),
+        (
+            "              image:\n                type: string\n",
+            "              image:\n                type: string\n              suspend:\n                type: boolean\n",
+            "v1: spec.suspend: field-added: field of type boolean added [compatible]",
+            0,
+        ),
+        (
+            "default: 1\n",
+            "default: 2\n",
+            "v1: spec.replicas: default-changed: default changed from 1 to 2 [breaking]",
+            1,
+        ),
+        (
+            "scope: Namespaced",
+            "scope: Cluster",
+            "-: spec.scope: scope-changed: scope changed from Namespaced to Cluster [breaking]",
+            1,
+        ),
+        (
+            "    - ct\n",
+            "    - ct\n    - cron\n",
+            "-: spec.names.shortNames: short-name-added: cron added [compatible]",
+            0,
+        ),
+        (
+            "    served: true",
+            "    served: false",
+            "v1: served: version-unserved: version v1 is no longer served [breaking]",
+            1,
+        ),
+        (
+            "      jsonPath: .spec.cronSpec",
+            "      jsonPath: .spec.image",
+            "v1: additionalPrinterColumns[Spec]: printer-columns-changed: column Spec now shows .spec.image instead of .spec.cronSpec [informational]",
+            0,
+        ),
+    ];
+    for (from, to, line, code) in cases {
+        let new = write(&*dir, "new.yaml", &edited(from, to));
+        let (got, stdout, stderr) = run(&[&old, &new], "");
+        let want = format!("{CRD}: {line}");
+        assert!(
+            stdout.lines().any(|l| l == want),
+            "{from:?} -> {to:?}: want {want}\ngot:\n{stdout}{stderr}"
+        );
+        assert_eq!(got, code, "{from:?} -> {to:?}\n{stdout}{stderr}");
+        assert!(
+            stdout
+                .lines()
+                .last()
+                .unwrap()
+                .starts_with("compared 1 CRDs: "),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
+fn policy_files_raise_lower_and_silence_rules() {
+    let dir = TempDir::new("crd-gen-diff", "policy");
+    let old = write(&*dir, "old.yaml", &crontab());
+    let new = write(
+        &*dir,
+        "new.yaml",
+        &edited("maximum: 10", "maximum: 20").replacen("default: 1\n", "default: 2\n", 1),
+    );
+    let (code, stdout, _) = run(&[&old, &new], "");
+    assert_eq!(code, 1, "{stdout}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some("compared 1 CRDs: 1 breaking, 1 compatible, 0 informational")
+    );
+
+    let policy = write(
+        &*dir,
+        "policy.yaml",
+        "rules:\n  default-changed: warn\n  maximum-loosened: ignore\n",
+    );
+    let (code, stdout, _) = run(&["--policy", &policy, &old, &new], "");
+    assert_eq!(code, 0, "{stdout}");
+    assert_eq!(
+        stdout,
+        format!(
+            "{CRD}: v1: spec.replicas: default-changed: default changed from 1 to 2 [breaking, warn by policy]\n\
+             compared 1 CRDs: 1 breaking, 0 compatible, 0 informational\n"
+        )
+    );
+
+    let strict = write(
+        &*dir,
+        "strict.yaml",
+        "rules: {maximum-loosened: error, default-changed: warn}\n",
+    );
+    assert_eq!(run(&["--policy", &strict, &old, &new], "").0, 1);
+
+    let bad = write(&*dir, "bad.yaml", "rules:\n  no-such-rule: error\n");
+    let (code, stdout, stderr) = run(&["--policy", &bad, &old, &new], "");
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(
+        stderr,
+        format!("{bad}: rules.no-such-rule: unknown rule (crd-gen diff --rules lists them)\n")
+    );
+}
+
+#[test]
+fn json_lines_carry_every_field() {
+    let dir = TempDir::new("crd-gen-diff", "json");
+    let old = write(&*dir, "old.yaml", &crontab());
+    let new = write(&*dir, "new.yaml", &edited("maximum: 10", "maximum: 5"));
+    let (code, stdout, _) = run(&["--format", "json", &old, &new], "");
+    assert_eq!(code, 1);
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0],
+        serde_json::json!({
+            "kind": "change", "crd": CRD, "version": "v1", "path": "spec.replicas",
+            "rule": "maximum-tightened", "class": "breaking", "level": "error",
+            "detail": "maximum lowered from 10 to 5",
+            "message": format!("{CRD}: v1: spec.replicas: maximum-tightened: maximum lowered from 10 to 5"),
+        })
+    );
+    assert_eq!(
+        lines[1],
+        serde_json::json!({"kind": "summary", "compared": 1, "breaking": 1, "compatible": 0, "informational": 0, "failing": 1})
+    );
+}
+
+#[test]
+fn directories_match_by_name_and_stdin_works() {
+    let dir = TempDir::new("crd-gen-diff", "dirs");
+    write(&*dir, "old/a/crontab.yaml", &crontab());
+    let other = crontab()
+        .replace("crontabs.stable.example.com", "widgets.stable.example.com")
+        .replace("plural: crontabs", "plural: widgets");
+    write(&*dir, "old/b/widget.yaml", &other);
+    // The new revision moves the CronTab to another file and drops the widget.
+    write(&*dir, "new/all.yaml", &edited("maximum: 10", "maximum: 11"));
+    let (old, new) = (
+        dir.join("old").display().to_string(),
+        dir.join("new").display().to_string(),
+    );
+    let (code, stdout, stderr) = run(&[&old, &new], "");
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        format!(
+            "{CRD}: v1: spec.replicas: maximum-loosened: maximum raised from 10 to 11 [compatible]\n\
+             widgets.stable.example.com: -: <crd>: crd-removed: the CRD is gone from the new revision [breaking]\n\
+             compared 1 CRDs: 1 breaking, 1 compatible, 0 informational\n"
+        )
+    );
+    let (code, stdout, _) = run(&["-", &new], &crontab());
+    assert_eq!(code, 0, "{stdout}");
+    let (code, _, stderr) = run(&["-", "-"], "");
+    assert_eq!(
+        (code, stderr.as_str()),
+        (2, "only one of OLD and NEW can be - (stdin)\n")
+    );
+}
+
+#[test]
+fn unreadable_input_exits_2_naming_file_and_position() {
+    let dir = TempDir::new("crd-gen-diff", "bad");
+    let old = write(&*dir, "old.yaml", &crontab());
+    let bad = write(
+        &*dir,
+        "bad.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: [\n",
+    );
+    let (code, _, stderr) = run(&[&old, &bad], "");
+    assert_eq!(code, 2);
+    assert!(stderr.starts_with(&format!("{bad}:")), "{stderr}");
+    let missing = dir.join("missing.yaml").display().to_string();
+    let (code, _, stderr) = run(&[&old, &missing], "");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("missing.yaml"), "{stderr}");
+}
+
+#[test]
+fn the_corpus_against_itself_has_no_change() {
+    let corpus = shared("corpus/crds");
+    let (code, stdout, stderr) = run(&[&corpus, &corpus], "");
+    assert_eq!(code, 0, "{stderr}");
+    let summary = stdout.lines().last().unwrap();
+    assert!(
+        summary.starts_with("compared ")
+            && summary.ends_with(" CRDs: 0 breaking, 0 compatible, 0 informational"),
+        "{stdout}"
+    );
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+}
+
+#[test]
+fn rules_are_listed_with_class_level_and_reason() {
+    let (code, stdout, _) = run(&["--rules"], "");
+    assert_eq!(code, 0);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("field-removed "))
+        .expect("field-removed listed");
+    assert!(
+        line.contains(" breaking ") && line.contains(" error "),
+        "{line}"
+    );
+    assert!(stdout.lines().count() > 80, "{stdout}");
+}
