@@ -67,7 +67,7 @@ const CRD: &str = "crontabs.stable.example.com";
 #[test]
 fn each_kind_of_edit_gives_its_line_class_and_exit_code() {
     let dir = TempDir::new("crd-gen-diff", "edits");
-    let old = write(&*dir, "old.yaml", &crontab());
+    let old = write(&dir, "old.yaml", &crontab());
     let cases: [(&str, &str, &str, i32); 9] = [
         (
             "maximum: 10",
@@ -125,7 +125,7 @@ fn each_kind_of_edit_gives_its_line_class_and_exit_code() {
         ),
     ];
     for (from, to, line, code) in cases {
-        let new = write(&*dir, "new.yaml", &edited(from, to));
+        let new = write(&dir, "new.yaml", &edited(from, to));
         let (got, stdout, stderr) = run(&[&old, &new], "");
         let want = format!("{CRD}: {line}");
         assert!(
@@ -147,9 +147,9 @@ fn each_kind_of_edit_gives_its_line_class_and_exit_code() {
 #[test]
 fn policy_files_raise_lower_and_silence_rules() {
     let dir = TempDir::new("crd-gen-diff", "policy");
-    let old = write(&*dir, "old.yaml", &crontab());
+    let old = write(&dir, "old.yaml", &crontab());
     let new = write(
-        &*dir,
+        &dir,
         "new.yaml",
         &edited("maximum: 10", "maximum: 20").replacen("default: 1\n", "default: 2\n", 1),
     );
@@ -161,7 +161,7 @@ fn policy_files_raise_lower_and_silence_rules() {
     );
 
     let policy = write(
-        &*dir,
+        &dir,
         "policy.yaml",
         "rules:\n  default-changed: warn\n  maximum-loosened: ignore\n",
     );
@@ -176,13 +176,13 @@ fn policy_files_raise_lower_and_silence_rules() {
     );
 
     let strict = write(
-        &*dir,
+        &dir,
         "strict.yaml",
         "rules: {maximum-loosened: error, default-changed: warn}\n",
     );
     assert_eq!(run(&["--policy", &strict, &old, &new], "").0, 1);
 
-    let bad = write(&*dir, "bad.yaml", "rules:\n  no-such-rule: error\n");
+    let bad = write(&dir, "bad.yaml", "rules:\n  no-such-rule: error\n");
     let (code, stdout, stderr) = run(&["--policy", &bad, &old, &new], "");
     assert_eq!((code, stdout.as_str()), (2, ""));
     assert_eq!(
@@ -194,8 +194,8 @@ fn policy_files_raise_lower_and_silence_rules() {
 #[test]
 fn json_lines_carry_every_field() {
     let dir = TempDir::new("crd-gen-diff", "json");
-    let old = write(&*dir, "old.yaml", &crontab());
-    let new = write(&*dir, "new.yaml", &edited("maximum: 10", "maximum: 5"));
+    let old = write(&dir, "old.yaml", &crontab());
+    let new = write(&dir, "new.yaml", &edited("maximum: 10", "maximum: 5"));
     let (code, stdout, _) = run(&["--format", "json", &old, &new], "");
     assert_eq!(code, 1);
     let lines: Vec<serde_json::Value> = stdout
@@ -220,13 +220,13 @@ fn json_lines_carry_every_field() {
 #[test]
 fn directories_match_by_name_and_stdin_works() {
     let dir = TempDir::new("crd-gen-diff", "dirs");
-    write(&*dir, "old/a/crontab.yaml", &crontab());
+    write(&dir, "old/a/crontab.yaml", &crontab());
     let other = crontab()
         .replace("crontabs.stable.example.com", "widgets.stable.example.com")
         .replace("plural: crontabs", "plural: widgets");
-    write(&*dir, "old/b/widget.yaml", &other);
+    write(&dir, "old/b/widget.yaml", &other);
     // The new revision moves the CronTab to another file and drops the widget.
-    write(&*dir, "new/all.yaml", &edited("maximum: 10", "maximum: 11"));
+    write(&dir, "new/all.yaml", &edited("maximum: 10", "maximum: 11"));
     let (old, new) = (
         dir.join("old").display().to_string(),
         dir.join("new").display().to_string(),
@@ -253,9 +253,9 @@ fn directories_match_by_name_and_stdin_works() {
 #[test]
 fn unreadable_input_exits_2_naming_file_and_position() {
     let dir = TempDir::new("crd-gen-diff", "bad");
-    let old = write(&*dir, "old.yaml", &crontab());
+    let old = write(&dir, "old.yaml", &crontab());
     let bad = write(
-        &*dir,
+        &dir,
         "bad.yaml",
         "apiVersion: apiextensions.k8s.io/v1\nkind: [\n",
     );
