@@ -46,7 +46,7 @@ pub use derive_support::{
     CrdSchema, CustomResourceExt, EmbeddedObject, IntOrString, Manifest, ManifestError, MergeError,
     ObjectList, PathError, Scope, merge_versions,
 };
-pub use diff::{Change, diff};
+pub use diff::{Change, diff, diff_all};
 pub use engine::{AdmitError, Engine, EngineError, SchemaOptions};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 pub use load::{LoadError, load_crds, parse_documents, to_yaml};

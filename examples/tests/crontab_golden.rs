@@ -121,3 +121,12 @@ fn committed_manifest_is_up_to_date() {
         .crd(CronTab::crd())
         .assert_file_matches(concat!(env!("CARGO_MANIFEST_DIR"), "/crds.yaml"));
 }
+
+/// The derived CRD breaks nothing stored or served under the last release's YAML
+/// (`examples/releases/0.1.0`): what `crd-gen diff` calls breaking fails this test.
+#[test]
+fn derived_crd_is_compatible_with_the_last_release() {
+    crd_runtime::Manifest::new()
+        .crd(CronTab::crd())
+        .assert_compatible_with(concat!(env!("CARGO_MANIFEST_DIR"), "/releases/0.1.0"));
+}

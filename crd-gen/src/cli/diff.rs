@@ -17,7 +17,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use crd_runtime::CustomResourceDefinition;
-use crd_runtime::diff::{Change, Class, Level, Policy, Rule, diff};
+use crd_runtime::diff::{Change, Class, Level, Policy, Rule, diff_all};
 use crd_runtime::load::load_crds_bytes;
 use serde_json::json;
 
@@ -93,19 +93,11 @@ pub fn run(args: Args) -> ExitCode {
         failing += usize::from(level == Level::Error);
         out.change(change, level);
     };
-    for (name, old_crd) in &old {
-        match new.get(name) {
-            Some(new_crd) => diff(old_crd, new_crd).iter().for_each(&mut report),
-            None => report(&crd_change(
-                name,
-                Rule::CrdRemoved,
-                "the CRD is gone from the new revision",
-            )),
-        }
-    }
-    for name in new.keys().filter(|name| !old.contains_key(*name)) {
-        report(&crd_change(name, Rule::CrdAdded, "a new CRD"));
-    }
+    let (old_crds, new_crds): (Vec<_>, Vec<_>) = (
+        old.values().cloned().collect(),
+        new.values().cloned().collect(),
+    );
+    diff_all(&old_crds, &new_crds).iter().for_each(&mut report);
     let compared = old.keys().filter(|name| new.contains_key(*name)).count();
     out.summary(compared, &counts, failing);
     if unreadable {
@@ -114,16 +106,6 @@ pub fn run(args: Args) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-fn crd_change(name: &str, rule: Rule, detail: &str) -> Change {
-    Change {
-        crd: name.to_string(),
-        version: None,
-        path: "<crd>".to_string(),
-        rule,
-        detail: detail.to_string(),
     }
 }
 

@@ -17,6 +17,14 @@ pub enum ManifestError {
         /// The I/O error.
         message: String,
     },
+    /// The CRDs break objects or clients of the previous release
+    /// ([`Manifest::check_compatible_with`]).
+    Incompatible {
+        /// The directory holding the previous release's CRDs.
+        release: PathBuf,
+        /// Each change at level `error`, as `crd-gen diff` prints it.
+        changes: Vec<String>,
+    },
     /// The committed file differs from what the code generates.
     Drift {
         /// The file.
@@ -31,6 +39,17 @@ impl fmt::Display for ManifestError {
         match self {
             ManifestError::Yaml(m) => write!(f, "cannot render YAML: {m}"),
             ManifestError::Io { path, message } => write!(f, "{}: {message}", path.display()),
+            ManifestError::Incompatible { release, changes } => {
+                write!(
+                    f,
+                    "the CRDs are not compatible with the release in {}:",
+                    release.display()
+                )?;
+                for change in changes {
+                    write!(f, "\n  {change}")?;
+                }
+                Ok(())
+            }
             ManifestError::Drift {
                 path,
                 first_difference,

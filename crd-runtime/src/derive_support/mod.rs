@@ -7,6 +7,7 @@
 
 #[cfg(feature = "chrono")]
 mod chrono_impls;
+mod compat;
 pub mod descriptions;
 mod embedded;
 mod enums;

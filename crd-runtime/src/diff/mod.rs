@@ -66,6 +66,41 @@ pub fn diff(old: &CustomResourceDefinition, new: &CustomResourceDefinition) -> V
     out.changes
 }
 
+/// Every change from the CRDs `old` to the CRDs `new`, matched by name: a CRD only
+/// in `old` is [`Rule::CrdRemoved`], one only in `new` [`Rule::CrdAdded`]. Old CRDs
+/// come in name order, new ones after them.
+pub fn diff_all(old: &[CustomResourceDefinition], new: &[CustomResourceDefinition]) -> Vec<Change> {
+    let (old, new) = (by_name(old), by_name(new));
+    let whole = |name: &str, rule: Rule, detail: &str| Change {
+        crd: name.to_string(),
+        version: None,
+        path: "<crd>".to_string(),
+        rule,
+        detail: detail.to_string(),
+    };
+    let mut changes = Vec::new();
+    for (name, old_crd) in &old {
+        match new.get(name) {
+            Some(new_crd) => changes.extend(diff(old_crd, new_crd)),
+            None => changes.push(whole(
+                name,
+                Rule::CrdRemoved,
+                "the CRD is gone from the new revision",
+            )),
+        }
+    }
+    for name in new.keys().filter(|name| !old.contains_key(*name)) {
+        changes.push(whole(name, Rule::CrdAdded, "a new CRD"));
+    }
+    changes
+}
+
+fn by_name(
+    crds: &[CustomResourceDefinition],
+) -> std::collections::BTreeMap<String, &CustomResourceDefinition> {
+    crds.iter().map(|c| (c.name().to_string(), c)).collect()
+}
+
 /// Collects changes for one CRD.
 pub(crate) struct Changes {
     crd: String,
