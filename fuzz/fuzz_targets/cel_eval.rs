@@ -8,7 +8,7 @@
 
 use crd_runtime::engine::SchemaOptions;
 use crd_runtime::{Engine, JSONSchemaProps};
-use crd_toolkit_fuzz::assert_clean_message;
+use crd_toolkit_fuzz::MessageCheck;
 use libfuzzer_sys::fuzz_target;
 use serde_json::{Value, json};
 
@@ -44,18 +44,19 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let (rule, object) = text.split_once('\0').unwrap_or((text, ""));
     let Some(schema) = schema(rule) else { return };
+    let check = MessageCheck::new(data);
     let engine = match Engine::for_schema(&schema, SchemaOptions::default()) {
         Ok(e) => e,
-        Err(e) => return assert_clean_message(&e.to_string(), data),
+        Err(e) => return check.assert_clean(&e.to_string()),
     };
     for problem in engine.rule_problems() {
-        assert_clean_message(&problem.to_field_error(&crd_runtime::Path::root()).to_string(), data);
+        check.assert_clean(&problem.to_field_error(&crd_runtime::Path::root()).to_string());
     }
     let mut value = serde_json::from_str::<Value>(object)
         .unwrap_or_else(|_| json!({"s": "abc", "i": 3, "l": ["a", "b"], "m": {"k": "v"}, "objs": [{"name": "x", "v": 1}]}));
     if let Err(errors) = engine.admit(&mut value) {
         for e in errors.0 {
-            assert_clean_message(&e.to_string(), data);
+            check.assert_clean(&e.to_string());
         }
     }
 });

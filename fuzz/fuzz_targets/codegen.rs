@@ -5,7 +5,7 @@
 
 use arbitrary::Unstructured;
 use crd_runtime::CustomResourceDefinition;
-use crd_toolkit_fuzz::{any_schema, assert_clean_message, crd_with_schema};
+use crd_toolkit_fuzz::{MessageCheck, any_schema, crd_with_schema};
 use libfuzzer_sys::fuzz_target;
 
 fn generate(crds: &[CustomResourceDefinition], input: &[u8]) {
@@ -16,7 +16,7 @@ fn generate(crds: &[CustomResourceDefinition], input: &[u8]) {
                 panic!("generated Rust does not parse: {e}\n{code}");
             }
         }
-        Err(e) => assert_clean_message(&e.to_string(), input),
+        Err(e) => MessageCheck::new(input).assert_clean(&e.to_string()),
     }
 }
 

@@ -3,14 +3,15 @@
 #![no_main]
 
 use crd_runtime::{CheckOptions, validate_crd};
-use crd_toolkit_fuzz::assert_clean_message;
+use crd_toolkit_fuzz::MessageCheck;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(loaded) = crd_runtime::load::load_crds_bytes("fuzz.yaml", data) else { return };
+    let check = MessageCheck::new(data);
     for doc in &loaded.crds {
         for error in validate_crd(&doc.crd, &CheckOptions::default()).0 {
-            assert_clean_message(&error.to_string(), data);
+            check.assert_clean(&error.to_string());
         }
     }
 });

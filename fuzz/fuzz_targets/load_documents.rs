@@ -3,17 +3,18 @@
 //! no good line to a bad one.
 #![no_main]
 
-use crd_toolkit_fuzz::assert_clean_message;
+use crd_toolkit_fuzz::MessageCheck;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    let check = MessageCheck::new(data);
     if let Err(e) = crd_runtime::load::parse_documents_bytes("fuzz.yaml", data) {
         let message = e.to_string();
         assert!(message.starts_with("fuzz.yaml"), "{message}");
-        assert_clean_message(&message, data);
+        check.assert_clean(&message);
     }
     if let Err(e) = crd_runtime::load::load_crds_bytes("fuzz.yaml", data) {
-        assert_clean_message(&e.to_string(), data);
+        check.assert_clean(&e.to_string());
     }
     // JSON lines: every value is either read or reported, and reading goes on.
     let mut reported = 0usize;
@@ -21,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(_) => {}
         Err(e) => {
             reported += 1;
-            assert_clean_message(&e.message, data);
+            check.assert_clean(&e.message);
         }
     });
     // Each valid line on its own must also be read when embedded in the stream.

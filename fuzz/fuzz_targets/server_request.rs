@@ -77,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(value["kind"], "Status", "{value}");
             assert_eq!(value["code"], status.as_u16(), "{value}");
             let message = value["message"].as_str().unwrap_or("");
-            crd_toolkit_fuzz::assert_clean_message(message, data);
+            crd_toolkit_fuzz::MessageCheck::new(data).assert_clean(message);
         }
     });
 });
