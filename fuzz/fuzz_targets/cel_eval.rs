@@ -41,7 +41,9 @@ fn schema(rule: &str) -> Option<JSONSchemaProps> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let (rule, object) = text.split_once('\0').unwrap_or((text, ""));
     let Some(schema) = schema(rule) else { return };
     let check = MessageCheck::new(data);
@@ -50,7 +52,11 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => return check.assert_clean(&e.to_string()),
     };
     for problem in engine.rule_problems() {
-        check.assert_clean(&problem.to_field_error(&crd_runtime::Path::root()).to_string());
+        check.assert_clean(
+            &problem
+                .to_field_error(&crd_runtime::Path::root())
+                .to_string(),
+        );
     }
     let mut value = serde_json::from_str::<Value>(object)
         .unwrap_or_else(|_| json!({"s": "abc", "i": 3, "l": ["a", "b"], "m": {"k": "v"}, "objs": [{"name": "x", "v": 1}]}));

@@ -7,7 +7,9 @@ use crd_toolkit_fuzz::MessageCheck;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(loaded) = crd_runtime::load::load_crds_bytes("fuzz.yaml", data) else { return };
+    let Ok(loaded) = crd_runtime::load::load_crds_bytes("fuzz.yaml", data) else {
+        return;
+    };
     let check = MessageCheck::new(data);
     for doc in &loaded.crds {
         for error in validate_crd(&doc.crd, &CheckOptions::default()).0 {

@@ -21,10 +21,18 @@ use serde_json::Value;
 /// A cron job that runs an image (the CronTab of the Kubernetes docs, with more
 /// shapes: enums, lists, maps, nested structs, defaults).
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
-#[crd(group = "stable.example.com", version = "v1", kind = "CronTab", namespaced)]
+#[crd(
+    group = "stable.example.com",
+    version = "v1",
+    kind = "CronTab",
+    namespaced
+)]
 #[serde(rename_all = "camelCase")]
 pub struct CronTabSpec {
-    #[crd(pattern = r"^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$", default = "5 0 * * *")]
+    #[crd(
+        pattern = r"^(\d+|\*)(/\d+)?(\s+(\d+|\*)(/\d+)?){4}$",
+        default = "5 0 * * *"
+    )]
     pub cron_spec: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
@@ -79,7 +87,11 @@ fn check_laws(engine: &Engine, input: &Value) {
         Ok(()) => {
             let mut twice = admitted.clone();
             let result = engine.admit(&mut twice);
-            assert!(result.is_ok(), "an admitted object is refused: {:?}", result.err().map(|e| e.to_string()));
+            assert!(
+                result.is_ok(),
+                "an admitted object is refused: {:?}",
+                result.err().map(|e| e.to_string())
+            );
             assert_eq!(twice, admitted, "admitting twice changes the object");
         }
         Err(errors) => {
@@ -98,10 +110,17 @@ fn typed_equals_dynamic(input: &Value) {
     check_laws(engine, input);
     let mut admitted = input.clone();
     if engine.admit(&mut admitted).is_ok() {
-        let typed: CronTab = serde_json::from_value(admitted.clone()).expect("an admitted CronTab reads as the Rust type");
-        assert_eq!(serde_json::to_value(&typed).unwrap(), admitted, "the Rust type loses or changes data");
+        let typed: CronTab = serde_json::from_value(admitted.clone())
+            .expect("an admitted CronTab reads as the Rust type");
+        assert_eq!(
+            serde_json::to_value(&typed).unwrap(),
+            admitted,
+            "the Rust type loses or changes data"
+        );
         let mut again = typed.clone();
-        again.admit().expect("the typed path admits what the dynamic path admitted");
+        again
+            .admit()
+            .expect("the typed path admits what the dynamic path admitted");
         assert_eq!(serde_json::to_value(&again).unwrap(), admitted);
     }
 }
@@ -113,7 +132,12 @@ fn corpus_laws(index: usize, version: usize, input: &Value) {
     ENGINES.with(|engines| {
         let mut engines = engines.borrow_mut();
         let engine = engines.entry((index, version)).or_insert_with(|| {
-            let name = crd.spec.versions.get(version).map(|v| v.name.clone()).unwrap_or_default();
+            let name = crd
+                .spec
+                .versions
+                .get(version)
+                .map(|v| v.name.clone())
+                .unwrap_or_default();
             Engine::for_crd(crd, &name).ok()
         });
         if let Some(engine) = engine {
@@ -128,7 +152,13 @@ fn crd_for_object(object: &Value) -> Option<(usize, usize)> {
     let kind = object["kind"].as_str()?;
     corpus_crds().iter().enumerate().find_map(|(i, crd)| {
         (crd.spec.group == group && crd.spec.names.kind == kind)
-            .then(|| crd.spec.versions.iter().position(|v| v.name == version).map(|v| (i, v)))
+            .then(|| {
+                crd.spec
+                    .versions
+                    .iter()
+                    .position(|v| v.name == version)
+                    .map(|v| (i, v))
+            })
             .flatten()
     })
 }
@@ -156,8 +186,12 @@ fn run(data: &[u8]) -> arbitrary::Result<()> {
             corpus_laws(index, version, &input);
         }
         _ => {
-            let input: Value = serde_json::from_slice(rest).map_err(|_| arbitrary::Error::IncorrectFormat)?;
-            if input["apiVersion"].as_str().is_some_and(|v| v.starts_with("stable.example.com/")) {
+            let input: Value =
+                serde_json::from_slice(rest).map_err(|_| arbitrary::Error::IncorrectFormat)?;
+            if input["apiVersion"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("stable.example.com/"))
+            {
                 typed_equals_dynamic(&input);
             } else if let Some((index, version)) = crd_for_object(&input) {
                 corpus_laws(index, version, &input);

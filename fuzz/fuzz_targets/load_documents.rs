@@ -30,7 +30,9 @@ fuzz_target!(|data: &[u8]| {
         for line in text.lines().filter(|l| l.starts_with('{')) {
             if serde_json::from_str::<crd_runtime::load::StrictValue>(line).is_ok() {
                 let mut seen = 0;
-                crd_gen::json_stream::for_each_json_value(line.as_bytes(), |r| seen += usize::from(r.is_ok()));
+                crd_gen::json_stream::for_each_json_value(line.as_bytes(), |r| {
+                    seen += usize::from(r.is_ok())
+                });
                 assert_eq!(seen, 1, "{line}");
             }
         }

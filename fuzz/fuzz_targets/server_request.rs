@@ -34,7 +34,9 @@ fn app() -> &'static Router {
             crds,
             ..crd_server::Config::default()
         };
-        runtime().block_on(crd_server::app(&config)).expect("the API starts")
+        runtime()
+            .block_on(crd_server::app(&config))
+            .expect("the API starts")
     })
 }
 
@@ -66,13 +68,18 @@ fuzz_target!(|data: &[u8]| {
         if watch && status.is_success() {
             return;
         }
-        let Ok(Ok(body)) = tokio::time::timeout(Duration::from_millis(200), response.into_body().collect()).await else {
+        let Ok(Ok(body)) =
+            tokio::time::timeout(Duration::from_millis(200), response.into_body().collect()).await
+        else {
             return;
         };
         let body = body.to_bytes();
         if status.is_client_error() || status.is_server_error() {
             let Ok(value) = serde_json::from_slice::<serde_json::Value>(&body) else {
-                panic!("{status} without a Status body: {}", String::from_utf8_lossy(&body));
+                panic!(
+                    "{status} without a Status body: {}",
+                    String::from_utf8_lossy(&body)
+                );
             };
             assert_eq!(value["kind"], "Status", "{value}");
             assert_eq!(value["code"], status.as_u16(), "{value}");

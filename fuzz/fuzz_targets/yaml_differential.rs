@@ -7,9 +7,14 @@ use crd_runtime::load::fuzzing;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let general = fuzzing::saphyr(text);
-    for (name, fast) in [("scan", fuzzing::scan(text)), ("events", fuzzing::events(text))] {
+    for (name, fast) in [
+        ("scan", fuzzing::scan(text)),
+        ("events", fuzzing::events(text)),
+    ] {
         if let Some(docs) = fast {
             match &general {
                 Ok(expected) => assert_eq!(&docs, expected, "{name} disagrees on {text:?}"),
@@ -18,7 +23,8 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Some(loaded) = fuzzing::crds_from_tapes(text) {
-        let docs = general.unwrap_or_else(|e| panic!("tapes read CRDs where serde-saphyr says {e}"));
+        let docs =
+            general.unwrap_or_else(|e| panic!("tapes read CRDs where serde-saphyr says {e}"));
         let expected = crd_runtime::load::crds_from_documents("fuzz", docs)
             .unwrap_or_else(|e| panic!("tapes typed CRDs the general path refuses: {e}"));
         assert_eq!(loaded.crds.len(), expected.crds.len());

@@ -23,8 +23,11 @@ pub fn corpus_crds() -> &'static [CustomResourceDefinition] {
         files.sort();
         let mut crds = Vec::new();
         for file in files {
-            let Ok(bytes) = std::fs::read(&file) else { continue };
-            if let Ok(loaded) = crd_runtime::load::load_crds_bytes(&file.to_string_lossy(), &bytes) {
+            let Ok(bytes) = std::fs::read(&file) else {
+                continue;
+            };
+            if let Ok(loaded) = crd_runtime::load::load_crds_bytes(&file.to_string_lossy(), &bytes)
+            {
                 crds.extend(loaded.crds.into_iter().map(|d| d.crd));
             }
         }
@@ -35,7 +38,9 @@ pub fn corpus_crds() -> &'static [CustomResourceDefinition] {
 
 /// Every `.yaml`/`.yml`/`.json` file under `dir`.
 pub fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -93,12 +98,24 @@ const SAMPLE_STRINGS: &[&str] = &[
 
 /// Numbers at the edges that schemas and parsers get wrong.
 const SAMPLE_NUMBERS: &[f64] = &[
-    0.0, -0.0, 1.0, -1.0, 0.5, 1e-300, 1e300, 9007199254740993.0, 1.7976931348623157e308,
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    1e-300,
+    1e300,
+    9007199254740993.0,
+    1.7976931348623157e308,
 ];
 
 /// An arbitrary JSON value up to `depth` levels deep.
 pub fn any_value(u: &mut Unstructured, depth: usize) -> Result<Value> {
-    let choice = if depth == 0 { u.int_in_range(0..=4)? } else { u.int_in_range(0..=6)? };
+    let choice = if depth == 0 {
+        u.int_in_range(0..=4)?
+    } else {
+        u.int_in_range(0..=6)?
+    };
     Ok(match choice {
         0 => Value::Null,
         1 => Value::Bool(u.arbitrary()?),
@@ -107,7 +124,11 @@ pub fn any_value(u: &mut Unstructured, depth: usize) -> Result<Value> {
         4 => Value::String(u.choose(SAMPLE_STRINGS)?.to_string()),
         5 => {
             let n = u.int_in_range(0..=4)?;
-            Value::Array((0..n).map(|_| any_value(u, depth - 1)).collect::<Result<_>>()?)
+            Value::Array(
+                (0..n)
+                    .map(|_| any_value(u, depth - 1))
+                    .collect::<Result<_>>()?,
+            )
         }
         _ => {
             let n = u.int_in_range(0..=4)?;
@@ -158,7 +179,11 @@ pub fn value_for(u: &mut Unstructured, schema: &Value, depth: usize) -> Result<V
         return Ok(u.choose(options)?.clone());
     }
     if schema.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
-        return Ok(if u.arbitrary()? { any_number(u)? } else { Value::String(any_string(u)?) });
+        return Ok(if u.arbitrary()? {
+            any_number(u)?
+        } else {
+            Value::String(any_string(u)?)
+        });
     }
     let ty = schema.get("type").and_then(Value::as_str).unwrap_or("");
     Ok(match ty {
@@ -179,7 +204,11 @@ pub fn value_for(u: &mut Unstructured, schema: &Value, depth: usize) -> Result<V
         "string" => string_for(u, schema)?,
         "integer" => integer_for(u, schema)?,
         "number" => {
-            if u.arbitrary()? { integer_for(u, schema)? } else { any_number(u)? }
+            if u.arbitrary()? {
+                integer_for(u, schema)?
+            } else {
+                any_number(u)?
+            }
         }
         "boolean" => Value::Bool(u.arbitrary()?),
         _ => {
@@ -238,7 +267,11 @@ fn integer_for(u: &mut Unstructured, schema: &Value) -> Result<Value> {
             edges.extend([n, n.saturating_sub(1), n.saturating_add(1)]);
         }
     }
-    Ok(if u.arbitrary()? { json!(*u.choose(&edges)?) } else { json!(u.arbitrary::<i64>()?) })
+    Ok(if u.arbitrary()? {
+        json!(*u.choose(&edges)?)
+    } else {
+        json!(u.arbitrary::<i64>()?)
+    })
 }
 
 /// A root object of `crd`'s kind: `apiVersion`, `kind` and `metadata` right most of
@@ -253,10 +286,21 @@ pub fn object_for_crd(
     if let Value::Object(map) = &mut obj
         && u.ratio(7, 8)?
     {
-        let version_name = crd.spec.versions.get(version).map_or("v1", |v| v.name.as_str());
-        map.insert("apiVersion".into(), json!(format!("{}/{version_name}", crd.spec.group)));
+        let version_name = crd
+            .spec
+            .versions
+            .get(version)
+            .map_or("v1", |v| v.name.as_str());
+        map.insert(
+            "apiVersion".into(),
+            json!(format!("{}/{version_name}", crd.spec.group)),
+        );
         map.insert("kind".into(), json!(crd.spec.names.kind));
-        let name = if u.ratio(7, 8)? { "sample".to_string() } else { any_string(u)? };
+        let name = if u.ratio(7, 8)? {
+            "sample".to_string()
+        } else {
+            any_string(u)?
+        };
         let mut meta = json!({"name": name, "namespace": "default"});
         if u.ratio(1, 4)? {
             meta["labels"] = json!({any_string(u)?: any_string(u)?});
@@ -269,16 +313,59 @@ pub fn object_for_crd(
 /// Property names that have broken code generators: keywords, case collisions,
 /// digits first, punctuation, non-ASCII, empty.
 const HOSTILE_NAMES: &[&str] = &[
-    "type", "self", "Self", "super", "crate", "fn", "match", "r#type", "async", "await",
-    "dyn", "union", "default", "spec", "status", "metadata", "apiVersion", "kind",
-    "fooBar", "foo_bar", "FooBar", "foo-bar", "foo.bar", "foo bar", "1st", "_", "__",
-    "$ref", "@type", "ünïcödé", "日本", "", "a", "A", "items", "Option", "String", "Vec",
-    "BTreeMap", "serde", "core", "std", "None", "Some",
+    "type",
+    "self",
+    "Self",
+    "super",
+    "crate",
+    "fn",
+    "match",
+    "r#type",
+    "async",
+    "await",
+    "dyn",
+    "union",
+    "default",
+    "spec",
+    "status",
+    "metadata",
+    "apiVersion",
+    "kind",
+    "fooBar",
+    "foo_bar",
+    "FooBar",
+    "foo-bar",
+    "foo.bar",
+    "foo bar",
+    "1st",
+    "_",
+    "__",
+    "$ref",
+    "@type",
+    "ünïcödé",
+    "日本",
+    "",
+    "a",
+    "A",
+    "items",
+    "Option",
+    "String",
+    "Vec",
+    "BTreeMap",
+    "serde",
+    "core",
+    "std",
+    "None",
+    "Some",
 ];
 
 /// An arbitrary (mostly structural) schema, for the code generator.
 pub fn any_schema(u: &mut Unstructured, depth: usize) -> Result<Value> {
-    let kind = if depth == 0 { u.int_in_range(0..=4)? } else { u.int_in_range(0..=8)? };
+    let kind = if depth == 0 {
+        u.int_in_range(0..=4)?
+    } else {
+        u.int_in_range(0..=8)?
+    };
     let mut s = match kind {
         0 => json!({"type": "string"}),
         1 => json!({"type": "integer", "format": *u.choose(&["int32", "int64", ""])?}),
@@ -286,7 +373,9 @@ pub fn any_schema(u: &mut Unstructured, depth: usize) -> Result<Value> {
         3 => json!({"type": "boolean"}),
         4 => {
             let n = u.int_in_range(1..=4)?;
-            let options: Vec<Value> = (0..n).map(|_| any_string(u).map(Value::String)).collect::<Result<_>>()?;
+            let options: Vec<Value> = (0..n)
+                .map(|_| any_string(u).map(Value::String))
+                .collect::<Result<_>>()?;
             json!({"type": "string", "enum": options})
         }
         5 | 6 => {
@@ -331,7 +420,11 @@ fn props_first(s: &Value) -> Option<String> {
 
 /// A CRD around `schema` (JSON) with a kind from the fuzzer.
 pub fn crd_with_schema(u: &mut Unstructured, schema: Value) -> Result<Value> {
-    let kind = if u.arbitrary()? { "Widget".to_string() } else { any_string(u)? };
+    let kind = if u.arbitrary()? {
+        "Widget".to_string()
+    } else {
+        any_string(u)?
+    };
     Ok(json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
@@ -355,7 +448,16 @@ pub fn crd_with_schema(u: &mut Unstructured, schema: Value) -> Result<Value> {
 
 /// Text only Rust's `Debug` formatting or a panic prints: no user-facing message
 /// may contain it.
-const DEBUG_MARKERS: &[&str] = &["Some(", "None,", "Ok(", "Err(", " { kind: ", "Error {", "\\u{", "Location {"];
+const DEBUG_MARKERS: &[&str] = &[
+    "Some(",
+    "None,",
+    "Ok(",
+    "Err(",
+    " { kind: ",
+    "Error {",
+    "\\u{",
+    "Location {",
+];
 
 /// Checks messages about one input for Debug text. Messages quote keys and values
 /// from the input, so markers the input itself holds are allowed; which ones is
@@ -379,7 +481,10 @@ impl MessageCheck {
     /// Asserts `message` holds no Debug text the input does not hold.
     pub fn assert_clean(&self, message: &str) {
         for marker in DEBUG_MARKERS {
-            assert!(self.echoed.contains(marker) || !message.contains(marker), "Debug text {marker:?} in {message:?}");
+            assert!(
+                self.echoed.contains(marker) || !message.contains(marker),
+                "Debug text {marker:?} in {message:?}"
+            );
         }
     }
 }

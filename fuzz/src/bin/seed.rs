@@ -12,14 +12,18 @@ use crd_toolkit_fuzz::{collect_files, corpus_crds, shared_dir};
 use serde_json::Value;
 
 fn write(target: &str, name: &str, bytes: &[u8]) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(target);
     std::fs::create_dir_all(&dir).expect("corpus dir");
     std::fs::write(dir.join(name), bytes).expect("seed file");
 }
 
 /// Every value of every document of `file`, or nothing.
 fn documents(file: &Path) -> Vec<Value> {
-    let Ok(bytes) = std::fs::read(file) else { return Vec::new() };
+    let Ok(bytes) = std::fs::read(file) else {
+        return Vec::new();
+    };
     crd_runtime::load::parse_documents_bytes("seed", &bytes).unwrap_or_default()
 }
 
@@ -60,7 +64,8 @@ fn main() {
                 if let Some(Value::String(rule)) = m.get("rule") {
                     rules.insert(rule.clone());
                 }
-                if let (Some(Value::String(_)), Some(Value::String(_))) = (m.get("apiVersion"), m.get("kind"))
+                if let (Some(Value::String(_)), Some(Value::String(_))) =
+                    (m.get("apiVersion"), m.get("kind"))
                     && m.get("kind") != Some(&Value::String("CustomResourceDefinition".into()))
                 {
                     objects.push(Value::Object(m.clone()));
@@ -71,17 +76,33 @@ fn main() {
     // Generated objects: the typed CronTab, and one per corpus CRD (engine_admit's
     // mode byte, then the CRD index as a little-endian u16, then generator bytes).
     for i in 0..64u8 {
-        write("engine_admit", &format!("typed-{i:02}"), &[0, i, i.wrapping_mul(37), 255 - i, i ^ 0x5a]);
+        write(
+            "engine_admit",
+            &format!("typed-{i:02}"),
+            &[0, i, i.wrapping_mul(37), 255 - i, i ^ 0x5a],
+        );
     }
     for index in 0..corpus_crds().len() as u16 {
         let [lo, hi] = index.to_le_bytes();
-        write("engine_admit", &format!("crd-{index:04}"), &[1, lo, hi, 0, 1, 2, 3, 4, 5, 6, 7]);
+        write(
+            "engine_admit",
+            &format!("crd-{index:04}"),
+            &[1, lo, hi, 0, 1, 2, 3, 4, 5, 6, 7],
+        );
     }
     for i in 0..32u8 {
-        write("codegen", &format!("schema-{i:02}"), &[1, i, i.wrapping_mul(73), !i, i ^ 0xa5, i.rotate_left(3)]);
+        write(
+            "codegen",
+            &format!("schema-{i:02}"),
+            &[1, i, i.wrapping_mul(73), !i, i ^ 0xa5, i.rotate_left(3)],
+        );
     }
     for (i, rule) in rules.iter().enumerate() {
-        write("cel_eval", &format!("rule-{i:04}"), format!("{rule}\0").as_bytes());
+        write(
+            "cel_eval",
+            &format!("rule-{i:04}"),
+            format!("{rule}\0").as_bytes(),
+        );
     }
     for (i, object) in objects.iter().enumerate().take(400) {
         let mut seed = vec![2u8];
@@ -114,5 +135,10 @@ fn main() {
     for (i, r) in requests.iter().enumerate() {
         write("server_request", &format!("request-{i:02}"), r.as_bytes());
     }
-    println!("seeded {} files, {} rules, {} objects", files.len(), rules.len(), objects.len());
+    println!(
+        "seeded {} files, {} rules, {} objects",
+        files.len(),
+        rules.len(),
+        objects.len()
+    );
 }
