@@ -381,7 +381,7 @@ fn root_items(
                         __w.api_version.as_deref(), __w.kind.as_deref(), #api_version, #kind)?;
                     let spec = match __w.spec {
                         ::core::option::Option::Some(__spec) => __spec,
-                        ::core::option::Option::None => #p::deserialize_empty::<#spec, __D::Error>()?,
+                        ::core::option::Option::None => #p::deserialize_absent_spec::<#root, #spec, __D::Error>()?,
                     };
                     ::core::result::Result::Ok(#root {
                         metadata: __w.metadata,

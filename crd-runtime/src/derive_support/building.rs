@@ -340,6 +340,24 @@ where
     ))
 }
 
+/// Deserializes a root's `spec` that is absent on the wire: `{}` with the spec
+/// schema's defaults applied. The API server stores an object without `spec` when
+/// no spec field is required, and applies no defaults inside a spec that is not
+/// there; fields relying on those defaults would make such an object unreadable
+/// (found by fuzzing `typed = dynamic`).
+pub fn deserialize_absent_spec<R, T, E>() -> Result<T, E>
+where
+    R: super::CustomResourceExt,
+    T: serde::de::DeserializeOwned,
+    E: serde::de::Error,
+{
+    let mut object = serde_json::json!({"spec": {}});
+    if let Ok(engine) = R::engine() {
+        engine.default(&mut object);
+    }
+    T::deserialize(object["spec"].take()).map_err(E::custom)
+}
+
 /// Checks `apiVersion`/`kind` read from the wire against the type's own.
 pub fn check_type_meta<E: serde::de::Error>(
     api_version: Option<&str>,
