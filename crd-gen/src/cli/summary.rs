@@ -17,7 +17,7 @@ pub fn run() -> ExitCode {
             eprintln!(
                 "hint: this is the Rust crd-gen generates for the bundled CronTab CRD; \
                  run `crd-gen generate PATH...` for your CRDs, `crd-gen check`, \
-                 `crd-gen validate`, or `crd-gen --help` for all subcommands"
+                 `crd-gen validate`, `crd-gen diff OLD NEW`, or `crd-gen --help` for all subcommands"
             );
             ExitCode::SUCCESS
         }
