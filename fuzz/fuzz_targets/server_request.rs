@@ -1,6 +1,7 @@
 //! crd-server's request handling: method, path, query string, headers and body
 //! from the fuzzer, against the API with the CronTab CRD (in-memory store). Never a
 //! panic; every error answer is a Kubernetes `Status` object with a matching code.
+//! Each input runs against a fresh, empty in-memory store, so runs are reproducible.
 //!
 //! Input: `METHOD PATH?QUERY`, then `Name: value` header lines, an empty line, and
 //! the body (seeded with real kubectl requests).
@@ -24,21 +25,40 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
-fn app() -> &'static Router {
-    static APP: OnceLock<Router> = OnceLock::new();
-    APP.get_or_init(|| {
+/// A fresh API per input (the in-memory store starts empty): state carried over
+/// from earlier inputs made findings depend on the run's history, and messages
+/// quote names those earlier inputs chose.
+fn app() -> Router {
+    static CONFIG: OnceLock<crd_server::Config> = OnceLock::new();
+    let config = CONFIG.get_or_init(|| {
         let crd_file = crd_toolkit_fuzz::shared_dir().join("fixtures/crontab/crd-full.yaml");
         let crds = crd_server::server::load_crd_files(&[crd_file]).expect("CronTab CRD");
-        let config = crd_server::Config {
+        crd_server::Config {
             store: crd_server::StoreConfig::InMemory,
             crds,
             ..crd_server::Config::default()
-        };
-        runtime()
-            .block_on(crd_server::app(&config))
-            .expect("the API starts")
+        }
+    });
+    runtime().block_on(async {
+        let app = crd_server::app(config).await.expect("the API starts");
+        // One object to update, patch, apply to (with conflicts) and delete.
+        let create = http::Request::post(
+            "/apis/stable.example.com/v1/namespaces/default/crontabs?fieldManager=seed",
+        )
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(SEED_OBJECT))
+        .expect("a valid request");
+        let response = app.clone().oneshot(create).await.expect("infallible");
+        assert_eq!(
+            response.status(),
+            http::StatusCode::CREATED,
+            "the seed object is created"
+        );
+        app
     })
 }
+
+const SEED_OBJECT: &str = r#"{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"x","labels":{"a":"b"}},"spec":{"cronSpec":"* * * * */5","image":"img","replicas":2}}"#;
 
 fn request(data: &[u8]) -> Option<http::Request<axum::body::Body>> {
     let split = data.windows(2).position(|w| w == b"\n\n");
@@ -61,7 +81,7 @@ fuzz_target!(|data: &[u8]| {
     let Some(req) = request(data) else { return };
     let watch = req.uri().query().is_some_and(|q| q.contains("watch"));
     // Built before block_on: building it blocks on the runtime itself.
-    let app = app().clone();
+    let app = app();
     runtime().block_on(async {
         let response = app.oneshot(req).await.expect("infallible");
         let status = response.status();
