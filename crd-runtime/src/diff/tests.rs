@@ -204,12 +204,9 @@ fn cel_rules_are_paired_by_message_then_position() {
 #[test]
 fn an_invalid_new_crd_is_breaking() {
     let old = crd(spec(json!({})), json!({}));
-    let new = crd(
-        spec(
-            json!({"x": {"type": "string", "x-kubernetes-validations": [{"rule": "self.nope("}]}}),
-        ),
-        json!({}),
-    );
+    // An array without items is not structural (no CEL involved: this holds
+    // without the `cel` feature too).
+    let new = crd(spec(json!({"x": {"type": "array"}})), json!({}));
     let got = lines(&old, &new);
     assert!(
         got.iter()

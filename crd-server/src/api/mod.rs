@@ -45,6 +45,12 @@ pub struct Shared {
     pub token: Option<String>,
 }
 
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.registry.stop();
+    }
+}
+
 /// Now, as the API server writes timestamps (RFC 3339, seconds).
 pub fn now() -> String {
     chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()

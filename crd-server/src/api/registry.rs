@@ -182,6 +182,9 @@ pub struct Registry {
     seen: watch::Sender<Revision>,
     /// Namespaces known to exist (followed by a watch; a miss is checked in the store).
     namespaces: Arc<RwLock<HashSet<String>>>,
+    /// The tasks following CRDs and namespaces: they hold the store and the registry,
+    /// so they are aborted when the API goes away ([`Registry::stop`]).
+    tasks: std::sync::Mutex<Vec<tokio::task::AbortHandle>>,
 }
 
 /// Whether a stored CRD serves objects (its `Established` condition).
@@ -215,15 +218,16 @@ impl Registry {
             kinds: RwLock::new(Arc::new(Kinds::default())),
             seen,
             namespaces: namespaces.clone(),
+            tasks: std::sync::Mutex::new(Vec::new()),
         });
-        tokio::spawn(follow_namespaces(
+        let namespace_task = tokio::spawn(follow_namespaces(
             store.clone(),
             Arc::downgrade(&namespaces),
         ));
         registry.rebuild(&crds);
         let follower = registry.clone();
         let mut revision = listed.revision;
-        tokio::spawn(async move {
+        let crd_task = tokio::spawn(async move {
             loop {
                 let mut events = match store.watch(CRD_PREFIX, revision).await {
                     Ok(w) => w,
@@ -279,7 +283,23 @@ impl Registry {
                 }
             }
         });
+        *registry.tasks.lock().unwrap_or_else(|e| e.into_inner()) =
+            vec![namespace_task.abort_handle(), crd_task.abort_handle()];
         Ok(registry)
+    }
+
+    /// Stops following the store. The API's shared state calls it when dropped: the
+    /// tasks hold the store, which would otherwise stay open (a data directory
+    /// locked) after the server is gone.
+    pub fn stop(&self) {
+        for task in self
+            .tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
+            task.abort();
+        }
     }
 
     fn rebuild(&self, crds: &HashMap<String, Value>) {

@@ -38,6 +38,20 @@ pub type EmbeddedStore = LocalStore<Committer>;
 pub struct Committer {
     requests: mpsc::Sender<(Op, Reply)>,
     dir: PathBuf,
+    /// The writer thread, which owns the database.
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Closing the store closes the database: the writer thread finishes the writes
+/// already sent and ends, so the data directory can be opened again right away.
+impl Drop for Committer {
+    fn drop(&mut self) {
+        let (closed, _) = mpsc::channel();
+        drop(std::mem::replace(&mut self.requests, closed));
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl Writes for Committer {
@@ -76,7 +90,7 @@ impl LocalStore<Committer> {
         spawn_progress(&state);
         let (writer, requests) = mpsc::channel();
         let committer_state = state.clone();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("crd-server-store".into())
             .spawn(move || commit_loop(db, committer_state, requests))
             .map_err(|e| unavailable("cannot start the store's writer for", &e))?;
@@ -85,6 +99,7 @@ impl LocalStore<Committer> {
             writes: Committer {
                 requests: writer,
                 dir: dir.to_path_buf(),
+                thread: Some(thread),
             },
         })
     }

@@ -39,6 +39,17 @@ struct Hub {
 pub struct FanOut {
     inner: Arc<dyn Store>,
     hubs: Mutex<HashMap<String, Arc<Hub>>>,
+    /// The hubs' backend watches, aborted with the FanOut: each holds a backend
+    /// stream, which holds the backend open.
+    followers: Mutex<Vec<tokio::task::AbortHandle>>,
+}
+
+impl Drop for FanOut {
+    fn drop(&mut self) {
+        for task in lock(&self.followers).drain(..) {
+            task.abort();
+        }
+    }
 }
 
 /// The resource a watch prefix belongs to: the first three path segments
@@ -61,6 +72,7 @@ impl FanOut {
         FanOut {
             inner,
             hubs: Mutex::new(HashMap::new()),
+            followers: Mutex::new(Vec::new()),
         }
     }
 
@@ -89,7 +101,7 @@ impl FanOut {
         hubs.insert(prefix.to_string(), hub.clone());
         drop(hubs);
         let follower = Arc::downgrade(&hub);
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             while let Some(item) = events.next().await {
                 let Some(hub) = follower.upgrade() else {
                     return;
@@ -117,6 +129,10 @@ impl FanOut {
                 lock(&hub.state).failed = true;
             }
         });
+        let mut followers = lock(&self.followers);
+        followers.retain(|t| !t.is_finished());
+        followers.push(task.abort_handle());
+        drop(followers);
         Ok(hub)
     }
 }
