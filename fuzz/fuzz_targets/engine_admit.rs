@@ -38,10 +38,12 @@ pub struct CronTabSpec {
     pub image: Option<String>,
     #[crd(minimum = 1, maximum = 10, default = 1)]
     pub replicas: i32,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub labels: std::collections::BTreeMap<String, String>,
+    // Options, not empty-skipping collections: `args: []` and no `args` are different
+    // objects, and typed = dynamic must hold exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<std::collections::BTreeMap<String, String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<Policy>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
