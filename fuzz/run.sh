@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs the fuzz targets (FUZZING.md).
 #
-#   fuzz/run.sh smoke [SECONDS]          every target on its whole seed corpus, then
-#                                        SECONDS (default 20) of fuzzing each; CI runs this
+#   fuzz/run.sh smoke [RUNS]             every target on its whole seed corpus, then RUNS
+#                                        (default 2000) mutations each from a fixed seed:
+#                                        deterministic, so CI fails only on a real change
 #   fuzz/run.sh long SECONDS [TARGET...] fuzz each target SECONDS in turn (all by default),
 #                                        keeping the corpus; one summary line per target
 #                                        in fuzz/logs/summary.tsv
@@ -48,13 +49,13 @@ build_and_seed() {
 mode=${1:-smoke}
 case "$mode" in
     smoke)
-        seconds=${2:-20}
+        runs=${2:-2000}
         build_and_seed
         for t in "${TARGETS[@]}"; do
             echo "== $t: seed corpus"
             cargo_fuzz run "${BUILD[@]}" "$t" -- "${FLAGS[@]}" -runs=0
-            echo "== $t: ${seconds}s of fuzzing"
-            cargo_fuzz run "${BUILD[@]}" "$t" -- "${FLAGS[@]}" -max_total_time="$seconds" -max_len="$(max_len "$t")"
+            echo "== $t: $runs mutations from seed 1"
+            cargo_fuzz run "${BUILD[@]}" "$t" -- "${FLAGS[@]}" -seed=1 -runs="$runs" -max_len="$(max_len "$t")"
         done
         ;;
     long)
@@ -78,7 +79,7 @@ case "$mode" in
         done
         ;;
     *)
-        echo "usage: fuzz/run.sh smoke [SECONDS] | long SECONDS [TARGET...]" >&2
+        echo "usage: fuzz/run.sh smoke [RUNS] | long SECONDS [TARGET...]" >&2
         exit 2
         ;;
 esac

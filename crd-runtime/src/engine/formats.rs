@@ -331,7 +331,9 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 
 /// An RFC 3339 date-time: returns seconds since the epoch (UTC), fraction dropped.
 pub fn parse_rfc3339(s: &str) -> Option<i64> {
-    if s.len() < 20 {
+    // ASCII only, so the byte offsets below are character boundaries (a date-time
+    // with a 4-byte character across offset 10 panicked; found by fuzzing).
+    if s.len() < 20 || !s.is_ascii() {
         return None;
     }
     let (date, rest) = s.split_at(10);
@@ -436,5 +438,19 @@ mod tests {
         let t = parse_rfc3339("2024-01-02T03:04:05.5+01:00").unwrap();
         assert_eq!(format_rfc3339(t), "2024-01-02T02:04:05Z");
         assert_eq!(format_rfc3339(0), "1970-01-01T00:00:00Z");
+    }
+
+    /// Found by the `engine_admit` fuzz target (FUZZING.md): a 4-byte character
+    /// across byte offset 10 made the date/time split panic.
+    #[test]
+    fn non_ascii_date_times_are_invalid_not_a_panic() {
+        for value in [
+            "2024-01-0\u{5222c}T00:00:00Z",
+            "2024-01-02T\u{e9}0:00:00Z",
+            "\u{1F600}\u{1F600}\u{1F600}\u{1F600}\u{1F600}",
+        ] {
+            assert_eq!(parse_rfc3339(value), None, "{value}");
+            assert!(!lookup("date-time").unwrap().check(value), "{value}");
+        }
     }
 }
