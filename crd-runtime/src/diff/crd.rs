@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use super::rules::Rule;
-use super::{Changes, schema};
+use super::{Changes, lints, schema};
 use crate::model::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionVersion,
 };
@@ -50,7 +50,7 @@ pub(super) fn compare(
             .iter()
             .find(|v| v.name == new_version.name)
         else {
-            schema::lint_new_version(new_version, out);
+            lints::lint_new_version(new_version, out);
             continue;
         };
         version_details(old_version, new_version, out);

@@ -9,6 +9,7 @@
 //! served version breaks every client of it.
 
 mod crd;
+mod lints;
 mod policy;
 mod rules;
 mod schema;
