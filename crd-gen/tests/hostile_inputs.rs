@@ -623,15 +623,7 @@ fn catastrophic_and_unsupported_regular_expressions() {
         "evil.json",
         object(&format!(r#"{{"a":"{long}","b":"{long}"}}"#)),
     );
-    let out = Command::new(BIN)
-        .arg("validate")
-        .arg("--crd")
-        .arg(&file)
-        .arg(&objects)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let report = String::from_utf8(out.stdout).unwrap();
+    let report = invalid_objects_report(&file, &objects);
     assert!(
         report.contains("spec.a in body should match '^(a+)+$'"),
         "{}",
@@ -702,15 +694,7 @@ fn cel_cost_bombs_and_deep_rules() {
         "big-list.json",
         object(&format!(r#"{{"l":[{}]}}"#, items.join(","))),
     );
-    let out = Command::new(BIN)
-        .arg("validate")
-        .arg("--crd")
-        .arg(&file)
-        .arg(&objects)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let report = String::from_utf8(out.stdout).unwrap();
+    let report = invalid_objects_report(&file, &objects);
     assert!(
         report.contains("'operation cancelled: actual cost limit exceeded'"),
         "{}",
@@ -761,4 +745,18 @@ fn cel_cost_bombs_and_deep_rules() {
         ),
     );
     assert_crd(&bench, &file, 0, 0, "checked 1 CRDs: 0 invalid");
+}
+
+/// `crd-gen validate --crd CRD OBJECTS` on objects it must find invalid (exit 1):
+/// its report.
+fn invalid_objects_report(crd: &Path, objects: &Path) -> String {
+    let out = Command::new(BIN)
+        .arg("validate")
+        .arg("--crd")
+        .arg(crd)
+        .arg(objects)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8(out.stdout).unwrap()
 }
