@@ -4,9 +4,10 @@
 #   fuzz/run.sh smoke [RUNS]             every target on its whole seed corpus, then RUNS
 #                                        (default 2000) mutations each from a fixed seed:
 #                                        deterministic, so CI fails only on a real change
-#   fuzz/run.sh long SECONDS [TARGET...] fuzz each target SECONDS in turn (all by default),
+#   fuzz/run.sh long SECONDS [TARGET...] fuzz each target SECONDS or 10 million executions,
+#                                        whichever comes first, in turn (all by default),
 #                                        keeping the corpus; one summary line per target
-#                                        in fuzz/logs/summary.tsv
+#                                        in fuzz/logs/summary.tsv (MAX_RUNS overrides 10M)
 #
 # Any crash, leak of Debug text, hang (>30 s on one input) or memory blow-up (>3 GB)
 # stops with a non-zero exit; the input is in fuzz/artifacts/TARGET/.
@@ -70,7 +71,7 @@ case "$mode" in
             echo "== $t: ${seconds}s (log $log)"
             status=0
             cargo_fuzz run "${BUILD[@]}" "$t" -- "${FLAGS[@]}" -max_total_time="$seconds" \
-                -max_len="$(max_len "$t")" >"$log" 2>&1 || status=$?
+                -runs="${MAX_RUNS:-10000000}" -max_len="$(max_len "$t")" >"$log" 2>&1 || status=$?
             runs=$(grep -oE '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
             speed=$(grep -oE '^stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
             corpus=$(grep -oE 'corp: [0-9]+/[0-9a-zA-Z]+' "$log" | tail -n1 | cut -d' ' -f2)

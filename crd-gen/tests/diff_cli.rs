@@ -2,21 +2,14 @@
 //! summary, exit codes 0/1/2, policy files, JSON lines, directories matched by CRD
 //! name, stdin, and the whole corpus against itself.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
+mod common;
 mod tempdir;
 use tempdir::TempDir;
 
-const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
-
 fn shared(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared")
-        .join(path)
-        .display()
-        .to_string()
+    common::shared().join(path).display().to_string()
 }
 
 fn crontab() -> String {
@@ -33,26 +26,7 @@ fn write(dir: &Path, name: &str, content: &str) -> String {
 }
 
 fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(BIN)
-        .arg("diff")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = stdin.as_bytes().to_vec();
-    let mut pipe = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    (
-        out.status.code().expect("exited normally"),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    common::cli::run_with_stdin(&[&["diff"], args].concat(), stdin.as_bytes())
 }
 
 /// The CronTab CRD with one text replacement (which must apply).

@@ -2,14 +2,11 @@
 //! JSON lines, bare schemas, exit codes, and hostile input (bad syntax, duplicate
 //! keys, non-UTF-8, 10,000 levels of nesting, huge values, invalid regexes).
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
+mod common;
 mod tempdir;
 use tempdir::TempDir;
-
-const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 
 fn crontab_crd() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -30,26 +27,7 @@ fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> String {
 }
 
 fn run(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
-    let mut child = Command::new(BIN)
-        .arg("validate")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let input = stdin.unwrap_or_default().to_vec();
-    let mut pipe = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    (
-        out.status.code().expect("exited normally, not by a signal"),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    common::cli::run_with_stdin(&[&["validate"], args].concat(), stdin.unwrap_or_default())
 }
 
 const INVALID: &str = "apiVersion: stable.example.com/v1

@@ -1,11 +1,13 @@
 //! Where the golden tests' CRD sources live, shared by `golden.rs` and
-//! `golden_compile.rs`, and the corpus directory for `corpus_sample.rs`.
+//! `golden_compile.rs`, the corpus directory for `corpus_sample.rs`, and running
+//! the binary (`cli`).
 
 // Each test crate uses part of this module.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
+pub mod cli;
 pub mod random_crd;
 
 /// The shared truth directory (`../shared` beside the checkout, or `CRD_TOOLKIT_SHARED`).

@@ -10,6 +10,8 @@
 //!   before producing it (a chain of `replace` calls can otherwise grow a string
 //!   exponentially without any loop). `replace` with a negative count replaces
 //!   every occurrence, as in cel-go (kube-cel 0.8 replaces none).
+//! - `duration(x)` and `timestamp(x)`: cel-go's parsing and errors
+//!   (see [`super::conversions`]).
 //! - `@crd.eq`/`@crd.ne`: `==`/`!=` on values holding sets and map lists
 //!   (see [`super::equality`]).
 
@@ -54,6 +56,8 @@ fn build() -> Context<'static> {
     }
     ctx.add_function("replace", guarded_replace);
     ctx.add_function("lists.range", guarded_range);
+    ctx.add_function("duration", super::conversions::duration);
+    ctx.add_function("timestamp", super::conversions::timestamp);
     ctx.add_function(super::equality::EQ, super::equality::typed_eq);
     ctx.add_function(super::equality::NE, super::equality::typed_ne);
     ctx

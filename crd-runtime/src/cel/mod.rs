@@ -27,6 +27,7 @@
 mod budget;
 mod check;
 mod compile;
+mod conversions;
 mod cost;
 mod cost_limits;
 mod decl;

@@ -362,6 +362,19 @@ fn cel_go_error(e: &ExecutionError) -> String {
         ExecutionError::RemainderByZero(_) => "modulus by zero".into(),
         ExecutionError::Overflow(..) => "integer overflow".into(),
         ExecutionError::IndexOutOfBounds(i) => format!("index out of bounds: {}", value_text(i)),
+        // The `cel` crate's int/uint/double conversions word a bad string with
+        // Rust's parse error and an unsupported value with its Debug text.
+        ExecutionError::FunctionError { function, message }
+            if matches!(function.as_str(), "int" | "uint" | "double") =>
+        {
+            if message.starts_with("string parse error") {
+                format!("type conversion error from 'string' to '{function}'")
+            } else if message.starts_with("cannot convert") {
+                "no such overload".into()
+            } else {
+                message.clone()
+            }
+        }
         ExecutionError::FunctionError { message, .. } => message.clone(),
         other => other.to_string(),
     }

@@ -134,6 +134,48 @@ fn evaluation_errors_are_reported_like_the_server() {
     );
 }
 
+/// Found by the engine_admit fuzz target: a bad duration string was reported
+/// with the `cel` crate's parser-internal Debug text.
+#[test]
+fn conversion_errors_are_worded_like_cel_go() {
+    let s = schema(json!({"type": "object", "properties": {
+        // With a message, the server names the rule by its message.
+        "timeout": {"type": "string", "x-kubernetes-validations": [
+            {"rule": "duration(self) > duration('1ms')", "message": "must be a valid duration greater than 1ms"}
+        ]},
+        "at": {"type": "string", "x-kubernetes-validations": [
+            {"rule": "timestamp(self) > timestamp('2000-01-01T00:00:00Z')"}
+        ]},
+        "count": {"type": "string", "x-kubernetes-validations": [{"rule": "int(self) > 0"}]}
+    }}));
+    assert_eq!(
+        run(
+            &s,
+            json!({"timeout": "string", "at": "yesterday", "count": "many"}),
+            None
+        ),
+        vec![
+            r#"at: Invalid value: "string": type conversion error from 'string' to 'google.protobuf.Timestamp' evaluating rule: timestamp(self) > timestamp('2000-01-01T00:00:00Z')"#,
+            r#"count: Invalid value: "string": type conversion error from 'string' to 'int' evaluating rule: int(self) > 0"#,
+            r#"timeout: Invalid value: "string": type conversion error from 'string' to 'google.protobuf.Duration' evaluating rule: must be a valid duration greater than 1ms"#,
+        ]
+    );
+    assert!(
+        run(
+            &s,
+            json!({"timeout": "2s", "at": "2020-01-01T00:00:00Z", "count": "3"}),
+            None
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        run(&s, json!({"timeout": "1s trailing"}), None),
+        vec![
+            r#"timeout: Invalid value: "string": type conversion error from 'string' to 'google.protobuf.Duration' evaluating rule: must be a valid duration greater than 1ms"#,
+        ]
+    );
+}
+
 #[test]
 fn transition_rules_need_an_old_object_unless_optional() {
     let s = schema(json!({"type": "object", "properties": {

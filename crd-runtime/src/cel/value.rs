@@ -125,8 +125,14 @@ pub(crate) fn parse_timestamp(s: &str) -> Option<chrono::DateTime<chrono::FixedO
 }
 
 /// Go-style durations (`1h30m`, `-1.5s`, `300ms`) plus `d` and `w`, like
-/// `strfmt.ParseDuration`.
+/// `strfmt.ParseDuration` (the `duration` format).
 pub(crate) fn parse_duration(s: &str) -> Option<chrono::Duration> {
+    parse_go_duration(s, true)
+}
+
+/// Go's `time.ParseDuration` (units `ns` to `h`), with `d` and `w` too when
+/// `day_units` is set.
+pub(crate) fn parse_go_duration(s: &str, day_units: bool) -> Option<chrono::Duration> {
     let (neg, mut rest) = match s.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
@@ -154,8 +160,8 @@ pub(crate) fn parse_duration(s: &str) -> Option<chrono::Duration> {
             "s" => 1e9,
             "m" => 60e9,
             "h" => 3600e9,
-            "d" => 86400e9,
-            "w" => 7.0 * 86400e9,
+            "d" if day_units => 86400e9,
+            "w" if day_units => 7.0 * 86400e9,
             _ => return None,
         };
         rest = &rest[unit_end..];
