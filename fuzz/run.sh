@@ -39,7 +39,31 @@ max_len() {
     esac
 }
 
+# Package versions from a lockfile, one `name version` per line.
+locked_versions() {
+    awk '/^name = / { gsub(/"/, "", $3); name = $3 }
+         /^version = / { gsub(/"/, "", $3); print name, $3 }' "$1" | sort -u
+}
+
+# The fuzz workspace must build the dependency versions the product ships with: a
+# package both lockfiles hold must be locked here at a version the main one has
+# (a newer serde-saphyr here once made yaml_differential test another YAML reader).
+check_lockfiles_agree() {
+    local drift
+    drift=$(awk 'NR == FNR { main[$1] = main[$1] " " $2 " "; next }
+                 ($1 in main) && index(main[$1], " " $2 " ") == 0 {
+                     print "  " $1 " " $2 " (main workspace:" main[$1] ")" }' \
+        <(locked_versions ../Cargo.lock) <(locked_versions Cargo.lock))
+    if [ -n "$drift" ]; then
+        echo "fuzz/Cargo.lock has versions the main Cargo.lock does not:" >&2
+        echo "$drift" >&2
+        echo "re-sync: cp Cargo.lock fuzz/Cargo.lock && (cd fuzz && cargo metadata --format-version 1 >/dev/null)" >&2
+        exit 1
+    fi
+}
+
 build_and_seed() {
+    check_lockfiles_agree
     cargo_fuzz build "${BUILD[@]}"
     # The seed writer is built by the same `cargo fuzz build` (a plain bin).
     local seed

@@ -55,6 +55,11 @@ fn plain_scalars_resolve_like_serde_saphyr() {
         ("0X1f", json!(31)),
         ("0o17", json!(15)),
         ("0b101", json!(5)),
+        // Upper-case prefixes are integers too, as Go's strconv (base 0) reads them
+        // for Kubernetes' YAML decoder; serde-saphyr 2.2 made them strings, so an
+        // upgrade must not slip in unnoticed (FUZZING.md).
+        ("0O17", json!(15)),
+        ("0B101", json!(5)),
         ("017", json!(17.0)),
         ("-017", json!(-17.0)),
         ("0", json!(0)),
