@@ -37,6 +37,97 @@ pub(super) fn yaml_message(msg: &str) -> String {
     shorten_quoted(&char_escapes_as_code_points(first))
 }
 
+/// A conversion error (`invalid type: string "...", expected ...`) in the
+/// project's words: serde quotes the offending string in full with Rust's `Debug`
+/// escapes (`"type:\u{5cc}tring"`, found by the load_documents fuzz target); it is
+/// quoted here as the API server quotes values (Go's `%q`), and shortened.
+pub(super) fn field_message(msg: &str) -> String {
+    const MARK: &str = "string \"";
+    let mut out = String::with_capacity(msg.len().min(1024));
+    let mut rest = msg;
+    while let Some(at) = rest.find(MARK) {
+        let start = at + MARK.len() - 1;
+        out.push_str(&rest[..start]);
+        match unescape_debug_str(&rest[start..]) {
+            Some((text, used)) => {
+                out.push_str(&go_quote(&shorten(&text)));
+                rest = &rest[start + used..];
+            }
+            None => {
+                out.push_str(&char_escapes_as_code_points(&rest[start..]));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Reads a string literal written by Rust's `Debug` (`s` starts at its opening
+/// quote): the text and the bytes the literal took.
+fn unescape_debug_str(s: &str) -> Option<(String, usize)> {
+    let mut chars = s.char_indices();
+    if chars.next()?.1 != '"' {
+        return None;
+    }
+    let mut text = String::new();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '"' => return Some((text, at + 1)),
+            '\\' => text.push(match chars.next()?.1 {
+                'n' => '\n',
+                'r' => '\r',
+                't' => '\t',
+                '0' => '\0',
+                'u' => {
+                    if chars.next()?.1 != '{' {
+                        return None;
+                    }
+                    let mut hex = String::new();
+                    loop {
+                        match chars.next()?.1 {
+                            '}' => break,
+                            h => hex.push(h),
+                        }
+                    }
+                    char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+                }
+                other => other,
+            }),
+            c => text.push(c),
+        }
+    }
+    None
+}
+
+/// `s` in double quotes with Go's `%q` escapes for what is not printable.
+fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            // Rust's Debug escapes exactly the characters that are not printable
+            // (or that combine with the one before).
+            c if c.escape_debug().next() == Some('\\') => {
+                let code = u32::from(c);
+                if code <= 0xFFFF {
+                    out.push_str(&format!("\\u{code:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{code:08x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 fn quote(s: &str) -> String {
     serde_json::Value::String(s.to_string()).to_string()
 }
@@ -158,6 +249,64 @@ mod tests {
         assert_eq!(
             super::shorten_quoted("bad `short` and `{}`"),
             "bad `short` and `{}`"
+        );
+    }
+
+    #[test]
+    fn conversion_errors_quote_strings_like_go() {
+        use super::field_message;
+        assert_eq!(
+            field_message(
+                "invalid type: string \"type:\\u{5cc}tring\", expected struct JSONSchemaProps"
+            ),
+            "invalid type: string \"type:\\u05cctring\", expected struct JSONSchemaProps"
+        );
+        assert_eq!(
+            field_message(r#"invalid value: string "a\"b\\c\n\u{1f}😀", expected x"#),
+            r#"invalid value: string "a\"b\\c\n\u001f😀", expected x"#
+        );
+        let long = format!("invalid type: string {:?}, expected u64", "x".repeat(100));
+        assert_eq!(
+            field_message(&long),
+            format!(
+                "invalid type: string \"{}... (100 characters)\", expected u64",
+                "x".repeat(32)
+            )
+        );
+        assert_eq!(
+            field_message("invalid type: string \"unterminated \\u{5cc}"),
+            "invalid type: string \"unterminated U+05CC"
+        );
+        assert_eq!(field_message("missing field `a`"), "missing field `a`");
+    }
+
+    /// The load_documents fuzz target's finding, end to end.
+    #[test]
+    fn a_mistyped_schema_field_is_reported_without_debug_escapes() {
+        let crd = [
+            "apiVersion: apiextensions.k8s.io/v1",
+            "kind: CustomResourceDefinition",
+            "metadata: {name: xs.example.com}",
+            "spec:",
+            "  group: example.com",
+            "  names: {kind: X, plural: xs}",
+            "  scope: Namespaced",
+            "  versions:",
+            "  - name: v1",
+            "    served: true",
+            "    storage: true",
+            "    schema:",
+            r#"      openAPIV3Schema: {type: object, properties: {a: "t\u05ccx"}}"#,
+        ]
+        .join("\n");
+        let docs = parse_documents("f.yaml", &crd).expect("valid YAML");
+        let err = crate::load::crds_from_documents("f.yaml", docs)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "f.yaml: document 1 at spec.versions[0].schema.openAPIV3Schema.properties.a: \
+             invalid type: string \"t\\u05ccx\", expected struct JSONSchemaProps"
         );
     }
 

@@ -320,7 +320,7 @@ fn from_value_moving<T: DeserializeOwned + Send>(
                 source: source.to_string(),
                 document,
                 path: String::new(),
-                message: e.to_string(),
+                message: messages::field_message(&e.to_string()),
             }),
         },
     };
@@ -335,7 +335,7 @@ fn typed<T: DeserializeOwned>(source: &str, document: usize, value: Value) -> Re
         source: source.to_string(),
         document,
         path: e.path().to_string(),
-        message: e.inner().to_string(),
+        message: messages::field_message(&e.inner().to_string()),
     })
 }
 
