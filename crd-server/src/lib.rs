@@ -1,21 +1,28 @@
 //! crd-server: an API server for Kubernetes custom resources that `kubectl` and
 //! `kube::Client` talk to.
 //!
-//! - [`server`]: start a server ([`server::start`]) with a store, CRDs, TLS and a token;
-//! - [`testing`]: [`testing::TestServer`], a server on a free loopback port for tests;
-//! - [`api`]: the HTTP API (discovery, OpenAPI, CRDs, namespaces, custom resources);
-//! - [`tls`]: serving certificates (files or a self-signed CA) and serving over rustls;
-//! - [`webhook`]: a conversion webhook (`ConversionReview` over HTTPS);
-//! - [`store`]: the storage contract and its backends (in-memory, embedded redb, etcd).
+//! Entry points:
+//! - [`start`] with a [`Config`] ([`StoreConfig`], [`TlsFiles`], the Kubernetes release
+//!   in [`Config::engine`]): a server on an address, stopped when its [`RunningServer`]
+//!   drops; [`app`]: the same API as an axum router without a listener;
+//! - [`TestServer`]: a server on a free loopback port for tests;
+//! - [`webhook`]: serving a conversion webhook (`ConversionReview` over HTTPS);
+//! - [`tls`]: serving certificates (files or a self-signed CA);
+//! - [`store`]: the storage contract and its backends (in-memory, embedded redb, etcd);
+//! - [`server::load_crd_files`]: CRDs from YAML/JSON files and directories.
+//!
+//! Inside, the API is shaped like kube-apiserver's: a registry of kinds, each with a
+//! strategy (what differs per kind), and verbs that are the same for every kind.
 #![deny(missing_docs)]
 
-#[allow(missing_docs)]
-pub mod api;
+mod api;
+pub mod config;
 pub mod server;
 pub mod store;
 pub mod testing;
 pub mod tls;
 pub mod webhook;
 
-pub use server::{Config, RunningServer, StartError, StoreConfig, TlsFiles, app, start};
+pub use config::{Config, StartError, StoreConfig, TlsFiles};
+pub use server::{RunningServer, app, start};
 pub use testing::TestServer;

@@ -6,93 +6,19 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crd_runtime::CustomResourceDefinition;
-use crd_runtime::engine::EngineOptions;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-use crate::api::request::Query;
-use crate::api::resource::Resource;
-use crate::api::{Shared, objects, registry::Registry, router};
-use crate::store::{EmbeddedStore, FanOut, MemoryStore, Store, StoreError};
-
-/// Which store a server uses.
-#[derive(Clone, Debug)]
-pub enum StoreConfig {
-    /// In memory: nothing survives the process.
-    InMemory,
-    /// The embedded durable store in this directory.
-    DataDir(PathBuf),
-    /// etcd v3 at these client URLs.
-    Etcd(Vec<String>),
-}
-
-/// TLS files (PEM).
-#[derive(Clone, Debug)]
-pub struct TlsFiles {
-    /// Certificate chain.
-    pub cert: PathBuf,
-    /// Private key.
-    pub key: PathBuf,
-}
-
-/// How to start a server.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// Address to listen on (port 0: a free port).
-    pub listen: SocketAddr,
-    /// The store.
-    pub store: StoreConfig,
-    /// CRDs created (or updated) at start.
-    pub crds: Vec<CustomResourceDefinition>,
-    /// Serve HTTPS with these files.
-    pub tls: Option<TlsFiles>,
-    /// Require this bearer token.
-    pub token: Option<String>,
-    /// The Kubernetes release whose validation to follow (messages, formats, CEL,
-    /// ratcheting).
-    pub engine: EngineOptions,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            store: StoreConfig::DataDir(PathBuf::from("./crd-server-data")),
-            crds: Vec::new(),
-            tls: None,
-            token: None,
-            engine: EngineOptions::default(),
-        }
-    }
-}
-
-/// Why a server did not start.
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    /// The store could not be opened.
-    #[error("{0}")]
-    Store(#[from] StoreError),
-    /// The address could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        /// The address.
-        addr: SocketAddr,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A configuration the server refuses (e.g. plain HTTP on a public address).
-    #[error("{0}")]
-    Config(String),
-    /// A start-up CRD was refused.
-    #[error("CRD {name}: {message}")]
-    Crd {
-        /// The CRD's name.
-        name: String,
-        /// The server's message.
-        message: String,
-    },
-}
+use crate::api::kinds::{Resource, Subresource};
+use crate::api::registry::Registry;
+use crate::api::request::{FieldValidation, WriteOptions};
+use crate::api::router;
+use crate::api::state::Shared;
+use crate::api::storage::{Target, WriteError};
+use crate::api::write::{self, Tracking, Update};
+use crate::config::{Config, StartError, StoreConfig};
+use crate::store::{EmbeddedStore, FanOut, MemoryStore, Store};
 
 /// A running server; stops when dropped (or with [`RunningServer::stop`]).
 pub struct RunningServer {
@@ -153,15 +79,42 @@ async fn open_store(cfg: &StoreConfig) -> Result<Arc<dyn Store>, StartError> {
     })
 }
 
+/// The options of the writes the server makes itself, recorded under `manager`.
+fn own_write(manager: &str) -> WriteOptions {
+    WriteOptions {
+        dry_run: false,
+        field_manager: Some(manager.to_string()),
+        manager: manager.to_string(),
+        validation: FieldValidation::Strict,
+        force: false,
+    }
+}
+
+fn builtin(shared: &Shared, group: &str, resource: &str) -> Result<Resource, StartError> {
+    shared
+        .registry
+        .resolve(group, "v1", resource)
+        .ok_or_else(|| StartError::Config(format!("the registry has no {resource}")))
+}
+
 /// Creates what a fresh cluster has (the three namespaces) and the start-up CRDs.
 async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), StartError> {
-    let namespaces = Resource::namespaces();
-    for ns in ["default", "kube-system", "kube-public"] {
+    let namespaces = builtin(shared, "", "namespaces")?;
+    let opts = own_write("kube-apiserver");
+    for ns in crate::api::kinds::namespace::IMMORTAL {
         let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
-        match objects::create(shared, &namespaces, None, obj, &Query::default()).await {
-            Ok(_) => {}
-            Err(e) if e.reason == "AlreadyExists" => {}
-            Err(e) => {
+        match write::create(
+            shared,
+            &namespaces,
+            None,
+            obj,
+            &opts,
+            Tracking::Update(&opts.manager),
+        )
+        .await
+        {
+            Ok(_) | Err(WriteError::Raced(_)) => {}
+            Err(WriteError::Failed(e)) => {
                 return Err(StartError::Config(format!(
                     "cannot create namespace {ns}: {}",
                     e.message
@@ -169,40 +122,48 @@ async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), 
             }
         }
     }
-    let crd_res = Resource::crds();
+    let crd_res = builtin(shared, "apiextensions.k8s.io", "customresourcedefinitions")?;
+    let opts = own_write("crd-server");
     for crd in crds {
         let name = crd.name().to_string();
         let failed = |message: String| StartError::Crd {
             name: name.clone(),
             message,
         };
-        let mut obj = serde_json::to_value(crd).map_err(|e| failed(e.to_string()))?;
-        obj["apiVersion"] = json!("apiextensions.k8s.io/v1");
-        obj["kind"] = json!("CustomResourceDefinition");
-        match objects::create(shared, &crd_res, None, obj.clone(), &Query::default()).await {
+        let obj = crd_json(crd);
+        match write::create(
+            shared,
+            &crd_res,
+            None,
+            obj.clone(),
+            &opts,
+            Tracking::Update(&opts.manager),
+        )
+        .await
+        {
             Ok(_) => {}
-            Err(e) if e.reason == "AlreadyExists" => {
-                // Start-up CRDs win over what the store holds: update the spec.
-                let current = objects::get(shared, &crd_res, None, &name)
-                    .await
-                    .map_err(|e| failed(e.message))?;
-                let mut next = current.clone();
-                next["spec"] = obj["spec"].clone();
-                if next != current {
-                    objects::update(
-                        shared,
-                        &crd_res,
-                        None,
-                        &name,
-                        next,
-                        crate::api::kinds::Endpoint::Main,
-                        &Query::default(),
-                    )
-                    .await
-                    .map_err(|e| failed(e.message))?;
-                }
+            Err(WriteError::Raced(_)) => {
+                // Start-up CRDs win over what the store holds: their spec replaces it.
+                let u = Update {
+                    shared,
+                    target: Target {
+                        res: &crd_res,
+                        ns: None,
+                        name: &name,
+                    },
+                    sub: Subresource::Main,
+                    opts: &opts,
+                    tracking: Tracking::Update(&opts.manager),
+                };
+                write::guaranteed_update(&u, None, |current| {
+                    let mut next = current.obj.clone();
+                    next["spec"] = obj["spec"].clone();
+                    Ok(next)
+                })
+                .await
+                .map_err(|e| failed(e.message))?;
             }
-            Err(e) => return Err(failed(e.message)),
+            Err(WriteError::Failed(e)) => return Err(failed(e.message)),
         }
     }
     Ok(())

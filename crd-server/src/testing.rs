@@ -17,7 +17,8 @@ use std::net::SocketAddr;
 use crd_runtime::engine::EngineOptions;
 use crd_runtime::{CustomResourceDefinition, KubeVersion};
 
-use crate::server::{Config, RunningServer, StartError, StoreConfig, start};
+use crate::config::{Config, StartError, StoreConfig};
+use crate::server::{RunningServer, start};
 
 /// A running test server.
 pub struct TestServer {

@@ -10,7 +10,7 @@ use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-use crate::server::{StartError, TlsFiles};
+use crate::config::{StartError, TlsFiles};
 
 /// A TLS acceptor from PEM files.
 pub fn load(files: &TlsFiles) -> Result<TlsAcceptor, StartError> {

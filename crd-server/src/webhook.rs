@@ -36,7 +36,7 @@ use crd_runtime::conversion::{Converter, review};
 use serde_json::json;
 use tokio::net::TcpListener;
 
-use crate::server::{StartError, TlsFiles};
+use crate::config::{StartError, TlsFiles};
 use crate::tls::SelfSigned;
 
 /// Where the webhook listens and with which certificate.

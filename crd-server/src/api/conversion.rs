@@ -21,7 +21,7 @@ use super::status::ApiError;
 const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A CRD's conversion strategy.
-pub enum Strategy {
+pub enum Converter {
     /// Only `apiVersion` changes.
     None,
     /// A conversion webhook.
@@ -31,23 +31,23 @@ pub enum Strategy {
     Broken(String),
 }
 
-impl Strategy {
+impl Converter {
     /// The strategy of a CRD.
-    pub fn of(crd: &CustomResourceDefinition) -> Strategy {
+    pub fn of(crd: &CustomResourceDefinition) -> Converter {
         let Some(conversion) = crd.spec.conversion.as_ref() else {
-            return Strategy::None;
+            return Converter::None;
         };
         if conversion.strategy != "Webhook" {
-            return Strategy::None;
+            return Converter::None;
         }
         let config = conversion
             .webhook
             .as_ref()
             .and_then(|w| w.client_config.as_ref());
         match config.map(Webhook::new) {
-            Some(Ok(webhook)) => Strategy::Webhook(Arc::new(webhook)),
-            Some(Err(e)) => Strategy::Broken(e),
-            None => Strategy::Broken("the CRD's conversion webhook has no clientConfig".into()),
+            Some(Ok(webhook)) => Converter::Webhook(Arc::new(webhook)),
+            Some(Err(e)) => Converter::Broken(e),
+            None => Converter::Broken("the CRD's conversion webhook has no clientConfig".into()),
         }
     }
 }
@@ -189,7 +189,7 @@ fn gvk(object: &Value, kind: &str) -> String {
 
 /// `objects` (in any stored or served version) in the version `desired`.
 pub async fn convert(
-    strategy: &Strategy,
+    strategy: &Converter,
     kind: &str,
     mut objects: Vec<Value>,
     desired: &str,
@@ -201,19 +201,19 @@ pub async fn convert(
         return Ok(objects);
     }
     let webhook = match strategy {
-        Strategy::None => {
+        Converter::None => {
             for i in pending {
                 objects[i]["apiVersion"] = json!(desired);
             }
             return Ok(objects);
         }
-        Strategy::Broken(message) => {
+        Converter::Broken(message) => {
             let from = gvk(&objects[pending[0]], kind);
             return Err(ApiError::internal(format!(
                 "conversion webhook for {from} failed: {message}"
             )));
         }
-        Strategy::Webhook(webhook) => webhook,
+        Converter::Webhook(webhook) => webhook,
     };
     let from = gvk(&objects[pending[0]], kind);
     let fail = |m: String| ApiError::internal(format!("conversion webhook for {from} {m}"));
@@ -349,7 +349,7 @@ mod tests {
     #[tokio::test]
     async fn strategy_none_rewrites_the_api_version_only() {
         let out = convert(
-            &Strategy::None,
+            &Converter::None,
             "CronTab",
             vec![object("v1"), object("v2")],
             "stable.example.com/v2",
@@ -361,7 +361,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_broken_webhook_fails_every_conversion_with_its_reason() {
-        let strategy = Strategy::Broken("caBundle holds no certificate".into());
+        let strategy = Converter::Broken("caBundle holds no certificate".into());
         let e = convert(
             &strategy,
             "CronTab",

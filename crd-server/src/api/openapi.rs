@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 
 use serde_json::{Map, Value, json};
 
-use super::registry::Kinds;
+use super::registry::Registry;
 
 /// One resource's entry in a document.
 struct Entry {
@@ -265,52 +265,24 @@ fn definitions(entry: &Entry, refs: &str, v3: bool, out: &mut Map<String, Value>
     }
 }
 
-fn entries(kinds: &Kinds) -> Vec<Entry> {
-    let mut out = vec![
-        Entry {
-            group: String::new(),
-            version: "v1".into(),
-            plural: "namespaces".into(),
-            kind: "Namespace".into(),
-            namespaced: false,
-            status: true,
-            scale: false,
-            schema: json!({"type": "object", "description": "Namespace provides a scope for Names.", "properties": {
-                "spec": {"type": "object", "properties": {"finalizers": {"type": "array", "items": {"type": "string"}}}},
-                "status": {"type": "object", "properties": {"phase": {"type": "string"}}}}}),
-        },
-        Entry {
-            group: "apiextensions.k8s.io".into(),
-            version: "v1".into(),
-            plural: "customresourcedefinitions".into(),
-            kind: "CustomResourceDefinition".into(),
-            namespaced: false,
-            status: true,
-            scale: false,
-            schema: json!({"type": "object", "description": "CustomResourceDefinition represents a resource that should be exposed on the API server.",
-                "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
-                               "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}),
-        },
-    ];
-    for kind in kinds.all() {
-        for v in kind.versions.iter().filter(|v| v.served) {
-            out.push(Entry {
-                group: kind.q.group.clone(),
-                version: v.name.clone(),
-                plural: kind.q.plural.clone(),
-                kind: kind.q.kind.clone(),
-                namespaced: kind.namespaced,
-                status: v.status,
-                scale: v.scale.is_some(),
-                schema: v
-                    .schema
-                    .as_ref()
-                    .and_then(|s| serde_json::to_value(s).ok())
-                    .unwrap_or(json!({"type": "object"})),
-            });
-        }
-    }
-    out
+fn entries(registry: &Registry) -> Vec<Entry> {
+    registry
+        .resources()
+        .iter()
+        .map(|r| {
+            let info = r.info();
+            Entry {
+                group: info.q.group.clone(),
+                version: info.version.clone(),
+                plural: info.q.plural.clone(),
+                kind: info.q.kind.clone(),
+                namespaced: info.namespaced,
+                status: info.has_status(),
+                scale: info.scale.is_some(),
+                schema: r.openapi_schema(),
+            }
+        })
+        .collect()
 }
 
 fn gv_key(group: &str, version: &str) -> String {
@@ -322,10 +294,10 @@ fn gv_key(group: &str, version: &str) -> String {
 }
 
 /// One OpenAPI v3 document for a group-version (`api/v1`, `apis/g/v`), if served.
-pub fn v3_document(kinds: &Kinds, gv: &str) -> Option<Value> {
+pub fn v3_document(registry: &Registry, gv: &str) -> Option<Value> {
     let refs = "#/components/schemas/";
     let (mut p, mut d) = (Map::new(), Map::new());
-    for e in entries(kinds)
+    for e in entries(registry)
         .iter()
         .filter(|e| gv_key(&e.group, &e.version) == gv)
     {
@@ -342,8 +314,8 @@ pub fn v3_document(kinds: &Kinds, gv: &str) -> Option<Value> {
 }
 
 /// The `/openapi/v3` index, each entry with the hash of its document.
-pub fn v3_index(kinds: &Kinds) -> Value {
-    let mut gvs: Vec<String> = entries(kinds)
+pub fn v3_index(registry: &Registry) -> Value {
+    let mut gvs: Vec<String> = entries(registry)
         .iter()
         .map(|e| gv_key(&e.group, &e.version))
         .collect();
@@ -351,7 +323,7 @@ pub fn v3_index(kinds: &Kinds) -> Value {
     gvs.dedup();
     let mut paths = Map::new();
     for gv in gvs {
-        let doc = v3_document(kinds, &gv).unwrap_or(Value::Null);
+        let doc = v3_document(registry, &gv).unwrap_or(Value::Null);
         let mut h = std::collections::hash_map::DefaultHasher::new();
         doc.to_string().hash(&mut h);
         paths.insert(
@@ -363,10 +335,10 @@ pub fn v3_index(kinds: &Kinds) -> Value {
 }
 
 /// The `/openapi/v2` document.
-pub fn v2_document(kinds: &Kinds) -> Value {
+pub fn v2_document(registry: &Registry) -> Value {
     let refs = "#/definitions/";
     let (mut p, mut d) = (Map::new(), Map::new());
-    for e in entries(kinds) {
+    for e in entries(registry) {
         paths(&e, refs, false, &mut p);
         definitions(&e, refs, false, &mut d);
     }

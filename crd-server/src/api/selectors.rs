@@ -142,13 +142,14 @@ impl LabelSelector {
 /// A parsed field selector over the fields a resource supports.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FieldSelector {
-    /// (field without leading dot, equal?, value)
+    /// (dotted path of the value, equal?, value)
     reqs: Vec<(String, bool, String)>,
 }
 
 impl FieldSelector {
-    /// Parses `f=v,g!=w`; `supported` lists the selectable fields (`metadata.name`, ...).
-    pub fn parse(s: &str, supported: &[String]) -> Result<FieldSelector, ApiError> {
+    /// Parses `f=v,g!=w`; `supported` lists the selectable fields as (label, dotted
+    /// path of the value it reads): `("metadata.name", "metadata.name")`.
+    pub fn parse(s: &str, supported: &[(String, String)]) -> Result<FieldSelector, ApiError> {
         let mut reqs = Vec::new();
         for part in s.split(',') {
             let part = part.trim();
@@ -162,12 +163,12 @@ impl FieldSelector {
                 )));
             };
             let field = field.trim();
-            if !supported.iter().any(|s| s == field) {
+            let Some((_, path)) = supported.iter().find(|(label, _)| label == field) else {
                 return Err(ApiError::bad_request(format!(
                     "field label not supported: {field}"
                 )));
-            }
-            reqs.push((field.to_string(), eq, value.trim().to_string()));
+            };
+            reqs.push((path.clone(), eq, value.trim().to_string()));
         }
         Ok(FieldSelector { reqs })
     }
@@ -224,10 +225,16 @@ mod tests {
                 e.message
             );
         }
-        let fields = vec!["metadata.name".to_string()];
+        let fields = vec![
+            ("metadata.name".to_string(), "metadata.name".to_string()),
+            ("name".to_string(), "metadata.name".to_string()),
+        ];
         let e = FieldSelector::parse("spec.x=1", &fields).unwrap_err();
         assert_eq!(e.message, "field label not supported: spec.x");
         let f = FieldSelector::parse("metadata.name!=a", &fields).unwrap();
+        assert!(f.matches(&json!({"metadata": {"name": "b"}})));
+        // A label may read another path (Namespaces' `name`).
+        let f = FieldSelector::parse("name=b", &fields).unwrap();
         assert!(f.matches(&json!({"metadata": {"name": "b"}})));
     }
 }

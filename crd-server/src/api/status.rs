@@ -160,6 +160,21 @@ impl ApiError {
         Self::new(StatusCode::METHOD_NOT_ALLOWED, "MethodNotAllowed", message)
     }
 
+    /// 405 in the server's words for a method a path does not take.
+    pub fn method_not_allowed_here() -> ApiError {
+        Self::method_not_allowed("the server does not allow this method on the requested resource")
+    }
+
+    /// 422 for invalid request options (`DeleteOptions.meta.k8s.io "" is invalid: ...`).
+    pub fn invalid_options(kind: &str, errs: &ErrorList) -> ApiError {
+        let q = Qualified {
+            group: "meta.k8s.io".into(),
+            plural: String::new(),
+            kind: kind.into(),
+        };
+        Self::invalid(&q, "", errs)
+    }
+
     /// 415 for a body in a media type the endpoint does not read.
     pub fn unsupported_media_type(message: impl Into<String>) -> ApiError {
         Self::new(

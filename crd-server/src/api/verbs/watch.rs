@@ -13,13 +13,14 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::Shared;
-use super::objects::{self, Listed, parse_rv, selected, selectors};
-use super::request::{Query, Representation};
-use super::resource::Resource;
-use super::status::ApiError;
-use super::table::{Column, table};
-use crate::store::{EventKind, KeyValue, StoreError, WatchItem};
+use super::Scope;
+use super::read::{Listed, Selectors, columns, list_objects, parse_rv};
+use crate::api::kinds::Resource;
+use crate::api::request::{Query, Representation};
+use crate::api::status::ApiError;
+use crate::api::storage;
+use crate::api::table::{Column, table};
+use crate::store::{EventKind, StoreError, WatchItem};
 
 /// How long a watch without `timeoutSeconds` lasts (the server picks 30–60 minutes).
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -65,25 +66,22 @@ impl Encoder {
         if initial_end {
             meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
         }
-        let object = json!({"kind": self.res.q.kind, "apiVersion": self.res.api_version(), "metadata": meta});
+        let info = self.res.info();
+        let object =
+            json!({"kind": info.q.kind, "apiVersion": info.api_version(), "metadata": meta});
         self.event("BOOKMARK", object)
     }
 }
 
-fn decode_kv(res: &Resource, kv: &KeyValue) -> Option<Value> {
-    objects::decode(res, kv).ok()
-}
-
 /// Starts a watch and returns the streaming response.
-pub async fn watch(
-    shared: &Shared,
-    res: Resource,
-    ns: Option<String>,
-    q: Query,
-    repr: Representation,
-) -> Result<Response, ApiError> {
-    let (labels, fields) = selectors(&res, &q)?;
-    let prefix = res.list_prefix(ns.as_deref());
+pub async fn watch(scope: &Scope<'_>) -> Result<Response, ApiError> {
+    let shared = scope.shared;
+    let res = scope.res.clone();
+    let ns = scope.ns();
+    let q = &scope.req.query;
+    let repr = scope.req.representation()?;
+    let selectors = Selectors::parse(&res, q)?;
+    let prefix = res.info().list_prefix(ns);
     let from = q
         .resource_version
         .as_deref()
@@ -92,7 +90,7 @@ pub async fn watch(
         .transpose()?;
     let initial = from.is_none() || q.send_initial_events;
     let mut enc = Encoder {
-        columns: res.columns(),
+        columns: columns(&res),
         res: res.clone(),
         repr,
         include: q.include_object.clone(),
@@ -102,10 +100,10 @@ pub async fn watch(
     let mut start = from.unwrap_or(0);
     let mut backlog = Vec::new();
     if initial {
-        let listed: Listed = objects::list(
+        let listed: Listed = list_objects(
             shared,
             &res,
-            ns.as_deref(),
+            ns,
             &Query {
                 limit: None,
                 continue_token: None,
@@ -124,7 +122,7 @@ pub async fn watch(
     let stream = match shared.store.watch(&prefix, start).await {
         Ok(s) => Ok(s),
         Err(StoreError::Compacted { requested, oldest }) => Err(ApiError::gone(requested, oldest)),
-        Err(e) => return Err(ApiError::from_store(&res.q, "", e)),
+        Err(e) => return Err(ApiError::from_store(&res.info().q, "", e)),
     };
     let timeout = q
         .timeout_seconds
@@ -152,37 +150,31 @@ pub async fn watch(
             };
             let line = match item {
                 Ok(WatchItem::Event(e)) => {
-                    let decoded: Vec<Value> = [Some(&e.kv), e.prev.as_ref()]
+                    // The new and the previous state, both in the watched version (one
+                    // conversion call for the pair).
+                    let kvs: Vec<_> = [Some(&e.kv), e.prev.as_ref()]
                         .into_iter()
                         .flatten()
-                        .filter_map(|kv| decode_kv(&enc.res, kv))
+                        .cloned()
                         .collect();
-                    let has_new = decode_kv(&enc.res, &e.kv).is_some();
-                    // Both in the watched version (one conversion call for the pair).
-                    let mut converted = match enc.res.in_served_version(decoded).await {
+                    let mut converted = match storage::present(&enc.res, &kvs).await {
                         Ok(c) => c.into_iter(),
                         Err(err) => {
                             let _ = tx.send(enc.event("ERROR", err.to_status())).await;
                             return;
                         }
                     };
-                    let new = if has_new { converted.next() } else { None };
-                    let old = if e.prev.is_some() {
-                        converted.next()
-                    } else {
-                        None
-                    };
-                    let was = old.as_ref().is_some_and(|o| selected(o, &labels, &fields));
+                    let new = converted.next();
+                    let old = converted.next();
+                    let was = old.as_ref().is_some_and(|o| selectors.matches(o));
                     match (e.kind, new) {
                         (EventKind::Delete, Some(obj)) if was => Some(enc.event("DELETED", obj)),
-                        (EventKind::Put, Some(obj)) => {
-                            match (was, selected(&obj, &labels, &fields)) {
-                                (true, true) => Some(enc.event("MODIFIED", obj)),
-                                (false, true) => Some(enc.event("ADDED", obj)),
-                                (true, false) => Some(enc.event("DELETED", obj)),
-                                (false, false) => None,
-                            }
-                        }
+                        (EventKind::Put, Some(obj)) => match (was, selectors.matches(&obj)) {
+                            (true, true) => Some(enc.event("MODIFIED", obj)),
+                            (false, true) => Some(enc.event("ADDED", obj)),
+                            (true, false) => Some(enc.event("DELETED", obj)),
+                            (false, false) => None,
+                        },
                         _ => None,
                     }
                 }

@@ -291,6 +291,57 @@ impl FieldSet {
     }
 }
 
+/// `set` with the named fields on the way to its members made members too (a struct
+/// field is owned when anything in it is; a map entry or list item is not), as
+/// structured-merge-diff's `EnsureNamedFieldsAreMembers`. Apply compares these sets to
+/// remove what a manager stops applying, so a struct left holding nothing anyone owns
+/// goes too. `metadata` itself is identity, never removed.
+pub fn with_named_fields(set: &FieldSet, schema: Option<&JSONSchemaProps>) -> FieldSet {
+    let mut out = set.clone();
+    for (k, child) in &mut out.children {
+        let Some(field) = k.strip_prefix("f:") else {
+            continue;
+        };
+        if field == "metadata" {
+            for meta_child in child.children.values_mut() {
+                meta_child.member = true;
+            }
+            continue;
+        }
+        child.member = true;
+        let s = schema
+            .and_then(|s| s.properties.as_ref())
+            .and_then(|p| p.get(field));
+        ensure_named(child, s.map(|b| &**b));
+    }
+    out
+}
+
+fn ensure_named(node: &mut FieldSet, schema: Option<&JSONSchemaProps>) {
+    let Some(s) = schema else { return };
+    let items = match s.items.as_deref() {
+        Some(JSONSchemaPropsOrArray::Schema(i)) => Some(i),
+        _ => None,
+    };
+    let values = match s.additional_properties.as_deref() {
+        Some(JSONSchemaPropsOrBool::Schema(v)) => Some(v),
+        _ => None,
+    };
+    for (k, child) in &mut node.children {
+        if let Some(field) = k.strip_prefix("f:") {
+            match s.properties.as_ref().and_then(|p| p.get(field)) {
+                Some(prop) => {
+                    child.member = true;
+                    ensure_named(child, Some(prop));
+                }
+                None => ensure_named(child, values),
+            }
+        } else if k.starts_with("k:") {
+            ensure_named(child, items);
+        }
+    }
+}
+
 /// A path as kube-apiserver prints it: `.spec.ports[name="http"].port`,
 /// `.metadata.finalizers[="a"]`.
 pub fn display(path: &[String]) -> String {

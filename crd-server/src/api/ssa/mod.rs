@@ -11,8 +11,38 @@
 use crd_runtime::model::JSONSchemaProps;
 use serde_json::{Map, Value, json};
 
-use super::fieldset::{self, FieldSet, Shape};
-use super::status::{ApiError, Qualified};
+use crate::api::object::now;
+use crate::api::status::{ApiError, Qualified};
+
+pub mod fieldset;
+
+use fieldset::{FieldSet, Shape};
+
+/// Top-level field paths a strategy resets on an endpoint (`status` on the main
+/// endpoint, `spec` on `/status`): never owned through it.
+pub type Reset<'a> = &'a [&'a [&'a str]];
+
+/// Whether `path` (FieldsV1 keys) is at or below one of the reset paths.
+fn is_reset(path: &[String], reset: Reset<'_>) -> bool {
+    reset.iter().any(|r| {
+        r.len() <= path.len()
+            && r.iter()
+                .zip(path)
+                .all(|(want, key)| key.strip_prefix("f:") == Some(*want))
+    })
+}
+
+/// `set` without the reset paths.
+fn without_reset(set: FieldSet, reset: Reset<'_>) -> FieldSet {
+    if reset.is_empty() {
+        return set;
+    }
+    let mut out = FieldSet::default();
+    for p in set.paths().into_iter().filter(|p| !is_reset(p, reset)) {
+        out.insert(&p);
+    }
+    out
+}
 
 /// One `managedFields` entry.
 #[derive(Clone, Debug)]
@@ -39,9 +69,10 @@ impl Entry {
 
     /// How kube-apiserver names a manager in a conflict.
     fn describe(&self) -> String {
-        let mut out = format!("{:?}", self.manager);
+        let quote = crd_runtime::field::go_quote;
+        let mut out = quote(&self.manager);
         if let Some(s) = &self.subresource {
-            out = format!("{out} with subresource {s:?}");
+            out = format!("{out} with subresource {}", quote(s));
         }
         if self.operation == "Update" {
             out = format!("{out} using {} at {}", self.api_version, self.time);
@@ -108,6 +139,7 @@ pub fn track_update(
     new: &mut Value,
     schema: Option<&JSONSchemaProps>,
     w: &Writer<'_>,
+    reset: Reset<'_>,
 ) {
     let mut list = entries(old);
     let new_set = fieldset::of_object(new, schema);
@@ -120,7 +152,7 @@ pub fn track_update(
             Some(o) => !old_set.has(&p) || fieldset::value_at(o, &p) != fieldset::value_at(new, &p),
             None => true,
         };
-        if differs {
+        if differs && !is_reset(&p, reset) {
             changed.insert(&p);
         }
     }
@@ -135,7 +167,7 @@ pub fn track_update(
         }
     }
     if !changed.is_empty() {
-        let now = super::now();
+        let now = now();
         let subresource = w.subresource.map(String::from);
         match list.iter_mut().find(|e| {
             e.manager == w.manager
@@ -169,9 +201,10 @@ pub fn apply(
     schema: Option<&JSONSchemaProps>,
     w: &Writer<'_>,
     force: bool,
+    reset: Reset<'_>,
 ) -> Result<Value, ApiError> {
     let mut list = entries(live);
-    let applied = fieldset::of_object(config, schema);
+    let applied = without_reset(fieldset::of_object(config, schema), reset);
     let is_mine = |e: &Entry| {
         e.manager == w.manager
             && e.operation == "Apply"
@@ -213,17 +246,24 @@ pub fn apply(
     }
     merge_object(&mut merged, config, schema);
     // Fields this manager applied before and no longer applies go, unless owned by
-    // another manager; containers first (a list item goes with its key fields, which
-    // must still be there to find it).
+    // another manager, and with them the structs left holding nothing anyone owns;
+    // containers first (a list item goes with its key fields, which must still be
+    // there to find it).
+    let named = |set: &FieldSet| fieldset::with_named_fields(set, schema);
     let previous = list
         .iter()
         .find(|e| is_mine(e))
-        .map(|e| e.fields.clone())
+        .map(|e| named(&e.fields))
         .unwrap_or_default();
+    let now_applied = named(&applied);
+    let mut others = FieldSet::default();
+    for e in list.iter().filter(|e| !is_mine(e)) {
+        others.union(&named(&e.fields));
+    }
     let mut gone: Vec<Vec<String>> = previous
         .paths()
         .into_iter()
-        .filter(|p| !applied.has(p) && !list.iter().any(|e| !is_mine(e) && e.fields.has(p)))
+        .filter(|p| !now_applied.has(p) && !others.has(p) && !is_reset(p, reset))
         .collect();
     gone.sort_by_key(Vec::len);
     for p in &gone {
@@ -234,7 +274,7 @@ pub fn apply(
         manager: w.manager.to_string(),
         operation: "Apply".into(),
         api_version: w.api_version.to_string(),
-        time: super::now(),
+        time: now(),
         subresource: w.subresource.map(String::from),
         fields: applied,
     });
@@ -418,6 +458,7 @@ mod tests {
             Some(&s),
             &writer("a"),
             false,
+            &[],
         )
         .unwrap();
         let b = apply(
@@ -427,6 +468,7 @@ mod tests {
             Some(&s),
             &writer("b"),
             false,
+            &[],
         )
         .unwrap();
         assert_eq!(b["spec"]["replicas"], 1);
@@ -438,6 +480,7 @@ mod tests {
             Some(&s),
             &writer("b"),
             false,
+            &[],
         )
         .unwrap_err();
         assert_eq!(err.code, http::StatusCode::CONFLICT);
@@ -452,6 +495,7 @@ mod tests {
             Some(&s),
             &writer("b"),
             true,
+            &[],
         )
         .unwrap();
         assert_eq!(forced["spec"]["replicas"], 3);
@@ -483,11 +527,18 @@ mod tests {
             Some(&s),
             &writer("a"),
             false,
+            &[],
         )
         .unwrap();
         let mut edited = a.clone();
         edited["spec"]["replicas"] = json!(5);
-        track_update(Some(&a), &mut edited, Some(&s), &writer("kubectl-edit"));
+        track_update(
+            Some(&a),
+            &mut edited,
+            Some(&s),
+            &writer("kubectl-edit"),
+            &[],
+        );
         let list = edited["metadata"]["managedFields"].as_array().unwrap();
         assert_eq!(list.len(), 1, "{list:?}");
         assert_eq!(list[0]["manager"], "kubectl-edit");
@@ -499,6 +550,7 @@ mod tests {
             Some(&s),
             &writer("a"),
             false,
+            &[],
         )
         .unwrap_err();
         assert!(

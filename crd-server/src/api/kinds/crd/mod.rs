@@ -1,0 +1,234 @@
+//! The strategy of `apiextensions.k8s.io/v1` CustomResourceDefinitions, as
+//! apiextensions-apiserver's: status behind its subresource (set here as the naming and
+//! establishing controllers would), generation on spec changes, the typed model's
+//! defaults, CRD validation, `spec.group` and `spec.scope` immutable, and the objects
+//! of the CRD going with it.
+
+pub mod status;
+
+use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::model::{CustomResourceDefinition, JSONSchemaProps};
+use crd_runtime::{CheckOptions, validate_crd};
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+pub use status::CRD_PREFIX;
+
+use super::custom::custom_prefix;
+use super::{Cascade, Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
+use crate::api::object::{meta_mut, name_of, str_at};
+use crate::api::status::{ApiError, Qualified};
+use crate::api::table::Column;
+
+const DEFINITION: &str =
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition";
+
+/// CustomResourceDefinitions.
+pub struct Crds {
+    info: KindInfo,
+    schema: Option<JSONSchemaProps>,
+}
+
+impl Crds {
+    /// The strategy, with the schema of the given Kubernetes release (for apply).
+    pub fn new(kube_version: crd_runtime::KubeVersion) -> Crds {
+        Crds {
+            info: KindInfo {
+                q: Qualified {
+                    group: "apiextensions.k8s.io".into(),
+                    plural: "customresourcedefinitions".into(),
+                    kind: "CustomResourceDefinition".into(),
+                },
+                version: "v1".into(),
+                singular: "customresourcedefinition".into(),
+                list_kind: "CustomResourceDefinitionList".into(),
+                namespaced: false,
+                short_names: vec!["crd".into(), "crds".into()],
+                categories: vec!["api-extensions".into()],
+                prefix: CRD_PREFIX.into(),
+                verbs: super::ALL_VERBS,
+                subresources: vec![Subresource::Status],
+                scale: None,
+                warning: None,
+            },
+            schema: builtin_schema(kube_version, DEFINITION),
+        }
+    }
+
+    fn typed(&self, obj: &Value) -> Result<CustomResourceDefinition, ApiError> {
+        serde_json::from_value(obj.clone()).map_err(|e| {
+            ApiError::bad_request(format!(
+                "CustomResourceDefinition in version \"v1\" cannot be handled as a CustomResourceDefinition: {e}"
+            ))
+        })
+    }
+}
+
+fn immutable(errs: &mut ErrorList, new: &Value, old: &Value, field: &str) {
+    let pointer = format!("/spec/{field}");
+    if old.pointer(&pointer) != new.pointer(&pointer) {
+        errs.push(FieldError::invalid(
+            Path::new("spec").child(field),
+            BadValue::from_json(new.pointer(&pointer).unwrap_or(&Value::Null)),
+            "field is immutable",
+        ));
+    }
+}
+
+/// `ValidateCustomResourceDefinitionStoredVersions`.
+fn check_stored_versions(crd: &CustomResourceDefinition, stored: &[String]) -> ErrorList {
+    let path = Path::new("status").child("storedVersions");
+    let mut errs = ErrorList::new();
+    if stored.is_empty() {
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::from_json(&json!([])),
+            "must have at least one stored version",
+        ));
+        return errs;
+    }
+    for v in &crd.spec.versions {
+        if v.storage && !stored.contains(&v.name) {
+            errs.push(FieldError::invalid(
+                path.clone(),
+                BadValue::Str(v.name.clone()),
+                format!("must have the storage version {}", v.name),
+            ));
+        }
+    }
+    for (i, s) in stored.iter().enumerate() {
+        if !crd.spec.versions.iter().any(|v| v.name == *s) {
+            errs.push(FieldError::invalid(
+                path.index(i),
+                BadValue::Str(s.clone()),
+                "must appear in spec.versions",
+            ));
+        }
+    }
+    errs
+}
+
+impl Strategy for Crds {
+    fn info(&self) -> &KindInfo {
+        &self.info
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value) {
+        obj["status"] = json!({});
+        meta_mut(obj).insert("generation".into(), json!(1));
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
+        match sub {
+            Subresource::Status => {
+                if let Some(spec) = old.get("spec") {
+                    new["spec"] = spec.clone();
+                }
+            }
+            _ => {
+                crate::api::object::copy_field(new, old, "status");
+                if new.get("spec") != old.get("spec") {
+                    let generation = old
+                        .pointer("/metadata/generation")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(0);
+                    meta_mut(new).insert("generation".into(), json!(generation + 1));
+                }
+            }
+        }
+    }
+
+    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
+        // The spec as stored is the typed model's, with the v1 defaults.
+        let crd = self.typed(obj)?;
+        if let (Value::Object(o), Ok(spec)) = (obj, serde_json::to_value(&crd.spec)) {
+            o.insert("spec".into(), spec);
+        }
+        Ok(Vec::new())
+    }
+
+    fn validate<'a>(
+        &'a self,
+        cx: &'a Context<'a>,
+        obj: &'a mut Value,
+        old: Option<&'a Value>,
+        sub: Subresource,
+    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
+        Box::pin(async move {
+            let name = name_of(obj).to_string();
+            let crd = self.typed(obj)?;
+            let errs = validate_crd(&crd, &CheckOptions::api_server_create());
+            if !errs.is_empty() {
+                return Err(ApiError::invalid(&self.info.q, &name, &errs));
+            }
+            let mut errs = ErrorList::new();
+            if let Some(old) = old {
+                immutable(&mut errs, obj, old, "group");
+                immutable(&mut errs, obj, old, "scope");
+            }
+            // A status write may drop versions from storedVersions (storage migration);
+            // any other write keeps them.
+            let stored = if sub == Subresource::Status {
+                let stored = status::stored_versions(Some(obj));
+                errs.0.extend(check_stored_versions(&crd, &stored).0);
+                stored
+            } else {
+                status::stored_versions(old)
+            };
+            if !errs.is_empty() {
+                return Err(ApiError::invalid(&self.info.q, &name, &errs));
+            }
+            status::set_status(cx.store, &self.info.q, obj, &crd, old, stored).await?;
+            Ok(Vec::new())
+        })
+    }
+
+    fn columns(&self) -> Vec<Column> {
+        vec![Column::printer(
+            "Created At",
+            "rawdate",
+            None,
+            Some(
+                "CreationTimestamp is a timestamp representing the server time when this object was created.",
+            ),
+            None,
+            ".metadata.creationTimestamp",
+        )]
+    }
+
+    fn schema(&self) -> Option<&JSONSchemaProps> {
+        self.schema.as_ref()
+    }
+
+    fn reset_fields(&self, sub: Subresource) -> ResetFields {
+        match sub {
+            Subresource::Status => &[&["metadata"], &["spec"]],
+            _ => &[&["status"]],
+        }
+    }
+
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
+    fn deleted_answer(&self, obj: Value) -> Option<Value> {
+        Some(obj)
+    }
+
+    fn cascade(&self, obj: &Value) -> Cascade {
+        Cascade::Prefix(custom_prefix(
+            str_at(obj, "/spec/group"),
+            str_at(obj, "/spec/names/plural"),
+        ))
+    }
+
+    fn defines_kinds(&self) -> bool {
+        true
+    }
+
+    fn openapi_schema(&self) -> Value {
+        json!({"type": "object", "description": "CustomResourceDefinition represents a resource that should be exposed on the API server.",
+            "properties": {"spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                           "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}})
+    }
+}

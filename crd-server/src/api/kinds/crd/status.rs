@@ -1,0 +1,184 @@
+//! The status apiextensions-apiserver's controllers give a CRD, computed when it is
+//! written: accepted names (unless another CRD of the group holds one of them),
+//! `NamesAccepted` and `Established`, and `storedVersions`.
+
+use crd_runtime::model::CustomResourceDefinition;
+use serde_json::{Value, json};
+
+use crate::api::object::{name_of, now};
+use crate::api::status::{ApiError, Qualified};
+use crate::store::{ListOptions, Store};
+
+/// Where CRDs are stored (kube-apiserver's key).
+pub const CRD_PREFIX: &str = "/registry/apiextensions.k8s.io/customresourcedefinitions/";
+
+fn condition(type_: &str, ok: bool, reason: &str, message: &str, now: &str) -> Value {
+    json!({"type": type_, "status": if ok { "True" } else { "False" },
+           "lastTransitionTime": now, "reason": reason, "message": message})
+}
+
+/// The first of `crd`'s names another CRD of its group has accepted.
+async fn name_conflict(
+    store: &dyn Store,
+    q: &Qualified,
+    crd: &CustomResourceDefinition,
+) -> Result<Option<String>, ApiError> {
+    let name = crd.name();
+    let others = store
+        .list(CRD_PREFIX, ListOptions::default())
+        .await
+        .map_err(|e| ApiError::from_store(q, name, e))?;
+    let names = &crd.spec.names;
+    let singular = names.singular.clone().unwrap_or_default();
+    let ours: Vec<&String> = std::iter::once(&names.plural)
+        .chain(std::iter::once(&singular))
+        .chain(names.short_names.iter().flatten())
+        .filter(|n| !n.is_empty())
+        .collect();
+    for kv in &others.items {
+        let Ok(other) = serde_json::from_slice::<Value>(&kv.value) else {
+            continue;
+        };
+        if name_of(&other) == name
+            || other.pointer("/spec/group").and_then(Value::as_str) != Some(&crd.spec.group)
+        {
+            continue;
+        }
+        let Some(accepted) = other.pointer("/status/acceptedNames") else {
+            continue;
+        };
+        let taken = |field: &str| {
+            accepted
+                .get(field)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let mut taken_names: Vec<String> = ["plural", "singular"]
+            .iter()
+            .filter_map(|f| taken(f))
+            .collect();
+        if let Some(shorts) = accepted.get("shortNames").and_then(Value::as_array) {
+            taken_names.extend(shorts.iter().filter_map(|s| s.as_str().map(str::to_string)));
+        }
+        let mut conflict = None;
+        for candidate in &ours {
+            if taken_names.contains(candidate) {
+                conflict = Some(format!("\"{candidate}\" is already in use"));
+            }
+        }
+        if taken("kind").as_deref() == Some(&names.kind) {
+            conflict = Some(format!("\"{}\" is already in use", names.kind));
+        }
+        if conflict.is_some() {
+            return Ok(conflict);
+        }
+    }
+    Ok(None)
+}
+
+/// Sets `obj.status` as the naming and establishing controllers would. `stored` is the
+/// `storedVersions` to keep (the storage version is added).
+pub async fn set_status(
+    store: &dyn Store,
+    q: &Qualified,
+    obj: &mut Value,
+    crd: &CustomResourceDefinition,
+    old: Option<&Value>,
+    mut stored: Vec<String>,
+) -> Result<(), ApiError> {
+    let conflict = name_conflict(store, q, crd).await?;
+    let now = now();
+    if let Some(storage) = crd.spec.versions.iter().find(|v| v.storage)
+        && !stored.contains(&storage.name)
+    {
+        stored.push(storage.name.clone());
+    }
+    let names = &crd.spec.names;
+    let terminating = obj.pointer("/metadata/deletionTimestamp").is_some();
+    let mut accepted = serde_json::to_value(names).unwrap_or_else(|_| json!({}));
+    if accepted
+        .get("singular")
+        .is_none_or(|s| s.as_str() == Some(""))
+    {
+        accepted["singular"] = json!(names.kind.to_lowercase());
+    }
+    if accepted.get("listKind").is_none() {
+        accepted["listKind"] = json!(format!("{}List", names.kind));
+    }
+    let conditions = match &conflict {
+        None => {
+            let (reason, message) = if terminating {
+                ("Terminating", "the instances are being deleted")
+            } else {
+                (
+                    "InitialNamesAccepted",
+                    "the initial names have been accepted",
+                )
+            };
+            vec![
+                condition(
+                    "NamesAccepted",
+                    true,
+                    "NoConflicts",
+                    "no conflicts found",
+                    &now,
+                ),
+                condition("Established", !terminating, reason, message, &now),
+            ]
+        }
+        Some(why) => vec![
+            condition(
+                "NamesAccepted",
+                false,
+                "MultipleNamesNotAccepted",
+                why,
+                &now,
+            ),
+            condition(
+                "Established",
+                false,
+                "NotAccepted",
+                "not all names are accepted",
+                &now,
+            ),
+        ],
+    };
+    // Conditions whose status did not change keep their transition time.
+    let old_conditions = old
+        .and_then(|o| o.pointer("/status/conditions"))
+        .and_then(Value::as_array);
+    let conditions: Vec<Value> = conditions
+        .into_iter()
+        .map(|mut c| {
+            if let Some(prev) = old_conditions.and_then(|cs| {
+                cs.iter()
+                    .find(|p| p["type"] == c["type"] && p["status"] == c["status"])
+            }) {
+                c["lastTransitionTime"] = prev["lastTransitionTime"].clone();
+            }
+            c
+        })
+        .collect();
+    let accepted = if conflict.is_none() {
+        accepted
+    } else {
+        old.and_then(|o| o.pointer("/status/acceptedNames"))
+            .cloned()
+            .unwrap_or_else(|| json!({"plural": "", "kind": ""}))
+    };
+    obj["status"] =
+        json!({"conditions": conditions, "acceptedNames": accepted, "storedVersions": stored});
+    Ok(())
+}
+
+/// `status.storedVersions` of a CRD object.
+pub fn stored_versions(obj: Option<&Value>) -> Vec<String> {
+    obj.and_then(|o| o.pointer("/status/storedVersions"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,308 @@
+//! The strategy of custom objects at one served version, as apiextensions-apiserver's
+//! `customResourceStrategy` and its status strategy: status behind the subresource,
+//! generation on every change outside `metadata`, decoding by the version's schema
+//! (prune, metadata coercion, defaults), validation by the engine (OpenAPI schema,
+//! list types, CEL with `oldSelf`, ratcheting), and the CRD's conversion.
+
+pub mod kind;
+
+use std::sync::Arc;
+
+use crd_runtime::engine::Engine;
+use crd_runtime::model::JSONSchemaProps;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+pub use kind::{CustomKind, CustomVersion, custom_prefix};
+
+use super::{Context, KindInfo, ResetFields, ScalePaths, Strategy, Subresource};
+use crate::api::conversion;
+use crate::api::object::{copy_field, meta_mut, name_of};
+use crate::api::status::ApiError;
+use crate::api::table::Column;
+
+/// A custom kind at one served version.
+pub struct CustomResource {
+    kind: Arc<CustomKind>,
+    /// Index into `kind.versions`.
+    version: usize,
+    info: KindInfo,
+}
+
+impl CustomResource {
+    /// The kind at `version`, if that version is served.
+    pub fn new(kind: Arc<CustomKind>, version: &str) -> Option<CustomResource> {
+        let index = kind
+            .versions
+            .iter()
+            .position(|v| v.name == version && v.served)?;
+        let v = &kind.versions[index];
+        let mut subresources = Vec::new();
+        if v.status {
+            subresources.push(Subresource::Status);
+        }
+        if v.scale.is_some() {
+            subresources.push(Subresource::Scale);
+        }
+        let info = KindInfo {
+            q: kind.q.clone(),
+            version: version.to_string(),
+            singular: kind.singular.clone(),
+            list_kind: kind.list_kind.clone(),
+            namespaced: kind.namespaced,
+            short_names: kind.short_names.clone(),
+            categories: kind.categories.clone(),
+            prefix: kind.prefix(),
+            verbs: super::ALL_VERBS,
+            subresources,
+            scale: v.scale.as_ref().map(|s| ScalePaths {
+                spec_replicas: s.spec_replicas_path.clone(),
+                status_replicas: s.status_replicas_path.clone(),
+                label_selector: s.label_selector_path.clone(),
+            }),
+            warning: v.warning.clone(),
+        };
+        Some(CustomResource {
+            kind,
+            version: index,
+            info,
+        })
+    }
+
+    fn served(&self) -> &CustomVersion {
+        &self.kind.versions[self.version]
+    }
+
+    fn engine(&self) -> Result<&Engine, ApiError> {
+        engine_of(self.served(), &self.info)
+    }
+}
+
+fn engine_of<'a>(v: &'a CustomVersion, info: &KindInfo) -> Result<&'a Engine, ApiError> {
+    v.engine.as_deref().map_err(|e| {
+        ApiError::internal(format!(
+            "the schema of {} version {} cannot be used: {e}",
+            info.q.resource(),
+            v.name
+        ))
+    })
+}
+
+/// Everything but `metadata` (`copyNonMetadata`): a change here bumps `generation`.
+fn differs_outside_metadata(new: &Value, old: &Value) -> bool {
+    match (new, old) {
+        (Value::Object(n), Value::Object(o)) => {
+            n.len() - usize::from(n.contains_key("metadata"))
+                != o.len() - usize::from(o.contains_key("metadata"))
+                || n.iter()
+                    .filter(|(k, _)| *k != "metadata")
+                    .any(|(k, v)| o.get(k) != Some(v))
+        }
+        _ => new != old,
+    }
+}
+
+impl Strategy for CustomResource {
+    fn info(&self) -> &KindInfo {
+        &self.info
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value) {
+        if self.info.has_status()
+            && let Value::Object(m) = obj
+        {
+            m.remove("status");
+        }
+        meta_mut(obj).insert("generation".into(), json!(1));
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
+        match sub {
+            Subresource::Status => {
+                // Only status changes; managedFields carry this write's tracking.
+                let status = new.get("status").cloned();
+                let managed = new.pointer("/metadata/managedFields").cloned();
+                *new = old.clone();
+                let meta = meta_mut(new);
+                match managed {
+                    Some(m) => meta.insert("managedFields".into(), m),
+                    None => meta.remove("managedFields"),
+                };
+                if let Value::Object(m) = new {
+                    match status {
+                        Some(s) => m.insert("status".into(), s),
+                        None => m.remove("status"),
+                    };
+                }
+            }
+            _ => {
+                if self.info.has_status() {
+                    copy_field(new, old, "status");
+                }
+                if differs_outside_metadata(new, old) {
+                    let generation = old
+                        .pointer("/metadata/generation")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(0);
+                    meta_mut(new).insert("generation".into(), json!(generation + 1));
+                }
+            }
+        }
+    }
+
+    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
+        let engine = self.engine()?;
+        let unknown = engine.prune(obj);
+        engine.prune_nulls(obj);
+        engine.coerce_metadata(obj, false).map_err(|e| {
+            ApiError::invalid(&self.info.q, name_of(obj), &crd_runtime::ErrorList(vec![e]))
+        })?;
+        engine.default(obj);
+        Ok(unknown)
+    }
+
+    fn validate<'a>(
+        &'a self,
+        _cx: &'a Context<'a>,
+        obj: &'a mut Value,
+        old: Option<&'a Value>,
+        _sub: Subresource,
+    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
+        Box::pin(async move {
+            let engine = self.engine()?;
+            let errs = match old {
+                None => engine.validate(obj),
+                Some(old) => engine.validate_update(obj, old),
+            };
+            if errs.is_empty() {
+                Ok(Vec::new())
+            } else {
+                Err(ApiError::invalid(&self.info.q, name_of(obj), &errs))
+            }
+        })
+    }
+
+    fn columns(&self) -> Vec<Column> {
+        let v = self.served();
+        if v.columns.is_empty() {
+            return vec![Column::age()];
+        }
+        v.columns
+            .iter()
+            .map(|c| {
+                Column::printer(
+                    &c.name,
+                    &c.type_,
+                    c.format.as_deref(),
+                    c.description.as_deref(),
+                    c.priority,
+                    &c.json_path,
+                )
+            })
+            .collect()
+    }
+
+    fn selectable_fields(&self) -> Vec<(String, String)> {
+        self.served()
+            .selectable
+            .iter()
+            .map(|p| {
+                let field = p.trim_start_matches('.').to_string();
+                (field.clone(), field)
+            })
+            .collect()
+    }
+
+    fn schema(&self) -> Option<&JSONSchemaProps> {
+        self.served().schema.as_ref()
+    }
+
+    fn reset_fields(&self, sub: Subresource) -> ResetFields {
+        match sub {
+            Subresource::Status => &[&["spec"]],
+            _ if self.info.has_status() => &[&["status"]],
+            _ => &[],
+        }
+    }
+
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
+    fn openapi_schema(&self) -> Value {
+        self.schema()
+            .and_then(|s| serde_json::to_value(s).ok())
+            .unwrap_or(json!({"type": "object"}))
+    }
+
+    fn from_storage<'a>(
+        &'a self,
+        objects: Vec<Value>,
+    ) -> BoxFuture<'a, Result<Vec<Value>, ApiError>> {
+        Box::pin(async move {
+            let desired = self.info.api_version();
+            let foreign: Vec<bool> = objects
+                .iter()
+                .map(|o| o.get("apiVersion").and_then(Value::as_str) != Some(desired.as_str()))
+                .collect();
+            if !foreign.contains(&true) {
+                return Ok(objects);
+            }
+            let mut out =
+                conversion::convert(&self.kind.conversion, &self.kind.q.kind, objects, &desired)
+                    .await?;
+            // The server prunes after every conversion: fields of another version's
+            // schema are not served in this one.
+            let engine = self.engine()?;
+            for (o, converted) in out.iter_mut().zip(foreign) {
+                if converted {
+                    engine.prune(o);
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn to_storage<'a>(&'a self, obj: &'a Value) -> BoxFuture<'a, Result<Option<Value>, ApiError>> {
+        Box::pin(async move {
+            let storage = &self.kind.storage_version;
+            if *storage == self.info.version {
+                return Ok(None);
+            }
+            let desired = format!("{}/{storage}", self.info.q.group);
+            let mut out = conversion::convert(
+                &self.kind.conversion,
+                &self.kind.q.kind,
+                vec![obj.clone()],
+                &desired,
+            )
+            .await?;
+            let mut stored = out
+                .pop()
+                .ok_or_else(|| ApiError::internal("the conversion returned no object"))?;
+            if let Some(v) = self.kind.any_version(storage) {
+                engine_of(v, &self.info)?.prune(&mut stored);
+            }
+            Ok(Some(stored))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generation_follows_changes_outside_metadata() {
+        let old = json!({"apiVersion": "x/v1", "metadata": {"name": "a"}, "spec": {"a": 1}});
+        let relabeled = json!({"apiVersion": "x/v1", "metadata": {"name": "a", "labels": {"k": "v"}}, "spec": {"a": 1}});
+        assert!(!differs_outside_metadata(&relabeled, &old));
+        let changed = json!({"apiVersion": "x/v1", "metadata": {"name": "a"}, "spec": {"a": 2}});
+        assert!(differs_outside_metadata(&changed, &old));
+        let added =
+            json!({"apiVersion": "x/v1", "metadata": {"name": "a"}, "spec": {"a": 1}, "extra": 1});
+        assert!(differs_outside_metadata(&added, &old));
+        let no_meta = json!({"apiVersion": "x/v1", "spec": {"a": 1}});
+        assert!(!differs_outside_metadata(&no_meta, &old));
+    }
+}

@@ -1,0 +1,310 @@
+//! What differs per kind, in the shape of kube-apiserver's registry strategies
+//! (`RESTCreateStrategy`, `RESTUpdateStrategy`, `RESTDeleteStrategy`, reset fields, the
+//! table convertor and the storage codec): one [`Strategy`] impl per kind, found by
+//! every verb through the registry. The verbs themselves are the same for every kind.
+//!
+//! - [`custom`]: objects of a CRD at one served version (the CRD's schema, CEL rules,
+//!   conversion);
+//! - [`crd`]: `apiextensions.k8s.io/v1` CustomResourceDefinitions;
+//! - [`namespace`]: core/v1 Namespaces.
+
+pub mod crd;
+pub mod custom;
+pub mod namespace;
+
+use std::sync::Arc;
+
+use crd_runtime::model::JSONSchemaProps;
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::api::request::FieldValidation;
+use crate::api::status::{ApiError, Qualified};
+use crate::api::table::Column;
+use crate::store::Store;
+
+/// Every verb, in the order discovery lists a custom resource's.
+pub const ALL_VERBS: &[&str] = &[
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "create",
+    "update",
+    "watch",
+];
+
+/// A kind at one version, as a request addresses it: its identity and strategy.
+pub type Resource = Arc<dyn Strategy>;
+
+/// Where a scale subresource reads and writes replicas (JSON paths, kubectl dialect).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScalePaths {
+    pub spec_replicas: String,
+    pub status_replicas: String,
+    pub label_selector: Option<String>,
+}
+
+/// A kind's identity at one version: what discovery reports and where it is stored.
+#[derive(Clone, Debug)]
+pub struct KindInfo {
+    /// Group, plural and kind (the names messages use).
+    pub q: Qualified,
+    pub version: String,
+    pub singular: String,
+    pub list_kind: String,
+    pub namespaced: bool,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    /// The storage key prefix (`/registry/{group}/{plural}/` for custom resources).
+    pub prefix: String,
+    /// The verbs of the object itself, in the order discovery lists them.
+    pub verbs: &'static [&'static str],
+    /// The subresources served besides the object itself.
+    pub subresources: Vec<Subresource>,
+    pub scale: Option<ScalePaths>,
+    /// Sent as a `Warning` with every answer (a deprecated version).
+    pub warning: Option<String>,
+}
+
+impl KindInfo {
+    /// `group/version` (or `v1`).
+    pub fn api_version(&self) -> String {
+        if self.q.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.q.group, self.version)
+        }
+    }
+
+    /// The storage key of one object.
+    pub fn key(&self, namespace: Option<&str>, name: &str) -> String {
+        match namespace.filter(|_| self.namespaced) {
+            Some(ns) => format!("{}{ns}/{name}", self.prefix),
+            None => format!("{}{name}", self.prefix),
+        }
+    }
+
+    /// The key prefix of a list (all namespaces when `namespace` is `None`).
+    pub fn list_prefix(&self, namespace: Option<&str>) -> String {
+        match namespace.filter(|_| self.namespaced) {
+            Some(ns) => format!("{}{ns}/", self.prefix),
+            None => self.prefix.clone(),
+        }
+    }
+
+    /// Whether `status` is a subresource (the main endpoint then leaves it alone).
+    pub fn has_status(&self) -> bool {
+        self.subresources.contains(&Subresource::Status)
+    }
+}
+
+/// The endpoint a request reaches: the object or one of its subresources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subresource {
+    Main,
+    Status,
+    Scale,
+    /// A namespace's `finalize` (only `spec.finalizers` changes).
+    Finalize,
+}
+
+impl Subresource {
+    /// The subresource a path names (`None`: the object itself).
+    pub fn parse(name: Option<&str>) -> Option<Subresource> {
+        match name {
+            None => Some(Subresource::Main),
+            Some("status") => Some(Subresource::Status),
+            Some("scale") => Some(Subresource::Scale),
+            Some("finalize") => Some(Subresource::Finalize),
+            Some(_) => None,
+        }
+    }
+
+    /// Its name in paths and `managedFields` (`None` for the object itself).
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Subresource::Main => None,
+            Subresource::Status => Some("status"),
+            Subresource::Scale => Some("scale"),
+            Subresource::Finalize => Some("finalize"),
+        }
+    }
+}
+
+/// What a strategy may look at beyond the object (stores, for checks across objects).
+pub struct Context<'a> {
+    pub store: &'a dyn Store,
+}
+
+/// What else goes when an object is deleted (until the lifecycle controllers run).
+pub enum Cascade {
+    /// Nothing.
+    None,
+    /// Every key under this prefix (a CRD's objects).
+    Prefix(String),
+    /// Every namespaced object in the namespace of this name.
+    NamespaceContents(String),
+}
+
+/// Top-level fields a strategy resets on an endpoint (kube-apiserver's reset fields):
+/// server-side apply neither merges nor records ownership of them.
+pub type ResetFields = &'static [&'static [&'static str]];
+
+/// The behaviour of one kind at one version. See the module docs.
+pub trait Strategy: Send + Sync {
+    /// Identity, subresources and storage prefix.
+    fn info(&self) -> &KindInfo;
+
+    /// Clears what a client may not set on create (status behind a subresource) and
+    /// sets what the server owns (generation, a namespace's phase and finalizer).
+    fn prepare_for_create(&self, obj: &mut Value);
+
+    /// Keeps what the endpoint may not change (`new` already carries `old`'s identity:
+    /// uid, creation timestamp, deletion fields, generation).
+    fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource);
+
+    /// A body of this kind in `application/vnd.kubernetes.protobuf`, for the kinds
+    /// kubectl sends that way (`None`: the kind takes no protobuf).
+    fn from_protobuf(&self, _body: &[u8]) -> Option<Result<Value, ApiError>> {
+        None
+    }
+
+    /// Decoding as the server decodes a body of this kind: unknown fields dropped and
+    /// reported (their paths, for `fieldValidation`), defaults applied.
+    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError>;
+
+    /// `Validate` (create, `old` is `None`) or `ValidateUpdate`; the warnings to send.
+    /// Asynchronous: a CRD's names are checked against the stored CRDs.
+    fn validate<'a>(
+        &'a self,
+        cx: &'a Context<'a>,
+        obj: &'a mut Value,
+        old: Option<&'a Value>,
+        sub: Subresource,
+    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>>;
+
+    /// Normalizes an object after validation.
+    fn canonicalize(&self, _obj: &mut Value) {}
+
+    /// Table columns after Name.
+    fn columns(&self) -> Vec<Column>;
+
+    /// Fields a field selector may use besides `metadata.name` and, when namespaced,
+    /// `metadata.namespace`: (label, dotted path of the value it reads).
+    fn selectable_fields(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// The schema that tells server-side apply how fields merge (list and map types).
+    fn schema(&self) -> Option<&JSONSchemaProps>;
+
+    /// Top-level fields reset on `sub` (never merged by apply through it).
+    fn reset_fields(&self, sub: Subresource) -> ResetFields;
+
+    /// Whether a PUT without `metadata.resourceVersion` is allowed.
+    fn allow_unconditional_update(&self) -> bool;
+
+    /// The answer to a DELETE that removed the object: the object, or `None` for a
+    /// `Status` with `status: Success` (what most kinds answer).
+    fn deleted_answer(&self, _obj: Value) -> Option<Value> {
+        None
+    }
+
+    /// Refuses a DELETE the server never allows (the immortal namespaces).
+    fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    /// What goes with a deleted object.
+    fn cascade(&self, _obj: &Value) -> Cascade {
+        Cascade::None
+    }
+
+    /// Whether writes change what the server serves (CRDs): a write then returns only
+    /// once the registry reflects it.
+    fn defines_kinds(&self) -> bool {
+        false
+    }
+
+    /// The OpenAPI schema of the kind (for `/openapi/v2` and `/openapi/v3`).
+    fn openapi_schema(&self) -> Value;
+
+    /// Objects as stored (in any version) in this version: converted, then pruned to
+    /// this version's schema, as the server does after every conversion.
+    fn from_storage<'a>(
+        &'a self,
+        objects: Vec<Value>,
+    ) -> BoxFuture<'a, Result<Vec<Value>, ApiError>> {
+        let api_version = Value::String(self.info().api_version());
+        Box::pin(async move {
+            let mut objects = objects;
+            for o in &mut objects {
+                if let Value::Object(m) = o {
+                    m.insert("apiVersion".into(), api_version.clone());
+                }
+            }
+            Ok(objects)
+        })
+    }
+
+    /// An admitted object's stored form, when it differs from the object (another
+    /// storage version); `None`: stored as it is.
+    fn to_storage<'a>(&'a self, _obj: &'a Value) -> BoxFuture<'a, Result<Option<Value>, ApiError>> {
+        Box::pin(async { Ok(None) })
+    }
+}
+
+/// The schema of a built-in kind's definition (`io.k8s.api.core.v1.Namespace`) in the
+/// release closest to `kube_version` that has schemas: it tells apply how the kind's
+/// lists and maps merge.
+pub fn builtin_schema(
+    kube_version: crd_runtime::KubeVersion,
+    definition: &str,
+) -> Option<JSONSchemaProps> {
+    use crd_runtime::k8s_schemas::{VERSIONS, definition_schema_in};
+    let wanted = kube_version.to_string();
+    let version = VERSIONS
+        .iter()
+        .find(|v| **v == wanted)
+        .or_else(|| {
+            VERSIONS
+                .first()
+                .filter(|oldest| kube_version.minor() < minor_of(oldest))
+        })
+        .or(VERSIONS.last())?;
+    definition_schema_in(version, definition)
+}
+
+fn minor_of(version: &str) -> u32 {
+    version
+        .rsplit('.')
+        .next()
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Unknown fields by `fieldValidation`: a strict decoding error, warnings, or nothing.
+pub fn unknown_fields(
+    kind: &KindInfo,
+    unknown: Vec<String>,
+    fv: FieldValidation,
+) -> Result<Vec<String>, ApiError> {
+    if unknown.is_empty() || fv == FieldValidation::Ignore {
+        return Ok(Vec::new());
+    }
+    let messages: Vec<String> = unknown
+        .into_iter()
+        .map(|p| format!("unknown field \"{p}\""))
+        .collect();
+    if fv == FieldValidation::Strict {
+        return Err(ApiError::bad_request(format!(
+            "{kind} in version \"{v}\" cannot be handled as a {kind}: strict decoding error: {}",
+            messages.join(", "),
+            kind = kind.q.kind,
+            v = kind.version,
+        )));
+    }
+    Ok(messages)
+}

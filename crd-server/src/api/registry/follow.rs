@@ -1,0 +1,119 @@
+//! The background tasks that keep the registry current: one follows the stored CRDs
+//! (and rebuilds the custom kinds on every change), one the namespace names. Each
+//! lists, then watches from the list's revision, and starts over when the watch breaks
+//! (compaction, an etcd restart).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock, Weak};
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde_json::Value;
+
+use super::Registry;
+use crate::api::kinds::crd::CRD_PREFIX;
+use crate::api::kinds::namespace::NAMESPACE_PREFIX;
+use crate::store::{EventKind, ListOptions, Revision, Store, WatchItem};
+
+/// How long a follower waits before it retries a failed list or watch.
+const RETRY: Duration = Duration::from_millis(200);
+
+/// Follows the CRDs from `revision` (the state `crds` was listed at). Ends when the
+/// registry is the only holder left, or when aborted.
+pub(super) async fn crds(
+    registry: Arc<Registry>,
+    store: Arc<dyn Store>,
+    mut revision: Revision,
+    mut crds: HashMap<String, Value>,
+) {
+    loop {
+        let mut events = match store.watch(CRD_PREFIX, revision).await {
+            Ok(w) => w,
+            Err(_) => {
+                tokio::time::sleep(RETRY).await;
+                continue;
+            }
+        };
+        while let Some(item) = events.next().await {
+            match item {
+                Ok(WatchItem::Event(e)) => {
+                    revision = e.kv.mod_revision;
+                    match e.kind {
+                        EventKind::Put => {
+                            if let Ok(v) = serde_json::from_slice(&e.kv.value) {
+                                crds.insert(e.kv.key.clone(), v);
+                            }
+                        }
+                        EventKind::Delete => {
+                            crds.remove(&e.kv.key);
+                        }
+                    }
+                    registry.rebuild(&crds);
+                    registry.seen.send_replace(revision);
+                }
+                Ok(WatchItem::Progress(r)) => {
+                    revision = revision.max(r);
+                    registry.seen.send_replace(revision);
+                }
+                Err(_) => break,
+            }
+        }
+        if Arc::strong_count(&registry) == 1 {
+            return; // the server is gone
+        }
+        match store.list(CRD_PREFIX, ListOptions::default()).await {
+            Ok(listed) => {
+                crds = listed
+                    .items
+                    .iter()
+                    .filter_map(|kv| {
+                        Some((kv.key.clone(), serde_json::from_slice(&kv.value).ok()?))
+                    })
+                    .collect();
+                revision = listed.revision;
+                registry.rebuild(&crds);
+                registry.seen.send_replace(revision);
+            }
+            Err(_) => tokio::time::sleep(RETRY).await,
+        }
+    }
+}
+
+/// Keeps the set of namespace names current. Ends when the set is dropped.
+pub(super) async fn namespaces(store: Arc<dyn Store>, names: Weak<RwLock<HashSet<String>>>) {
+    let prefix = NAMESPACE_PREFIX;
+    loop {
+        let Ok(listed) = store.list(prefix, ListOptions::default()).await else {
+            tokio::time::sleep(RETRY).await;
+            continue;
+        };
+        {
+            let Some(names) = names.upgrade() else { return };
+            let mut set = names.write().unwrap_or_else(|e| e.into_inner());
+            set.clear();
+            set.extend(
+                listed
+                    .items
+                    .iter()
+                    .filter_map(|kv| kv.key.strip_prefix(prefix).map(str::to_string)),
+            );
+        }
+        let Ok(mut events) = store.watch(prefix, listed.revision).await else {
+            tokio::time::sleep(RETRY).await;
+            continue;
+        };
+        while let Some(Ok(item)) = events.next().await {
+            let Some(names) = names.upgrade() else { return };
+            if let WatchItem::Event(e) = item {
+                let Some(name) = e.kv.key.strip_prefix(prefix) else {
+                    continue;
+                };
+                let mut set = names.write().unwrap_or_else(|e| e.into_inner());
+                match e.kind {
+                    EventKind::Put => set.insert(name.to_string()),
+                    EventKind::Delete => set.remove(name),
+                };
+            }
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! The registry of served kinds: the built-in ones (CustomResourceDefinitions,
+//! Namespaces) and one custom kind per established CRD, rebuilt from the stored CRDs
+//! by a watch on their keys ([`follow`]), so every replica sharing a store (etcd)
+//! serves the same kinds and a CRD written through one replica appears on all.
+//!
+//! Every verb finds a kind's strategy here ([`Registry::resolve`]); adding a kind is a
+//! [`Strategy`](crate::api::kinds::Strategy) impl plus an entry in
+//! [`Registry::builtins`].
+
+mod follow;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use crd_runtime::engine::EngineOptions;
+use crd_runtime::model::CustomResourceDefinition;
+use serde_json::Value;
+use tokio::sync::watch;
+
+use crate::api::kinds::Resource;
+use crate::api::kinds::crd::{CRD_PREFIX, Crds};
+use crate::api::kinds::custom::{CustomKind, CustomResource};
+use crate::api::kinds::namespace::Namespaces;
+use crate::api::priority::compare_versions;
+use crate::store::{ListOptions, Revision, Store, StoreError};
+
+/// The custom kinds served at one moment, each at each served version.
+#[derive(Default)]
+pub struct CustomKinds {
+    kinds: Vec<Arc<CustomKind>>,
+    /// (group, version, plural) → the kind at that version.
+    resources: HashMap<(String, String, String), Resource>,
+}
+
+impl CustomKinds {
+    fn build(crds: &HashMap<String, Value>, options: EngineOptions) -> CustomKinds {
+        let mut out = CustomKinds::default();
+        for v in crds.values().filter(|v| established(v)) {
+            let Ok(crd) = serde_json::from_value::<CustomResourceDefinition>(v.clone()) else {
+                continue;
+            };
+            let kind = Arc::new(CustomKind::from_crd(&crd, options));
+            for version in kind.versions.iter().filter(|v| v.served) {
+                if let Some(res) = CustomResource::new(kind.clone(), &version.name) {
+                    let key = (
+                        kind.q.group.clone(),
+                        version.name.clone(),
+                        kind.q.plural.clone(),
+                    );
+                    out.resources.insert(key, Arc::new(res));
+                }
+            }
+            out.kinds.push(kind);
+        }
+        out.kinds
+            .sort_by(|a, b| (&a.q.group, &a.q.plural).cmp(&(&b.q.group, &b.q.plural)));
+        out
+    }
+
+    /// Every custom kind, sorted by group then plural.
+    pub fn all(&self) -> &[Arc<CustomKind>] {
+        &self.kinds
+    }
+}
+
+/// Whether a stored CRD serves objects (its `Established` condition).
+fn established(crd: &Value) -> bool {
+    crd.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c["type"] == "Established" && c["status"] == "True")
+        })
+}
+
+/// The registry: the served kinds and the store revision the custom ones reflect.
+pub struct Registry {
+    /// The Kubernetes release whose validation the engines follow.
+    options: EngineOptions,
+    builtins: Vec<Resource>,
+    custom: RwLock<Arc<CustomKinds>>,
+    seen: watch::Sender<Revision>,
+    /// Namespaces known to exist (followed by a watch; a miss is checked in the store).
+    namespaces: Arc<RwLock<HashSet<String>>>,
+    /// The tasks following CRDs and namespaces: they hold the store and the registry,
+    /// so they are aborted when the API goes away ([`Registry::stop`]).
+    tasks: std::sync::Mutex<Vec<tokio::task::AbortHandle>>,
+}
+
+impl Registry {
+    /// The built-in kinds of a server following `options`' release.
+    fn builtins(options: EngineOptions) -> Vec<Resource> {
+        vec![
+            Arc::new(Crds::new(options.kube_version)),
+            Arc::new(Namespaces::new(options.kube_version)),
+        ]
+    }
+
+    /// Loads the stored CRDs and keeps following them (and the namespaces) in the
+    /// background until [`Registry::stop`].
+    pub async fn start(
+        store: Arc<dyn Store>,
+        options: EngineOptions,
+    ) -> Result<Arc<Registry>, StoreError> {
+        let listed = store.list(CRD_PREFIX, ListOptions::default()).await?;
+        let crds: HashMap<String, Value> = listed
+            .items
+            .iter()
+            .filter_map(|kv| Some((kv.key.clone(), serde_json::from_slice(&kv.value).ok()?)))
+            .collect();
+        let (seen, _) = watch::channel(listed.revision);
+        let registry = Arc::new(Registry {
+            options,
+            builtins: Self::builtins(options),
+            custom: RwLock::new(Arc::new(CustomKinds::default())),
+            seen,
+            namespaces: Arc::new(RwLock::new(HashSet::new())),
+            tasks: std::sync::Mutex::new(Vec::new()),
+        });
+        registry.rebuild(&crds);
+        let namespace_task = tokio::spawn(follow::namespaces(
+            store.clone(),
+            Arc::downgrade(&registry.namespaces),
+        ));
+        let crd_task = tokio::spawn(follow::crds(registry.clone(), store, listed.revision, crds));
+        *registry.tasks.lock().unwrap_or_else(|e| e.into_inner()) =
+            vec![namespace_task.abort_handle(), crd_task.abort_handle()];
+        Ok(registry)
+    }
+
+    /// Stops following the store. The API's state calls it when dropped: the tasks hold
+    /// the store, which would otherwise stay open (a data directory locked) after the
+    /// server is gone.
+    pub fn stop(&self) {
+        for task in self
+            .tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
+            task.abort();
+        }
+    }
+
+    fn rebuild(&self, crds: &HashMap<String, Value>) {
+        let kinds = CustomKinds::build(crds, self.options);
+        *self.custom.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(kinds);
+    }
+
+    /// The kind served as `resource` in `group/version`.
+    pub fn resolve(&self, group: &str, version: &str, resource: &str) -> Option<Resource> {
+        let builtin = self.builtins.iter().find(|r| {
+            let info = r.info();
+            info.q.group == group && info.version == version && info.q.plural == resource
+        });
+        if let Some(r) = builtin {
+            return Some(r.clone());
+        }
+        self.custom()
+            .resources
+            .get(&(group.to_string(), version.to_string(), resource.to_string()))
+            .cloned()
+    }
+
+    /// Every served resource: the built-in kinds, then the custom kinds by group and
+    /// plural, versions in priority order.
+    pub fn resources(&self) -> Vec<Resource> {
+        let custom = self.custom();
+        let mut out = self.builtins.clone();
+        for kind in custom.all() {
+            let mut versions: Vec<&str> = kind
+                .versions
+                .iter()
+                .filter(|v| v.served)
+                .map(|v| v.name.as_str())
+                .collect();
+            versions.sort_by(|a, b| compare_versions(a, b));
+            for v in versions {
+                let key = (kind.q.group.clone(), v.to_string(), kind.q.plural.clone());
+                out.extend(custom.resources.get(&key).cloned());
+            }
+        }
+        out
+    }
+
+    /// The custom kinds served now.
+    pub fn custom(&self) -> Arc<CustomKinds> {
+        self.custom
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The storage prefixes of every namespaced kind (each once).
+    pub fn namespaced_prefixes(&self) -> Vec<String> {
+        let mut prefixes: Vec<String> = self
+            .resources()
+            .iter()
+            .map(|r| r.info())
+            .filter(|i| i.namespaced)
+            .map(|i| i.prefix.clone())
+            .collect();
+        prefixes.sort();
+        prefixes.dedup();
+        prefixes
+    }
+
+    /// Whether the namespace is known to exist (false: not seen yet, ask the store).
+    pub fn has_namespace(&self, name: &str) -> bool {
+        self.namespaces
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(name)
+    }
+
+    /// Waits (at most 5 s) until the registry reflects the store at `revision`, so a CRD
+    /// written by this server is served when the write returns.
+    pub async fn caught_up(&self, revision: Revision) {
+        let mut rx = self.seen.subscribe();
+        let _ = tokio::time::timeout(Duration::from_secs(5), rx.wait_for(|r| *r >= revision)).await;
+    }
+}

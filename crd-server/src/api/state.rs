@@ -1,0 +1,22 @@
+//! What every request handler shares: the store, the registry of kinds and the token.
+
+use std::sync::Arc;
+
+use crate::api::registry::Registry;
+use crate::store::Store;
+
+/// The API's shared state.
+pub struct Shared {
+    /// The store.
+    pub store: Arc<dyn Store>,
+    /// The served kinds.
+    pub registry: Arc<Registry>,
+    /// Bearer token required on every request but health checks (`None`: no auth).
+    pub token: Option<String>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.registry.stop();
+    }
+}

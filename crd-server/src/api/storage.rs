@@ -1,0 +1,196 @@
+//! The generic storage of every kind, as kube-apiserver's generic registry store over
+//! `storage.Interface`: objects read through the kind's codec (stored version →
+//! addressed version), written in their stored form, and [`guaranteed_update`]: read,
+//! mutate, compare-and-swap, and again on a concurrent write.
+
+use bytes::Bytes;
+use serde_json::Value;
+
+use crate::api::kinds::Resource;
+use crate::api::object::{encode, set_resource_version};
+use crate::api::state::Shared;
+use crate::api::status::ApiError;
+use crate::store::{KeyValue, Revision, StoreError};
+
+/// Attempts of an update that races with other writers before it gives up with 409.
+pub const UPDATE_ATTEMPTS: usize = 8;
+
+/// One object of a kind: where it is stored and how errors name it.
+#[derive(Clone, Copy)]
+pub struct Target<'a> {
+    pub res: &'a Resource,
+    pub ns: Option<&'a str>,
+    pub name: &'a str,
+}
+
+impl Target<'_> {
+    /// The object's storage key.
+    pub fn key(&self) -> String {
+        self.res.info().key(self.ns, self.name)
+    }
+
+    /// A store failure in the API's words for this object.
+    pub fn error(&self, e: StoreError) -> ApiError {
+        ApiError::from_store(&self.res.info().q, self.name, e)
+    }
+}
+
+/// An object as the addressed version shows it, with the revision it was read at.
+pub struct Current {
+    pub obj: Value,
+    pub revision: Revision,
+}
+
+/// Why a write did not happen.
+pub enum WriteError {
+    /// Another writer got there first (the key moved, or was created): read and retry,
+    /// or answer this error.
+    Raced(ApiError),
+    /// Anything else.
+    Failed(ApiError),
+}
+
+impl From<ApiError> for WriteError {
+    fn from(e: ApiError) -> WriteError {
+        WriteError::Failed(e)
+    }
+}
+
+impl WriteError {
+    /// The error to answer.
+    pub fn into_api(self) -> ApiError {
+        match self {
+            WriteError::Raced(e) | WriteError::Failed(e) => e,
+        }
+    }
+}
+
+/// A stored object's JSON with its `resourceVersion`, in the version it is stored in.
+pub fn decode(kv: &KeyValue) -> Result<Value, ApiError> {
+    let mut obj: Value = serde_json::from_slice(&kv.value)
+        .map_err(|e| ApiError::internal(format!("stored object {} is not JSON: {e}", kv.key)))?;
+    set_resource_version(&mut obj, kv.mod_revision);
+    Ok(obj)
+}
+
+/// Stored objects in the addressed version.
+pub async fn present(res: &Resource, kvs: &[KeyValue]) -> Result<Vec<Value>, ApiError> {
+    let decoded = kvs.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
+    res.from_storage(decoded).await
+}
+
+async fn present_one(res: &Resource, obj: Value) -> Result<Value, ApiError> {
+    res.from_storage(vec![obj])
+        .await?
+        .pop()
+        .ok_or_else(|| ApiError::internal("the conversion returned no object"))
+}
+
+/// GET of one object.
+pub async fn get(shared: &Shared, t: Target<'_>) -> Result<Current, ApiError> {
+    find(shared, t)
+        .await?
+        .ok_or_else(|| ApiError::not_found(&t.res.info().q, t.name))
+}
+
+/// One object, if it exists.
+pub async fn find(shared: &Shared, t: Target<'_>) -> Result<Option<Current>, ApiError> {
+    let Some(kv) = shared.store.get(&t.key()).await.map_err(|e| t.error(e))? else {
+        return Ok(None);
+    };
+    Ok(Some(Current {
+        obj: present_one(t.res, decode(&kv)?).await?,
+        revision: kv.mod_revision,
+    }))
+}
+
+/// The bytes `obj` is stored as, and the answer to send: `obj` itself when it is stored
+/// in the addressed version, else what reading the stored form back gives.
+async fn stored_form(
+    res: &Resource,
+    obj: Value,
+) -> Result<(Bytes, Option<Value>, Value), ApiError> {
+    match res.to_storage(&obj).await? {
+        None => Ok((encode(&obj), None, obj)),
+        Some(stored) => Ok((encode(&stored), Some(stored), obj)),
+    }
+}
+
+/// The answer after a write at `revision`.
+async fn answer(
+    res: &Resource,
+    stored: Option<Value>,
+    mut obj: Value,
+    revision: Revision,
+) -> Result<Value, ApiError> {
+    if let Some(mut stored) = stored {
+        set_resource_version(&mut stored, revision);
+        obj = present_one(res, stored).await?;
+    }
+    set_resource_version(&mut obj, revision);
+    Ok(obj)
+}
+
+/// Creates an admitted object; the answer is the object as stored.
+pub async fn create(shared: &Shared, t: Target<'_>, obj: Value) -> Result<Value, WriteError> {
+    let (bytes, stored, obj) = stored_form(t.res, obj).await?;
+    let kv = shared
+        .store
+        .create(&t.key(), bytes)
+        .await
+        .map_err(|e| write_error(t, e))?;
+    after_write(shared, t.res, kv.mod_revision).await;
+    Ok(answer(t.res, stored, obj, kv.mod_revision).await?)
+}
+
+/// Replaces an object if it is still at `expected`.
+pub async fn update(
+    shared: &Shared,
+    t: Target<'_>,
+    obj: Value,
+    expected: Revision,
+) -> Result<Value, WriteError> {
+    let (bytes, stored, obj) = stored_form(t.res, obj).await?;
+    let kv = shared
+        .store
+        .update(&t.key(), bytes, expected)
+        .await
+        .map_err(|e| write_error(t, e))?;
+    after_write(shared, t.res, kv.mod_revision).await;
+    Ok(answer(t.res, stored, obj, kv.mod_revision).await?)
+}
+
+/// Removes an object if it is still at `expected`; the answer is `obj` at the
+/// deletion's revision.
+pub async fn remove(
+    shared: &Shared,
+    t: Target<'_>,
+    mut obj: Value,
+    expected: Revision,
+) -> Result<Value, WriteError> {
+    let gone = shared
+        .store
+        .delete(&t.key(), Some(expected))
+        .await
+        .map_err(|e| write_error(t, e))?;
+    after_write(shared, t.res, gone.mod_revision).await;
+    set_resource_version(&mut obj, gone.mod_revision);
+    Ok(obj)
+}
+
+/// Compare-and-swap failures and create races are retried; the rest is final.
+fn write_error(t: Target<'_>, e: StoreError) -> WriteError {
+    match e {
+        StoreError::Conflict { .. } | StoreError::AlreadyExists { .. } => {
+            WriteError::Raced(t.error(e))
+        }
+        e => WriteError::Failed(t.error(e)),
+    }
+}
+
+/// A write to a kind that defines kinds returns once the registry serves the result.
+async fn after_write(shared: &Shared, res: &Resource, revision: Revision) {
+    if res.defines_kinds() {
+        shared.registry.caught_up(revision).await;
+    }
+}

@@ -1,0 +1,43 @@
+//! POST: create an object from a JSON or YAML body (protobuf for the kinds kubectl
+//! sends that way).
+
+use axum::body::Body;
+
+use super::{Reply, Scope};
+use crate::api::request::BodyType;
+use crate::api::request::media::{parse_body, read_body};
+use crate::api::status::ApiError;
+use crate::api::write::{self, Tracking};
+
+const ACCEPTED: &str = "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml";
+
+/// Creates the object in the body.
+pub async fn create(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
+    let ty = scope.req.body_type()?;
+    let opts = scope.req.write_options()?;
+    let bytes = read_body(&scope.req.headers, body).await?;
+    let mut obj = match ty {
+        BodyType::Protobuf => scope
+            .res
+            .from_protobuf(&bytes)
+            .unwrap_or_else(|| Err(ApiError::unsupported_media_type(ACCEPTED)))?,
+        BodyType::Json | BodyType::Yaml => parse_body(&bytes, ty, "create")?,
+        _ => return Err(ApiError::unsupported_media_type(ACCEPTED)),
+    };
+    write::check_body(&scope.res, &mut obj, scope.ns(), None)?;
+    let written = write::create(
+        scope.shared,
+        &scope.res,
+        scope.ns(),
+        obj,
+        &opts,
+        Tracking::Update(&opts.manager),
+    )
+    .await
+    .map_err(|e| e.into_api())?;
+    Ok(Reply {
+        code: http::StatusCode::CREATED,
+        body: written.obj,
+        warnings: written.warnings,
+    })
+}

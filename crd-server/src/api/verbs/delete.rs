@@ -1,0 +1,180 @@
+//! DELETE of one object (preconditions, then finalizers: the object is marked with a
+//! `deletionTimestamp` and answered while they remain, removed otherwise) and of a
+//! collection. A removed object is answered as its kind says: a `Status` with
+//! `status: Success` for most, the object for some.
+
+use axum::body::Body;
+use serde_json::{Value, json};
+
+use super::read::list_objects;
+use super::{Reply, Scope};
+use crate::api::kinds::{Cascade, Resource};
+use crate::api::object::{has_finalizers, is_deleting, meta_mut, name_of, now, str_at};
+use crate::api::request::media::read_body;
+use crate::api::request::{DeleteOptions, Query};
+use crate::api::state::Shared;
+use crate::api::status::{self, ApiError};
+use crate::api::storage::{self, Target, UPDATE_ATTEMPTS, WriteError};
+use crate::store::{ListOptions, StoreError};
+
+/// DELETE of the named object.
+pub async fn delete(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
+    let bytes = read_body(&scope.req.headers, body).await?;
+    let options = DeleteOptions::parse(&bytes, &scope.req.query)?;
+    delete_object(scope.shared, scope.target(), &options).await
+}
+
+/// The preconditions of a delete, checked against the current object.
+fn check_preconditions(
+    t: Target<'_>,
+    options: &DeleteOptions,
+    current: &storage::Current,
+) -> Result<(), ApiError> {
+    let q = &t.res.info().q;
+    if let Some(uid) = &options.precondition_uid {
+        let actual = str_at(&current.obj, "/metadata/uid");
+        if uid != actual {
+            return Err(ApiError::conflict_because(
+                q,
+                t.name,
+                &format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {actual}"
+                ),
+            ));
+        }
+    }
+    if let Some(rv) = &options.precondition_resource_version
+        && *rv != current.revision.to_string()
+    {
+        return Err(ApiError::conflict_because(
+            q,
+            t.name,
+            &format!(
+                "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+                current.revision
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The answer to a delete that left `obj` waiting on its finalizers: the object, with
+/// 202 when `orphanDependents: false` asked for cascading deletion (as the server does).
+fn waiting(obj: Value, options: &DeleteOptions) -> Reply {
+    let code = if options.orphan_dependents == Some(false) {
+        http::StatusCode::ACCEPTED
+    } else {
+        http::StatusCode::OK
+    };
+    Reply {
+        code,
+        body: obj,
+        warnings: Vec::new(),
+    }
+}
+
+/// The answer to a delete that removed `obj`.
+fn removed_answer(res: &Resource, obj: Value) -> Value {
+    let q = res.info().q.clone();
+    let name = name_of(&obj).to_string();
+    let uid = str_at(&obj, "/metadata/uid").to_string();
+    res.deleted_answer(obj)
+        .unwrap_or_else(|| status::success(&q, &name, &uid))
+}
+
+/// Deletes one object, retrying when another writer changes it meanwhile.
+pub async fn delete_object(
+    shared: &Shared,
+    t: Target<'_>,
+    options: &DeleteOptions,
+) -> Result<Reply, ApiError> {
+    t.res.check_delete(t.name)?;
+    for _ in 0..UPDATE_ATTEMPTS {
+        let current = storage::get(shared, t).await?;
+        check_preconditions(t, options, &current)?;
+        let written = if has_finalizers(&current.obj) {
+            if is_deleting(&current.obj) {
+                // Already waiting on its finalizers.
+                return Ok(waiting(current.obj, options));
+            }
+            let mut marked = current.obj;
+            let meta = meta_mut(&mut marked);
+            meta.insert("deletionTimestamp".into(), json!(now()));
+            meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+            if options.dry_run {
+                return Ok(waiting(marked, options));
+            }
+            storage::update(shared, t, marked, current.revision)
+                .await
+                .map(|obj| waiting(obj, options))
+        } else {
+            if options.dry_run {
+                return Ok(Reply::ok(removed_answer(t.res, current.obj)));
+            }
+            cascade(shared, t.res, &current.obj).await?;
+            storage::remove(shared, t, current.obj, current.revision)
+                .await
+                .map(|obj| Reply::ok(removed_answer(t.res, obj)))
+        };
+        match written {
+            Err(WriteError::Raced(_)) => continue,
+            Err(WriteError::Failed(e)) => return Err(e),
+            Ok(reply) => return Ok(reply),
+        }
+    }
+    Err(ApiError::conflict(&t.res.info().q, t.name))
+}
+
+/// Removes what goes with a deleted object (a CRD's objects, a namespace's contents).
+async fn cascade(shared: &Shared, res: &Resource, obj: &Value) -> Result<(), ApiError> {
+    let prefixes = match res.cascade(obj) {
+        Cascade::None => return Ok(()),
+        Cascade::Prefix(p) => vec![p],
+        Cascade::NamespaceContents(ns) => shared
+            .registry
+            .namespaced_prefixes()
+            .into_iter()
+            .map(|p| format!("{p}{ns}/"))
+            .collect(),
+    };
+    for prefix in prefixes {
+        let listed = shared
+            .store
+            .list(&prefix, ListOptions::default())
+            .await
+            .map_err(|e| ApiError::unavailable(e.to_string()))?;
+        for kv in listed.items {
+            match shared.store.delete(&kv.key, None).await {
+                Ok(_) | Err(StoreError::NotFound { .. }) => {}
+                Err(e) => return Err(ApiError::unavailable(e.to_string())),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// DELETE of a collection: every selected object, each like a single delete; the
+/// answer lists them as they were.
+pub async fn delete_collection(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
+    let bytes = read_body(&scope.req.headers, body).await?;
+    let options = DeleteOptions::parse(&bytes, &scope.req.query)?;
+    let query = Query {
+        limit: None,
+        continue_token: None,
+        ..scope.req.query.clone()
+    };
+    let listed = list_objects(scope.shared, &scope.res, scope.ns(), &query).await?;
+    for obj in &listed.items {
+        let t = Target {
+            res: &scope.res,
+            ns: obj.pointer("/metadata/namespace").and_then(Value::as_str),
+            name: name_of(obj),
+        };
+        match delete_object(scope.shared, t, &options).await {
+            Ok(_) => {}
+            Err(e) if e.code == http::StatusCode::NOT_FOUND => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Reply::ok(super::read::list_object(&scope.res, listed)))
+}

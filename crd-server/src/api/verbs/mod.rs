@@ -1,0 +1,150 @@
+//! The verbs, the same for every kind: the request's kind is found in the registry and
+//! each verb runs through the kind's strategy ([`crate::api::kinds`]) and the shared
+//! write path ([`crate::api::write`]).
+
+mod apply;
+mod create;
+mod delete;
+mod patch;
+mod read;
+mod scale;
+mod update;
+mod watch;
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderValue, StatusCode};
+use serde_json::Value;
+
+use crate::api::kinds::{Resource, Subresource};
+use crate::api::request::{ResourceRequest, Verb};
+use crate::api::state::Shared;
+use crate::api::status::ApiError;
+use crate::api::storage::Target;
+
+/// An answer with the warnings to send as `Warning` headers.
+pub struct Reply {
+    pub code: StatusCode,
+    pub body: Value,
+    pub warnings: Vec<String>,
+}
+
+impl Reply {
+    fn ok(body: Value) -> Reply {
+        Reply::ok_with(body, Vec::new())
+    }
+
+    fn ok_with(body: Value, warnings: Vec<String>) -> Reply {
+        Reply {
+            code: StatusCode::OK,
+            body,
+            warnings,
+        }
+    }
+}
+
+/// A JSON response with `Warning: 299 - "..."` headers.
+pub fn json_response(code: StatusCode, body: &Value, warnings: &[String]) -> Response {
+    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    let mut resp = (
+        code,
+        [(http::header::CONTENT_TYPE, "application/json")],
+        bytes,
+    )
+        .into_response();
+    for w in warnings {
+        let text = format!("299 - \"{}\"", w.replace('"', "\\\""));
+        if let Ok(v) = HeaderValue::from_str(&text) {
+            resp.headers_mut().append(http::header::WARNING, v);
+        }
+    }
+    resp
+}
+
+/// What a request addresses once its kind is found.
+pub struct Scope<'a> {
+    pub shared: &'a Arc<Shared>,
+    pub res: Resource,
+    pub req: &'a ResourceRequest,
+    pub sub: Subresource,
+}
+
+impl Scope<'_> {
+    fn ns(&self) -> Option<&str> {
+        self.req.info.namespace.as_deref()
+    }
+
+    /// The named object (verbs that take a name only).
+    fn target(&self) -> Target<'_> {
+        Target {
+            res: &self.res,
+            ns: self.ns(),
+            name: self.req.info.name.as_deref().unwrap_or(""),
+        }
+    }
+}
+
+/// Which verbs each endpoint takes (beyond these the server answers 405).
+fn allowed(sub: Subresource, verb: Verb) -> bool {
+    match sub {
+        Subresource::Main => true,
+        Subresource::Status | Subresource::Scale => {
+            matches!(verb, Verb::Get | Verb::Update | Verb::Patch)
+        }
+        Subresource::Finalize => verb == Verb::Update,
+    }
+}
+
+/// Serves a resource request.
+pub async fn serve(
+    shared: &Arc<Shared>,
+    req: ResourceRequest,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let info = &req.info;
+    let res = shared
+        .registry
+        .resolve(&info.group, &info.version, &info.resource)
+        .ok_or_else(ApiError::no_route)?;
+    let kind = res.info();
+    // A namespaced path needs a namespaced kind; a named object of a namespaced kind
+    // needs its namespace.
+    if (info.namespace.is_some() && !kind.namespaced)
+        || (info.namespace.is_none() && kind.namespaced && info.name.is_some())
+    {
+        return Err(ApiError::no_route());
+    }
+    let sub = Subresource::parse(info.subresource.as_deref())
+        .filter(|s| *s == Subresource::Main || kind.subresources.contains(s))
+        .ok_or_else(ApiError::no_route)?;
+    if !allowed(sub, info.verb)
+        || (sub == Subresource::Main && !kind.verbs.contains(&info.verb.as_str()))
+    {
+        return Err(ApiError::method_not_allowed_here());
+    }
+    let warning = kind.warning.clone();
+    let scope = Scope {
+        shared,
+        res: res.clone(),
+        req: &req,
+        sub,
+    };
+    let reply = match (info.verb, sub) {
+        (Verb::Watch, _) => return watch::watch(&scope).await,
+        (Verb::List, _) => read::list(&scope).await?,
+        (Verb::Get, Subresource::Scale) => scale::get(&scope).await?,
+        (Verb::Get, _) => read::get(&scope).await?,
+        (Verb::Create, _) => create::create(&scope, body).await?,
+        (Verb::Update, Subresource::Scale) => scale::update(&scope, body).await?,
+        (Verb::Update, _) => update::update(&scope, body).await?,
+        (Verb::Patch, Subresource::Scale) => scale::patch(&scope, body).await?,
+        (Verb::Patch, _) => patch::patch(&scope, body).await?,
+        (Verb::Delete, _) => delete::delete(&scope, body).await?,
+        (Verb::DeleteCollection, _) => delete::delete_collection(&scope, body).await?,
+    };
+    let mut warnings: Vec<String> = warning.into_iter().collect();
+    warnings.extend(reply.warnings);
+    Ok(json_response(reply.code, &reply.body, &warnings))
+}

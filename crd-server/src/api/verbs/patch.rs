@@ -1,0 +1,64 @@
+//! PATCH: a JSON merge patch or JSON patch applied to the current object (again on
+//! every retry, as the server re-applies a patch after a concurrent write), or
+//! server-side apply ([`super::apply`]).
+
+use axum::body::Body;
+use serde_json::Value;
+
+use super::{Reply, Scope, apply};
+use crate::api::request::BodyType;
+use crate::api::request::media::read_body;
+use crate::api::status::ApiError;
+use crate::api::write::{self, Tracking, Update};
+
+/// The media types PATCH takes.
+pub const ACCEPTED: &str = "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml";
+
+/// Patches the object (or its status).
+pub async fn patch(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
+    let ty = scope.req.body_type()?;
+    if !matches!(
+        ty,
+        BodyType::MergePatch | BodyType::JsonPatch | BodyType::ApplyPatch
+    ) {
+        return Err(ApiError::unsupported_media_type(ACCEPTED));
+    }
+    let opts = scope.req.write_options()?;
+    let bytes = read_body(&scope.req.headers, body).await?;
+    if ty == BodyType::ApplyPatch {
+        return apply::apply(scope, &bytes, &opts).await;
+    }
+    let u = Update {
+        shared: scope.shared,
+        target: scope.target(),
+        sub: scope.sub,
+        opts: &opts,
+        tracking: Tracking::Update(&opts.manager),
+    };
+    let written =
+        write::guaranteed_update(&u, None, |current| apply_patch(&current.obj, &bytes, ty)).await?;
+    Ok(Reply::ok_with(written.obj, written.warnings))
+}
+
+/// `target` with a merge or JSON patch applied.
+pub fn apply_patch(target: &Value, body: &[u8], ty: BodyType) -> Result<Value, ApiError> {
+    let decode_error =
+        |e: serde_json::Error| ApiError::bad_request(format!("error decoding patch: {e}"));
+    let mut doc = target.clone();
+    match ty {
+        BodyType::MergePatch => {
+            let patch: Value = serde_json::from_slice(body).map_err(decode_error)?;
+            json_patch::merge(&mut doc, &patch);
+        }
+        BodyType::JsonPatch => {
+            let patch: json_patch::Patch = serde_json::from_slice(body).map_err(decode_error)?;
+            json_patch::patch(&mut doc, &patch).map_err(|e| {
+                ApiError::unprocessable(format!(
+                    "the server rejected our request due to an error in our request: {e}"
+                ))
+            })?;
+        }
+        _ => return Err(ApiError::unsupported_media_type(ACCEPTED)),
+    }
+    Ok(doc)
+}

@@ -1,0 +1,228 @@
+//! GET of one object and LIST with selectors and pagination, as JSON or as a
+//! `meta.k8s.io` Table.
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use super::{Reply, Scope};
+use crate::api::kinds::Resource;
+use crate::api::request::{Query, Representation};
+use crate::api::selectors::{FieldSelector, LabelSelector};
+use crate::api::state::Shared;
+use crate::api::status::ApiError;
+use crate::api::storage;
+use crate::api::table::{Column, table};
+use crate::store::{ListOptions, Revision, StoreError};
+
+/// GET of one object (the whole object on `/status`, as the server answers).
+pub async fn get(scope: &Scope<'_>) -> Result<Reply, ApiError> {
+    let repr = scope.req.representation()?;
+    let obj = storage::get(scope.shared, scope.target()).await?.obj;
+    let body = match repr {
+        Representation::Table => {
+            let meta = json!({"resourceVersion": obj.pointer("/metadata/resourceVersion")});
+            table(
+                &columns(&scope.res),
+                &[obj],
+                scope.req.query.include_object.as_deref(),
+                meta,
+            )
+        }
+        Representation::Json => obj,
+    };
+    Ok(Reply::ok(body))
+}
+
+/// The Table columns of a kind: Name, then the kind's own.
+pub fn columns(res: &Resource) -> Vec<Column> {
+    let mut cols = vec![Column::name()];
+    cols.extend(res.columns());
+    cols
+}
+
+/// LIST.
+pub async fn list(scope: &Scope<'_>) -> Result<Reply, ApiError> {
+    let repr = scope.req.representation()?;
+    let listed = list_objects(scope.shared, &scope.res, scope.ns(), &scope.req.query).await?;
+    let body = match repr {
+        Representation::Json => list_object(&scope.res, listed),
+        Representation::Table => {
+            let mut meta = json!({"resourceVersion": listed.revision.to_string()});
+            if let Some(c) = &listed.continue_token {
+                meta["continue"] = json!(c);
+            }
+            table(
+                &columns(&scope.res),
+                &listed.items,
+                scope.req.query.include_object.as_deref(),
+                meta,
+            )
+        }
+    };
+    Ok(Reply::ok(body))
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ContinueToken {
+    rv: Revision,
+    start: String,
+}
+
+/// A list answer: items, revision, continue token and remaining count.
+pub struct Listed {
+    pub items: Vec<Value>,
+    pub revision: Revision,
+    pub continue_token: Option<String>,
+    pub remaining: Option<u64>,
+}
+
+/// The label and field selectors of a list or watch.
+pub struct Selectors {
+    labels: Option<LabelSelector>,
+    fields: Option<FieldSelector>,
+}
+
+impl Selectors {
+    /// Reads `labelSelector` and `fieldSelector` (fields the kind selects on only).
+    pub fn parse(res: &Resource, q: &Query) -> Result<Selectors, ApiError> {
+        let labels = q
+            .label_selector
+            .as_deref()
+            .map(LabelSelector::parse)
+            .transpose()?;
+        let fields = match q.field_selector.as_deref() {
+            None => None,
+            Some(s) => {
+                let mut supported =
+                    vec![("metadata.name".to_string(), "metadata.name".to_string())];
+                if res.info().namespaced {
+                    supported.push(("metadata.namespace".into(), "metadata.namespace".into()));
+                }
+                supported.extend(res.selectable_fields());
+                Some(FieldSelector::parse(s, &supported)?)
+            }
+        };
+        Ok(Selectors { labels, fields })
+    }
+
+    /// Whether any selector is given.
+    pub fn filtering(&self) -> bool {
+        self.labels.is_some() || self.fields.is_some()
+    }
+
+    /// Whether `obj` passes both selectors.
+    pub fn matches(&self, obj: &Value) -> bool {
+        self.labels.as_ref().is_none_or(|l| l.matches(obj))
+            && self.fields.as_ref().is_none_or(|f| f.matches(obj))
+    }
+}
+
+fn bad_continue() -> ApiError {
+    ApiError::bad_request(
+        "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+    )
+}
+
+/// `resourceVersion` text as a revision (400 otherwise).
+pub fn parse_rv(rv: &str) -> Result<Revision, ApiError> {
+    rv.parse()
+        .map_err(|_| ApiError::bad_request(format!("invalid resource version: \"{rv}\"")))
+}
+
+/// LIST with selectors and pagination.
+pub async fn list_objects(
+    shared: &Shared,
+    res: &Resource,
+    ns: Option<&str>,
+    q: &Query,
+) -> Result<Listed, ApiError> {
+    let selectors = Selectors::parse(res, q)?;
+    let info = res.info();
+    let prefix = info.list_prefix(ns);
+    let (mut start_after, mut revision) = (None, None);
+    if let Some(token) = &q.continue_token {
+        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(token)
+            .map_err(|_| bad_continue())?;
+        let t: ContinueToken = serde_json::from_slice(&raw).map_err(|_| bad_continue())?;
+        if !t.start.starts_with(&prefix) {
+            return Err(bad_continue());
+        }
+        start_after = Some(t.start);
+        revision = Some(t.rv);
+    } else if let (Some(rv), Some("Exact")) =
+        (&q.resource_version, q.resource_version_match.as_deref())
+    {
+        revision = Some(parse_rv(rv)?);
+    }
+    let mut items = Vec::new();
+    let want = q.limit.unwrap_or(usize::MAX);
+    loop {
+        let options = ListOptions {
+            limit: q.limit.map(|l| l.max(1)),
+            start_after: start_after.clone(),
+            revision,
+        };
+        let page = shared.store.list(&prefix, options).await.map_err(|e| match e {
+            StoreError::Compacted { .. } if q.continue_token.is_some() => ApiError {
+                code: http::StatusCode::GONE,
+                reason: "Expired",
+                message: "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.".into(),
+                details: None,
+            },
+            e => ApiError::from_store(&info.q, "", e),
+        })?;
+        revision = Some(page.revision);
+        let last_key = page.items.last().map(|kv| kv.key.clone());
+        let mut remaining_in_page = page.items.len();
+        let objects = storage::present(res, &page.items).await?;
+        for (kv, obj) in page.items.iter().zip(objects) {
+            remaining_in_page -= 1;
+            if !selectors.matches(&obj) {
+                continue;
+            }
+            items.push(obj);
+            if items.len() == want {
+                let more = page.remaining > 0 || remaining_in_page > 0;
+                let token = more.then(|| {
+                    let t = ContinueToken {
+                        rv: page.revision,
+                        start: kv.key.clone(),
+                    };
+                    base64::engine::general_purpose::URL_SAFE_NO_PAD
+                        .encode(serde_json::to_vec(&t).unwrap_or_default())
+                });
+                let remaining = (!selectors.filtering() && more)
+                    .then_some(page.remaining + remaining_in_page as u64);
+                return Ok(Listed {
+                    items,
+                    revision: page.revision,
+                    continue_token: token,
+                    remaining,
+                });
+            }
+        }
+        if page.remaining == 0 || last_key.is_none() {
+            return Ok(Listed {
+                items,
+                revision: page.revision,
+                continue_token: None,
+                remaining: None,
+            });
+        }
+        start_after = last_key;
+    }
+}
+
+/// The list object (`CronTabList`).
+pub fn list_object(res: &Resource, listed: Listed) -> Value {
+    let info = res.info();
+    let mut meta = json!({"resourceVersion": listed.revision.to_string()});
+    if let Some(c) = listed.continue_token {
+        meta["continue"] = json!(c);
+    }
+    if let Some(r) = listed.remaining {
+        meta["remainingItemCount"] = json!(r);
+    }
+    json!({"kind": info.list_kind, "apiVersion": info.api_version(), "metadata": meta, "items": listed.items})
+}

@@ -1,0 +1,334 @@
+//! The write path every verb shares, as kube-apiserver's generic `Store.Create` and
+//! `Store.Update`: the body checked against the URL, decoded by the kind's strategy
+//! (unknown fields, defaults), prepared, validated, canonicalized, its managers
+//! recorded, then written — updates through [`guaranteed_update`], which reads,
+//! mutates and compares-and-swaps, and tries again when another writer got there first.
+
+use serde_json::{Value, json};
+
+use crate::api::kinds::{Context, Resource, Subresource, unknown_fields};
+use crate::api::object::{
+    has_finalizers, is_deleting, meta_mut, name_of, now, random_suffix, str_at,
+};
+use crate::api::request::WriteOptions;
+use crate::api::ssa;
+use crate::api::state::Shared;
+use crate::api::status::ApiError;
+use crate::api::storage::{self, Current, Target, UPDATE_ATTEMPTS, WriteError};
+
+/// A write's result: the object as answered, and the warnings to send.
+pub struct Written {
+    pub obj: Value,
+    pub warnings: Vec<String>,
+}
+
+/// How a write is recorded in `metadata.managedFields`.
+#[derive(Clone, Copy)]
+pub enum Tracking<'a> {
+    /// As an `Update` by this manager (creates, updates, patches).
+    Update(&'a str),
+    /// Already recorded (server-side apply computed the entries).
+    Recorded,
+}
+
+/// Checks the body's type meta against the URL and sets the URL's namespace.
+pub fn check_body(
+    res: &Resource,
+    obj: &mut Value,
+    ns: Option<&str>,
+    url_name: Option<&str>,
+) -> Result<(), ApiError> {
+    let info = res.info();
+    let cannot = |what: &str| {
+        ApiError::bad_request(format!(
+            "{kind} in version \"{v}\" cannot be handled as a {kind}: {what}",
+            kind = info.q.kind,
+            v = info.version
+        ))
+    };
+    let Value::Object(map) = obj else {
+        return Err(cannot("the body must be a JSON object"));
+    };
+    let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind.is_empty() {
+        return Err(ApiError::bad_request(
+            "Object 'Kind' is missing in the request body",
+        ));
+    }
+    let expected = info.api_version();
+    if api_version != expected {
+        return Err(ApiError::bad_request(format!(
+            "the API version in the data ({api_version}) does not match the expected API version ({expected})"
+        )));
+    }
+    if kind != info.q.kind {
+        return Err(ApiError::bad_request(format!(
+            "the kind in the data ({kind}) does not match the expected kind ({})",
+            info.q.kind
+        )));
+    }
+    let Value::Object(meta) = map.entry("metadata").or_insert_with(|| json!({})) else {
+        return Err(cannot("metadata must be an object"));
+    };
+    if info.namespaced {
+        let body_ns = meta.get("namespace").and_then(Value::as_str).unwrap_or("");
+        let ns = ns.unwrap_or("");
+        if !body_ns.is_empty() && body_ns != ns {
+            return Err(ApiError::bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request",
+            ));
+        }
+        meta.insert("namespace".into(), json!(ns));
+    } else {
+        meta.remove("namespace");
+    }
+    if let Some(url_name) = url_name {
+        let body_name = meta.get("name").and_then(Value::as_str).unwrap_or("");
+        if body_name != url_name {
+            return Err(ApiError::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({url_name})"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The namespace of a namespaced object must exist (404 for the namespace otherwise).
+async fn namespace_exists(
+    shared: &Shared,
+    res: &Resource,
+    ns: Option<&str>,
+) -> Result<(), ApiError> {
+    let (true, Some(ns)) = (res.info().namespaced, ns) else {
+        return Ok(());
+    };
+    if shared.registry.has_namespace(ns) {
+        return Ok(());
+    }
+    let namespaces = crate::api::kinds::namespace::info();
+    match shared.store.get(&namespaces.key(None, ns)).await {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => Err(ApiError::not_found(&namespaces.q, ns)),
+        Err(e) => Err(ApiError::from_store(&namespaces.q, ns, e)),
+    }
+}
+
+/// Sets what the server owns on a new object: name from `generateName`, uid, creation
+/// timestamp; a client's deletion fields are dropped.
+fn stamp_create(obj: &mut Value) -> Result<(), ApiError> {
+    let meta = meta_mut(obj);
+    if meta
+        .get("resourceVersion")
+        .and_then(Value::as_str)
+        .is_some_and(|rv| !rv.is_empty())
+    {
+        return Err(ApiError::internal(
+            "resourceVersion should not be set on objects to be created",
+        ));
+    }
+    let has_name = meta
+        .get("name")
+        .and_then(Value::as_str)
+        .is_some_and(|n| !n.is_empty());
+    let generate = meta
+        .get("generateName")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if !has_name && !generate.is_empty() {
+        meta.insert(
+            "name".into(),
+            json!(format!("{generate}{}", random_suffix())),
+        );
+    }
+    meta.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
+    meta.insert("creationTimestamp".into(), json!(now()));
+    for k in [
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "selfLink",
+    ] {
+        meta.remove(k);
+    }
+    Ok(())
+}
+
+/// Creates `obj` (a body already checked against the URL by [`check_body`]).
+pub async fn create(
+    shared: &Shared,
+    res: &Resource,
+    ns: Option<&str>,
+    mut obj: Value,
+    opts: &WriteOptions,
+    tracking: Tracking<'_>,
+) -> Result<Written, WriteError> {
+    let info = res.info();
+    let mut warnings = unknown_fields(info, res.decode(&mut obj)?, opts.validation)?;
+    stamp_create(&mut obj)?;
+    namespace_exists(shared, res, ns).await?;
+    res.prepare_for_create(&mut obj);
+    let cx = Context {
+        store: shared.store.as_ref(),
+    };
+    warnings.extend(res.validate(&cx, &mut obj, None, Subresource::Main).await?);
+    res.canonicalize(&mut obj);
+    if let Tracking::Update(manager) = tracking {
+        let api_version = info.api_version();
+        let writer = ssa::Writer {
+            manager,
+            api_version: &api_version,
+            subresource: None,
+        };
+        ssa::track_update(
+            None,
+            &mut obj,
+            res.schema(),
+            &writer,
+            res.reset_fields(Subresource::Main),
+        );
+    }
+    if opts.dry_run {
+        return Ok(Written { obj, warnings });
+    }
+    let name = name_of(&obj).to_string();
+    let target = Target {
+        res,
+        ns,
+        name: &name,
+    };
+    let obj = storage::create(shared, target, obj).await?;
+    Ok(Written { obj, warnings })
+}
+
+/// What an update request changes, through which endpoint and by whom.
+pub struct Update<'a> {
+    pub shared: &'a Shared,
+    pub target: Target<'a>,
+    pub sub: Subresource,
+    pub opts: &'a WriteOptions,
+    pub tracking: Tracking<'a>,
+}
+
+/// Copies what a client cannot change from `old` into `new`.
+fn keep_identity(new: &mut Value, old: &Value) {
+    let meta = meta_mut(new);
+    for k in [
+        "uid",
+        "creationTimestamp",
+        "generation",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ] {
+        match old.pointer(&format!("/metadata/{k}")) {
+            Some(v) => meta.insert(k.into(), v.clone()),
+            None => meta.remove(k),
+        };
+    }
+}
+
+/// `GuaranteedUpdate`: reads the object, asks `mutate` for the new one, and writes it
+/// if nothing else has been written since; otherwise reads again and retries (a
+/// `resourceVersion` in the new object is a precondition, so a stale one is a 409).
+///
+/// `first` is the object when the caller has just read it (saving a read).
+pub async fn guaranteed_update(
+    u: &Update<'_>,
+    mut first: Option<Current>,
+    mut mutate: impl FnMut(&Current) -> Result<Value, ApiError>,
+) -> Result<Written, ApiError> {
+    for _ in 0..UPDATE_ATTEMPTS {
+        let current = match first.take() {
+            Some(c) => c,
+            None => storage::get(u.shared, u.target).await?,
+        };
+        let new = mutate(&current)?;
+        match update_once(u, new, current).await {
+            Err(WriteError::Raced(_)) => continue,
+            Err(WriteError::Failed(e)) => return Err(e),
+            Ok(written) => return Ok(written),
+        }
+    }
+    Err(ApiError::conflict(&u.target.res.info().q, u.target.name))
+}
+
+/// The precondition of an update: its `resourceVersion` matches the object's, or is
+/// absent where the kind allows unconditional updates.
+fn check_version(u: &Update<'_>, new: &Value, current: &Current) -> Result<(), ApiError> {
+    let info = u.target.res.info();
+    let name = u.target.name;
+    let rv = str_at(new, "/metadata/resourceVersion");
+    if rv.is_empty() {
+        if u.target.res.allow_unconditional_update() {
+            return Ok(());
+        }
+        // The server names the resource here, and Go prints the uint64 zero with %#v.
+        let detail = "Invalid value: 0x0: must be specified for an update";
+        let mut e = ApiError::invalid(&info.q, name, &crd_runtime::ErrorList::new());
+        e.message = format!(
+            "{} \"{name}\" is invalid: metadata.resourceVersion: {detail}",
+            info.q.resource()
+        );
+        e.details = Some(
+            json!({"name": name, "group": info.q.group, "kind": info.q.plural, "causes": [
+            {"reason": "FieldValueInvalid", "message": detail, "field": "metadata.resourceVersion"}]}),
+        );
+        return Err(e);
+    }
+    match rv.parse::<u64>() {
+        Ok(v) if v == current.revision => Ok(()),
+        Ok(_) => Err(ApiError::conflict(&info.q, name)),
+        Err(_) => Err(ApiError::bad_request(format!(
+            "invalid resource version: \"{rv}\""
+        ))),
+    }
+}
+
+async fn update_once(
+    u: &Update<'_>,
+    mut new: Value,
+    current: Current,
+) -> Result<Written, WriteError> {
+    let res = u.target.res;
+    let info = res.info();
+    check_body(res, &mut new, u.target.ns, Some(u.target.name))?;
+    check_version(u, &new, &current)?;
+    let old = current.obj;
+    let mut warnings = unknown_fields(info, res.decode(&mut new)?, u.opts.validation)?;
+    keep_identity(&mut new, &old);
+    meta_mut(&mut new).insert(
+        "resourceVersion".into(),
+        json!(current.revision.to_string()),
+    );
+    if let Tracking::Update(manager) = u.tracking {
+        let api_version = info.api_version();
+        let writer = ssa::Writer {
+            manager,
+            api_version: &api_version,
+            subresource: u.sub.name(),
+        };
+        ssa::track_update(
+            Some(&old),
+            &mut new,
+            res.schema(),
+            &writer,
+            res.reset_fields(u.sub),
+        );
+    }
+    res.prepare_for_update(&mut new, &old, u.sub);
+    let cx = Context {
+        store: u.shared.store.as_ref(),
+    };
+    warnings.extend(res.validate(&cx, &mut new, Some(&old), u.sub).await?);
+    res.canonicalize(&mut new);
+    if new == old || u.opts.dry_run {
+        return Ok(Written { obj: new, warnings });
+    }
+    if is_deleting(&new) && !has_finalizers(&new) {
+        // The last finalizer is gone: the object goes with this write.
+        let obj = storage::remove(u.shared, u.target, new, current.revision).await?;
+        return Ok(Written { obj, warnings });
+    }
+    let obj = storage::update(u.shared, u.target, new, current.revision).await?;
+    Ok(Written { obj, warnings })
+}

@@ -1,0 +1,88 @@
+//! How to start a server (store, address, start-up CRDs, TLS, token, Kubernetes
+//! release) and why it may not start.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use crd_runtime::CustomResourceDefinition;
+use crd_runtime::engine::EngineOptions;
+
+use crate::store::StoreError;
+
+/// Which store a server uses.
+#[derive(Clone, Debug)]
+pub enum StoreConfig {
+    /// In memory: nothing survives the process.
+    InMemory,
+    /// The embedded durable store in this directory.
+    DataDir(PathBuf),
+    /// etcd v3 at these client URLs.
+    Etcd(Vec<String>),
+}
+
+/// TLS files (PEM).
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    /// Certificate chain.
+    pub cert: PathBuf,
+    /// Private key.
+    pub key: PathBuf,
+}
+
+/// How to start a server.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on (port 0: a free port).
+    pub listen: SocketAddr,
+    /// The store.
+    pub store: StoreConfig,
+    /// CRDs created (or updated) at start.
+    pub crds: Vec<CustomResourceDefinition>,
+    /// Serve HTTPS with these files.
+    pub tls: Option<TlsFiles>,
+    /// Require this bearer token.
+    pub token: Option<String>,
+    /// The Kubernetes release whose validation to follow (messages, formats, CEL,
+    /// ratcheting).
+    pub engine: EngineOptions,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            store: StoreConfig::DataDir(PathBuf::from("./crd-server-data")),
+            crds: Vec::new(),
+            tls: None,
+            token: None,
+            engine: EngineOptions::default(),
+        }
+    }
+}
+
+/// Why a server did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The store could not be opened.
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A configuration the server refuses (e.g. plain HTTP on a public address).
+    #[error("{0}")]
+    Config(String),
+    /// A start-up CRD was refused.
+    #[error("CRD {name}: {message}")]
+    Crd {
+        /// The CRD's name.
+        name: String,
+        /// The server's message.
+        message: String,
+    },
+}
