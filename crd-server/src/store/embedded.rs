@@ -16,8 +16,7 @@ use futures::future::BoxFuture;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use tokio::sync::oneshot;
 
-use super::local::{LocalStore, Writes};
-use super::memory::{read, spawn_progress, write};
+use super::local::{LocalStore, Writes, read, spawn_progress, write};
 use super::state::{Op, State};
 use super::{EventKind, KeyValue, Revision, StoreError, WatchEvent};
 

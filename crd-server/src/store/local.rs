@@ -1,15 +1,18 @@
 //! The two local stores (in-memory and embedded) share their key space, reads and watches;
 //! they differ only in how a write happens ([`Writes`]).
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
-use super::memory::read;
 use super::state::{Op, State};
 use super::{KeyValue, ListOptions, ListResult, Revision, Store, StoreError, WatchStream};
+
+/// How often idle watches learn the current revision (the source of bookmarks).
+pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
 
 /// How a local store carries out a write.
 pub trait Writes: Send + Sync + 'static {
@@ -105,4 +108,31 @@ impl<W: Writes> Store for LocalStore<W> {
     fn describe(&self) -> String {
         self.writes.describe()
     }
+}
+
+/// Sends progress marks while the state is alive (a weak handle: it stops with the store).
+pub(crate) fn spawn_progress(state: &Arc<RwLock<State>>) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let weak = Arc::downgrade(state);
+    handle.spawn(async move {
+        let mut tick = tokio::time::interval(PROGRESS_INTERVAL);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            let Some(state) = weak.upgrade() else { return };
+            read(&state).progress();
+        }
+    });
+}
+
+// A panic while holding the lock cannot leave the state half-changed (apply does not
+// fail), so a poisoned lock is still consistent.
+pub(crate) fn read(state: &RwLock<State>) -> RwLockReadGuard<'_, State> {
+    state.read().unwrap_or_else(|e| e.into_inner())
+}
+
+pub(crate) fn write(state: &RwLock<State>) -> RwLockWriteGuard<'_, State> {
+    state.write().unwrap_or_else(|e| e.into_inner())
 }

@@ -2,18 +2,14 @@
 //! servers; nothing survives the process.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
-use std::time::Duration;
+use std::sync::{Arc, RwLock};
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
-use super::local::{LocalStore, Writes};
+use super::local::{LocalStore, Writes, spawn_progress, write};
 use super::state::{Op, State};
 use super::{KeyValue, Revision, StoreError};
-
-/// How often idle watches learn the current revision (the source of bookmarks).
-pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
 
 /// An in-memory [`Store`](super::Store).
 pub type MemoryStore = LocalStore<Direct>;
@@ -65,31 +61,4 @@ impl LocalStore<Direct> {
     pub fn compact(&self, revision: Revision) {
         write(&self.state).compact(revision);
     }
-}
-
-/// Sends progress marks while the state is alive (a weak handle: it stops with the store).
-pub(crate) fn spawn_progress(state: &Arc<RwLock<State>>) {
-    let Ok(handle) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    let weak = Arc::downgrade(state);
-    handle.spawn(async move {
-        let mut tick = tokio::time::interval(PROGRESS_INTERVAL);
-        tick.tick().await;
-        loop {
-            tick.tick().await;
-            let Some(state) = weak.upgrade() else { return };
-            read(&state).progress();
-        }
-    });
-}
-
-// A panic while holding the lock cannot leave the state half-changed (apply does not
-// fail), so a poisoned lock is still consistent.
-pub(crate) fn read(state: &RwLock<State>) -> RwLockReadGuard<'_, State> {
-    state.read().unwrap_or_else(|e| e.into_inner())
-}
-
-pub(crate) fn write(state: &RwLock<State>) -> RwLockWriteGuard<'_, State> {
-    state.write().unwrap_or_else(|e| e.into_inner())
 }
