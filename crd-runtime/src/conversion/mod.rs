@@ -63,7 +63,7 @@ use crate::meta::ObjectMeta;
 
 mod review;
 
-pub use review::{ConversionReview, review};
+pub use review::{ConversionRequest, ConversionResponse, ConversionReview, review};
 
 /// Why an object could not be converted.
 #[derive(Clone, Debug, PartialEq, Eq)]

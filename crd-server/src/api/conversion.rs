@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
+use crd_runtime::conversion::{ConversionRequest, ConversionReview};
 use crd_runtime::model::{CustomResourceDefinition, WebhookClientConfig};
 use http_body_util::{BodyExt, Full};
 use serde_json::{Map, Value, json};
@@ -16,6 +17,9 @@ use tokio_rustls::TlsConnector;
 use tokio_rustls::rustls::{self, pki_types::ServerName};
 
 use super::status::ApiError;
+
+/// The `ConversionReview` version the server sends and reads back.
+const REVIEW_API_VERSION: &str = "apiextensions.k8s.io/v1";
 
 /// How long a webhook may take (kube-apiserver's default webhook timeout).
 const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(30);
@@ -117,8 +121,9 @@ impl Webhook {
         })
     }
 
-    /// POSTs `review` and returns the answer's JSON.
-    async fn call(&self, review: &Value) -> Result<Value, String> {
+    /// POSTs `review` and returns the answer.
+    async fn call(&self, review: &ConversionReview) -> Result<ConversionReview, String> {
+        let body = serde_json::to_vec(review).map_err(|e| format!("encoding the review: {e}"))?;
         let port = self.uri.port_u16().unwrap_or(443);
         let host = self
             .uri
@@ -146,7 +151,7 @@ impl Webhook {
                 .header(http::header::HOST, &self.host)
                 .header(http::header::CONTENT_TYPE, "application/json")
                 .header(http::header::ACCEPT, "application/json")
-                .body(Full::new(bytes::Bytes::from(review.to_string())))
+                .body(Full::new(bytes::Bytes::from(body)))
                 .map_err(|e| format!("{post}: {e}"))?;
             let response = sender
                 .send_request(request)
@@ -167,7 +172,8 @@ impl Webhook {
                     text.trim()
                 ));
             }
-            serde_json::from_slice(&body).map_err(|e| format!("the answer is not JSON: {e}"))
+            serde_json::from_slice(&body)
+                .map_err(|e| format!("the answer is not a ConversionReview: {e}"))
         };
         match tokio::time::timeout(WEBHOOK_TIMEOUT, exchange).await {
             Ok(result) => result,
@@ -218,16 +224,21 @@ pub async fn convert(
     let from = gvk(&objects[pending[0]], kind);
     let fail = |m: String| ApiError::internal(format!("conversion webhook for {from} {m}"));
     let uid = uuid::Uuid::new_v4().to_string();
-    let review = json!({
-        "apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-        "request": {"uid": uid, "desiredAPIVersion": desired,
-                    "objects": pending.iter().map(|&i| objects[i].clone()).collect::<Vec<_>>()}
-    });
+    let review = ConversionReview {
+        api_version: REVIEW_API_VERSION.into(),
+        kind: "ConversionReview".into(),
+        request: Some(ConversionRequest {
+            uid: uid.clone(),
+            desired_api_version: desired.to_string(),
+            objects: pending.iter().map(|&i| objects[i].clone()).collect(),
+        }),
+        response: None,
+    };
     let answer = webhook
         .call(&review)
         .await
         .map_err(|e| fail(format!("failed: {e}")))?;
-    let converted = converted_objects(&answer, &uid).map_err(|e| fail(format!("failed: {e}")))?;
+    let converted = converted_objects(answer, &uid).map_err(|e| fail(format!("failed: {e}")))?;
     if converted.len() != pending.len() {
         return Err(fail(format!(
             "returned {} objects, expected {}",
@@ -277,32 +288,32 @@ fn text<'a>(object: &'a Value, pointer: &str) -> &'a str {
 }
 
 /// The converted objects of a v1 `ConversionReview` answer, or why it is no good.
-fn converted_objects(answer: &Value, uid: &str) -> Result<Vec<Value>, String> {
-    let (api_version, kind) = (text(answer, "/apiVersion"), text(answer, "/kind"));
-    if (api_version, kind) != ("apiextensions.k8s.io/v1", "ConversionReview") {
+fn converted_objects(answer: ConversionReview, uid: &str) -> Result<Vec<Value>, String> {
+    if (answer.api_version.as_str(), answer.kind.as_str())
+        != (REVIEW_API_VERSION, "ConversionReview")
+    {
         return Err(format!(
-            "expected webhook response of apiextensions.k8s.io/v1, Kind=ConversionReview, got {api_version}, Kind={kind}"
+            "expected webhook response of {REVIEW_API_VERSION}, Kind=ConversionReview, got {}, Kind={}",
+            answer.api_version, answer.kind
         ));
     }
-    let response = answer.get("response").ok_or("no response provided")?;
-    let got = text(response, "/uid");
-    if got != uid {
-        return Err(format!("expected response.uid={uid:?}, got {got:?}"));
+    let response = answer.response.ok_or("no response provided")?;
+    if response.uid != uid {
+        return Err(format!(
+            "expected response.uid={uid:?}, got {:?}",
+            response.uid
+        ));
     }
-    let status = text(response, "/result/status");
+    let status = text(&response.result, "/status");
     if status != "Success" {
-        let message = text(response, "/result/message");
+        let message = text(&response.result, "/message");
         return Err(if message.is_empty() {
             format!("response.result.status was '{status}', not 'Success'")
         } else {
             message.to_string()
         });
     }
-    Ok(response
-        .get("convertedObjects")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default())
+    Ok(response.converted_objects)
 }
 
 /// The original's metadata with the converted object's labels and annotations.
@@ -390,17 +401,18 @@ mod tests {
 
     #[test]
     fn answers_are_checked_like_kube_apiserver_checks_them() {
-        let answer = |uid: &str, status: &str| {
-            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
-                   "response": {"uid": uid, "result": {"status": status, "message": "nope"}, "convertedObjects": []}})
+        let answer = |uid: &str, status: &str| -> ConversionReview {
+            serde_json::from_value(json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+                   "response": {"uid": uid, "result": {"status": status, "message": "nope"}, "convertedObjects": []}}))
+            .unwrap()
         };
-        assert_eq!(converted_objects(&answer("u", "Success"), "u"), Ok(vec![]));
+        assert_eq!(converted_objects(answer("u", "Success"), "u"), Ok(vec![]));
         assert_eq!(
-            converted_objects(&answer("v", "Success"), "u"),
+            converted_objects(answer("v", "Success"), "u"),
             Err("expected response.uid=\"u\", got \"v\"".into())
         );
         assert_eq!(
-            converted_objects(&answer("u", "Failure"), "u"),
+            converted_objects(answer("u", "Failure"), "u"),
             Err("nope".into())
         );
         let mut converted = object("v2");
