@@ -21,6 +21,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::derive_support::embedded_object_meta_schema;
@@ -42,47 +43,39 @@ pub fn latest_version() -> &'static str {
 }
 
 struct Data {
-    schemas: Vec<Value>,
+    /// The schemas, each parsed when a definition needs it: the file is large and a
+    /// caller needs a few (the API server's built-in kinds, a generator's fields).
+    schemas: Vec<&'static RawValue>,
     /// Per version (as in [`VERSIONS`]): definition name → index into `schemas`.
     index: Vec<HashMap<String, usize>>,
     /// Definition name → Rust path under `k8s_openapi::`.
     paths: HashMap<String, String>,
 }
 
+/// `k8s/generated/schemas.json` as stored.
+#[derive(serde::Deserialize)]
+struct Stored<'a> {
+    paths: HashMap<String, String>,
+    #[serde(borrow)]
+    schemas: Vec<&'a RawValue>,
+    versions: HashMap<String, HashMap<String, usize>>,
+}
+
 fn data() -> &'static Data {
     static DATA: OnceLock<Data> = OnceLock::new();
     DATA.get_or_init(|| {
-        let mut all: Value = serde_json::from_str(include_str!("k8s/generated/schemas.json"))
-            .expect("k8s/generated/schemas.json is JSON (checked by its generator test)");
+        let mut stored: Stored<'static> = serde_json::from_str(include_str!(
+            "k8s/generated/schemas.json"
+        ))
+        .expect("k8s/generated/schemas.json is well-formed (checked by its generator test)");
         let index = VERSIONS
             .iter()
-            .map(|v| {
-                all["versions"][*v]
-                    .as_object()
-                    .map(|m| {
-                        m.iter()
-                            .filter_map(|(k, v)| Some((k.clone(), v.as_u64()? as usize)))
-                            .collect()
-                    })
-                    .unwrap_or_default()
-            })
+            .map(|v| stored.versions.remove(*v).unwrap_or_default())
             .collect();
-        let paths = all["paths"]
-            .as_object()
-            .map(|m| {
-                m.iter()
-                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let schemas = match all["schemas"].take() {
-            Value::Array(schemas) => schemas,
-            _ => Vec::new(),
-        };
         Data {
-            schemas,
+            schemas: stored.schemas,
             index,
-            paths,
+            paths: stored.paths,
         }
     })
 }
@@ -145,10 +138,8 @@ fn resolve(version: usize, definition: &str, stack: &mut Vec<String>) -> Option<
         }));
     }
     let data = data();
-    let mut value = data
-        .schemas
-        .get(*data.index[version].get(definition)?)?
-        .clone();
+    let raw = data.schemas.get(*data.index[version].get(definition)?)?;
+    let mut value: Value = serde_json::from_str(raw.get()).ok()?;
     stack.push(definition.to_string());
     inline(version, &mut value, stack);
     stack.pop();

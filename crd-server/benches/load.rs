@@ -1,8 +1,9 @@
 //! Load benchmark (bounded loops on loopback): validated creates/s and gets/s with N
 //! concurrent clients, a list of 10k objects, and watch delivery latency with 1,000
 //! watchers — on the embedded store and on a real etcd, next to etcd's own put rate for
-//! the same bytes. `cargo bench -p crd-server --bench load` (etcd must be installed).
-//! Prints one line per figure; BENCHMARKS.md records a run.
+//! the same bytes. `cargo bench -p crd-server --bench load` (etcd must be installed);
+//! `-- embedded` or `-- etcd` runs one store only. Prints one line per figure;
+//! BENCHMARKS.md records a run, `scripts/load-side-by-side.sh` compares two commits.
 
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
@@ -338,14 +339,24 @@ fn main() {
                 .map(|n| n.get())
                 .unwrap_or(0)
         );
-        let dir = tempfile::tempdir().expect("tempdir");
-        run(
-            "embedded",
-            crd_server::StoreConfig::DataDir(dir.path().to_path_buf()),
-        )
-        .await;
-        let etcd = start_etcd().await;
-        raw_etcd_puts(&etcd.2).await;
-        run("etcd", crd_server::StoreConfig::Etcd(vec![etcd.2.clone()])).await;
+        // `cargo bench` passes `--bench`; a store name picks that store alone.
+        let picked: Vec<String> = std::env::args()
+            .skip(1)
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        let wants = |store: &str| picked.is_empty() || picked.iter().any(|p| p == store);
+        if wants("embedded") {
+            let dir = tempfile::tempdir().expect("tempdir");
+            run(
+                "embedded",
+                crd_server::StoreConfig::DataDir(dir.path().to_path_buf()),
+            )
+            .await;
+        }
+        if wants("etcd") {
+            let etcd = start_etcd().await;
+            raw_etcd_puts(&etcd.2).await;
+            run("etcd", crd_server::StoreConfig::Etcd(vec![etcd.2.clone()])).await;
+        }
     });
 }

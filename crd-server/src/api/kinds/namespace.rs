@@ -28,7 +28,9 @@ const DEFINITION: &str = "io.k8s.api.core.v1.Namespace";
 /// Namespaces.
 pub struct Namespaces {
     info: KindInfo,
-    schema: Option<JSONSchemaProps>,
+    kube_version: crd_runtime::KubeVersion,
+    /// Read on first use: the schema data is large, and most servers never need it.
+    schema: std::sync::OnceLock<Option<JSONSchemaProps>>,
 }
 
 impl Namespaces {
@@ -36,7 +38,8 @@ impl Namespaces {
     pub fn new(kube_version: crd_runtime::KubeVersion) -> Namespaces {
         Namespaces {
             info: info(),
-            schema: builtin_schema(kube_version, DEFINITION),
+            kube_version,
+            schema: std::sync::OnceLock::new(),
         }
     }
 }
@@ -183,7 +186,9 @@ impl Strategy for Namespaces {
     }
 
     fn schema(&self) -> Option<&JSONSchemaProps> {
-        self.schema.as_ref()
+        self.schema
+            .get_or_init(|| builtin_schema(self.kube_version, DEFINITION))
+            .as_ref()
     }
 
     fn reset_fields(&self, sub: Subresource) -> ResetFields {

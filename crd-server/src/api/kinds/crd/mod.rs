@@ -26,7 +26,9 @@ const DEFINITION: &str =
 /// CustomResourceDefinitions.
 pub struct Crds {
     info: KindInfo,
-    schema: Option<JSONSchemaProps>,
+    kube_version: crd_runtime::KubeVersion,
+    /// Read on first use: the schema data is large, and most servers never need it.
+    schema: std::sync::OnceLock<Option<JSONSchemaProps>>,
 }
 
 impl Crds {
@@ -51,7 +53,8 @@ impl Crds {
                 scale: None,
                 warning: None,
             },
-            schema: builtin_schema(kube_version, DEFINITION),
+            kube_version,
+            schema: std::sync::OnceLock::new(),
         }
     }
 
@@ -197,7 +200,9 @@ impl Strategy for Crds {
     }
 
     fn schema(&self) -> Option<&JSONSchemaProps> {
-        self.schema.as_ref()
+        self.schema
+            .get_or_init(|| builtin_schema(self.kube_version, DEFINITION))
+            .as_ref()
     }
 
     fn reset_fields(&self, sub: Subresource) -> ResetFields {
