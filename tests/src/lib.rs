@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 
 pub mod conformance;
+pub mod module_graph;
+pub mod source_tree;
 
 /// `../shared` next to the workspace root (override with `CRD_TOOLKIT_SHARED`).
 pub fn shared_dir() -> PathBuf {

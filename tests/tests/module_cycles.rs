@@ -1,185 +1,73 @@
-//! No module cycles: in crd-runtime and crd-derive, the top-level modules (and the
-//! files inside each module directory) must depend on each other without a cycle,
-//! so each can be read, tested and moved on its own.
+//! No module cycles, in any crate of the workspace: at every level of every crate's
+//! module tree, the child modules (files, directories and inline modules) depend on
+//! each other without a cycle, so each can be read, tested and moved on its own.
 //!
-//! A dependency is a `crate::name` (or, between sibling files, `super::name`) path in
-//! code; comments do not count.
+//! What counts as a dependency (paths through `super::`, `self::`, `crate::a::b`, `use`
+//! groups, re-exports, macro arguments; never comments or strings) is documented and
+//! unit-tested in `crd_toolkit_tests::module_graph`.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Every `.rs` file below `dir`.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use crd_toolkit_tests::module_graph::cycle_report;
+use crd_toolkit_tests::source_tree::{Disk, crate_roots, load};
 
-/// The names following `prefix` (`crate::` or `super::`) in the file's code.
-fn referenced(text: &str, prefix: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for line in text.lines() {
-        let code = line.split("//").next().unwrap_or("");
-        let mut rest = code;
-        while let Some(i) = rest.find(prefix) {
-            let after = &rest[i + prefix.len()..];
-            let name: String = after
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                out.insert(name);
-            }
-            rest = after;
-        }
-        // `use crate::{a, b}` groups.
-        if let Some(i) = code.find(&format!("{prefix}{{")) {
-            let group = &code[i + prefix.len() + 1..];
-            let group = group.split('}').next().unwrap_or("");
-            for part in group.split(',') {
-                let name: String = part
-                    .trim()
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    out.insert(name);
-                }
-            }
+/// The cycles of every target (`lib.rs`, `main.rs`, `bin/*`) of the crate in `dir`.
+fn cycles_of(dir: &str) -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(dir)
+        .join("src");
+    let roots = crate_roots(&src);
+    assert!(!roots.is_empty(), "no crate root under {}", src.display());
+    let mut out = Vec::new();
+    for root in roots {
+        let tree = load(&root, &Disk).unwrap_or_else(|e| panic!("{e}"));
+        let target = root.strip_prefix(&src).unwrap().display().to_string();
+        for cycle in cycle_report(&tree, &src) {
+            out.push(format!("{dir} ({target}) {cycle}"));
         }
     }
     out
 }
 
-/// A cycle in `graph`, if there is one.
-fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
-    fn visit(
-        n: &str,
-        graph: &BTreeMap<String, BTreeSet<String>>,
-        state: &mut BTreeMap<String, u8>,
-        stack: &mut Vec<String>,
-    ) -> Option<Vec<String>> {
-        state.insert(n.to_string(), 1);
-        stack.push(n.to_string());
-        for m in graph.get(n).into_iter().flatten() {
-            match state.get(m.as_str()).copied().unwrap_or(0) {
-                1 => {
-                    let from = stack.iter().position(|s| s == m).unwrap();
-                    let mut cycle = stack[from..].to_vec();
-                    cycle.push(m.clone());
-                    return Some(cycle);
-                }
-                0 if graph.contains_key(m.as_str()) => {
-                    if let Some(c) = visit(m, graph, state, stack) {
-                        return Some(c);
-                    }
-                }
-                _ => {}
-            }
-        }
-        stack.pop();
-        state.insert(n.to_string(), 2);
-        None
-    }
-    let mut state = BTreeMap::new();
-    for n in graph.keys() {
-        if state.get(n.as_str()).copied().unwrap_or(0) == 0 {
-            let mut stack = Vec::new();
-            if let Some(c) = visit(n, graph, &mut state, &mut stack) {
-                return Some(c);
-            }
-        }
-    }
-    None
-}
-
-fn check_crate(krate: &str) {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(krate)
-        .join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    // Top-level modules.
-    let mut top: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    // Files of one module directory, by directory.
-    let mut siblings: BTreeMap<PathBuf, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
-    for file in &files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let first = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        let module = first.trim_end_matches(".rs").to_string();
-        if module == "lib" || module == "main" {
-            continue;
-        }
-        let text = std::fs::read_to_string(file).unwrap();
-        let deps = top.entry(module.clone()).or_default();
-        deps.extend(
-            referenced(&text, "crate::")
-                .into_iter()
-                .filter(|d| *d != module),
-        );
-        let dir = file.parent().unwrap().to_path_buf();
-        let stem = file.file_stem().unwrap().to_string_lossy().to_string();
-        if dir != src && stem != "mod" && !stem.ends_with("tests") {
-            let names: BTreeSet<String> = referenced(&text, "super::")
-                .into_iter()
-                .filter(|d| *d != stem)
-                .collect();
-            siblings.entry(dir).or_default().insert(stem, names);
-        }
-    }
-    if let Some(cycle) = find_cycle(&top) {
-        panic!("{krate}: module cycle {}", cycle.join(" -> "));
-    }
-    for (dir, graph) in &siblings {
-        if let Some(cycle) = find_cycle(graph) {
-            panic!(
-                "{krate}: cycle among the files of {}: {}",
-                dir.display(),
-                cycle.join(" -> ")
-            );
-        }
-    }
+fn assert_acyclic(dir: &str) {
+    let cycles = cycles_of(dir);
+    assert!(
+        cycles.is_empty(),
+        "{} module cycle(s):\n{}",
+        cycles.len(),
+        cycles.join("\n")
+    );
 }
 
 #[test]
 fn crd_runtime_has_no_module_cycles() {
-    check_crate("crd-runtime");
+    assert_acyclic("crd-runtime");
 }
 
 #[test]
 fn crd_derive_has_no_module_cycles() {
-    check_crate("crd-derive");
+    assert_acyclic("crd-derive");
 }
 
 #[test]
-fn a_cycle_is_found() {
-    let mut g = BTreeMap::new();
-    g.insert("a".to_string(), BTreeSet::from(["b".to_string()]));
-    g.insert("b".to_string(), BTreeSet::from(["c".to_string()]));
-    g.insert("c".to_string(), BTreeSet::from(["a".to_string()]));
-    assert_eq!(find_cycle(&g).unwrap(), vec!["a", "b", "c", "a"]);
-    g.get_mut("c").unwrap().clear();
-    assert!(find_cycle(&g).is_none());
-    assert_eq!(
-        referenced(
-            "use crate::{field::Path, model};\n// crate::zzz\nlet x = crate::engine::Engine;",
-            "crate::"
-        ),
-        BTreeSet::from([
-            "engine".to_string(),
-            "field".to_string(),
-            "model".to_string()
-        ])
-    );
+fn crd_gen_has_no_module_cycles() {
+    assert_acyclic("crd-gen");
+}
+
+#[test]
+fn crd_server_has_no_module_cycles() {
+    assert_acyclic("crd-server");
+}
+
+#[test]
+fn examples_have_no_module_cycles() {
+    assert_acyclic("examples");
+    assert_acyclic("examples/build-script");
+}
+
+#[test]
+fn tests_and_fuzz_have_no_module_cycles() {
+    assert_acyclic("tests");
+    assert_acyclic("fuzz");
 }

@@ -152,4 +152,26 @@ mod tests {
         assert!(m(25_000_000).contains("by factor of 2.5x"));
         assert!(m(u64::MAX).contains("by factor of more than 100x"));
     }
+
+    #[test]
+    fn a_converted_string_in_a_message_expression_exceeds_the_budget_100x() {
+        // kubernetes/kubernetes#124234: `string(int)` has no size bound.
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"attempts": {"type": "integer"}},
+            "x-kubernetes-validations": [{
+                "rule": "self.attempts > 0",
+                "messageExpression": "'invalid attempts: ' + string(self.attempts)"
+            }]
+        });
+        let schema = serde_json::from_value(schema).unwrap();
+        let (v, problems) = Validator::new(&schema, false);
+        assert!(problems.is_empty());
+        let errs = v.unwrap().cost_errors(&Path::root());
+        let want = "estimated messageExpression cost exceeds budget by factor of more than 100x";
+        assert!(
+            errs.iter().any(|e| e.to_string().contains(want)),
+            "{errs:?}"
+        );
+    }
 }

@@ -12,7 +12,7 @@ use serde_json::{Map, Number, Value};
 
 use super::literal::{Array, Bool, Float, Integer, NotNull, Null, Object, Str};
 use super::{AcceptsDefault, CrdSchema, ListSchema, MapSchema};
-use crate::model::{JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, ObjectMeta};
+use crate::model::{JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
 
 pub(crate) fn typed(ty: &str) -> JSONSchemaProps {
     JSONSchemaProps {
@@ -290,16 +290,6 @@ impl AcceptsDefault<Object> for Map<String, Value> {}
 impl MapSchema for Map<String, Value> {
     type Value = Value;
 }
-
-/// A nested manifest `ObjectMeta` keeps what an embedded one may set (see
-/// [`super::embedded_object_meta_schema`]); the custom resources' own
-/// `crate::meta::ObjectMeta` is in `object_meta.rs` (and `crate::k8s` with `kube`).
-impl CrdSchema for ObjectMeta {
-    fn crd_schema() -> JSONSchemaProps {
-        super::embedded_object_meta_schema()
-    }
-}
-impl AcceptsDefault<Object> for ObjectMeta {}
 
 impl CrdSchema for () {
     fn crd_schema() -> JSONSchemaProps {

@@ -38,6 +38,14 @@ pub fn embedded_object_meta_schema() -> JSONSchemaProps {
     }
 }
 
+/// A nested manifest `ObjectMeta` keeps what an embedded one may set.
+impl super::CrdSchema for crate::model::ObjectMeta {
+    fn crd_schema() -> JSONSchemaProps {
+        embedded_object_meta_schema()
+    }
+}
+impl super::AcceptsDefault<super::literal::Object> for crate::model::ObjectMeta {}
+
 /// Without `kube`, crd-runtime's own `ObjectMeta` nests with the same schema (with it,
 /// `crate::meta::ObjectMeta` is k8s-openapi's, whose impl is in `crate::k8s`).
 #[cfg(not(feature = "kube"))]

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::EngineError;
 use super::formats::{self, Format};
+use super::numeric::{self, GoNum};
 use super::regex_go;
 use crate::correlation::{ListPairing, Shape};
 use crate::model::{
@@ -408,7 +409,11 @@ fn compile_flat(s: &JSONSchemaProps, version: KubeVersion) -> Node {
             Bound {
                 value,
                 exclusive: exclusive.unwrap_or(false),
-                in_range: super::validate::numbers::fits_type(value, single, &format),
+                in_range: numeric::fits(
+                    GoNum::Float(value),
+                    single == Some(JsonType::Integer),
+                    &format,
+                ),
             }
         })
     };

@@ -65,6 +65,7 @@ pub mod formats;
 mod listtype;
 pub mod metadata;
 pub mod names;
+mod numeric;
 pub mod objectmeta;
 pub mod path;
 mod prune;

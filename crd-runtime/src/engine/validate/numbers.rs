@@ -6,71 +6,9 @@ use serde_json::Number;
 
 use super::{SchemaValidator, is_json_integer};
 use crate::engine::compiled::{Bound, JsonType, Node};
+use crate::engine::numeric::{GoNum, fits};
 use crate::engine::path::PathRef;
 use crate::field::{BadValue, go_float};
-
-/// A decoded JSON number as Go's unstructured decoding types it.
-#[derive(Clone, Copy, Debug)]
-enum GoNum {
-    Int(i64),
-    Float(f64),
-}
-
-impl GoNum {
-    fn of(n: &Number) -> GoNum {
-        match n.as_i64() {
-            Some(i) => GoNum::Int(i),
-            None => GoNum::Float(n.as_f64().unwrap_or(f64::NAN)),
-        }
-    }
-
-    fn as_f64(self) -> f64 {
-        match self {
-            GoNum::Int(i) => i as f64,
-            GoNum::Float(f) => f,
-        }
-    }
-
-    fn bad_value(self) -> BadValue {
-        match self {
-            GoNum::Int(i) => BadValue::Int(i),
-            GoNum::Float(f) => BadValue::Float(f),
-        }
-    }
-}
-
-/// `IsValueValidAgainstRange`: can the value be converted to the type and format without loss?
-fn num_fits(v: GoNum, single: Option<JsonType>, format: &str) -> bool {
-    match single {
-        Some(JsonType::Integer) => {
-            let i = match v {
-                GoNum::Int(i) => i as i128,
-                GoNum::Float(f) => {
-                    // Go formats the float with 'f' and parses it as an integer.
-                    if !f.is_finite() || f.fract() != 0.0 || f.abs() >= 9.3e18 {
-                        return false;
-                    }
-                    f as i128
-                }
-            };
-            match format {
-                "int32" => i32::try_from(i).is_ok(),
-                "uint32" => u32::try_from(i).is_ok(),
-                "uint64" => u64::try_from(i).is_ok(),
-                _ => i64::try_from(i).is_ok(),
-            }
-        }
-        _ => match format {
-            "float" | "float32" => (v.as_f64() as f32).is_finite(),
-            _ => true,
-        },
-    }
-}
-
-/// Whether a schema bound itself fits the node's type and format.
-pub(crate) fn fits_type(value: f64, single: Option<JsonType>, format: &str) -> bool {
-    num_fits(GoNum::Float(value), single, format)
-}
 
 fn range_message(prefix: &str, n: &Node, name: &str) -> String {
     let t = n.single_type().map_or("", JsonType::name);
@@ -88,7 +26,7 @@ impl SchemaValidator<'_> {
     pub(super) fn check_number(&mut self, n: &Node, num: &Number, path: &PathRef<'_>) {
         let v = GoNum::of(num);
         let single = n.single_type();
-        if !num_fits(v, single, &n.format) {
+        if !fits(v, single == Some(JsonType::Integer), &n.format) {
             self.plain(range_message("Checked", n, &path.openapi_name()));
         }
         if let Some(b) = n.multiple_of {
