@@ -13,7 +13,9 @@
 //!    `x-kubernetes-validations` rules (CEL, default feature `cel`), then every
 //!    extra [`ValidationPass`] added with [`Engine::with_pass`].
 //!
-//! [`Engine::admit`] runs all four. The schema and its rules are compiled once
+//! [`Engine::admit`] runs all four; [`Engine::start_admission`] stops after the prune
+//! with the unknown fields it dropped (for `fieldValidation=Strict|Warn`) and
+//! [`Admission::finish`] runs the rest. The schema and its rules are compiled once
 //! (regexes, property lookups, bounds, CEL programs); an engine is immutable and can
 //! be shared between threads. [`EngineOptions`] picks the Kubernetes release to
 //! behave like; updates ([`Engine::validate_update`], [`Engine::admit_update`])
@@ -59,6 +61,7 @@
 //! ]);
 //! ```
 
+mod admission;
 pub mod compiled;
 mod default;
 pub mod formats;
@@ -76,14 +79,13 @@ pub mod walk;
 use std::fmt;
 use std::sync::Arc;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::field::{ErrorList, FieldError, Path};
 use crate::load::MAX_DEPTH;
 use crate::model::{CustomResourceDefinition, JSONSchemaProps};
 use crate::version::KubeVersion;
+pub use admission::Admission;
 use compiled::CompiledSchema;
 use path::PathRef;
 pub use walk::{PassContext, ValidationPass};
@@ -597,42 +599,6 @@ impl Engine {
             }
         }
         errs
-    }
-
-    /// Prune, coerce metadata, default, validate: what the API server does on create.
-    pub fn admit(&self, v: &mut Value) -> Result<(), ErrorList> {
-        self.admit_inner(v, None)
-    }
-
-    /// [`Engine::admit`] for an update of `old`.
-    pub fn admit_update(&self, v: &mut Value, old: &Value) -> Result<(), ErrorList> {
-        self.admit_inner(v, Some(old))
-    }
-
-    fn admit_inner(&self, v: &mut Value, old: Option<&Value>) -> Result<(), ErrorList> {
-        if too_deep(v) || old.is_some_and(too_deep) {
-            return Err(ErrorList(vec![depth_error()]));
-        }
-        let mut p = self.pruner(true, false);
-        p.prune(v, self.schema.root, &PathRef::root());
-        if p.too_deep {
-            return Err(ErrorList(vec![depth_error()]));
-        }
-        self.coerce_metadata(v, false)
-            .map_err(|e| ErrorList(vec![e]))?;
-        if let Some(root) = self.schema.root {
-            default::default(&self.schema, v, root, 0);
-        }
-        let errs = self.validate_inner(v, old, true);
-        if errs.is_empty() { Ok(()) } else { Err(errs) }
-    }
-
-    /// Admits a typed object: serialize, [`Engine::admit`], deserialize. The result
-    /// is identical to the dynamic path on the serialized value.
-    pub fn admit_typed<T: Serialize + DeserializeOwned>(&self, obj: &T) -> Result<T, AdmitError> {
-        let mut v = serde_json::to_value(obj).map_err(|e| AdmitError::Serialize(e.to_string()))?;
-        self.admit(&mut v).map_err(AdmitError::Invalid)?;
-        serde_json::from_value(v).map_err(|e| AdmitError::Deserialize(e.to_string()))
     }
 }
 
