@@ -6,6 +6,8 @@
 //! - [`meta`]: `ObjectMeta`/`ListMeta` of custom resources (k8s-openapi's with feature `kube`).
 //! - [`field`]: field paths and errors rendered exactly like the API server.
 //! - [`check`]: structural-schema and CRD checks, reported like the API server.
+//! - [`jsonpath`]: the JSONPath of printer columns, scale paths and selectable fields:
+//!   checked like the API server, evaluated like kubectl.
 //! - [`derive_support`]: the runtime side of `#[derive(CustomResource, CrdSchema)]`
 //!   (enable the `derive` feature to use the derives through this crate).
 //! - `k8s` (feature `kube`): [`CrdSchema`] for every k8s-openapi type.
@@ -29,6 +31,7 @@ pub mod derive_support;
 pub mod diff;
 pub mod engine;
 pub mod field;
+pub mod jsonpath;
 #[cfg(feature = "kube")]
 pub mod k8s;
 #[cfg(feature = "k8s-schemas")]

@@ -22,7 +22,6 @@ mod crd_level;
 mod crd_names;
 mod defaults;
 mod internal;
-mod jsonpath;
 mod listtype;
 mod objectmeta;
 mod openapi;
@@ -35,7 +34,6 @@ pub use crd_names::validate_identity;
 pub use internal::{
     InternalConversion, InternalCrd, InternalSpec, InternalStatus, InternalVersion, PathStyle,
 };
-pub use jsonpath::{resolve_field_path, validate_simple_json_path};
 pub use openapi::validate_property_types;
 pub use schema::{validate_schema, validate_validation};
 pub use structural::{conversion_error as structural_conversion_error, validate_structural};

@@ -365,7 +365,7 @@ fn validation_rules(s: &JSONSchemaProps, path: &Path, errs: &mut ErrorList) {
             // Upstream only resolves the path when the node converts to a structural schema.
             if !fp.is_empty()
                 && super::structural::conversion_error(s).is_none()
-                && super::jsonpath::resolve_field_path(fp, s).is_err()
+                && crate::jsonpath::resolve_field_path(fp, s).is_err()
             {
                 errs.push(FieldError::invalid(
                     p.child("fieldPath"),

@@ -6,7 +6,7 @@ use crate::model::{
     CustomResourceColumnDefinition, CustomResourceSubresources, JSONSchemaProps, SelectableField,
 };
 
-use super::jsonpath::{resolve_field_path, validate_simple_json_path};
+use crate::jsonpath::{resolve_field_path, validate_simple_json_path};
 
 /// Printer column types (sorted, as printed).
 const COLUMN_TYPES: [&str; 5] = ["boolean", "date", "integer", "number", "string"];
