@@ -188,7 +188,7 @@ impl fmt::Display for BadValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BadValue::Omit => Ok(()),
-            BadValue::Str(s) => f.write_str(&go_quote(s)),
+            BadValue::Str(s) => f.write_str(&crate::go::quote(s)),
             BadValue::Int(i) => write!(f, "{i}"),
             BadValue::Float(x) => f.write_str(&go_float(*x)),
             BadValue::Bool(b) => write!(f, "{b}"),
@@ -247,7 +247,7 @@ impl FieldError {
         let detail = if supported.is_empty() {
             String::new()
         } else {
-            let quoted: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
+            let quoted: Vec<String> = supported.iter().map(|s| crate::go::quote(s)).collect();
             format!("supported values: {}", quoted.join(", "))
         };
         Self::new(ErrorType::NotSupported, field, value, detail)
@@ -393,38 +393,6 @@ impl fmt::Display for ErrorList {
 
 impl std::error::Error for ErrorList {}
 
-/// Go's `%q` for a string: double-quoted, with Go's escapes.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\x07' => out.push_str("\\a"),
-            '\x08' => out.push_str("\\b"),
-            '\x0c' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\x0b' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if c.is_control() => {
-                if (c as u32) <= 0xffff {
-                    out.push_str(&format!("\\u{:04x}", c as u32));
-                } else {
-                    out.push_str(&format!("\\U{:08x}", c as u32));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// Go's `%v` for a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`: shortest digits,
 /// exponent form below 1e-4 and from 1e+06 up): `0.9`, `10`, `100000`, `1e+06`,
 /// `9.223372036854776e+18`, `1e-05`.
@@ -524,7 +492,10 @@ mod tests {
         assert_eq!(go_float(9223372036854775808.0), "9.223372036854776e+18");
         assert_eq!(go_float(0.00001), "1e-05");
         assert_eq!(go_float(0.0001), "0.0001");
-        assert_eq!(go_quote("a\"b\n\u{1}é"), "\"a\\\"b\\n\\x01é\"");
+        assert_eq!(
+            BadValue::Str("a\"b\n\u{1}é".into()).to_string(),
+            "\"a\\\"b\\n\\x01é\""
+        );
         assert_eq!(
             BadValue::from_json(&serde_json::json!([1, "a"])).to_string(),
             r#"[1,"a"]"#

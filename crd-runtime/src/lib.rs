@@ -5,6 +5,7 @@
 //! - [`engine`]: prune, default and validate objects like the API server.
 //! - [`meta`]: `ObjectMeta`/`ListMeta` of custom resources (k8s-openapi's with feature `kube`).
 //! - [`field`]: field paths and errors rendered exactly like the API server.
+//! - [`go`]: Go's `%q` quoting ([`go::quote`]), as the API server's messages quote.
 //! - [`check`]: structural-schema and CRD checks, reported like the API server.
 //! - [`jsonpath`]: the JSONPath of printer columns, scale paths and selectable fields:
 //!   checked like the API server, evaluated like kubectl.
@@ -31,6 +32,7 @@ pub mod derive_support;
 pub mod diff;
 pub mod engine;
 pub mod field;
+pub mod go;
 pub mod jsonpath;
 #[cfg(feature = "kube")]
 pub mod k8s;

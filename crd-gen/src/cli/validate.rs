@@ -561,7 +561,11 @@ fn report(
             Ok(None)
         }
         (Err(errors), None) => {
-            writeln!(out, "{shown_kind} {} is invalid:", go_quoted(name))?;
+            writeln!(
+                out,
+                "{shown_kind} {} is invalid:",
+                crd_runtime::go::quote(name)
+            )?;
             for e in errors {
                 writeln!(out, "{e}")?;
             }
@@ -569,7 +573,7 @@ fn report(
         }
         (Err(errors), Some(_)) => {
             // Keep stdout a clean stream of objects: the report goes to stderr.
-            let mut msg = format!("{shown_kind} {} is invalid:", go_quoted(name));
+            let mut msg = format!("{shown_kind} {} is invalid:", crd_runtime::go::quote(name));
             for e in errors {
                 msg.push('\n');
                 msg.push_str(e);
@@ -577,8 +581,4 @@ fn report(
             Ok(Some(msg))
         }
     }
-}
-
-fn go_quoted(s: &str) -> String {
-    crd_runtime::field::go_quote(s)
 }

@@ -150,7 +150,7 @@ pub(super) fn compile_one(
     {
         let supported: Vec<String> = SUPPORTED_REASONS
             .iter()
-            .map(|s| crate::field::go_quote(s))
+            .map(|s| crate::go::quote(s))
             .collect();
         push(
             RuleField::Reason,

@@ -280,7 +280,7 @@ impl CompiledRules {
                 } else {
                     format!(
                         "no further validation rules will be run due to call cost exceeds limit for messageExpression: {}",
-                        crate::field::go_quote(src)
+                        crate::go::quote(src)
                     )
                 };
                 if !ratcheted || rule.uses_old_self {

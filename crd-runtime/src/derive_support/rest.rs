@@ -59,7 +59,11 @@ impl fmt::Display for PathError {
                 field,
                 value,
                 reason,
-            } => write!(f, "{field}: Invalid value: {value:?}: {reason}"),
+            } => write!(
+                f,
+                "{field}: Invalid value: {}: {reason}",
+                crate::go::quote(value)
+            ),
         }
     }
 }

@@ -7,6 +7,7 @@ use serde_json::{Number, Value};
 
 use super::rules::Rule;
 use super::{Changes, show};
+use crate::go::quote;
 use crate::model::{CustomResourceDefinitionVersion, JSONSchemaProps, ValidationRule};
 
 /// Where a node sits, rendered like a field path: `spec.ports[*].name`.
@@ -621,8 +622,4 @@ impl Walk<'_> {
 enum Bound {
     Upper,
     Lower,
-}
-
-fn quote(s: &str) -> String {
-    show(&Value::String(s.to_string()))
 }

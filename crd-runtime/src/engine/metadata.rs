@@ -46,8 +46,8 @@ fn time_field(field: &str, v: &Value) -> Result<Option<Value>, String> {
             Some(t) => Ok(Some(Value::String(format_rfc3339(t)))),
             None => Err(format!(
                 "parsing time {} as \"2006-01-02T15:04:05Z07:00\": cannot parse {} as \"2006\"",
-                crate::field::go_quote(s),
-                crate::field::go_quote(s)
+                crate::go::quote(s),
+                crate::go::quote(s)
             )),
         },
         other => Err(type_error(field, other, "string")),

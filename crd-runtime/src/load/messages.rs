@@ -2,6 +2,7 @@
 //! and no parser-internal (Rust `Debug`) text reaches users.
 
 use super::MAX_DEPTH;
+use crate::go::quote as go_quote;
 
 pub(super) fn yaml_message(msg: &str) -> String {
     let first = msg.lines().next().unwrap_or(msg);
@@ -26,7 +27,7 @@ pub(super) fn yaml_message(msg: &str) -> String {
         .and_then(|rest| rest.strip_suffix(", set DuplicateKeyPolicy in Options if acceptable"))
     {
         // The parser's advice is for its API's callers, not for manifest authors.
-        return format!("key {} already set in map", quote(&shorten(key)));
+        return format!("key {} already set in map", go_quote(&shorten(key)));
     }
     if first == "recursive references require weak recursion types" {
         return "an alias refers to a node that contains it: a recursive alias makes a cycle, which JSON cannot hold".to_string();
@@ -98,38 +99,6 @@ fn unescape_debug_str(s: &str) -> Option<(String, usize)> {
         }
     }
     None
-}
-
-/// `s` in double quotes with Go's `%q` escapes for what is not printable.
-fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            // Rust's Debug escapes exactly the characters that are not printable
-            // (or that combine with the one before).
-            c if c.escape_debug().next() == Some('\\') => {
-                let code = u32::from(c);
-                if code <= 0xFFFF {
-                    out.push_str(&format!("\\u{code:04x}"));
-                } else {
-                    out.push_str(&format!("\\U{code:08x}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn quote(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string()
 }
 
 /// Rust's `\u{0}` escapes (the parser's way of naming a character) as `U+0000`.
@@ -263,7 +232,8 @@ mod tests {
         );
         assert_eq!(
             field_message(r#"invalid value: string "a\"b\\c\n\u{1f}😀", expected x"#),
-            r#"invalid value: string "a\"b\\c\n\u001f😀", expected x"#
+            // Go's strconv.Quote writes ASCII controls as \xNN.
+            r#"invalid value: string "a\"b\\c\n\x1f😀", expected x"#
         );
         let long = format!("invalid type: string {:?}, expected u64", "x".repeat(100));
         assert_eq!(

@@ -72,8 +72,8 @@ impl<'de> Visitor<'de> for StrictVisitor {
                 }
                 serde_json::map::Entry::Occupied(e) => {
                     return Err(de::Error::custom(format_args!(
-                        "duplicate field {:?}",
-                        e.key()
+                        "duplicate field {}",
+                        crate::go::quote(e.key())
                     )));
                 }
             }

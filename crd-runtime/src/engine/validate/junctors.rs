@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::SchemaValidator;
 use crate::engine::compiled::Node;
 use crate::engine::path::PathRef;
-use crate::field::go_quote;
+use crate::go::quote as go_quote;
 
 impl SchemaValidator<'_> {
     /// Returns the match count contributed by the junctors, including the
