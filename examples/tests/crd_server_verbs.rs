@@ -357,3 +357,40 @@ async fn objects_read_in_another_version_are_pruned_to_its_schema() {
         json!({"size": 5})
     );
 }
+
+/// Objects are read as the server reads them from storage: with the defaults and
+/// without the fields of the schema in force now, even when they were written before
+/// it changed (nothing is written back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_objects_read_with_the_current_schema() {
+    let server = TestServer::builder().start().await.expect("server");
+    let (_, v2) = gadgets(&server).await;
+    let obj: DynamicObject =
+        serde_json::from_value(json!({"apiVersion": "example.com/v2", "kind": "Gadget",
+        "metadata": {"name": "old"}, "spec": {"size": 1, "extra": "kept for now"}}))
+        .unwrap();
+    let created = v2
+        .create(&PostParams::default(), &obj)
+        .await
+        .expect("create");
+    // v2 drops `extra` and gives `color` a default.
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    let mut crd: Value = serde_json::from_str(GADGETS).unwrap();
+    let props = &mut crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        ["properties"];
+    props.as_object_mut().unwrap().remove("extra");
+    props["color"] = json!({"type": "string", "default": "red"});
+    crds.patch(
+        "gadgets.example.com",
+        &PatchParams::apply("schema-owner").force(),
+        &Patch::Apply(&crd),
+    )
+    .await
+    .expect("CRD update");
+    let read = v2.get("old").await.expect("get");
+    assert_eq!(read.data["spec"], json!({"size": 1, "color": "red"}));
+    assert_eq!(
+        read.metadata.resource_version, created.metadata.resource_version,
+        "nothing was written"
+    );
+}

@@ -100,6 +100,60 @@ impl Engine {
         })
     }
 
+    /// Decoding as the API server decodes a request body, without validation: prune
+    /// (unknown fields and droppable `null`s, in one walk), coerce metadata, default.
+    /// Returns the unknown fields as [`Admission::unknown_fields`] does. A server
+    /// validates afterwards ([`Engine::validate`], [`Engine::validate_update`]), once
+    /// its strategy has prepared the object (status reset, generation), as
+    /// kube-apiserver orders decoding, `PrepareForCreate` and `Validate`.
+    ///
+    /// ```
+    /// use crd_runtime::engine::{Engine, SchemaOptions};
+    /// use serde_json::json;
+    ///
+    /// let schema = serde_json::from_value(json!({"type": "object", "properties": {
+    ///     "a": {"type": "integer", "default": 1}, "b": {"type": "string"}}})).unwrap();
+    /// let engine = Engine::for_schema(&schema, SchemaOptions::default()).unwrap();
+    /// let mut obj = json!({"b": null, "c": 1});
+    /// assert_eq!(engine.decode(&mut obj).unwrap(), ["c"]);
+    /// assert_eq!(obj, json!({"a": 1}));
+    /// ```
+    pub fn decode(&self, v: &mut Value) -> Result<Vec<String>, ErrorList> {
+        let unknown = self.prune_for_admission(v, None, true)?;
+        self.coerce_metadata(v, false)
+            .map_err(|e| ErrorList(vec![e]))?;
+        if let Some(root) = self.schema.root {
+            default::default(&self.schema, v, root, 0);
+        }
+        Ok(unknown)
+    }
+
+    /// Reading as the API server reads an object from storage with this schema (the
+    /// schema of the version it is stored or converted in): unknown fields and
+    /// droppable `null`s pruned, invalid metadata fields dropped (not reported),
+    /// defaults applied. Objects nested too deep are left as they are.
+    pub fn decode_stored(&self, v: &mut Value) {
+        if too_deep(v) {
+            return;
+        }
+        self.coerce_converted(v);
+        if let Some(root) = self.schema.root {
+            default::default(&self.schema, v, root, 0);
+        }
+    }
+
+    /// What the API server does to an object converted into this schema's version:
+    /// unknown fields and droppable `null`s pruned, invalid metadata fields dropped;
+    /// no defaults (those of the stored version were applied before the conversion).
+    pub fn coerce_converted(&self, v: &mut Value) {
+        if too_deep(v) {
+            return;
+        }
+        let mut p = self.pruner(true, false);
+        p.prune(v, self.schema.root, &PathRef::root());
+        let _ = self.coerce_metadata(v, true);
+    }
+
     /// Admits a typed object: serialize, [`Engine::admit`], deserialize. The result
     /// is identical to the dynamic path on the serialized value.
     pub fn admit_typed<T: Serialize + DeserializeOwned>(&self, obj: &T) -> Result<T, AdmitError> {

@@ -6,7 +6,6 @@
 
 pub mod conversion;
 pub mod discovery;
-pub mod jsonpath;
 pub mod kinds;
 pub mod object;
 pub mod openapi;

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::jsonpath::JsonPath;
+use crd_runtime::jsonpath::JsonPath;
 
 /// One column.
 pub struct Column {
@@ -75,17 +75,8 @@ impl Column {
         match found.as_slice() {
             [] => Value::Null,
             [one] => typed_cell(&self.type_, one, now),
-            many => {
-                // Several results print joined, as the server's JSONPath printer does.
-                let parts: Vec<String> = many
-                    .iter()
-                    .map(|v| match v {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    })
-                    .collect();
-                Value::String(parts.join(" "))
-            }
+            // Several results print joined, as the server's JSONPath printer does.
+            _ => path.text(obj).map(Value::String).unwrap_or(Value::Null),
         }
     }
 }

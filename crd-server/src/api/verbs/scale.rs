@@ -8,13 +8,13 @@ use serde_json::{Value, json};
 
 use super::patch::{ACCEPTED, apply_patch};
 use super::{Reply, Scope, apply};
-use crate::api::jsonpath::JsonPath;
 use crate::api::kinds::ScalePaths;
 use crate::api::object::{meta_mut, str_at};
 use crate::api::request::BodyType;
 use crate::api::request::media::{parse_body, read_body};
 use crate::api::status::{ApiError, Qualified};
 use crate::api::write::{self, Tracking, Update};
+use crd_runtime::jsonpath::JsonPath;
 
 fn paths(scope: &Scope<'_>) -> Result<ScalePaths, ApiError> {
     scope

@@ -151,14 +151,9 @@ impl Strategy for CustomResource {
     }
 
     fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
-        let engine = self.engine()?;
-        let unknown = engine.prune(obj);
-        engine.prune_nulls(obj);
-        engine.coerce_metadata(obj, false).map_err(|e| {
-            ApiError::invalid(&self.info.q, name_of(obj), &crd_runtime::ErrorList(vec![e]))
-        })?;
-        engine.default(obj);
-        Ok(unknown)
+        self.engine()?
+            .decode(obj)
+            .map_err(|errs| ApiError::invalid(&self.info.q, name_of(obj), &errs))
     }
 
     fn validate<'a>(
@@ -241,10 +236,20 @@ impl Strategy for CustomResource {
     ) -> BoxFuture<'a, Result<Vec<Value>, ApiError>> {
         Box::pin(async move {
             let desired = self.info.api_version();
-            let foreign: Vec<bool> = objects
-                .iter()
-                .map(|o| o.get("apiVersion").and_then(Value::as_str) != Some(desired.as_str()))
-                .collect();
+            let mut objects = objects;
+            let mut foreign = Vec::with_capacity(objects.len());
+            // Read as the server reads from storage: pruned and defaulted by the schema
+            // of the version each object is stored in.
+            for o in &mut objects {
+                let api_version = o.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+                foreign.push(api_version != desired);
+                let version = api_version.rsplit('/').next().unwrap_or("");
+                if let Some(Ok(engine)) =
+                    self.kind.any_version(version).map(|v| v.engine.as_deref())
+                {
+                    engine.decode_stored(o);
+                }
+            }
             if !foreign.contains(&true) {
                 return Ok(objects);
             }
@@ -256,7 +261,7 @@ impl Strategy for CustomResource {
             let engine = self.engine()?;
             for (o, converted) in out.iter_mut().zip(foreign) {
                 if converted {
-                    engine.prune(o);
+                    engine.coerce_converted(o);
                 }
             }
             Ok(out)
@@ -281,7 +286,7 @@ impl Strategy for CustomResource {
                 .pop()
                 .ok_or_else(|| ApiError::internal("the conversion returned no object"))?;
             if let Some(v) = self.kind.any_version(storage) {
-                engine_of(v, &self.info)?.prune(&mut stored);
+                engine_of(v, &self.info)?.coerce_converted(&mut stored);
             }
             Ok(Some(stored))
         })
