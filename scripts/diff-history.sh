@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs `crd-gen diff` over consecutive releases of a project's CRDs, straight from
-# a git repository (README "Checking CRD changes": what it found).
+# a git repository (docs/diff.md: how to run it, and what it found).
 #
 #   scripts/diff-history.sh GIT_DIR CRD_DIR TAG TAG...
 #
