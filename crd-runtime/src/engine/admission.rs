@@ -133,11 +133,9 @@ impl Engine {
     /// droppable `null`s pruned, invalid metadata fields dropped (not reported),
     /// defaults applied. Objects nested too deep are left as they are.
     pub fn decode_stored(&self, v: &mut Value) {
-        if too_deep(v) {
-            return;
-        }
-        self.coerce_converted(v);
-        if let Some(root) = self.schema.root {
+        if self.coerce_converted(v)
+            && let Some(root) = self.schema.root
+        {
             default::default(&self.schema, v, root, 0);
         }
     }
@@ -145,13 +143,17 @@ impl Engine {
     /// What the API server does to an object converted into this schema's version:
     /// unknown fields and droppable `null`s pruned, invalid metadata fields dropped;
     /// no defaults (those of the stored version were applied before the conversion).
-    pub fn coerce_converted(&self, v: &mut Value) {
-        if too_deep(v) {
-            return;
-        }
+    /// Returns `false` (and stops) for an object nested too deep, which the pruner
+    /// leaves as it is.
+    pub fn coerce_converted(&self, v: &mut Value) -> bool {
+        // The pruner guards its own depth: no separate walk to measure it first.
         let mut p = self.pruner(true, false);
         p.prune(v, self.schema.root, &PathRef::root());
+        if p.too_deep {
+            return false;
+        }
         let _ = self.coerce_metadata(v, true);
+        true
     }
 
     /// Admits a typed object: serialize, [`Engine::admit`], deserialize. The result

@@ -191,24 +191,68 @@ fn meta_field(k: &str, v: &Value) -> Result<Option<Value>, String> {
     }
 }
 
+/// Whether a timestamp is already as the round trip writes it (`2006-01-02T15:04:05Z`),
+/// checked without formatting it again.
+fn canonical_time(v: &Value) -> bool {
+    let Some(s) = v.as_str() else { return false };
+    let b = s.as_bytes();
+    // A leap second (`:60`) rolls over into the next minute when written back.
+    b.len() == 20
+        && b[10] == b'T'
+        && b[19] == b'Z'
+        && &b[17..19] != b"60"
+        && parse_rfc3339(s).is_some()
+}
+
+fn nonempty_string(v: &Value) -> bool {
+    matches!(v, Value::String(s) if !s.is_empty())
+}
+
+/// Whether an owner reference survives the round trip unchanged: the four identity
+/// strings present (written even when empty) and the flags booleans.
+fn unchanged_owner_reference(v: &Value) -> bool {
+    let Some(m) = v.as_object() else { return false };
+    ["apiVersion", "kind", "name", "uid"]
+        .iter()
+        .all(|k| m.get(*k).is_some_and(Value::is_string))
+        && m.iter().all(|(k, v)| match k.as_str() {
+            "apiVersion" | "kind" | "name" | "uid" => true,
+            "controller" | "blockOwnerDeletion" => v.is_boolean(),
+            _ => false,
+        })
+}
+
+/// Whether a `managedFields` entry survives the round trip unchanged.
+fn unchanged_managed_field(v: &Value) -> bool {
+    let Some(m) = v.as_object() else { return false };
+    m.iter().all(|(k, v)| match k.as_str() {
+        "manager" | "operation" | "apiVersion" | "fieldsType" | "subresource" => nonempty_string(v),
+        "time" => canonical_time(v),
+        "fieldsV1" => !v.is_null(),
+        _ => false,
+    })
+}
+
 /// Whether a field survives the round trip unchanged (the common case, checked
 /// without allocating).
 fn unchanged(k: &str, v: &Value) -> bool {
+    let nonempty_list = |item: fn(&Value) -> bool| {
+        v.as_array()
+            .is_some_and(|a| !a.is_empty() && a.iter().all(item))
+    };
     match k {
         "name" | "generateName" | "namespace" | "selfLink" | "uid" | "resourceVersion" => {
-            matches!(v, Value::String(s) if !s.is_empty())
+            nonempty_string(v)
         }
         "generation" => v.as_i64().is_some_and(|i| i != 0),
         "deletionGracePeriodSeconds" => v.as_i64().is_some(),
-        "creationTimestamp" | "deletionTimestamp" => v
-            .as_str()
-            .is_some_and(|s| parse_rfc3339(s).is_some_and(|t| format_rfc3339(t) == s)),
+        "creationTimestamp" | "deletionTimestamp" => canonical_time(v),
         "labels" | "annotations" => v
             .as_object()
             .is_some_and(|m| !m.is_empty() && m.values().all(Value::is_string)),
-        "finalizers" => v
-            .as_array()
-            .is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string)),
+        "finalizers" => nonempty_list(Value::is_string),
+        "ownerReferences" => nonempty_list(unchanged_owner_reference),
+        "managedFields" => nonempty_list(unchanged_managed_field),
         _ => false,
     }
 }
@@ -276,5 +320,47 @@ mod tests {
         assert!(e.contains("cannot unmarshal array"), "{e}");
         let m = normalize_meta(&json!({"name": "x", "namespace": ["abc"]}), true).unwrap();
         assert_eq!(m, json!({"name": "x"}));
+    }
+
+    #[test]
+    fn the_fast_check_agrees_with_the_round_trip() {
+        let written = json!({"name": "a", "namespace": "d", "uid": "u", "resourceVersion": "7",
+            "generation": 2, "creationTimestamp": "2024-01-02T03:04:05Z", "labels": {"k": "v"},
+            "finalizers": ["f"],
+            "ownerReferences": [{"apiVersion": "v1", "kind": "K", "name": "o", "uid": "x", "controller": true}],
+            "managedFields": [{"manager": "m", "operation": "Apply", "apiVersion": "x/v1",
+                "time": "2024-01-02T03:04:05Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}]});
+        assert!(
+            is_normalized(&written),
+            "what the server writes needs no round trip"
+        );
+        let mut cases = vec![written.clone()];
+        for (pointer, value) in [
+            ("/creationTimestamp", json!("2024-01-02T03:04:60Z")),
+            ("/creationTimestamp", json!("2024-01-02t03:04:05Z")),
+            ("/creationTimestamp", json!("2024-01-02T03:04:05.5Z")),
+            ("/ownerReferences/0/name", json!(null)),
+            ("/ownerReferences/0/extra", json!(1)),
+            ("/managedFields/0/manager", json!("")),
+            ("/managedFields/0/time", json!("2024-01-02T03:04:05+00:00")),
+            ("/managedFields/0/unknown", json!("x")),
+            ("/managedFields/0/fieldsV1", json!(null)),
+            ("/finalizers", json!([])),
+        ] {
+            let mut v = written.clone();
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            v.pointer_mut(parent)
+                .unwrap()
+                .as_object_mut()
+                .map(|m| m.insert(key.into(), value.clone()));
+            if let Some(list) = v.pointer_mut(parent).and_then(Value::as_array_mut) {
+                list[key.parse::<usize>().unwrap()] = value;
+            }
+            cases.push(v);
+        }
+        for v in cases {
+            let round = normalize_meta(&v, true).unwrap();
+            assert_eq!(is_normalized(&v), round == v, "{v}");
+        }
     }
 }

@@ -37,8 +37,10 @@ use self::status::ApiError;
 
 type Api = State<Arc<Shared>>;
 
-/// The router: fixed paths by the route table, resource paths by [`verbs::serve`],
-/// everything behind the bearer token but the health checks.
+/// The router: fixed paths by the route table; every other path is read as a
+/// resource path ([`RequestInfo::parse`]) and served by [`verbs::serve`] — as the
+/// fallback, so the hot path pays for no URL parameters. Everything but the health
+/// checks is behind the bearer token.
 pub fn router(shared: Arc<Shared>) -> axum::Router {
     let health = axum::Router::new()
         .route("/healthz", get(ok))
@@ -57,14 +59,13 @@ pub fn router(shared: Arc<Shared>) -> axum::Router {
         .route("/apis/{group}/{version}", read_only(resource_list))
         .route("/openapi/v2", read_only(openapi_v2))
         .route("/openapi/v3", read_only(openapi_v3_index))
-        .route("/openapi/v3/{*gv}", read_only(openapi_v3))
-        .route("/api/{version}/{*rest}", axum::routing::any(resource))
-        .route(
-            "/apis/{group}/{version}/{*rest}",
-            axum::routing::any(resource),
-        )
-        .route_layer(middleware::from_fn_with_state(shared.clone(), authorize));
-    health.merge(api).fallback(unknown_path).with_state(shared)
+        .route("/openapi/v3/{*gv}", read_only(openapi_v3));
+    // Without a token there is nothing to check: no layer on the request path.
+    let api = match shared.token {
+        Some(_) => api.route_layer(middleware::from_fn_with_state(shared.clone(), authorize)),
+        None => api,
+    };
+    health.merge(api).fallback(resource).with_state(shared)
 }
 
 /// A GET-only route whose other methods get the server's 405 `Status`.
@@ -106,15 +107,6 @@ async fn ok() -> Response {
         "ok",
     )
         .into_response()
-}
-
-/// A path no route takes: 404, or 401 without the token (nothing is told unasked).
-async fn unknown_path(State(shared): Api, headers: HeaderMap) -> Response {
-    if authorized(&shared, &headers) {
-        ApiError::no_route().into_response()
-    } else {
-        ApiError::unauthorized().into_response()
-    }
 }
 
 async fn method_not_allowed() -> Response {
@@ -181,9 +173,13 @@ async fn openapi_v3(State(shared): Api, Path(gv): Path<String>) -> Response {
     found(openapi::v3_document(&shared.registry, &gv))
 }
 
-/// Every resource path: parsed once, then served by its verb.
+/// Every other path: a resource path parsed once and served by its verb, or the
+/// server's 404 (401 first without the token: nothing is told unasked).
 async fn resource(State(shared): Api, req: Request) -> Response {
     let (parts, body) = req.into_parts();
+    if !authorized(&shared, &parts.headers) {
+        return ApiError::unauthorized().into_response();
+    }
     let parsed = Query::parse(parts.uri.query()).and_then(|query| {
         let info = RequestInfo::parse(&parts.method, parts.uri.path(), query.watch)?;
         Ok(ResourceRequest {

@@ -261,7 +261,7 @@ impl Strategy for CustomResource {
             let engine = self.engine()?;
             for (o, converted) in out.iter_mut().zip(foreign) {
                 if converted {
-                    engine.coerce_converted(o);
+                    let _ = engine.coerce_converted(o);
                 }
             }
             Ok(out)
@@ -286,7 +286,7 @@ impl Strategy for CustomResource {
                 .pop()
                 .ok_or_else(|| ApiError::internal("the conversion returned no object"))?;
             if let Some(v) = self.kind.any_version(storage) {
-                engine_of(v, &self.info)?.coerce_converted(&mut stored);
+                let _ = engine_of(v, &self.info)?.coerce_converted(&mut stored);
             }
             Ok(Some(stored))
         })

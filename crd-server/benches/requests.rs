@@ -1,0 +1,126 @@
+//! What crd-server itself spends per request, without HTTP or a network: `crd_server::app`
+//! (the in-memory store and the CronTab CRD) driven as a service on one thread —
+//! validated creates, GETs, merge patches and server-side applies of CronTabs. Prints
+//! the time per request; under callgrind, `--toggle-collect='*requests::phase*'`
+//! counts the instructions of the requests alone (repeatable whatever the machine
+//! load). `cargo bench -p crd-server --bench requests [-- N [PHASE...]]`: PHASE is
+//! `create`, `get`, `patch` or `apply` (creates always run: the others need them).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use axum::body::Body;
+use http_body_util::BodyExt;
+use serde_json::json;
+use tower::ServiceExt;
+
+const CRD: &str = include_str!("../../../shared/fixtures/crontab/crd-full.yaml");
+const PATH: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+
+fn request(method: &str, uri: String, content_type: &str, body: Vec<u8>) -> http::Request<Body> {
+    http::Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", content_type)
+        .body(Body::from(body))
+        .expect("request")
+}
+
+async fn send(app: &axum::Router, req: http::Request<Body>) -> u16 {
+    let resp = app.clone().oneshot(req).await.expect("infallible");
+    let code = resp.status().as_u16();
+    black_box(resp.into_body().collect().await.expect("body").to_bytes());
+    code
+}
+
+fn crontab(i: usize) -> Vec<u8> {
+    json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+           "metadata": {"name": format!("ct-{i:06}"), "labels": {"bench": "requests"}},
+           "spec": {"cronSpec": "* * * * */5", "image": "registry.example.com/cron:1.2.3"}})
+    .to_string()
+    .into_bytes()
+}
+
+/// One kind of request `n` times; the requests of this function are what callgrind
+/// counts with `--toggle-collect`.
+#[inline(never)]
+fn phase(
+    rt: &tokio::runtime::Runtime,
+    app: &axum::Router,
+    name: &str,
+    n: usize,
+    make: impl Fn(usize) -> http::Request<Body>,
+) {
+    let start = Instant::now();
+    rt.block_on(async {
+        for i in 0..n {
+            let code = send(app, make(i)).await;
+            assert!(code < 300, "{name} {i}: {code}");
+        }
+    });
+    let per = start.elapsed() / n as u32;
+    println!(
+        "{name}: {:.1} µs per request ({n} requests)",
+        per.as_secs_f64() * 1e6
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(2_000);
+    let picked = |p: &str| args.len() < 2 || args[1..].iter().any(|a| a == p);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let app = rt.block_on(async {
+        let crds = crd_runtime::load_crds("crd-full.yaml", CRD)
+            .expect("CronTab CRD")
+            .crds
+            .into_iter()
+            .map(|d| d.crd)
+            .collect();
+        let config = crd_server::Config {
+            store: crd_server::StoreConfig::InMemory,
+            crds,
+            ..crd_server::Config::default()
+        };
+        crd_server::app(&config).await.expect("app")
+    });
+    phase(&rt, &app, "create", n, |i| {
+        request("POST", PATH.into(), "application/json", crontab(i))
+    });
+    if picked("get") {
+        phase(&rt, &app, "get", n, |i| {
+            request("GET", format!("{PATH}/ct-{i:06}"), "", Vec::new())
+        });
+    }
+    if picked("patch") {
+        phase(&rt, &app, "merge patch", n, |i| {
+            let body = json!({"spec": {"replicas": 2}}).to_string().into_bytes();
+            request(
+                "PATCH",
+                format!("{PATH}/ct-{i:06}"),
+                "application/merge-patch+json",
+                body,
+            )
+        });
+    }
+    if picked("apply") {
+        phase(&rt, &app, "apply", n, |i| {
+            let body = json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+                              "metadata": {"name": format!("ct-{i:06}")}, "spec": {"image": "other:1"}})
+            .to_string()
+            .into_bytes();
+            request(
+                "PATCH",
+                format!("{PATH}/ct-{i:06}?fieldManager=bench&force=true"),
+                "application/apply-patch+yaml",
+                body,
+            )
+        });
+    }
+}
