@@ -179,6 +179,13 @@ async fn bad_requests_get_the_servers_status() {
     let (code, s) = api.json(Method::POST, CT, &invalid).await;
     assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(s["details"]["causes"][0]["field"], "spec.replicas");
+    assert_eq!(s["details"]["causes"][0]["reason"], "FieldValueInvalid");
+    // The version the server follows is the one it reports.
+    let (code, v) = api.get("/version").await;
+    assert_eq!(code, StatusCode::OK);
+    let default = crd_runtime::engine::EngineOptions::default().kube_version;
+    assert_eq!(v["minor"], default.minor().to_string());
+    assert_eq!(v["gitVersion"], format!("v{default}.0+crd-server"));
     assert_eq!(
         api.get(&format!("{CT}/half")).await.0,
         StatusCode::NOT_FOUND

@@ -2,6 +2,7 @@
 //! the registry's kinds. Aggregated discovery is not served: kubectl asks for it with
 //! JSON as a fallback in the same `Accept`, gets the legacy documents and uses them.
 
+use crd_runtime::KubeVersion;
 use serde_json::{Value, json};
 
 use super::kinds::{Resource, Subresource};
@@ -114,9 +115,9 @@ pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<
     Some(list)
 }
 
-/// `/version`: the Kubernetes version whose API this server follows.
-pub fn version() -> Value {
-    json!({"major": "1", "minor": "32", "gitVersion": "v1.32.0+crd-server", "gitCommit": "",
+/// `/version`: the Kubernetes version whose API this server follows (`--kube-version`).
+pub fn version(kube: KubeVersion) -> Value {
+    json!({"major": "1", "minor": kube.minor().to_string(), "gitVersion": format!("v{kube}.0+crd-server"), "gitCommit": "",
            "gitTreeState": "clean", "buildDate": "1970-01-01T00:00:00Z", "goVersion": "",
            "compiler": "rustc", "platform": format!("{}/{}", std::env::consts::OS, std::env::consts::ARCH)})
 }

@@ -130,8 +130,8 @@ async fn root() -> Response {
     )
 }
 
-async fn version() -> Response {
-    json(discovery::version())
+async fn version(State(shared): Api) -> Response {
+    json(discovery::version(shared.registry.kube_version()))
 }
 
 async fn core_versions(headers: HeaderMap) -> Response {

@@ -308,7 +308,7 @@ pub fn v3_document(registry: &Registry, gv: &str) -> Option<Value> {
         return None;
     }
     Some(
-        json!({"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.32.0"},
+        json!({"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": format!("v{}.0", registry.kube_version())},
                 "paths": p, "components": {"schemas": d}}),
     )
 }
@@ -342,7 +342,7 @@ pub fn v2_document(registry: &Registry) -> Value {
         paths(&e, refs, false, &mut p);
         definitions(&e, refs, false, &mut d);
     }
-    json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.32.0"}, "paths": p, "definitions": d})
+    json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": format!("v{}.0", registry.kube_version())}, "paths": p, "definitions": d})
 }
 
 #[cfg(test)]

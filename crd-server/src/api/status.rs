@@ -129,7 +129,7 @@ impl ApiError {
             .iter()
             .map(|e| {
                 json!({
-                    "reason": format!("Field{}", e.type_.reason()),
+                    "reason": e.type_.reason(),
                     "message": e.body(),
                     "field": e.field.as_str(),
                 })

@@ -184,6 +184,11 @@ impl Registry {
         out
     }
 
+    /// The Kubernetes release this server follows.
+    pub fn kube_version(&self) -> crd_runtime::KubeVersion {
+        self.options.kube_version
+    }
+
     /// The custom kinds served now.
     pub fn custom(&self) -> Arc<CustomKinds> {
         self.custom
