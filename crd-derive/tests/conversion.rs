@@ -217,3 +217,156 @@ fn review_failures_are_results_and_bad_bodies_errors() {
     );
     assert!(conversion::review(&converter(), b"not json").is_err());
 }
+
+/// Objects stored before a field had a default lack it; a conversion reads them with
+/// their own version's schema defaults applied, as the API server does when it reads
+/// from storage.
+mod defaulted {
+    use super::*;
+
+    pub mod v1 {
+        use super::*;
+        /// The hub.
+        #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq)]
+        #[crd(
+            group = "defaults.example.com",
+            version = "v1",
+            kind = "Job",
+            namespaced
+        )]
+        #[serde(rename_all = "camelCase")]
+        pub struct JobSpec {
+            #[crd(default = "* * * * *")]
+            pub cron_spec: String,
+            #[crd(default = 1)]
+            pub replicas: i32,
+            #[crd(default = json!({}))]
+            pub policy: Policy,
+        }
+        #[derive(crd_runtime::CrdSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+        pub struct Policy {
+            #[crd(default = "Allow")]
+            pub concurrency: String,
+        }
+    }
+
+    pub mod v2 {
+        use super::*;
+        #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq)]
+        #[crd(
+            group = "defaults.example.com",
+            version = "v2",
+            kind = "Job",
+            namespaced
+        )]
+        pub struct JobSpec {
+            pub schedule: String,
+            #[crd(minimum = 1, default = 3)]
+            pub replicas: i32,
+            #[crd(default = "Forbid")]
+            pub concurrency: String,
+        }
+    }
+
+    impl From<v1::Job> for v2::Job {
+        fn from(o: v1::Job) -> Self {
+            v2::Job {
+                metadata: o.metadata,
+                spec: v2::JobSpec {
+                    schedule: o.spec.cron_spec,
+                    replicas: o.spec.replicas,
+                    concurrency: o.spec.policy.concurrency,
+                },
+            }
+        }
+    }
+
+    impl From<v2::Job> for v1::Job {
+        fn from(o: v2::Job) -> Self {
+            v1::Job {
+                metadata: o.metadata,
+                spec: v1::JobSpec {
+                    cron_spec: o.spec.schedule,
+                    replicas: o.spec.replicas,
+                    policy: v1::Policy {
+                        concurrency: o.spec.concurrency,
+                    },
+                },
+            }
+        }
+    }
+
+    fn converter() -> Converter<v1::Job> {
+        Converter::<v1::Job>::hub().spoke::<v2::Job>()
+    }
+
+    fn job(version: &str, spec: Value) -> Value {
+        json!({
+            "apiVersion": format!("defaults.example.com/{version}"), "kind": "Job",
+            "metadata": {"name": "stored", "namespace": "default"},
+            "spec": spec
+        })
+    }
+
+    #[test]
+    fn a_spoke_object_without_defaulted_fields_gets_its_versions_defaults() {
+        let c = converter();
+        let v1 = c
+            .convert(
+                &job("v2", json!({"schedule": "0 1 * * *"})),
+                "defaults.example.com/v1",
+            )
+            .unwrap();
+        // v2's defaults (3, "Forbid"), not v1's (1, "Allow").
+        assert_eq!(
+            v1,
+            job(
+                "v1",
+                json!({"cronSpec": "0 1 * * *", "replicas": 3, "policy": {"concurrency": "Forbid"}})
+            )
+        );
+    }
+
+    #[test]
+    fn a_hub_object_without_defaulted_fields_gets_the_hubs_defaults() {
+        let c = converter();
+        // The hub's defaults nest: `policy` defaults to `{}`, then its `concurrency`.
+        let v2 = c
+            .convert(&job("v1", json!({})), "defaults.example.com/v2")
+            .unwrap();
+        assert_eq!(
+            v2,
+            job(
+                "v2",
+                json!({"schedule": "* * * * *", "replicas": 1, "concurrency": "Allow"})
+            )
+        );
+        let v2 = c
+            .convert(
+                &job(
+                    "v1",
+                    json!({"cronSpec": "5 * * * *", "replicas": null, "policy": {}}),
+                ),
+                "defaults.example.com/v2",
+            )
+            .unwrap();
+        assert_eq!(
+            v2["spec"],
+            json!({"schedule": "5 * * * *", "replicas": 1, "concurrency": "Allow"})
+        );
+    }
+
+    #[test]
+    fn a_field_without_a_default_is_still_required() {
+        let err = converter()
+            .convert(
+                &job("v2", json!({"replicas": 2})),
+                "defaults.example.com/v1",
+            )
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "converting \"stored\" from defaults.example.com/v2 to defaults.example.com/v1: spec: missing field `schedule`"
+        );
+    }
+}

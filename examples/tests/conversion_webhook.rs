@@ -1,6 +1,7 @@
 //! The `conversion-webhook` example as a user runs it: a self-signed CA written with
 //! `--self-signed-ca-out`, `POST /convert` over HTTPS trusting only that CA, CronTab
-//! v1 ↔ v2 in order with the uid echoed, a Failure result for an unknown version, 400
+//! v1 ↔ v2 in order with the uid echoed, a stored object lacking a defaulted field
+//! converted with its version's defaults, a Failure result for an unknown version, 400
 //! for a body that is no ConversionReview, and usage errors (exit 2).
 
 use std::io::{BufRead, BufReader};
@@ -218,6 +219,25 @@ async fn converts_crontabs_over_https_with_the_written_ca() {
             "a",
             json!({"cronSpec": "*/5 * * * *", "image": "img", "replicas": 2})
         )
+    );
+
+    // Stored before `replicas` had a default: read with v2's defaults, as the API
+    // server reads stored objects.
+    let stored = vec![crontab("v2", "old", json!({"schedule": "0 3 * * *"}))];
+    let (code, answer) = post(
+        &webhook.url,
+        &webhook.ca,
+        review("stable.example.com/v1", stored),
+    )
+    .await;
+    assert_eq!(code, 200, "{answer}");
+    assert_eq!(
+        answer["response"]["result"]["status"], "Success",
+        "{answer}"
+    );
+    assert_eq!(
+        answer["response"]["convertedObjects"][0],
+        crontab("v1", "old", json!({"cronSpec": "0 3 * * *", "replicas": 1}))
     );
 
     let objects = vec![crontab(

@@ -8,6 +8,10 @@
 //! change). [`review`] answers an `apiextensions.k8s.io/v1` `ConversionReview` with it —
 //! the body of a conversion webhook.
 //!
+//! An object is read with its version's schema defaults applied (as the API server
+//! applies them when it reads from storage), so objects stored before a field had a
+//! default convert too.
+//!
 //! Fields a version lacks survive a round trip when the conversion keeps them in an
 //! annotation ([`stash`] on the way out, [`unstash`] on the way back).
 //!
@@ -117,6 +121,26 @@ fn decode<T: DeserializeOwned>(object: Value) -> Result<T, String> {
     })
 }
 
+/// Decodes an object of version `T` after applying `T`'s schema defaults, as the API
+/// server does when it reads an object from storage: an object stored before a field
+/// had a default lacks that field, and a conversion must still read it.
+fn decode_defaulted<T: CustomResourceExt>(mut object: Value) -> Result<T, String> {
+    match T::engine() {
+        Ok(engine) => {
+            engine.default(&mut object);
+            decode(object)
+        }
+        // Without an engine the defaults cannot be applied; an object that needs them
+        // fails to decode, and the message says why they were missing.
+        Err(engine_error) => decode(object).map_err(|e| {
+            format!(
+                "{e} (the schema's defaults of {} were not applied: {engine_error})",
+                T::API_VERSION
+            )
+        }),
+    }
+}
+
 fn encode<T: Serialize>(object: &T) -> Result<Value, String> {
     serde_json::to_value(object).map_err(|e| e.to_string())
 }
@@ -131,7 +155,7 @@ where
             kind: H::KIND,
             versions: vec![Version {
                 api_version: H::API_VERSION.to_string(),
-                to_hub: Box::new(decode::<H>),
+                to_hub: Box::new(decode_defaulted::<H>),
                 from_hub: Box::new(|hub| encode(&hub)),
             }],
         }
@@ -148,7 +172,9 @@ where
     {
         self.versions.push(Version {
             api_version: V::API_VERSION.to_string(),
-            to_hub: Box::new(|object| H::try_from(decode::<V>(object)?).map_err(|e| e.to_string())),
+            to_hub: Box::new(|object| {
+                H::try_from(decode_defaulted::<V>(object)?).map_err(|e| e.to_string())
+            }),
             from_hub: Box::new(|hub| encode(&V::try_from(hub).map_err(|e| e.to_string())?)),
         });
         self
