@@ -5,7 +5,7 @@
 //! their numbers are CPU costs that add up; `end_to_end` is the CLI's parallel
 //! pipeline (read, load, generate, format) without the file writes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crd_gen::codegen::{self, GeneratedCrd, Options};
 use crd_runtime::CustomResourceDefinition;
@@ -23,23 +23,10 @@ fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/crds")
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("corpus directory") {
-        let path = entry.expect("corpus entry").path();
-        if path.is_dir() {
-            walk(&path, out);
-        } else if path.extension().is_some_and(|e| e == "yaml") {
-            out.push(path);
-        }
-    }
-}
-
 /// `(name, bytes)` of every corpus manifest, sorted by path.
 fn corpus() -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::new();
-    walk(&corpus_dir(), &mut files);
-    files.sort();
-    files
+    crd_gen::walk::manifests(&corpus_dir())
+        .expect("corpus directory")
         .into_iter()
         .map(|p| (p.display().to_string(), std::fs::read(&p).expect("read")))
         .collect()

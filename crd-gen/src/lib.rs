@@ -29,6 +29,7 @@ mod error;
 pub mod json_stream;
 pub mod par;
 pub mod roundtrip;
+pub mod walk;
 
 pub use error::Error;
 
@@ -562,39 +563,8 @@ fn write(path: &Path, content: &str) -> Result<(), Error> {
     })
 }
 
-/// Expands directories (recursively, `*.yaml`, `*.yml`, `*.json`, sorted).
+/// Expands directories (recursively, `*.yaml`, `*.yml`, `*.json`, in path order;
+/// see [`walk`]).
 pub fn collect_files(paths: &[impl AsRef<Path>]) -> Result<Vec<PathBuf>, Error> {
-    let mut out = Vec::new();
-    for p in paths {
-        let p = p.as_ref();
-        if p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found)?;
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(p.to_path_buf());
-        }
-    }
-    Ok(out)
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
-    let io = |source| Error::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
-        {
-            out.push(path);
-        }
-    }
-    Ok(())
+    walk::expand(paths)
 }

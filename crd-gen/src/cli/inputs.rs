@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// One input to read: its display name and its bytes.
 pub struct Input {
@@ -13,7 +13,7 @@ pub struct Input {
 }
 
 /// Expands paths: directories are walked recursively for `*.yaml`, `*.yml` and `*.json`
-/// files (sorted); `-` reads stdin. Errors name the path that could not be read (the
+/// files ([`crd_gen::walk`]); `-` reads stdin. Errors name the path that could not be read (the
 /// first one in input order). Files are read on every core: on a large directory the
 /// reads would otherwise be a serial step before any parsing starts.
 pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
@@ -40,9 +40,7 @@ pub fn list_sources(paths: &[PathBuf]) -> Result<Vec<Source>, String> {
                 .map_err(|e| format!("-: cannot read stdin: {e}"))?;
             sources.push(Source::Stdin(bytes));
         } else if path.is_dir() {
-            let mut files = Vec::new();
-            walk(path, &mut files).map_err(|e| format!("{}: {e}", path.display()))?;
-            files.sort();
+            let files = crd_gen::walk::manifests(path).map_err(|e| e.to_string())?;
             sources.extend(files.into_iter().map(Source::file));
         } else {
             sources.push(Source::file(path.clone()));
@@ -97,30 +95,14 @@ impl Source {
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
-        {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn reads_in_input_order_and_reports_the_first_unreadable_path() {
-        let dir = std::env::temp_dir().join(format!("crd-gen-inputs-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let temp = tempfile::tempdir().expect("temp dir");
+        let dir = temp.path();
         let sub = dir.join("sub");
         std::fs::create_dir_all(&sub).expect("mkdir");
         for (name, body) in [
@@ -148,6 +130,5 @@ mod tests {
             err.starts_with(&missing.display().to_string()),
             "the first missing path is named: {err}"
         );
-        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 }

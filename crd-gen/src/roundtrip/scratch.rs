@@ -18,7 +18,7 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::codegen::{GeneratedCrd, naming};
-use crate::{Config, Error, write_if_changed};
+use crate::{Config, Error, walk, write_if_changed};
 
 /// Generated source bytes per chunk; a CRD larger than this gets a chunk of its own.
 pub const CHUNK_BYTES: usize = 1_500_000;
@@ -160,14 +160,12 @@ impl Scratch {
             write_if_changed(&self.dir.join("Cargo.lock"), &lock)?;
         }
         let keep: BTreeSet<&str> = chunks.iter().map(|c| c.name.as_str()).collect();
-        if let Ok(entries) = std::fs::read_dir(&self.dir) {
-            for e in entries.flatten() {
-                let name = e.file_name().to_string_lossy().to_string();
-                let stale_chunk = name.starts_with("crd-gen-scratch") && !keep.contains(&*name);
-                // `src` is the single-crate layout of older versions.
-                if (stale_chunk || name == "src") && e.path().is_dir() {
-                    let _ = std::fs::remove_dir_all(e.path());
-                }
+        for path in walk::entries(&self.dir)? {
+            let name = file_name(&path);
+            let stale_chunk = name.starts_with("crd-gen-scratch") && !keep.contains(&*name);
+            // `src` is the single-crate layout of older versions.
+            if (stale_chunk || name == "src") && path.is_dir() {
+                std::fs::remove_dir_all(&path).map_err(io(&path))?;
             }
         }
         let runtime = self.workspace.join("crd-runtime");
@@ -200,11 +198,9 @@ impl Scratch {
                 .map(|g| format!("{}.rs", g.module))
                 .chain(["mod.rs".to_string()])
                 .collect();
-            if let Ok(entries) = std::fs::read_dir(&crds_dir) {
-                for e in entries.flatten() {
-                    if !keep.contains(&*e.file_name().to_string_lossy()) {
-                        let _ = std::fs::remove_file(e.path());
-                    }
+            for path in walk::entries(&crds_dir)? {
+                if !keep.contains(&*file_name(&path)) {
+                    std::fs::remove_file(&path).map_err(io(&path))?;
                 }
             }
             Config::new().write_modules(&chunk.crds, &crds_dir)?;
@@ -387,6 +383,10 @@ fn module_of(file: &str) -> Option<String> {
     let rest = file.split("src/crds/").nth(1)?;
     let name = rest.strip_suffix(".rs")?;
     (name != "mod").then(|| name.to_string())
+}
+
+fn file_name(path: &Path) -> std::borrow::Cow<'_, str> {
+    path.file_name().unwrap_or_default().to_string_lossy()
 }
 
 fn toml_string(s: &str) -> String {
