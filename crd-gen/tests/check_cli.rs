@@ -5,9 +5,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-mod tempdir;
-use tempdir::TempDir;
-
 const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 
 fn shared() -> PathBuf {
@@ -15,8 +12,11 @@ fn shared() -> PathBuf {
 }
 
 /// A fresh scratch directory for one test, deleted when it goes out of scope.
-fn scratch(test: &str) -> TempDir {
-    TempDir::new("crd-gen-check", test)
+fn scratch(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("crd-gen-check-{test}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn check(args: &[&str]) -> (i32, String, String) {
@@ -63,7 +63,7 @@ fn fixtures_are_clean() {
 #[test]
 fn violations_are_printed_one_per_line() {
     let dir = scratch("violations");
-    let file = dir.join("broken.yaml");
+    let file = dir.path().join("broken.yaml");
     std::fs::write(&file, broken_crontab()).unwrap();
     let f = file.to_str().unwrap();
     let (code, stdout, _) = check(&[f]);
@@ -86,7 +86,7 @@ fn violations_are_printed_one_per_line() {
 #[test]
 fn json_lines_for_tools() {
     let dir = scratch("json");
-    let file = dir.join("broken.yaml");
+    let file = dir.path().join("broken.yaml");
     std::fs::write(&file, broken_crontab()).unwrap();
     let (code, stdout, _) = check(&["--format", "json", file.to_str().unwrap()]);
     assert_eq!(code, 1);
@@ -110,12 +110,16 @@ fn json_lines_for_tools() {
 #[test]
 fn parse_errors_exit_2_but_other_files_are_checked() {
     let dir = scratch("parse");
-    std::fs::write(dir.join("a-bad.yaml"), "apiVersion: v1\nkind: [unclosed\n").unwrap();
-    std::fs::write(dir.join("b-good.yaml"), crontab("crd-basic.yaml")).unwrap();
-    let (code, stdout, stderr) = check(&[dir.to_str().unwrap()]);
+    std::fs::write(
+        dir.path().join("a-bad.yaml"),
+        "apiVersion: v1\nkind: [unclosed\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("b-good.yaml"), crontab("crd-basic.yaml")).unwrap();
+    let (code, stdout, stderr) = check(&[dir.path().to_str().unwrap()]);
     assert_eq!(code, 2);
     assert_eq!(stdout, "checked 1 CRDs: 0 invalid\n");
-    let bad = dir.join("a-bad.yaml");
+    let bad = dir.path().join("a-bad.yaml");
     let prefix = format!("{}:", bad.display());
     let line = stderr
         .lines()
@@ -137,7 +141,7 @@ fn output_follows_input_order_although_files_are_checked_in_parallel() {
     let mut args = Vec::new();
     let mut expected = Vec::new();
     for i in 0..12 {
-        let file = dir.join(format!("f{i:02}.yaml"));
+        let file = dir.path().join(format!("f{i:02}.yaml"));
         // Uneven sizes, so the largest-first schedule differs from input order.
         let padding = "# padding\n".repeat((i * 7919) % 3000);
         std::fs::write(&file, format!("{padding}{}", broken_crontab())).unwrap();
@@ -176,12 +180,12 @@ fn missing_path_exits_2() {
 fn non_crds_are_skipped_and_empty_files_noted() {
     let dir = scratch("skip");
     std::fs::write(
-        dir.join("ns.yaml"),
+        dir.path().join("ns.yaml"),
         "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n",
     )
     .unwrap();
-    std::fs::write(dir.join("empty.yaml"), "").unwrap();
-    let (code, stdout, stderr) = check(&[dir.to_str().unwrap()]);
+    std::fs::write(dir.path().join("empty.yaml"), "").unwrap();
+    let (code, stdout, stderr) = check(&[dir.path().to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, "checked 0 CRDs: 0 invalid\n");
     assert!(
@@ -219,7 +223,7 @@ fn stdin_is_read_with_dash() {
 #[test]
 fn a_50_mb_file_checks_clean() {
     let dir = scratch("big");
-    let file = dir.join("big.yaml");
+    let file = dir.path().join("big.yaml");
     let description = "x".repeat(50 << 20);
     let text = crontab("crd-basic.yaml").replace(
         "          type: object\n          properties:\n            spec:",
@@ -247,7 +251,7 @@ fn a_schema_10000_levels_deep_is_a_clear_error() {
         "spec":{{"group":"example.com","scope":"Namespaced","names":{{"plural":"deeps","kind":"Deep"}},
         "versions":[{{"name":"v1","served":true,"storage":true,"schema":{{"openAPIV3Schema":{schema}}}}}]}}}}"#
     );
-    std::fs::write(dir.join("deep.json"), &crd).unwrap();
+    std::fs::write(dir.path().join("deep.json"), &crd).unwrap();
     let mut yaml = String::from(
         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: deeps.example.com}\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n",
     );
@@ -257,8 +261,8 @@ fn a_schema_10000_levels_deep_is_a_clear_error() {
         let pad = " ".repeat(8 + 2 * i);
         yaml.push_str(&format!("{pad}type: object\n{pad}properties:\n{pad}  a:\n"));
     }
-    std::fs::write(dir.join("deep.yaml"), &yaml).unwrap();
-    let (code, stdout, stderr) = check(&[dir.to_str().unwrap()]);
+    std::fs::write(dir.path().join("deep.yaml"), &yaml).unwrap();
+    let (code, stdout, stderr) = check(&[dir.path().to_str().unwrap()]);
     assert_eq!(code, 2, "{stdout}{stderr}");
     assert_eq!(stdout, "checked 0 CRDs: 0 invalid\n");
     assert_eq!(stderr.lines().count(), 2, "{stderr}");

@@ -5,8 +5,6 @@
 use std::path::Path;
 
 mod common;
-mod tempdir;
-use tempdir::TempDir;
 
 fn shared(path: &str) -> String {
     common::shared().join(path).display().to_string()
@@ -40,8 +38,8 @@ const CRD: &str = "crontabs.stable.example.com";
 
 #[test]
 fn each_kind_of_edit_gives_its_line_class_and_exit_code() {
-    let dir = TempDir::new("crd-gen-diff", "edits");
-    let old = write(&dir, "old.yaml", &crontab());
+    let dir = tempfile::tempdir().unwrap();
+    let old = write(dir.path(), "old.yaml", &crontab());
     let cases: [(&str, &str, &str, i32); 9] = [
         (
             "maximum: 10",
@@ -99,7 +97,7 @@ fn each_kind_of_edit_gives_its_line_class_and_exit_code() {
         ),
     ];
     for (from, to, line, code) in cases {
-        let new = write(&dir, "new.yaml", &edited(from, to));
+        let new = write(dir.path(), "new.yaml", &edited(from, to));
         let (got, stdout, stderr) = run(&[&old, &new], "");
         let want = format!("{CRD}: {line}");
         assert!(
@@ -120,10 +118,10 @@ fn each_kind_of_edit_gives_its_line_class_and_exit_code() {
 
 #[test]
 fn policy_files_raise_lower_and_silence_rules() {
-    let dir = TempDir::new("crd-gen-diff", "policy");
-    let old = write(&dir, "old.yaml", &crontab());
+    let dir = tempfile::tempdir().unwrap();
+    let old = write(dir.path(), "old.yaml", &crontab());
     let new = write(
-        &dir,
+        dir.path(),
         "new.yaml",
         &edited("maximum: 10", "maximum: 20").replacen("default: 1\n", "default: 2\n", 1),
     );
@@ -135,7 +133,7 @@ fn policy_files_raise_lower_and_silence_rules() {
     );
 
     let policy = write(
-        &dir,
+        dir.path(),
         "policy.yaml",
         "rules:\n  default-changed: warn\n  maximum-loosened: ignore\n",
     );
@@ -150,13 +148,13 @@ fn policy_files_raise_lower_and_silence_rules() {
     );
 
     let strict = write(
-        &dir,
+        dir.path(),
         "strict.yaml",
         "rules: {maximum-loosened: error, default-changed: warn}\n",
     );
     assert_eq!(run(&["--policy", &strict, &old, &new], "").0, 1);
 
-    let bad = write(&dir, "bad.yaml", "rules:\n  no-such-rule: error\n");
+    let bad = write(dir.path(), "bad.yaml", "rules:\n  no-such-rule: error\n");
     let (code, stdout, stderr) = run(&["--policy", &bad, &old, &new], "");
     assert_eq!((code, stdout.as_str()), (2, ""));
     assert_eq!(
@@ -167,9 +165,9 @@ fn policy_files_raise_lower_and_silence_rules() {
 
 #[test]
 fn json_lines_carry_every_field() {
-    let dir = TempDir::new("crd-gen-diff", "json");
-    let old = write(&dir, "old.yaml", &crontab());
-    let new = write(&dir, "new.yaml", &edited("maximum: 10", "maximum: 5"));
+    let dir = tempfile::tempdir().unwrap();
+    let old = write(dir.path(), "old.yaml", &crontab());
+    let new = write(dir.path(), "new.yaml", &edited("maximum: 10", "maximum: 5"));
     let (code, stdout, _) = run(&["--format", "json", &old, &new], "");
     assert_eq!(code, 1);
     let lines: Vec<serde_json::Value> = stdout
@@ -193,17 +191,21 @@ fn json_lines_carry_every_field() {
 
 #[test]
 fn directories_match_by_name_and_stdin_works() {
-    let dir = TempDir::new("crd-gen-diff", "dirs");
-    write(&dir, "old/a/crontab.yaml", &crontab());
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "old/a/crontab.yaml", &crontab());
     let other = crontab()
         .replace("crontabs.stable.example.com", "widgets.stable.example.com")
         .replace("plural: crontabs", "plural: widgets");
-    write(&dir, "old/b/widget.yaml", &other);
+    write(dir.path(), "old/b/widget.yaml", &other);
     // The new revision moves the CronTab to another file and drops the widget.
-    write(&dir, "new/all.yaml", &edited("maximum: 10", "maximum: 11"));
+    write(
+        dir.path(),
+        "new/all.yaml",
+        &edited("maximum: 10", "maximum: 11"),
+    );
     let (old, new) = (
-        dir.join("old").display().to_string(),
-        dir.join("new").display().to_string(),
+        dir.path().join("old").display().to_string(),
+        dir.path().join("new").display().to_string(),
     );
     let (code, stdout, stderr) = run(&[&old, &new], "");
     assert_eq!(code, 1, "{stdout}{stderr}");
@@ -226,17 +228,17 @@ fn directories_match_by_name_and_stdin_works() {
 
 #[test]
 fn unreadable_input_exits_2_naming_file_and_position() {
-    let dir = TempDir::new("crd-gen-diff", "bad");
-    let old = write(&dir, "old.yaml", &crontab());
+    let dir = tempfile::tempdir().unwrap();
+    let old = write(dir.path(), "old.yaml", &crontab());
     let bad = write(
-        &dir,
+        dir.path(),
         "bad.yaml",
         "apiVersion: apiextensions.k8s.io/v1\nkind: [\n",
     );
     let (code, _, stderr) = run(&[&old, &bad], "");
     assert_eq!(code, 2);
     assert!(stderr.starts_with(&format!("{bad}:")), "{stderr}");
-    let missing = dir.join("missing.yaml").display().to_string();
+    let missing = dir.path().join("missing.yaml").display().to_string();
     let (code, _, stderr) = run(&[&old, &missing], "");
     assert_eq!(code, 2);
     assert!(stderr.contains("missing.yaml"), "{stderr}");

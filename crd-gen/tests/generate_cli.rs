@@ -6,9 +6,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-mod tempdir;
-use tempdir::TempDir;
-
 const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 
 fn crontab() -> PathBuf {
@@ -46,9 +43,9 @@ fn inputs(dir: &Path) -> PathBuf {
 
 #[test]
 fn writes_modules_and_rewrites_only_what_changed() {
-    let dir = TempDir::new("crd-gen-generate", "rewrites");
-    let crds = inputs(&dir);
-    let out = dir.join("out");
+    let dir = tempfile::tempdir().unwrap();
+    let crds = inputs(dir.path());
+    let out = dir.path().join("out");
     let o: &Path = "-o".as_ref();
 
     let (code, stdout, stderr) = generate(&[&crds, o, &out]);
@@ -104,12 +101,12 @@ fn stdin_and_stdout() {
 
 #[test]
 fn an_unreadable_input_wins_over_one_that_does_not_load() {
-    let dir = TempDir::new("crd-gen-generate", "errors");
-    let crds = inputs(&dir);
-    let broken = dir.join("broken.yaml");
+    let dir = tempfile::tempdir().unwrap();
+    let crds = inputs(dir.path());
+    let broken = dir.path().join("broken.yaml");
     std::fs::write(&broken, "a: [1, 2\nb: c\n").unwrap();
-    let missing = dir.join("missing.yaml");
-    let out = dir.join("out");
+    let missing = dir.path().join("missing.yaml");
+    let out = dir.path().join("out");
     let o: &Path = "-o".as_ref();
 
     // Only a file that does not parse: exit 2, named.
@@ -140,16 +137,16 @@ fn an_unreadable_input_wins_over_one_that_does_not_load() {
 /// output modes; a valid CRD in another file changes nothing about that.
 #[test]
 fn a_crd_with_names_or_types_the_server_refuses_is_an_error_naming_file_and_field() {
-    let dir = TempDir::new("crd-gen-generate", "invalid");
-    let crds = inputs(&dir);
+    let dir = tempfile::tempdir().unwrap();
+    let crds = inputs(dir.path());
     let text = std::fs::read_to_string(crontab()).unwrap();
-    let bad = dir.join("bad.yaml");
+    let bad = dir.path().join("bad.yaml");
     let bad_text = text
         .replace("kind: CronTab\n", "kind: \"Cron\\aTab\"\n")
         .replacen("type: string", "type: strin", 1);
     assert_ne!(bad_text, text);
     std::fs::write(&bad, bad_text).unwrap();
-    let out = dir.join("out");
+    let out = dir.path().join("out");
     let o: &Path = "-o".as_ref();
     for extra in [vec![o, out.as_path()], vec![]] {
         let mut args: Vec<&Path> = vec![&crds, &bad];

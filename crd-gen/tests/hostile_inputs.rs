@@ -10,7 +10,6 @@
 #![cfg(unix)]
 
 mod hostile;
-mod tempdir;
 
 use std::path::Path;
 use std::process::Command;
@@ -229,7 +228,7 @@ fn odd_yaml_tags() {
     assert_objects(&bench, &file, 0, "validated 1 objects: 0 invalid");
     let out = Command::new(BIN)
         .args(["validate", "--output", "json", "--crd"])
-        .arg(bench.dir.join("plain-crd.yaml"))
+        .arg(bench.dir.path().join("plain-crd.yaml"))
         .arg(&file)
         .output()
         .unwrap();

@@ -2,7 +2,6 @@
 //! scripts) gives the same files as loading first and generating after.
 
 mod common;
-mod tempdir;
 
 use crd_gen::Config;
 use crd_gen::codegen::{self, GeneratedFile};
@@ -185,8 +184,8 @@ fn single_file_on_every_core_equals_the_sequential_one() {
 /// not another file defining a CRD of the same name), in both layouts.
 #[test]
 fn build_script_errors_name_the_failing_file() {
-    let dir = tempdir::TempDir::new("crd-gen-pipeline", "compile-errors");
-    let crds = dir.join("crds");
+    let dir = tempfile::tempdir().unwrap();
+    let crds = dir.path().join("crds");
     std::fs::create_dir_all(&crds).unwrap();
     let text = std::fs::read_to_string(format!("{}/data/crontab.yaml", env!("CARGO_MANIFEST_DIR")))
         .unwrap();
@@ -195,7 +194,7 @@ fn build_script_errors_name_the_failing_file() {
     std::fs::write(&bad, text.replace("- name: v1\n", "- name: V1\n")).unwrap();
     for flat in [false, true] {
         let err = Config::new()
-            .out_dir(dir.join("out"))
+            .out_dir(dir.path().join("out"))
             .flat(flat)
             .emit_rerun_if_changed(false)
             .compile(&[&crds])
@@ -218,8 +217,8 @@ fn build_script_errors_name_the_failing_file() {
 /// relative to the include file), so it works wherever the directory is.
 #[test]
 fn an_out_dir_include_file_names_modules_beside_it() {
-    let dir = tempdir::TempDir::new("crd-gen-pipeline", "out-dir-include");
-    let out = dir.join("out");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
     Config::new()
         .out_dir(&out)
         .emit_rerun_if_changed(false)

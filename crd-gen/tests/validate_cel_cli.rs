@@ -5,9 +5,6 @@
 use std::path::Path;
 use std::process::Command;
 
-mod tempdir;
-use tempdir::TempDir;
-
 const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 
 const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
@@ -40,8 +37,11 @@ spec:
 "#;
 
 /// A fresh scratch directory for one test, deleted when it goes out of scope.
-fn scratch(test: &str) -> TempDir {
-    TempDir::new("crd-gen-cel", test)
+fn scratch(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("crd-gen-cel-{test}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn write(dir: &Path, name: &str, content: &str) -> String {
@@ -72,9 +72,9 @@ fn widget(name: &str, min: i64, max: i64, class: &str) -> String {
 #[test]
 fn rules_run_and_transition_rules_need_old_objects() {
     let dir = scratch("old");
-    let crd = write(&dir, "crd.yaml", CRD);
+    let crd = write(dir.path(), "crd.yaml", CRD);
     let new = write(
-        &dir,
+        dir.path(),
         "new.yaml",
         &format!(
             "{}---\n{}",
@@ -82,7 +82,7 @@ fn rules_run_and_transition_rules_need_old_objects() {
             widget("b", 1, 2, "slow")
         ),
     );
-    let old = write(&dir, "old.yaml", &widget("b", 1, 2, "fast"));
+    let old = write(dir.path(), "old.yaml", &widget("b", 1, 2, "fast"));
 
     let (code, stdout) = run(&["--crd", &crd, &new]);
     assert_eq!(code, 1);
@@ -115,10 +115,10 @@ fn rules_run_and_transition_rules_need_old_objects() {
 #[test]
 fn updates_ratchet_unchanged_values() {
     let dir = scratch("ratchet");
-    let crd = write(&dir, "crd.yaml", CRD);
+    let crd = write(dir.path(), "crd.yaml", CRD);
     // Stored before `maximum: 10` and the min/max rule existed.
     let old = write(
-        &dir,
+        dir.path(),
         "old.yaml",
         &format!(
             "{}---\n{}",
@@ -127,7 +127,7 @@ fn updates_ratchet_unchanged_values() {
         ),
     );
     let unchanged_bad_values = write(
-        &dir,
+        dir.path(),
         "new.yaml",
         &format!(
             "{}---\n{}",
@@ -140,7 +140,7 @@ fn updates_ratchet_unchanged_values() {
 
     // Changed values are checked; a transition rule runs on unchanged values too.
     let changed = write(
-        &dir,
+        dir.path(),
         "changed.yaml",
         &format!(
             "{}---\n{}",
@@ -200,9 +200,9 @@ fn updates_ratchet_unchanged_values() {
 #[test]
 fn unreadable_old_file_exits_2() {
     let dir = scratch("bad-old");
-    let crd = write(&dir, "crd.yaml", CRD);
-    let new = write(&dir, "new.yaml", &widget("a", 1, 2, "x"));
-    let old = write(&dir, "old.yaml", "kind: [unclosed\n");
+    let crd = write(dir.path(), "crd.yaml", CRD);
+    let new = write(dir.path(), "new.yaml", &widget("a", 1, 2, "x"));
+    let old = write(dir.path(), "old.yaml", "kind: [unclosed\n");
     let (code, _) = run(&["--crd", &crd, "--old", &old, &new]);
     assert_eq!(code, 2);
 }

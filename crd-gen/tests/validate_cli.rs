@@ -5,8 +5,6 @@
 use std::path::Path;
 
 mod common;
-mod tempdir;
-use tempdir::TempDir;
 
 fn crontab_crd() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,8 +14,11 @@ fn crontab_crd() -> String {
 }
 
 /// A fresh scratch directory for one test, deleted when it goes out of scope.
-fn scratch(test: &str) -> TempDir {
-    TempDir::new("crd-gen-validate", test)
+fn scratch(test: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("crd-gen-validate-{test}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) -> String {
@@ -45,7 +46,7 @@ spec: {image: my-awesome-cron-image, someRandomField: 42}
 #[test]
 fn invalid_objects_are_reported_like_the_server() {
     let dir = scratch("text");
-    let file = write(&dir, "objects.yaml", format!("{INVALID}---\n{VALID}"));
+    let file = write(dir.path(), "objects.yaml", format!("{INVALID}---\n{VALID}"));
     let (code, stdout, stderr) = run(&["--crd", &crontab_crd(), &file], None);
     assert_eq!(code, 1, "{stdout}{stderr}");
     let lines: Vec<&str> = stdout.lines().collect();
@@ -66,7 +67,7 @@ fn invalid_objects_are_reported_like_the_server() {
 #[test]
 fn admitted_objects_are_printed() {
     let dir = scratch("output");
-    let file = write(&dir, "ok.yaml", VALID);
+    let file = write(dir.path(), "ok.yaml", VALID);
     let (code, stdout, stderr) = run(&["--crd", &crontab_crd(), "--output", "json", &file], None);
     assert_eq!(code, 0, "{stderr}");
     let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
@@ -129,12 +130,12 @@ fn json_lines_in_and_out_with_stdin() {
 fn bare_schema_mode() {
     let dir = scratch("schema");
     let schema = write(
-        &dir,
+        dir.path(),
         "schema.yaml",
         "type: object\nproperties:\n  mode: {type: string, enum: [a, b]}\n  n: {type: integer, default: 3}\n",
     );
     let values = write(
-        &dir,
+        dir.path(),
         "values.json",
         "{\"mode\":\"c\"}\n{\"mode\":\"a\",\"x\":1}\n",
     );
@@ -158,11 +159,11 @@ fn bare_schema_mode() {
 fn invalid_regex_in_schema_is_reported_per_value() {
     let dir = scratch("regex");
     let schema = write(
-        &dir,
+        dir.path(),
         "schema.yaml",
         "type: object\nproperties:\n  f: {type: string, pattern: '+'}\n",
     );
-    let values = write(&dir, "v.json", "{\"f\":\"foo\"}");
+    let values = write(dir.path(), "v.json", "{\"f\":\"foo\"}");
     let (code, stdout, _) = run(&["--schema", &schema, &values], None);
     assert_eq!(code, 1);
     assert!(
@@ -191,7 +192,7 @@ fn bad_lines_and_documents_lose_nothing_else() {
         "not json at all".to_string(),
         json_line("d", "* * * * */5"),
     ];
-    let file = write(&dir, "objects.jsonl", lines.join("\n") + "\n");
+    let file = write(dir.path(), "objects.jsonl", lines.join("\n") + "\n");
     let (code, stdout, stderr) = run(&["--crd", &crd, "--format", "json", &file], None);
     assert_eq!(code, 2, "{stdout}{stderr}");
     let reported: Vec<serde_json::Value> = stdout
@@ -223,7 +224,7 @@ fn bad_lines_and_documents_lose_nothing_else() {
     let yaml = format!(
         "{VALID}---\napiVersion: stable.example.com/v1\nmetadata: {{name: [b}}\n---\n{INVALID}"
     );
-    let file = write(&dir, "objects.yaml", &yaml);
+    let file = write(dir.path(), "objects.yaml", &yaml);
     let (code, stdout, stderr) = run(&["--crd", &crd, &file], None);
     assert_eq!(code, 2, "{stdout}{stderr}");
     assert!(
@@ -267,7 +268,7 @@ fn unreadable_input_exits_2_and_is_never_modified() {
         ),
     ];
     for (name, bytes, needle) in cases {
-        let file = write(&dir, name, &bytes);
+        let file = write(dir.path(), name, &bytes);
         let (code, stdout, stderr) = run(&["--crd", &crd, &file], None);
         assert_eq!(code, 2, "{name}: {stdout}{stderr}");
         assert!(stderr.contains(needle), "{name}: {stderr}");
@@ -285,7 +286,7 @@ fn unreadable_input_exits_2_and_is_never_modified() {
 fn huge_values_are_validated_not_crashed_on() {
     let dir = scratch("huge");
     let schema = write(
-        &dir,
+        dir.path(),
         "schema.yaml",
         "type: object\nproperties:\n  s: {type: string, maxLength: 10}\n  l: {type: array, maxItems: 5, items: {type: integer}}\n",
     );
@@ -294,7 +295,7 @@ fn huge_values_are_validated_not_crashed_on() {
         "x".repeat(5_000_000),
         vec!["1"; 200_000].join(",")
     );
-    let values = write(&dir, "big.json", &big);
+    let values = write(dir.path(), "big.json", &big);
     let (code, stdout, _) = run(&["--schema", &schema, &values], None);
     assert_eq!(code, 1);
     assert!(
@@ -316,7 +317,7 @@ fn embedded_pod_template_metadata_is_kept() {
         .to_string();
     let dir = scratch("embedded-metadata");
     let file = write(
-        &dir,
+        dir.path(),
         "web.yaml",
         "apiVersion: apps.example.com/v1
 kind: Workload

@@ -49,12 +49,14 @@ async fn etcd_store_keeps_the_contract_and_replicas_share_it() {
     assert!(a.store_description().starts_with("etcd "));
 
     // Objects are stored under kube-apiserver's keys.
-    let manifest =
-        std::env::temp_dir().join(format!("crd-server-etcd-{}.yaml", std::process::id()));
+    let manifest = tempfile::Builder::new()
+        .suffix(".yaml")
+        .tempfile()
+        .expect("temp file");
     std::fs::write(&manifest, "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: shared}\nspec: {cronSpec: '* * * * */5', image: x}\n").expect("write");
     let url_a = a.url();
     let url_b = b.url();
-    let manifest_path = manifest.display().to_string();
+    let manifest_path = manifest.path().display().to_string();
     // Replica b learns the CRD through its etcd watch.
     let mut served = false;
     for _ in 0..50 {

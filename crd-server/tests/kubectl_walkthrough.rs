@@ -3,11 +3,11 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crd_server::TestServer;
-use support::{kubectl, kubectl_err, kubectl_ok};
+use support::{kubectl, kubectl_err, kubectl_ok, write};
 
 fn fixture() -> String {
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -20,14 +20,6 @@ fn fixture() -> String {
     p.display().to_string()
 }
 
-fn manifest(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("crd-server-walkthrough-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write manifest");
-    path.display().to_string()
-}
-
 const CRONTAB: &str = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: my-new-cron-object\n  labels: {app: cron}\nspec:\n  cronSpec: '* * * * */5'\n  image: my-awesome-cron-image\n";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -35,15 +27,16 @@ async fn the_crd_walkthrough_with_kubectl() {
     let server = TestServer::builder().start().await.expect("server");
     let url = server.url();
     let crd = fixture();
-    let ct = manifest("crontab.yaml", CRONTAB);
+    let dir = tempfile::tempdir().expect("temp dir");
     let url2 = url.clone();
     // kubectl blocks: run the whole walkthrough off the runtime's threads.
-    tokio::task::spawn_blocking(move || walkthrough(&url2, &crd, &ct))
+    tokio::task::spawn_blocking(move || walkthrough(&url2, &crd, dir.path()))
         .await
         .expect("walkthrough");
 }
 
-fn walkthrough(url: &str, crd: &str, ct: &str) {
+fn walkthrough(url: &str, crd: &str, dir: &Path) {
+    let ct = &write(dir, "crontab.yaml", CRONTAB);
     // Create the CRD; it is established and discoverable with its short name.
     let out = kubectl_ok(url, &["apply", "-f", crd]);
     assert!(
@@ -105,7 +98,8 @@ fn walkthrough(url: &str, crd: &str, ct: &str) {
     assert!(kubectl_ok(url, &["apply", "-f", ct]).contains("unchanged"));
 
     // Unknown fields: kubectl's default is Strict; without validation they are pruned.
-    let unknown = manifest(
+    let unknown = write(
+        dir,
         "unknown.yaml",
         "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: pruned}\nspec: {cronSpec: '* * * * */5', image: x, someRandomField: 42}\n",
     );
@@ -119,7 +113,8 @@ fn walkthrough(url: &str, crd: &str, ct: &str) {
     assert!(!spec.contains("someRandomField"), "{spec}");
 
     // Invalid objects are refused with the server's messages.
-    let bad = manifest(
+    let bad = write(
+        dir,
         "bad.yaml",
         "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: bad}\nspec: {cronSpec: '* * * *', image: x, replicas: 15}\n",
     );
@@ -249,7 +244,8 @@ fn walkthrough(url: &str, crd: &str, ct: &str) {
         })
     };
     std::thread::sleep(Duration::from_millis(1500));
-    let w = manifest(
+    let w = write(
+        dir,
         "watched.yaml",
         "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: watched}\nspec: {cronSpec: '* * * * */5', image: x}\n",
     );

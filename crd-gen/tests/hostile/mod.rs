@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::tempdir::TempDir;
-
 pub const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 /// Generous for a debug build on a loaded 2-core CI machine: the whole suite (each
 /// case through all four doors) takes about 11 s there (FUZZING.md).
@@ -49,7 +47,7 @@ impl Run {
 
 /// A scratch directory holding a plain CRD and object beside the hostile files.
 pub struct Bench {
-    pub dir: TempDir,
+    pub dir: tempfile::TempDir,
 }
 
 pub const CRD_HEAD: &str = "apiVersion: apiextensions.k8s.io/v1
@@ -88,15 +86,18 @@ pub fn spec_crd(properties: &str, rules: &str) -> String {
 
 impl Bench {
     pub fn new(test: &str) -> Bench {
-        let dir = TempDir::new("crd-gen-hostile", test);
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("crd-gen-hostile-{test}-"))
+            .tempdir()
+            .unwrap();
         let open = r#"{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}"#;
-        std::fs::write(dir.join("plain-crd.yaml"), crd(open)).unwrap();
-        std::fs::write(dir.join("plain-object.json"), object(r#"{"a":"x"}"#)).unwrap();
+        std::fs::write(dir.path().join("plain-crd.yaml"), crd(open)).unwrap();
+        std::fs::write(dir.path().join("plain-object.json"), object(r#"{"a":"x"}"#)).unwrap();
         Bench { dir }
     }
 
     pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.dir.join(name);
+        let path = self.dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
         path
     }
@@ -104,8 +105,8 @@ impl Bench {
     /// Runs `file` through `door`, bounded in time, and checks the universal rules.
     pub fn run(&self, door: Door, file: &Path) -> Run {
         let file = file.to_str().unwrap();
-        let plain_crd = self.dir.join("plain-crd.yaml");
-        let plain_object = self.dir.join("plain-object.json");
+        let plain_crd = self.dir.path().join("plain-crd.yaml");
+        let plain_object = self.dir.path().join("plain-object.json");
         let (plain_crd, plain_object) =
             (plain_crd.to_str().unwrap(), plain_object.to_str().unwrap());
         let args: Vec<&str> = match door {
@@ -114,7 +115,7 @@ impl Bench {
             Door::ValidateAsCrd => vec!["validate", "--crd", file, plain_object],
             Door::ValidateAsObjects => vec!["validate", "--crd", plain_crd, file],
         };
-        let run = spawn_bounded(&self.dir, door, &args);
+        let run = spawn_bounded(self.dir.path(), door, &args);
         check_universal_rules(&run, file);
         run
     }

@@ -103,30 +103,31 @@ mod tests {
             .crd
     }
 
-    fn release_dir(test: &str, crd: &CustomResourceDefinition) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("crd-runtime-compat-{test}-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("v1.2.0")).unwrap();
+    /// A release directory holding `crd` as `v1.2.0/crds.yaml`, removed when dropped.
+    fn release_dir(crd: &CustomResourceDefinition) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("v1.2.0")).unwrap();
         Manifest::new()
             .crd(crd.clone())
-            .write(dir.join("v1.2.0/crds.yaml"))
+            .write(dir.path().join("v1.2.0/crds.yaml"))
             .unwrap();
         dir
     }
 
     #[test]
     fn loosening_passes_and_tightening_fails_with_the_change() {
-        let dir = release_dir("bounds", &crontab(10));
+        let release = release_dir(&crontab(10));
+        let dir = release.path();
         let looser = Manifest::new().crd(crontab(20));
         let changes = looser
-            .check_compatible_with(&dir, &Policy::default())
+            .check_compatible_with(dir, &Policy::default())
             .unwrap();
         assert_eq!(changes.len(), 1);
-        looser.assert_compatible_with(&dir);
+        looser.assert_compatible_with(dir);
 
         let tighter = Manifest::new().crd(crontab(5));
         let err = tighter
-            .check_compatible_with(&dir, &Policy::default())
+            .check_compatible_with(dir, &Policy::default())
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -140,12 +141,11 @@ mod tests {
         let dropped = Manifest::new();
         assert!(
             dropped
-                .check_compatible_with(&dir, &Policy::default())
+                .check_compatible_with(dir, &Policy::default())
                 .unwrap_err()
                 .to_string()
                 .contains("crd-removed")
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

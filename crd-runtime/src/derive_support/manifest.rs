@@ -186,9 +186,8 @@ mod tests {
 
     #[test]
     fn check_file_detects_drift_and_missing_files() {
-        let dir = std::env::temp_dir().join(format!("crd-manifest-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("crds.yaml");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crds.yaml");
         let crd: CustomResourceDefinition = serde_json::from_str(
             r#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"}"#,
         )
@@ -200,6 +199,5 @@ mod tests {
         std::fs::write(&path, "---\nchanged: true\n").unwrap();
         let e = m.check_file(&path).unwrap_err();
         assert!(e.to_string().contains("line 2"), "{e}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

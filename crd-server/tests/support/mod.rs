@@ -89,14 +89,13 @@ pub fn write(dir: &std::path::Path, name: &str, text: &str) -> String {
 
 /// Runs `kubectl -s URL ARGS...` with a throw-away kubeconfig and cache.
 pub fn kubectl(url: &str, args: &[&str]) -> Output {
-    let home = std::env::temp_dir().join(format!("crd-server-kubectl-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&home);
+    let home = tempfile::tempdir().expect("kubectl home");
     Command::new("kubectl")
         .arg("-s")
         .arg(url)
         .args(args)
-        .env("KUBECONFIG", home.join("config"))
-        .env("HOME", &home)
+        .env("KUBECONFIG", home.path().join("config"))
+        .env("HOME", home.path())
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run kubectl ({e}); it must be installed and on PATH"))
