@@ -5,6 +5,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+#[path = "../../tests/src/test_crd.rs"]
+mod test_crd;
+use test_crd::TestCrd;
+
 const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 
 fn shared() -> PathBuf {
@@ -246,21 +250,16 @@ fn a_schema_10000_levels_deep_is_a_clear_error() {
     for _ in 0..10_000 {
         schema = format!("{{\"type\":\"object\",\"properties\":{{\"a\":{schema}}}}}");
     }
-    let crd = format!(
-        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{{"name":"deeps.example.com"}},
-        "spec":{{"group":"example.com","scope":"Namespaced","names":{{"plural":"deeps","kind":"Deep"}},
-        "versions":[{{"name":"v1","served":true,"storage":true,"schema":{{"openAPIV3Schema":{schema}}}}}]}}}}"#
-    );
-    std::fs::write(dir.path().join("deep.json"), &crd).unwrap();
-    let mut yaml = String::from(
-        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: deeps.example.com}\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n",
-    );
+    let deep = TestCrd::new("example.com", "Deep");
+    std::fs::write(dir.path().join("deep.json"), deep.json(&schema)).unwrap();
     // Block style grows quadratically with depth (indentation), so 1,000 levels
     // (3 MB) stand in for 10,000 (300 MB); the depth budget is 128 either way.
+    let mut schema = String::new();
     for i in 0..1_000 {
-        let pad = " ".repeat(8 + 2 * i);
-        yaml.push_str(&format!("{pad}type: object\n{pad}properties:\n{pad}  a:\n"));
+        let pad = " ".repeat(2 * i);
+        schema.push_str(&format!("{pad}type: object\n{pad}properties:\n{pad}  a:\n"));
     }
+    let yaml = deep.yaml(&schema);
     std::fs::write(dir.path().join("deep.yaml"), &yaml).unwrap();
     let (code, stdout, stderr) = check(&[dir.path().to_str().unwrap()]);
     assert_eq!(code, 2, "{stdout}{stderr}");

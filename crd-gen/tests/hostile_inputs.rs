@@ -10,6 +10,8 @@
 #![cfg(unix)]
 
 mod hostile;
+#[path = "../../tests/src/test_crd.rs"]
+mod test_crd;
 
 use std::path::Path;
 use std::process::Command;

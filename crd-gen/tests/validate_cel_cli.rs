@@ -5,21 +5,17 @@
 use std::path::Path;
 use std::process::Command;
 
+#[path = "../../tests/src/test_crd.rs"]
+mod test_crd;
+
 const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 
-const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+/// A CEL rule on `spec` and a transition rule on `spec.storageClass`.
+fn crd() -> String {
+    test_crd::crd_yaml(
+        "example.com",
+        "Widget",
+        r#"
         type: object
         properties:
           spec:
@@ -34,7 +30,9 @@ spec:
                 type: string
                 x-kubernetes-validations:
                 - {rule: self == oldSelf, message: storageClass is immutable}
-"#;
+        "#,
+    )
+}
 
 /// A fresh scratch directory for one test, deleted when it goes out of scope.
 fn scratch(test: &str) -> tempfile::TempDir {
@@ -72,7 +70,7 @@ fn widget(name: &str, min: i64, max: i64, class: &str) -> String {
 #[test]
 fn rules_run_and_transition_rules_need_old_objects() {
     let dir = scratch("old");
-    let crd = write(dir.path(), "crd.yaml", CRD);
+    let crd = write(dir.path(), "crd.yaml", &crd());
     let new = write(
         dir.path(),
         "new.yaml",
@@ -115,7 +113,7 @@ fn rules_run_and_transition_rules_need_old_objects() {
 #[test]
 fn updates_ratchet_unchanged_values() {
     let dir = scratch("ratchet");
-    let crd = write(dir.path(), "crd.yaml", CRD);
+    let crd = write(dir.path(), "crd.yaml", &crd());
     // Stored before `maximum: 10` and the min/max rule existed.
     let old = write(
         dir.path(),
@@ -200,7 +198,7 @@ fn updates_ratchet_unchanged_values() {
 #[test]
 fn unreadable_old_file_exits_2() {
     let dir = scratch("bad-old");
-    let crd = write(dir.path(), "crd.yaml", CRD);
+    let crd = write(dir.path(), "crd.yaml", &crd());
     let new = write(dir.path(), "new.yaml", &widget("a", 1, 2, "x"));
     let old = write(dir.path(), "old.yaml", "kind: [unclosed\n");
     let (code, _) = run(&["--crd", &crd, "--old", &old, &new]);

@@ -396,38 +396,31 @@ async fn a_token_is_required_when_configured_and_public_addresses_need_tls() {
     );
 }
 
-const RULES_CRD: &str = r#"
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: widgets.example.com}
-spec:
-  group: example.com
-  scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    selectableFields: [{jsonPath: .spec.color}]
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
+/// Widgets with a transition rule on `spec.size` and `spec.color` selectable.
+fn rules_crd() -> String {
+    support::test_crd::TestCrd::new("example.com", "Widget")
+        .version_field("selectableFields: [{jsonPath: .spec.color}]")
+        .yaml(
+            r#"
             type: object
             properties:
-              color: {type: string}
-              size:
-                type: integer
-                x-kubernetes-validations:
-                - rule: self >= oldSelf
-                  message: size may only grow
-"#;
+              spec:
+                type: object
+                properties:
+                  color: {type: string}
+                  size:
+                    type: integer
+                    x-kubernetes-validations:
+                    - rule: self >= oldSelf
+                      message: size may only grow
+            "#,
+        )
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cel_transition_rules_warnings_selectable_fields_and_bookmarks() {
     let server = TestServer::builder()
-        .crd_yaml(RULES_CRD)
+        .crd_yaml(&rules_crd())
         .start()
         .await
         .expect("server");

@@ -6,32 +6,24 @@
 mod support;
 
 use crd_runtime::KubeVersion;
-use support::{kubectl, kubectl_ok, write};
+use support::{kubectl, kubectl_ok, test_crd, write};
 
+/// A pool whose `spec.size` has the schema fields `extra` (`, maximum: 10`).
 fn crd(extra: &str) -> String {
-    format!(
-        r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: pools.data.example.com
-spec:
-  group: data.example.com
-  scope: Namespaced
-  names: {{plural: pools, singular: pool, kind: Pool}}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
+    test_crd::crd_yaml(
+        "data.example.com",
+        "Pool",
+        &format!(
+            r#"
             type: object
             properties:
-              size: {{type: integer{extra}}}
-              note: {{type: string}}
-"#
+              spec:
+                type: object
+                properties:
+                  size: {{type: integer{extra}}}
+                  note: {{type: string}}
+            "#
+        ),
     )
 }
 

@@ -7,22 +7,14 @@
 mod support;
 
 use serde_json::Value;
-use support::{kubectl, kubectl_ok, write};
+use support::{kubectl, kubectl_ok, test_crd, write};
 
-const CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gateways.net.example.com
-spec:
-  group: net.example.com
-  scope: Namespaced
-  names: {plural: gateways, singular: gateway, kind: Gateway}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
+/// Gateways with a list-map of ports keyed by name and a set of tags.
+fn crd() -> String {
+    test_crd::crd_yaml(
+        "net.example.com",
+        "Gateway",
+        r#"
         type: object
         properties:
           spec:
@@ -44,7 +36,9 @@ spec:
                   properties:
                     name: {type: string}
                     port: {type: integer}
-"#;
+        "#,
+    )
+}
 
 fn gateway(spec: &str) -> String {
     format!(
@@ -98,7 +92,7 @@ async fn kubectl_server_side_apply() {
 fn walk(url: &str) {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
-    kubectl_ok(url, &["apply", "-f", &write(dir, "crd.yaml", CRD)]);
+    kubectl_ok(url, &["apply", "-f", &write(dir, "crd.yaml", &crd())]);
     kubectl_ok(
         url,
         &[

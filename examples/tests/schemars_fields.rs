@@ -7,6 +7,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+#[path = "../../tests/src/test_crd.rs"]
+mod test_crd;
+use test_crd::TestCrd;
+
 /// As a third-party crate would define it: schemars, no crd-toolkit.
 #[derive(JsonSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -96,15 +100,9 @@ pub struct TreeSpec {
 #[test]
 fn a_schema_that_cannot_be_structural_fails_the_crd_check_with_its_path() {
     let schema = TreeSpec::crd_schema();
-    let crd = serde_json::from_value(json!({
-        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": "trees.example.com"},
-        "spec": {"group": "example.com", "scope": "Namespaced",
-                 "names": {"plural": "trees", "singular": "tree", "kind": "Tree", "listKind": "TreeList"},
-                 "versions": [{"name": "v1", "served": true, "storage": true,
-                               "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": schema}}}}]}
-    }))
-    .unwrap();
+    let root = json!({"type": "object", "properties": {"spec": schema}});
+    let crd =
+        serde_json::from_str(&TestCrd::new("example.com", "Tree").json(&root.to_string())).unwrap();
     let errors = validate_crd(&crd, &CheckOptions::v1_create()).to_string();
     assert!(
         errors.contains("properties[spec].properties[root].type: Unsupported value"),

@@ -1,5 +1,6 @@
 //! Shared helpers for the workspace acceptance tests: where `../shared` is and
-//! how to walk the real-world CRD corpus.
+//! how to walk the real-world CRD corpus, and the test CRD other packages' tests
+//! include ([`test_crd`]).
 #![deny(missing_docs)]
 
 use std::path::{Path, PathBuf};
@@ -7,6 +8,7 @@ use std::path::{Path, PathBuf};
 pub mod conformance;
 pub mod module_graph;
 pub mod source_tree;
+pub mod test_crd;
 
 /// `../shared` next to the workspace root (override with `CRD_TOOLKIT_SHARED`).
 pub fn shared_dir() -> PathBuf {

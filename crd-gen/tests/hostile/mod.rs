@@ -50,24 +50,9 @@ pub struct Bench {
     pub dir: tempfile::TempDir,
 }
 
-pub const CRD_HEAD: &str = "apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: crontabs.stable.example.com}
-spec:
-  group: stable.example.com
-  scope: Namespaced
-  names: {plural: crontabs, singular: crontab, kind: CronTab}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-";
-
 /// A CRD whose schema is `schema` (JSON text, as a flow mapping).
 pub fn crd(schema: &str) -> String {
-    format!("{CRD_HEAD}        {schema}\n")
+    crate::test_crd::crd_yaml("stable.example.com", "CronTab", schema)
 }
 
 /// A CronTab object with `spec` (JSON text).

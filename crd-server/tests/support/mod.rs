@@ -1,5 +1,9 @@
-//! What the integration tests share: a real etcd on free loopback ports, and kubectl.
+//! What the integration tests share: a real etcd on free loopback ports, kubectl, and
+//! the workspace's test CRD.
 #![allow(dead_code)]
+
+#[path = "../../../tests/src/test_crd.rs"]
+pub mod test_crd;
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Output, Stdio};
