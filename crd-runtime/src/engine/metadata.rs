@@ -42,8 +42,8 @@ fn string_field(field: &str, v: &Value) -> Result<Option<Value>, String> {
 fn time_field(field: &str, v: &Value) -> Result<Option<Value>, String> {
     match v {
         Value::Null => Ok(None),
-        Value::String(s) => match parse_rfc3339(s) {
-            Some(t) => Ok(Some(Value::String(format_rfc3339(t)))),
+        Value::String(s) => match parse_rfc3339(s).and_then(format_rfc3339) {
+            Some(t) => Ok(Some(Value::String(t))),
             None => Err(format!(
                 "parsing time {} as \"2006-01-02T15:04:05Z07:00\": cannot parse {} as \"2006\"",
                 crate::go::quote(s),
