@@ -360,6 +360,17 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
     Some(at.timestamp() + i64::from(leap))
 }
 
+/// Whether `s` is a date-time as metav1.Time writes it (`2006-01-02T15:04:05Z`: UTC,
+/// whole seconds), i.e. reading and writing it again gives `s` back; without writing.
+pub fn is_written_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 20
+        && b[10] == b'T'
+        && b[19] == b'Z'
+        && b[17..19] != *b"60"
+        && parse_rfc3339(s).is_some()
+}
+
 /// Formats epoch seconds like Go's `time.RFC3339` in UTC (`2006-01-02T15:04:05Z`), as
 /// metav1.Time writes them: a year outside 0–9999 as Go's `Format` writes it (`-0001`,
 /// `10000`); `None` outside chrono's range (about ±262,000 years).
@@ -493,6 +504,31 @@ mod tests {
             Some("10000-01-01T00:00:59Z")
         );
         assert_eq!(format_rfc3339(i64::MAX), None);
+    }
+
+    #[test]
+    fn the_written_form_is_what_reading_and_writing_gives_back() {
+        for s in [
+            "2024-05-01T10:00:00Z",
+            "0000-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+            "2024-05-01T10:00:60Z",
+            "2024-05-01t10:00:00Z",
+            "2024-05-01 10:00:00Z",
+            "2024-05-01T10:00:00z",
+            "2024-05-01T10:00:00.0Z",
+            "2024-05-01T10:00:00+00:00",
+            "2024-02-30T10:00:00Z",
+            "2024-05-01T10:00:0\u{e9}",
+            "",
+        ] {
+            let round_trip = parse_rfc3339(s).and_then(format_rfc3339);
+            assert_eq!(
+                is_written_rfc3339(s),
+                round_trip.as_deref() == Some(s),
+                "{s}"
+            );
+        }
     }
 
     /// Found by the `engine_admit` fuzz target (FUZZING.md): a 4-byte character

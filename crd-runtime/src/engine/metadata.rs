@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::formats::{format_rfc3339, parse_rfc3339};
+use super::formats::{format_rfc3339, is_written_rfc3339, parse_rfc3339};
 
 fn json_kind(v: &Value) -> String {
     match v {
@@ -194,14 +194,7 @@ fn meta_field(k: &str, v: &Value) -> Result<Option<Value>, String> {
 /// Whether a timestamp is already as the round trip writes it (`2006-01-02T15:04:05Z`),
 /// checked without formatting it again.
 fn canonical_time(v: &Value) -> bool {
-    let Some(s) = v.as_str() else { return false };
-    let b = s.as_bytes();
-    // A leap second (`:60`) rolls over into the next minute when written back.
-    b.len() == 20
-        && b[10] == b'T'
-        && b[19] == b'Z'
-        && &b[17..19] != b"60"
-        && parse_rfc3339(s).is_some()
+    v.as_str().is_some_and(is_written_rfc3339)
 }
 
 fn nonempty_string(v: &Value) -> bool {
