@@ -5,7 +5,6 @@ pub mod diff;
 pub mod documents;
 pub mod generate;
 pub mod inputs;
-pub mod ordered;
 pub mod roundtrip;
 pub mod summary;
 pub mod type_options;

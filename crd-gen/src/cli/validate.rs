@@ -326,6 +326,10 @@ enum Batch<'i> {
 /// Bytes of JSON input per worker job.
 const JSON_PIECE: usize = 256 * 1024;
 
+/// YAML documents per worker job: large enough that hand-offs cost nothing next to
+/// the work, small enough to keep every core busy and memory flat.
+const DOC_BATCH: usize = 256;
+
 /// Validates the documents of one input on every core; reports come out in
 /// document order, as a one-by-one run would print them. JSON input is cut into
 /// pieces read by the workers themselves; YAML documents are read first.
@@ -337,7 +341,7 @@ fn validate_input<'i>(
     out: &mut impl Write,
     totals: &mut Totals,
 ) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crd_gen::par::threads();
     let mut next_index = 0;
     let mut write_failed = false;
     let json_in_pieces = threads > 1 && is_json(&input.bytes);
@@ -350,10 +354,10 @@ fn validate_input<'i>(
                 });
             }
         } else {
-            let mut docs = Vec::with_capacity(super::ordered::BATCH);
+            let mut docs = Vec::with_capacity(DOC_BATCH);
             for_each_document(input, |doc| {
                 docs.push(doc);
-                if docs.len() == super::ordered::BATCH {
+                if docs.len() == DOC_BATCH {
                     feed(Batch::Documents(std::mem::take(&mut docs)));
                 }
             });
@@ -362,8 +366,7 @@ fn validate_input<'i>(
             }
         }
     };
-    super::ordered::run(
-        threads,
+    crd_gen::par::ordered(
         1,
         produce,
         |mut jobs: Vec<Batch<'_>>| {
