@@ -76,11 +76,11 @@ pub fn decode(kv: &KeyValue) -> Result<Value, ApiError> {
 /// Stored objects in the addressed version.
 pub async fn present(res: &Resource, kvs: &[KeyValue]) -> Result<Vec<Value>, ApiError> {
     let decoded = kvs.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
-    res.from_storage(decoded).await
+    res.read_stored(decoded).await
 }
 
 async fn present_one(res: &Resource, obj: Value) -> Result<Value, ApiError> {
-    res.from_storage(vec![obj])
+    res.read_stored(vec![obj])
         .await?
         .pop()
         .ok_or_else(|| ApiError::internal("the conversion returned no object"))
@@ -110,7 +110,7 @@ async fn stored_form(
     res: &Resource,
     obj: Value,
 ) -> Result<(Bytes, Option<Value>, Value), ApiError> {
-    match res.to_storage(&obj).await? {
+    match res.storage_form(&obj).await? {
         None => Ok((encode(&obj), None, obj)),
         Some(stored) => Ok((encode(&stored), Some(stored), obj)),
     }

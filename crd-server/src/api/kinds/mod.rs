@@ -167,7 +167,7 @@ pub trait Strategy: Send + Sync {
 
     /// A body of this kind in `application/vnd.kubernetes.protobuf`, for the kinds
     /// kubectl sends that way (`None`: the kind takes no protobuf).
-    fn from_protobuf(&self, _body: &[u8]) -> Option<Result<Value, ApiError>> {
+    fn decode_protobuf(&self, _body: &[u8]) -> Option<Result<Value, ApiError>> {
         None
     }
 
@@ -233,7 +233,7 @@ pub trait Strategy: Send + Sync {
 
     /// Objects as stored (in any version) in this version: converted, then pruned to
     /// this version's schema, as the server does after every conversion.
-    fn from_storage<'a>(
+    fn read_stored<'a>(
         &'a self,
         objects: Vec<Value>,
     ) -> BoxFuture<'a, Result<Vec<Value>, ApiError>> {
@@ -251,7 +251,10 @@ pub trait Strategy: Send + Sync {
 
     /// An admitted object's stored form, when it differs from the object (another
     /// storage version); `None`: stored as it is.
-    fn to_storage<'a>(&'a self, _obj: &'a Value) -> BoxFuture<'a, Result<Option<Value>, ApiError>> {
+    fn storage_form<'a>(
+        &'a self,
+        _obj: &'a Value,
+    ) -> BoxFuture<'a, Result<Option<Value>, ApiError>> {
         Box::pin(async { Ok(None) })
     }
 }

@@ -121,7 +121,7 @@ impl Strategy for Namespaces {
         }
     }
 
-    fn from_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
+    fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
         Some(crate::api::protobuf::namespace(body))
     }
 

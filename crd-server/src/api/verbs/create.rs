@@ -19,7 +19,7 @@ pub async fn create(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     let mut obj = match ty {
         BodyType::Protobuf => scope
             .res
-            .from_protobuf(&bytes)
+            .decode_protobuf(&bytes)
             .unwrap_or_else(|| Err(ApiError::unsupported_media_type(ACCEPTED)))?,
         BodyType::Json | BodyType::Yaml => parse_body(&bytes, ty, "create")?,
         _ => return Err(ApiError::unsupported_media_type(ACCEPTED)),

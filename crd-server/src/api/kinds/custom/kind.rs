@@ -99,7 +99,7 @@ impl CustomKind {
             short_names: names.short_names.clone().unwrap_or_default(),
             categories: names.categories.clone().unwrap_or_default(),
             versions,
-            conversion: Converter::of(&crd),
+            conversion: Converter::of(crd),
             storage_version: crd
                 .spec
                 .versions

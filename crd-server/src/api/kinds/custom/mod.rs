@@ -230,7 +230,7 @@ impl Strategy for CustomResource {
             .unwrap_or(json!({"type": "object"}))
     }
 
-    fn from_storage<'a>(
+    fn read_stored<'a>(
         &'a self,
         objects: Vec<Value>,
     ) -> BoxFuture<'a, Result<Vec<Value>, ApiError>> {
@@ -268,7 +268,10 @@ impl Strategy for CustomResource {
         })
     }
 
-    fn to_storage<'a>(&'a self, obj: &'a Value) -> BoxFuture<'a, Result<Option<Value>, ApiError>> {
+    fn storage_form<'a>(
+        &'a self,
+        obj: &'a Value,
+    ) -> BoxFuture<'a, Result<Option<Value>, ApiError>> {
         Box::pin(async move {
             let storage = &self.kind.storage_version;
             if *storage == self.info.version {
