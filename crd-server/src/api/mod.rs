@@ -11,6 +11,7 @@ pub mod object;
 pub mod openapi;
 pub mod priority;
 pub mod protobuf;
+pub mod read_cache;
 pub mod registry;
 pub mod request;
 pub mod selectors;

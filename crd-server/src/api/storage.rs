@@ -86,6 +86,46 @@ async fn present_one(res: &Resource, obj: Value) -> Result<Value, ApiError> {
         .ok_or_else(|| ApiError::internal("the conversion returned no object"))
 }
 
+/// An object as answered after a write, with its JSON when the kind keeps answers
+/// ([`crate::api::read_cache`]): the bytes sent are the bytes kept.
+pub struct Answer {
+    pub obj: Value,
+    pub json: Option<Bytes>,
+}
+
+/// The JSON of an object at `revision` (in a kind that keeps answers, kept too).
+fn keep(t: Target<'_>, obj: &Value, revision: Revision) -> Option<Bytes> {
+    let cache = t.res.read_cache()?;
+    let json = Bytes::from(serde_json::to_vec(obj).ok()?);
+    cache.put(&t.key(), revision, json.clone());
+    Some(json)
+}
+
+/// GET of one object as JSON: the kept answer while the object is at its revision.
+pub async fn get_json(shared: &Shared, t: Target<'_>) -> Result<Bytes, ApiError> {
+    let key = t.key();
+    let kv = shared
+        .store
+        .get(&key)
+        .await
+        .map_err(|e| t.error(e))?
+        .ok_or_else(|| ApiError::not_found(&t.res.info().q, t.name))?;
+    if let Some(json) = t
+        .res
+        .read_cache()
+        .and_then(|c| c.get(&key, kv.mod_revision))
+    {
+        return Ok(json);
+    }
+    let obj = present_one(t.res, decode(&kv)?).await?;
+    match keep(t, &obj, kv.mod_revision) {
+        Some(json) => Ok(json),
+        None => serde_json::to_vec(&obj)
+            .map(Bytes::from)
+            .map_err(|e| ApiError::internal(format!("encoding {key}: {e}"))),
+    }
+}
+
 /// GET of one object.
 pub async fn get(shared: &Shared, t: Target<'_>) -> Result<Current, ApiError> {
     find(shared, t)
@@ -118,21 +158,22 @@ async fn stored_form(
 
 /// The answer after a write at `revision`.
 async fn answer(
-    res: &Resource,
+    t: Target<'_>,
     stored: Option<Value>,
     mut obj: Value,
     revision: Revision,
-) -> Result<Value, ApiError> {
+) -> Result<Answer, ApiError> {
     if let Some(mut stored) = stored {
         set_resource_version(&mut stored, revision);
-        obj = present_one(res, stored).await?;
+        obj = present_one(t.res, stored).await?;
     }
     set_resource_version(&mut obj, revision);
-    Ok(obj)
+    let json = keep(t, &obj, revision);
+    Ok(Answer { obj, json })
 }
 
 /// Creates an admitted object; the answer is the object as stored.
-pub async fn create(shared: &Shared, t: Target<'_>, obj: Value) -> Result<Value, WriteError> {
+pub async fn create(shared: &Shared, t: Target<'_>, obj: Value) -> Result<Answer, WriteError> {
     let (bytes, stored, obj) = stored_form(t.res, obj).await?;
     let kv = shared
         .store
@@ -140,7 +181,7 @@ pub async fn create(shared: &Shared, t: Target<'_>, obj: Value) -> Result<Value,
         .await
         .map_err(|e| write_error(t, e))?;
     after_write(shared, t.res, kv.mod_revision).await;
-    Ok(answer(t.res, stored, obj, kv.mod_revision).await?)
+    Ok(answer(t, stored, obj, kv.mod_revision).await?)
 }
 
 /// Replaces an object if it is still at `expected`.
@@ -149,7 +190,7 @@ pub async fn update(
     t: Target<'_>,
     obj: Value,
     expected: Revision,
-) -> Result<Value, WriteError> {
+) -> Result<Answer, WriteError> {
     let (bytes, stored, obj) = stored_form(t.res, obj).await?;
     let kv = shared
         .store
@@ -157,7 +198,7 @@ pub async fn update(
         .await
         .map_err(|e| write_error(t, e))?;
     after_write(shared, t.res, kv.mod_revision).await;
-    Ok(answer(t.res, stored, obj, kv.mod_revision).await?)
+    Ok(answer(t, stored, obj, kv.mod_revision).await?)
 }
 
 /// Removes an object if it is still at `expected`; the answer is `obj` at the
@@ -174,6 +215,9 @@ pub async fn remove(
         .await
         .map_err(|e| write_error(t, e))?;
     after_write(shared, t.res, gone.mod_revision).await;
+    if let Some(cache) = t.res.read_cache() {
+        cache.remove(&t.key());
+    }
     set_resource_version(&mut obj, gone.mod_revision);
     Ok(obj)
 }

@@ -20,6 +20,8 @@ use crate::api::storage::{self, Current, Target, UPDATE_ATTEMPTS, WriteError};
 pub struct Written {
     pub obj: Value,
     pub warnings: Vec<String>,
+    /// The object's JSON, when the kind keeps answers (sent as it is).
+    pub json: Option<bytes::Bytes>,
 }
 
 /// How a write is recorded in `metadata.managedFields`.
@@ -189,7 +191,11 @@ pub async fn create(
         );
     }
     if opts.dry_run {
-        return Ok(Written { obj, warnings });
+        return Ok(Written {
+            obj,
+            warnings,
+            json: None,
+        });
     }
     let name = name_of(&obj).to_string();
     let target = Target {
@@ -197,8 +203,12 @@ pub async fn create(
         ns,
         name: &name,
     };
-    let obj = storage::create(shared, target, obj).await?;
-    Ok(Written { obj, warnings })
+    let saved = storage::create(shared, target, obj).await?;
+    Ok(Written {
+        obj: saved.obj,
+        warnings,
+        json: saved.json,
+    })
 }
 
 /// What an update request changes, through which endpoint and by whom.
@@ -322,13 +332,25 @@ async fn update_once(
     warnings.extend(res.validate(&cx, &mut new, Some(&old), u.sub).await?);
     res.canonicalize(&mut new);
     if new == old || u.opts.dry_run {
-        return Ok(Written { obj: new, warnings });
+        return Ok(Written {
+            obj: new,
+            warnings,
+            json: None,
+        });
     }
     if is_deleting(&new) && !has_finalizers(&new) {
         // The last finalizer is gone: the object goes with this write.
         let obj = storage::remove(u.shared, u.target, new, current.revision).await?;
-        return Ok(Written { obj, warnings });
+        return Ok(Written {
+            obj,
+            warnings,
+            json: None,
+        });
     }
-    let obj = storage::update(u.shared, u.target, new, current.revision).await?;
-    Ok(Written { obj, warnings })
+    let saved = storage::update(u.shared, u.target, new, current.revision).await?;
+    Ok(Written {
+        obj: saved.obj,
+        warnings,
+        json: saved.json,
+    })
 }

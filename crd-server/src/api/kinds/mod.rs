@@ -18,6 +18,7 @@ use crd_runtime::model::JSONSchemaProps;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use crate::api::read_cache::ReadCache;
 use crate::api::request::FieldValidation;
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -230,6 +231,12 @@ pub trait Strategy: Send + Sync {
 
     /// The OpenAPI schema of the kind (for `/openapi/v2` and `/openapi/v3`).
     fn openapi_schema(&self) -> Value;
+
+    /// The JSON this version last answered for each object, when answers are a
+    /// function of the stored bytes (no webhook in the way).
+    fn read_cache(&self) -> Option<&ReadCache> {
+        None
+    }
 
     /// Objects as stored (in any version) in this version: converted, then pruned to
     /// this version's schema, as the server does after every conversion.

@@ -74,13 +74,7 @@ pub async fn apply_config(
                 // Created meanwhile by another writer: apply to what it wrote.
                 Err(WriteError::Raced(_)) => continue,
                 Err(WriteError::Failed(e)) => return Err(e),
-                Ok(written) => {
-                    return Ok(Reply {
-                        code: http::StatusCode::CREATED,
-                        body: written.obj,
-                        warnings: written.warnings,
-                    });
-                }
+                Ok(written) => return Ok(Reply::written(http::StatusCode::CREATED, written)),
             }
         };
         let u = Update {
@@ -93,7 +87,7 @@ pub async fn apply_config(
         let written =
             write::guaranteed_update(&u, Some(current), |current| merge(Some(&current.obj)))
                 .await?;
-        return Ok(Reply::ok_with(written.obj, written.warnings));
+        return Ok(Reply::written(http::StatusCode::OK, written));
     }
     Err(ApiError::conflict(&info.q, target.name))
 }

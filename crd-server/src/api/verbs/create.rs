@@ -35,9 +35,5 @@ pub async fn create(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     )
     .await
     .map_err(|e| e.into_api())?;
-    Ok(Reply {
-        code: http::StatusCode::CREATED,
-        body: written.obj,
-        warnings: written.warnings,
-    })
+    Ok(Reply::written(http::StatusCode::CREATED, written))
 }

@@ -66,11 +66,7 @@ fn waiting(obj: Value, options: &DeleteOptions) -> Reply {
     } else {
         http::StatusCode::OK
     };
-    Reply {
-        code,
-        body: obj,
-        warnings: Vec::new(),
-    }
+    Reply::new(code, obj, Vec::new())
 }
 
 /// The answer to a delete that removed `obj`.
@@ -106,7 +102,7 @@ pub async fn delete_object(
             }
             storage::update(shared, t, marked, current.revision)
                 .await
-                .map(|obj| waiting(obj, options))
+                .map(|saved| waiting(saved.obj, options))
         } else {
             if options.dry_run {
                 return Ok(Reply::ok(removed_answer(t.res, current.obj)));

@@ -13,7 +13,7 @@ mod watch;
 
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode};
 use serde_json::Value;
@@ -28,26 +28,44 @@ use crate::api::storage::Target;
 pub struct Reply {
     pub code: StatusCode,
     pub body: Value,
+    /// `body`'s JSON when it is already written (a kept answer): sent as it is.
+    pub json: Option<Bytes>,
     pub warnings: Vec<String>,
 }
 
 impl Reply {
     fn ok(body: Value) -> Reply {
-        Reply::ok_with(body, Vec::new())
+        Reply::new(StatusCode::OK, body, Vec::new())
     }
 
-    fn ok_with(body: Value, warnings: Vec<String>) -> Reply {
+    fn new(code: StatusCode, body: Value, warnings: Vec<String>) -> Reply {
         Reply {
-            code: StatusCode::OK,
+            code,
             body,
+            json: None,
             warnings,
+        }
+    }
+
+    /// The answer of a write: its object, or the JSON already written for it.
+    fn written(code: StatusCode, w: crate::api::write::Written) -> Reply {
+        Reply {
+            code,
+            body: w.obj,
+            json: w.json,
+            warnings: w.warnings,
         }
     }
 }
 
 /// A JSON response with `Warning: 299 - "..."` headers.
 pub fn json_response(code: StatusCode, body: &Value, warnings: &[String]) -> Response {
-    let bytes = serde_json::to_vec(body).unwrap_or_default();
+    let bytes = Bytes::from(serde_json::to_vec(body).unwrap_or_default());
+    raw_json_response(code, bytes, warnings)
+}
+
+/// [`json_response`] with the JSON already written.
+fn raw_json_response(code: StatusCode, bytes: Bytes, warnings: &[String]) -> Response {
     let mut resp = (
         code,
         [(http::header::CONTENT_TYPE, "application/json")],
@@ -146,5 +164,8 @@ pub async fn serve(
     };
     let mut warnings: Vec<String> = warning.into_iter().collect();
     warnings.extend(reply.warnings);
-    Ok(json_response(reply.code, &reply.body, &warnings))
+    Ok(match reply.json {
+        Some(json) => raw_json_response(reply.code, json, &warnings),
+        None => json_response(reply.code, &reply.body, &warnings),
+    })
 }

@@ -37,7 +37,7 @@ pub async fn patch(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     };
     let written =
         write::guaranteed_update(&u, None, |current| apply_patch(&current.obj, &bytes, ty)).await?;
-    Ok(Reply::ok_with(written.obj, written.warnings))
+    Ok(Reply::written(http::StatusCode::OK, written))
 }
 
 /// `target` with a merge or JSON patch applied.

@@ -16,20 +16,20 @@ use crate::store::{ListOptions, Revision, StoreError};
 
 /// GET of one object (the whole object on `/status`, as the server answers).
 pub async fn get(scope: &Scope<'_>) -> Result<Reply, ApiError> {
-    let repr = scope.req.representation()?;
+    if scope.req.representation()? == Representation::Json {
+        let json = storage::get_json(scope.shared, scope.target()).await?;
+        let mut reply = Reply::ok(Value::Null);
+        reply.json = Some(json);
+        return Ok(reply);
+    }
     let obj = storage::get(scope.shared, scope.target()).await?.obj;
-    let body = match repr {
-        Representation::Table => {
-            let meta = json!({"resourceVersion": obj.pointer("/metadata/resourceVersion")});
-            table(
-                &columns(&scope.res),
-                &[obj],
-                scope.req.query.include_object.as_deref(),
-                meta,
-            )
-        }
-        Representation::Json => obj,
-    };
+    let meta = json!({"resourceVersion": obj.pointer("/metadata/resourceVersion")});
+    let body = table(
+        &columns(&scope.res),
+        &[obj],
+        scope.req.query.include_object.as_deref(),
+        meta,
+    );
     Ok(Reply::ok(body))
 }
 

@@ -149,10 +149,11 @@ pub async fn patch(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
             }
             let opts = scope.req.write_options()?;
             let reply = apply::apply_config(scope, &parent, &opts).await?;
-            Ok(Reply {
-                body: scale_of(&paths, &reply.body),
-                ..reply
-            })
+            Ok(Reply::new(
+                reply.code,
+                scale_of(&paths, &reply.body),
+                reply.warnings,
+            ))
         }
         _ => Err(ApiError::unsupported_media_type(ACCEPTED)),
     }
@@ -186,7 +187,8 @@ async fn change(
         Ok(parent)
     })
     .await?;
-    Ok(Reply::ok_with(
+    Ok(Reply::new(
+        http::StatusCode::OK,
         scale_of(&paths, &written.obj),
         written.warnings,
     ))

@@ -30,5 +30,5 @@ pub async fn update(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
         tracking: Tracking::Update(&opts.manager),
     };
     let written = write::guaranteed_update(&u, None, |_| Ok(obj.clone())).await?;
-    Ok(Reply::ok_with(written.obj, written.warnings))
+    Ok(Reply::written(http::StatusCode::OK, written))
 }

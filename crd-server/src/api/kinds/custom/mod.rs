@@ -18,6 +18,7 @@ pub use kind::{CustomKind, CustomVersion, custom_prefix};
 use super::{Context, KindInfo, ResetFields, ScalePaths, Strategy, Subresource};
 use crate::api::conversion;
 use crate::api::object::{copy_field, meta_mut, name_of};
+use crate::api::read_cache::ReadCache;
 use crate::api::status::ApiError;
 use crate::api::table::Column;
 
@@ -27,6 +28,7 @@ pub struct CustomResource {
     /// Index into `kind.versions`.
     version: usize,
     info: KindInfo,
+    cache: Option<ReadCache>,
 }
 
 impl CustomResource {
@@ -62,10 +64,14 @@ impl CustomResource {
             }),
             warning: v.warning.clone(),
         };
+        // A webhook's answers may change for the same stored bytes: not cached.
+        let cache = matches!(kind.conversion, conversion::Converter::None)
+            .then(|| ReadCache::new(crate::api::read_cache::BUDGET));
         Some(CustomResource {
             kind,
             version: index,
             info,
+            cache,
         })
     }
 
@@ -228,6 +234,10 @@ impl Strategy for CustomResource {
         self.schema()
             .and_then(|s| serde_json::to_value(s).ok())
             .unwrap_or(json!({"type": "object"}))
+    }
+
+    fn read_cache(&self) -> Option<&ReadCache> {
+        self.cache.as_ref()
     }
 
     fn read_stored<'a>(
