@@ -1,10 +1,15 @@
 //! `#[derive(CustomResource)]` and `#[derive(CrdSchema)]`: structural Kubernetes CRDs
 //! from Rust types, with mistakes reported at compile time.
 //!
+//! Entry points (use them through `crd_runtime` with its `derive` feature):
+//! - [`macro@CustomResource`]: the root type, list type and CRD of a custom resource
+//!   from its spec struct;
+//! - [`macro@CrdSchema`]: the structural schema of a struct or enum.
+//!
 //! The attribute reference is `ATTRIBUTES.md` next to this crate's manifest. The entry
-//! points only dispatch: [`attr`] parses `#[crd(...)]` into typed structs, [`ast`] adds
-//! serde's view of the type (via `serde_derive_internals`), [`check`] and
-//! [`check_resource`] hold the cross-field rules, and [`codegen`] emits code.
+//! points only dispatch: `attr` parses `#[crd(...)]` into typed structs, `ast` adds
+//! serde's view of the type (via `serde_derive_internals`), `check` and
+//! `check_resource` hold the cross-field rules, and `codegen` emits code.
 #![deny(missing_docs)]
 
 mod ast;

@@ -14,6 +14,16 @@
 //! `include!(concat!(env!("OUT_DIR"), "/crds.rs"));`. Use [`Config`] for
 //! everything else (versions, kinds, derives, map type, docs, layout).
 //!
+//! Entry points:
+//! - [`compile_crds`] and [`Config`] (`&mut self` builder, [`Config::compile`]): Rust
+//!   from CRD manifests, for build scripts;
+//! - [`load_input`] / [`load_inputs`]: reading CRD manifests (YAML or JSON, v1beta1
+//!   converted);
+//! - [`codegen`]: the generator itself ([`codegen::generate`], [`codegen::Options`]);
+//! - [`roundtrip`]: generate, compile, emit the CRDs again and compare with the input.
+//!
+//! The listing of every public item is `public-api.txt` beside this crate's manifest.
+//!
 //! The generated types use `#[derive(CustomResource, CrdSchema)]` from crd-derive
 //! (through `crd_runtime` with its `derive` feature) with every attribute needed for
 //! the derived CRD to equal the source CRD.
@@ -26,7 +36,10 @@ use crd_runtime::CustomResourceDefinition;
 
 pub mod codegen;
 mod error;
+// The crd-gen binary's helpers (its own crate, so they must be `pub`); not an API.
+#[doc(hidden)]
 pub mod json_stream;
+#[doc(hidden)]
 pub mod par;
 pub mod roundtrip;
 pub mod walk;

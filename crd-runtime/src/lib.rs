@@ -19,15 +19,19 @@
 //! - `cel` (feature `cel`, on by default): evaluation of `x-kubernetes-validations` rules,
 //!   which every [`Engine`] runs.
 //! - [`version`]: which Kubernetes release to behave like ([`KubeVersion`]).
-//! - [`correlation`]: pairing an update's values with the old object's (ratcheting,
-//!   transition rules).
+//!
+//! The entry points most code needs are re-exported here: [`load_crds`],
+//! [`validate_crd`], [`Engine`] (with [`Engine::admit`] and
+//! [`Engine::start_admission`]), [`CustomResourceExt`] and [`ErrorList`]. The listing of
+//! every public item is `public-api.txt` beside this crate's manifest (checked by
+//! `tests/tests/public_api.rs`).
 #![deny(missing_docs)]
 
 #[cfg(feature = "cel")]
 pub mod cel;
 pub mod check;
 pub mod conversion;
-pub mod correlation;
+pub(crate) mod correlation;
 pub mod derive_support;
 pub mod diff;
 pub mod engine;

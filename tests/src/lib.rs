@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 pub mod conformance;
 pub mod module_graph;
+pub mod public_api;
 pub mod source_tree;
 pub mod test_crd;
 

@@ -35,19 +35,19 @@ mod case;
 mod derives;
 mod docs;
 mod emit;
-pub mod format;
+pub(crate) mod format;
 mod ir;
 mod json;
-pub mod k8s;
+pub(crate) mod k8s;
 mod keywords;
 mod leads;
 mod lower;
-pub mod naming;
+pub(crate) mod naming;
 mod paths;
 mod resource;
 
 /// An identifier token for a name chosen by the naming policy (raw when needed).
-pub fn emit_ident(name: &str) -> proc_macro2::Ident {
+pub(crate) fn emit_ident(name: &str) -> proc_macro2::Ident {
     emit::ident(name)
 }
 

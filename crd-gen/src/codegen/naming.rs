@@ -264,12 +264,6 @@ impl Scope {
         }
     }
 
-    /// Whether `ident` (without `r#`) is taken.
-    pub fn is_taken(&self, ident: &str) -> bool {
-        self.taken
-            .contains(ident.strip_prefix("r#").unwrap_or(ident))
-    }
-
     /// Claims `name`, or the first free suffixed form of it.
     pub fn claim(&mut self, name: RustName, json: &str) -> RustName {
         if self.take(name.bare()) {

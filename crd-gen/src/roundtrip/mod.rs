@@ -14,8 +14,8 @@ use serde_json::Value;
 use crate::codegen::GeneratedCrd;
 use crate::{Config, Error};
 
-pub mod diff;
-pub mod normalize;
+mod diff;
+mod normalize;
 pub mod scratch;
 
 pub use diff::{Difference, diff};

@@ -34,7 +34,7 @@ mod decl;
 mod env;
 mod equality;
 mod escape;
-pub mod field_path;
+pub(crate) mod field_path;
 mod parse_limits;
 mod pass;
 mod rewrite;
@@ -43,7 +43,7 @@ mod rules;
 mod schema;
 mod sizes;
 mod validator;
-pub mod value;
+pub(crate) mod value;
 
 pub use budget::{Budget, Limits};
 pub use compile::CelEnvironment;

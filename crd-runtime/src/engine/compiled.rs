@@ -119,8 +119,6 @@ pub struct Node {
     pub type_label: String,
     /// `nullable`.
     pub nullable: bool,
-    /// `x-kubernetes-int-or-string`.
-    pub int_or_string: bool,
     /// `x-kubernetes-preserve-unknown-fields`.
     pub preserve_unknown: bool,
     /// `x-kubernetes-embedded-resource`.
@@ -273,7 +271,8 @@ impl Shape for NodeRef<'_> {
 
 impl CompiledSchema {
     /// Compiles `schema` (or "no schema" for `None`) for the newest release.
-    pub fn compile(schema: Option<&JSONSchemaProps>) -> Result<CompiledSchema, EngineError> {
+    #[cfg(test)]
+    fn compile(schema: Option<&JSONSchemaProps>) -> Result<CompiledSchema, EngineError> {
         Self::compile_for(schema, KubeVersion::NEWEST)
     }
 
@@ -425,7 +424,6 @@ fn compile_flat(s: &JSONSchemaProps, version: KubeVersion) -> Node {
     Node {
         type_label,
         nullable: s.is_nullable(),
-        int_or_string,
         preserve_unknown: s.preserves_unknown_fields(),
         embedded: s.is_embedded_resource(),
         format_check,

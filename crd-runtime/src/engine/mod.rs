@@ -62,19 +62,19 @@
 //! ```
 
 mod admission;
-pub mod compiled;
+pub(crate) mod compiled;
 mod default;
-pub mod formats;
+pub(crate) mod formats;
 mod listtype;
-pub mod metadata;
+pub(crate) mod metadata;
 pub mod names;
 mod numeric;
 pub mod objectmeta;
-pub mod path;
+pub(crate) mod path;
 mod prune;
 pub(crate) mod regex_go;
 mod validate;
-pub mod walk;
+pub(crate) mod walk;
 
 use std::fmt;
 use std::sync::Arc;
@@ -436,11 +436,6 @@ impl Engine {
         self
     }
 
-    /// The compiled schema.
-    pub fn schema(&self) -> &CompiledSchema {
-        &self.schema
-    }
-
     /// The resource, for engines built from a CRD.
     pub fn resource(&self) -> Option<&ResourceInfo> {
         self.resource.as_ref()
@@ -589,11 +584,7 @@ impl Engine {
             cel.check(v, old, &mut errs);
         }
         if !self.passes.is_empty() {
-            let cx = PassContext {
-                schema: &self.schema,
-                value: v,
-                old,
-            };
+            let cx = PassContext { value: v, old };
             for p in &self.passes {
                 p.validate(&cx, &mut errs);
             }

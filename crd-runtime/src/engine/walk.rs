@@ -2,21 +2,17 @@
 //! admission-webhook logic under test).
 //!
 //! A [`ValidationPass`] runs after the built-in passes (schema, embedded resources,
-//! list types, CEL) with the compiled schema, the new value and, on updates, the old
-//! value; [`crate::correlation`] pairs old and new values the way the server does.
+//! list types, CEL) with the new value and, on updates, the old value.
 
 use std::fmt;
 
 use serde_json::Value;
 
-use super::compiled::CompiledSchema;
 use crate::field::ErrorList;
 
 /// What a pass gets to look at.
 #[derive(Clone, Copy, Debug)]
 pub struct PassContext<'a> {
-    /// The engine's compiled schema.
-    pub schema: &'a CompiledSchema,
     /// The object being validated (already pruned and defaulted by `admit`).
     pub value: &'a Value,
     /// The previous object on updates.
