@@ -67,6 +67,39 @@ fn admit(bencher: Bencher, object: &str) {
         .bench_local_refs(|v| e.admit(v).is_ok());
 }
 
+/// [`Engine::start_admission`] then `finish`: one prune that also reports the
+/// unknown fields (none here), the rest as `admit`. Should cost what `admit` costs.
+#[divan::bench(args = OBJECTS)]
+fn start_admission(bencher: Bencher, object: &str) {
+    let b = bytes(object);
+    let e = engine(object);
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    bencher
+        .counter(BytesCount::new(b.len()))
+        .with_inputs(|| v.clone())
+        .bench_local_refs(|v| {
+            let mut a = e.start_admission(v, None).unwrap();
+            let unknown = a.take_unknown_fields();
+            a.finish().is_ok() && unknown.is_empty()
+        });
+}
+
+/// What crd-server did before `start_admission`: prune a clone for the unknown
+/// fields, then `admit` (which prunes again).
+#[divan::bench(args = OBJECTS)]
+fn prune_clone_then_admit(bencher: Bencher, object: &str) {
+    let b = bytes(object);
+    let e = engine(object);
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    bencher
+        .counter(BytesCount::new(b.len()))
+        .with_inputs(|| v.clone())
+        .bench_local_refs(|v| {
+            let unknown = e.prune(&mut v.clone());
+            e.admit(v).is_ok() && unknown.is_empty()
+        });
+}
+
 /// Validation only (the value is already admitted).
 #[divan::bench(args = OBJECTS)]
 fn validate(bencher: Bencher, object: &str) {

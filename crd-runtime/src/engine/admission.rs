@@ -50,6 +50,13 @@ impl Admission<'_> {
     pub fn finish(self) -> Result<(), ErrorList> {
         self.engine.finish_admission(self.value, self.old)
     }
+
+    /// The rest of the admission but validation: coerce metadata, default. For callers
+    /// that validate in a step of their own ([`Engine::validate`] or
+    /// [`Engine::validate_update`] then give what [`Admission::finish`] gives).
+    pub fn decode(self) -> Result<(), ErrorList> {
+        self.engine.decode_admission(self.value)
+    }
 }
 
 impl Engine {
@@ -185,12 +192,17 @@ impl Engine {
         Ok(unknown)
     }
 
-    fn finish_admission(&self, v: &mut Value, old: Option<&Value>) -> Result<(), ErrorList> {
+    fn decode_admission(&self, v: &mut Value) -> Result<(), ErrorList> {
         self.coerce_metadata(v, false)
             .map_err(|e| ErrorList(vec![e]))?;
         if let Some(root) = self.schema.root {
             default::default(&self.schema, v, root, 0);
         }
+        Ok(())
+    }
+
+    fn finish_admission(&self, v: &mut Value, old: Option<&Value>) -> Result<(), ErrorList> {
+        self.decode_admission(v)?;
         let errs = self.validate_inner(v, old, true);
         if errs.is_empty() { Ok(()) } else { Err(errs) }
     }

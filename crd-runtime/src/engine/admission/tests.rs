@@ -88,6 +88,25 @@ fn staged(
     }
 }
 
+/// [`Admission::decode`] then `validate`/`validate_update`, as a server with a
+/// separate validation step runs it.
+fn decoded_then_validated(
+    e: &Engine,
+    v: &Value,
+    old: Option<&Value>,
+) -> (Result<(), ErrorList>, Value) {
+    let mut v = v.clone();
+    let result = e.start_admission(&mut v, old).and_then(|a| a.decode());
+    let result = result.and_then(|()| {
+        let errs = match old {
+            None => e.validate(&v),
+            Some(old) => e.validate_update(&v, old),
+        };
+        if errs.is_empty() { Ok(()) } else { Err(errs) }
+    });
+    (result, v)
+}
+
 proptest! {
     #[test]
     fn unknown_fields_are_prunes_and_the_result_is_admits(v in value(), old in value()) {
@@ -102,12 +121,19 @@ proptest! {
             prop_assert_eq!(&got, &want);
             prop_assert_eq!(&staged_value, &admitted);
 
+            let (decoded, decoded_value) = decoded_then_validated(&e, &v, None);
+            prop_assert_eq!(&decoded, &want);
+            prop_assert_eq!(&decoded_value, &admitted);
+
             let mut updated = v.clone();
             let want = e.admit_update(&mut updated, &old);
             let (unknown, got, staged_value) = staged(&e, &v, Some(&old));
             prop_assert_eq!(&unknown, &want_unknown);
-            prop_assert_eq!(got, want);
-            prop_assert_eq!(staged_value, updated);
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(&staged_value, &updated);
+            let (decoded, decoded_value) = decoded_then_validated(&e, &v, Some(&old));
+            prop_assert_eq!(decoded, want);
+            prop_assert_eq!(decoded_value, updated);
         }
     }
 }
