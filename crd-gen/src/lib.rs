@@ -20,7 +20,9 @@
 //! - [`load_input`] / [`load_inputs`]: reading CRD manifests (YAML or JSON, v1beta1
 //!   converted);
 //! - [`codegen`]: the generator itself ([`codegen::generate`], [`codegen::Options`]);
-//! - [`roundtrip`]: generate, compile, emit the CRDs again and compare with the input.
+//! - [`roundtrip`]: generate, compile, emit the CRDs again and compare with the input;
+//! - [`json_stream::for_each_json_value`]: objects to validate, as one JSON document or
+//!   JSON lines, each bad line costing only itself.
 //!
 //! The listing of every public item is `public-api.txt` beside this crate's manifest.
 //!
@@ -36,9 +38,9 @@ use crd_runtime::CustomResourceDefinition;
 
 pub mod codegen;
 mod error;
-// The crd-gen binary's helpers (its own crate, so they must be `pub`); not an API.
-#[doc(hidden)]
 pub mod json_stream;
+// The crd-gen binary's thread pool (the binary is a crate of its own, so it must be
+// `pub`); not an API.
 #[doc(hidden)]
 pub mod par;
 pub mod roundtrip;
