@@ -50,13 +50,6 @@ impl Admission<'_> {
     pub fn finish(self) -> Result<(), ErrorList> {
         self.engine.finish_admission(self.value, self.old)
     }
-
-    /// The rest of the admission but validation: coerce metadata, default. For callers
-    /// that validate in a step of their own ([`Engine::validate`] or
-    /// [`Engine::validate_update`] then give what [`Admission::finish`] gives).
-    pub fn decode(self) -> Result<(), ErrorList> {
-        self.engine.decode_admission(self.value)
-    }
 }
 
 impl Engine {
@@ -127,11 +120,7 @@ impl Engine {
     /// ```
     pub fn decode(&self, v: &mut Value) -> Result<Vec<String>, ErrorList> {
         let unknown = self.prune_for_admission(v, None, true)?;
-        self.coerce_metadata(v, false)
-            .map_err(|e| ErrorList(vec![e]))?;
-        if let Some(root) = self.schema.root {
-            default::default(&self.schema, v, root, 0);
-        }
+        self.decode_admission(v)?;
         Ok(unknown)
     }
 
@@ -192,6 +181,7 @@ impl Engine {
         Ok(unknown)
     }
 
+    /// Coerce metadata, default: the part of an admission between prune and validate.
     fn decode_admission(&self, v: &mut Value) -> Result<(), ErrorList> {
         self.coerce_metadata(v, false)
             .map_err(|e| ErrorList(vec![e]))?;

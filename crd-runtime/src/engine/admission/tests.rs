@@ -88,16 +88,15 @@ fn staged(
     }
 }
 
-/// [`Admission::decode`] then `validate`/`validate_update`, as a server with a
-/// separate validation step runs it.
+/// [`Engine::decode`] then `validate`/`validate_update`, as a server with a separate
+/// validation step runs it.
 fn decoded_then_validated(
     e: &Engine,
     v: &Value,
     old: Option<&Value>,
 ) -> (Result<(), ErrorList>, Value) {
     let mut v = v.clone();
-    let result = e.start_admission(&mut v, old).and_then(|a| a.decode());
-    let result = result.and_then(|()| {
+    let result = e.decode(&mut v).and_then(|_| {
         let errs = match old {
             None => e.validate(&v),
             Some(old) => e.validate_update(&v, old),
