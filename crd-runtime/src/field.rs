@@ -393,10 +393,6 @@ impl fmt::Display for ErrorList {
 
 impl std::error::Error for ErrorList {}
 
-/// Go's `%q` for a string: [`crate::go::quote`] under its former name, which
-/// crd-server still calls.
-pub use crate::go::quote as go_quote;
-
 /// Go's `%v` for a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`: shortest digits,
 /// exponent form below 1e-4 and from 1e+06 up): `0.9`, `10`, `100000`, `1e+06`,
 /// `9.223372036854776e+18`, `1e-05`.
