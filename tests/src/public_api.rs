@@ -139,11 +139,15 @@ fn path_of(module: &Module, krate: &str) -> String {
         .join("::")
 }
 
-/// The `#[cfg]`s of a module and its ancestors, outermost first.
+/// The `#[cfg]`s (and `#[doc(hidden)]`) of a module and its ancestors, outermost first:
+/// what holds for every item inside.
 fn cfgs(tree: &ModuleTree, mut index: usize) -> Vec<String> {
     let mut out = Vec::new();
     loop {
         let m = &tree.modules[index];
+        if m.attrs.iter().any(is_doc_hidden) {
+            out.insert(0, "#[doc(hidden)]".to_string());
+        }
         out.splice(0..0, cfg_attrs(&m.attrs));
         match m.parent {
             Some(p) => index = p,
@@ -211,7 +215,7 @@ impl Ctx<'_> {
         let mut push = |key: String, attrs: &[syn::Attribute], text: String| {
             let mut notes = self.cfg.clone();
             notes.extend(cfg_attrs(attrs));
-            if attrs.iter().any(is_doc_hidden) {
+            if attrs.iter().any(is_doc_hidden) && !notes.iter().any(|n| n == "#[doc(hidden)]") {
                 notes.push("#[doc(hidden)]".into());
             }
             notes.push(text);
@@ -602,6 +606,7 @@ mod tests {
             (
                 "s/lib.rs",
                 "pub mod a; mod hidden; pub use a::Thing as Renamed;\n\
+                 #[doc(hidden)] pub mod secret { pub fn s() {} }\n\
                  #[cfg(feature = \"x\")] pub mod gated { pub const N: u8 = 1; }\n\
                  #[macro_export] macro_rules! m { () => {} }",
             ),
@@ -643,6 +648,8 @@ mod tests {
                 "#[cfg(feature = \"x\")] pub mod k::gated",
                 "#[cfg(feature = \"x\")] pub const k::gated::N: u8",
                 "macro k::m!",
+                "#[doc(hidden)] pub mod k::secret",
+                "#[doc(hidden)] pub fn k::secret::s()",
             ]
         );
     }
