@@ -243,7 +243,7 @@ impl Ctx<'_> {
             }
             syn::Item::Fn(f) if is_pub(&f.vis) => {
                 let mut bare = f.clone();
-                bare.attrs.retain(|a| is_proc_macro(a));
+                bare.attrs.retain(is_proc_macro);
                 let text = qualify(
                     &pretty_fn(bare.attrs, &f.vis, &f.sig),
                     &f.sig.ident,
