@@ -126,9 +126,12 @@ pub fn plan_chunks(
 impl Scratch {
     /// A scratch workspace named `name` under `<workspace>/target/`.
     pub fn new(workspace: &Path, name: &str) -> Scratch {
+        // The scratch crates name the workspace's crates by path from another
+        // directory: a relative workspace (`--workspace .`) must be made absolute.
+        let workspace = std::path::absolute(workspace).unwrap_or_else(|_| workspace.to_path_buf());
         Scratch {
             dir: workspace.join("target").join(name),
-            workspace: workspace.to_path_buf(),
+            workspace,
             clippy: false,
             k8s_version: None,
         }
@@ -435,6 +438,19 @@ fn main_rs(generated: &[GeneratedCrd]) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_relative_workspace_is_made_absolute() {
+        // The scratch crates name the workspace's crates by path from their own
+        // directory (`--workspace .` failed before).
+        let scratch = Scratch::new(Path::new("."), "t");
+        assert!(
+            scratch.workspace.is_absolute(),
+            "{}",
+            scratch.workspace.display()
+        );
+        assert!(scratch.dir.starts_with(&scratch.workspace));
+    }
 
     #[test]
     fn modules_from_diagnostic_paths() {
