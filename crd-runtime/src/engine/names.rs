@@ -57,6 +57,29 @@ pub fn dns1123_label(s: &str) -> Vec<String> {
     errs
 }
 
+/// `IsConfigMapKey`: a key of a ConfigMap's or Secret's data.
+pub fn config_map_key(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 253 {
+        errs.push(max_len_error(253));
+    }
+    let valid = !s.is_empty() && s.bytes().all(|b| is_alnum(b) || matches!(b, b'-' | b'_' | b'.'));
+    if !valid {
+        errs.push(regex_error(
+            "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+            "[-._a-zA-Z0-9]+",
+            &["key.name", "KEY_NAME", "key-name"],
+        ));
+    }
+    match s {
+        "." => errs.push("must not be '.'".into()),
+        ".." => errs.push("must not be '..'".into()),
+        _ if s.starts_with("..") => errs.push("must not start with '..'".into()),
+        _ => {}
+    }
+    errs
+}
+
 /// RFC 1123 subdomain (`IsDNS1123Subdomain`).
 pub fn dns1123_subdomain(s: &str) -> Vec<String> {
     let mut errs = Vec::new();
@@ -210,5 +233,14 @@ mod tests {
         assert_eq!(path_segment_name("..", false), vec!["may not be '..'"]);
         assert!(dns_subdomain_name("gen-", true).is_empty());
         assert!(!dns1035_label("foo.bar-com").is_empty());
+        assert!(config_map_key("game.properties").is_empty());
+        assert!(config_map_key("KEY_1-a").is_empty());
+        assert_eq!(
+            config_map_key("a b"),
+            ["a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"]
+        );
+        assert_eq!(config_map_key(".."), ["must not be '..'"]);
+        assert_eq!(config_map_key("..a"), ["must not start with '..'"]);
+        assert_eq!(config_map_key(&"a".repeat(254)), ["must be no more than 253 characters"]);
     }
 }

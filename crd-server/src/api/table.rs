@@ -6,6 +6,16 @@ use serde_json::{Value, json};
 
 use crd_runtime::jsonpath::JsonPath;
 
+/// Where a column's cells come from.
+pub enum Cell {
+    /// The object's name.
+    Name,
+    /// A JSONPath into the object (`None`: a path that does not parse shows nothing).
+    Path(Option<JsonPath>),
+    /// Computed from the object, as a built-in kind's printer does (`DATA` = keys).
+    Computed(fn(&Value) -> Value),
+}
+
 /// One column.
 pub struct Column {
     pub name: String,
@@ -13,7 +23,7 @@ pub struct Column {
     pub format: String,
     pub description: String,
     pub priority: i32,
-    pub path: Option<JsonPath>,
+    pub cell: Cell,
 }
 
 const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.";
@@ -27,8 +37,33 @@ impl Column {
             format: "name".into(),
             description: NAME_DESCRIPTION.into(),
             priority: 0,
-            path: None,
+            cell: Cell::Name,
         }
+    }
+
+    /// A column of a built-in kind's printer whose cells `compute` makes.
+    pub fn computed(
+        name: &str,
+        type_: &str,
+        description: &str,
+        compute: fn(&Value) -> Value,
+    ) -> Column {
+        Column {
+            name: name.into(),
+            type_: type_.into(),
+            format: String::new(),
+            description: description.into(),
+            priority: 0,
+            cell: Cell::Computed(compute),
+        }
+    }
+
+    /// A built-in kind's Age column: a string column of human durations since
+    /// creation, as kube-apiserver's printers write it.
+    pub fn builtin_age() -> Column {
+        let mut age = Column::age();
+        age.type_ = "age".into();
+        age
     }
 
     /// A printer column (`additionalPrinterColumns` item).
@@ -46,7 +81,7 @@ impl Column {
             format: format.unwrap_or("").into(),
             description: description.unwrap_or("").into(),
             priority: priority.unwrap_or(0),
-            path: JsonPath::parse(json_path).ok(),
+            cell: Cell::Path(JsonPath::parse(json_path).ok()),
         }
     }
 
@@ -65,11 +100,16 @@ impl Column {
     }
 
     fn cell(&self, obj: &Value, now: DateTime<Utc>) -> Value {
-        let Some(path) = &self.path else {
-            return obj
-                .pointer("/metadata/name")
-                .cloned()
-                .unwrap_or(Value::Null);
+        let path = match &self.cell {
+            Cell::Name => {
+                return obj
+                    .pointer("/metadata/name")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+            }
+            Cell::Computed(compute) => return compute(obj),
+            Cell::Path(None) => return Value::Null,
+            Cell::Path(Some(path)) => path,
         };
         let found = path.find(obj);
         match found.as_slice() {
@@ -94,7 +134,7 @@ fn typed_cell(type_: &str, v: &Value, now: DateTime<Utc>) -> Value {
         ("string", Value::String(s)) => Value::String(s.clone()),
         // The server's default table (CRDs): the timestamp as it is.
         ("rawdate", Value::String(s)) => Value::String(s.clone()),
-        ("date", Value::String(s)) => match DateTime::parse_from_rfc3339(s) {
+        ("date" | "age", Value::String(s)) => match DateTime::parse_from_rfc3339(s) {
             Ok(t) => Value::String(human_duration(
                 now.signed_duration_since(t.with_timezone(&Utc)),
             )),
@@ -186,10 +226,10 @@ pub fn table(
     let defs: Vec<Value> = columns
         .iter()
         .map(|c| {
-            let type_ = if c.type_ == "rawdate" {
-                "date"
-            } else {
-                c.type_.as_str()
+            let type_ = match c.type_.as_str() {
+                "rawdate" => "date",
+                "age" => "string",
+                other => other,
             };
             json!({"name": c.name, "type": type_, "format": c.format,
                    "description": c.description, "priority": c.priority})

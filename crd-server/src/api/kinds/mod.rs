@@ -8,6 +8,7 @@
 //! - [`crd`]: `apiextensions.k8s.io/v1` CustomResourceDefinitions;
 //! - [`namespace`]: core/v1 Namespaces.
 
+pub mod builtin;
 pub mod crd;
 pub mod custom;
 pub mod namespace;

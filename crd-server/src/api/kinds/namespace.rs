@@ -122,7 +122,11 @@ impl Strategy for Namespaces {
     }
 
     fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
-        Some(crate::api::protobuf::namespace(body))
+        Some(crate::api::protobuf::decode_object(
+            body,
+            "Namespace",
+            &crate::api::protobuf::kinds::NAMESPACE,
+        ))
     }
 
     fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {

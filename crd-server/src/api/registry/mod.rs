@@ -19,6 +19,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::api::kinds::Resource;
+use crate::api::kinds::builtin::{self, BuiltinKind};
 use crate::api::kinds::crd::{CRD_PREFIX, Crds};
 use crate::api::kinds::custom::{CustomKind, CustomResource};
 use crate::api::kinds::namespace::Namespaces;
@@ -91,10 +92,16 @@ pub struct Registry {
 impl Registry {
     /// The built-in kinds of a server following `options`' release.
     fn builtins(options: EngineOptions) -> Vec<Resource> {
-        vec![
+        let mut kinds: Vec<Resource> = vec![
             Arc::new(Crds::new(options.kube_version)),
             Arc::new(Namespaces::new(options.kube_version)),
-        ]
+        ];
+        kinds.extend(
+            builtin::catalog()
+                .iter()
+                .map(|spec| Arc::new(BuiltinKind::new(spec, options)) as Resource),
+        );
+        kinds
     }
 
     /// Loads the stored CRDs and keeps following them (and the namespaces) in the

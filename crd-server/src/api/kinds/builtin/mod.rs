@@ -1,0 +1,313 @@
+//! Built-in kinds (ConfigMaps, Secrets, Leases, …): one [`BuiltinKind`] strategy for
+//! all of them, driven by a [`Spec`] (identity, scope, verbs, subresources, field
+//! selectors, the k8s-openapi definition of the release) and a [`Behaviour`] for what
+//! the kind's own Go code does in kube-apiserver (`SetDefaults_*`, `Validate*`,
+//! `PrepareFor*`, the table printer).
+//!
+//! Decoding uses the kind's schema in the chosen release, as kube-apiserver decodes
+//! into its Go types: unknown fields are dropped and reported for `fieldValidation`,
+//! metadata is coerced. Validation is the kind's own (its messages, not OpenAPI's),
+//! after apimachinery's `ValidateObjectMeta` with the kind's name rule.
+
+mod catalog;
+mod config;
+mod lease;
+
+use std::sync::OnceLock;
+
+use crd_runtime::engine::objectmeta::{MetaRules, NamespaceRule, validate_object_meta};
+use crd_runtime::engine::{Engine, EngineOptions, SchemaOptions};
+use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::model::JSONSchemaProps;
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+
+pub use catalog::catalog;
+
+use super::{Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
+use crate::api::object::name_of;
+use crate::api::protobuf::Message;
+use crate::api::status::{ApiError, Qualified};
+use crate::api::table::Column;
+
+/// How a kind's names are checked (`ValidateObjectMeta`'s name function).
+#[derive(Clone, Copy, Debug)]
+pub enum NameRule {
+    /// `NameIsDNSSubdomain`.
+    DnsSubdomain,
+}
+
+impl NameRule {
+    fn check(self) -> fn(&str, bool) -> Vec<String> {
+        match self {
+            NameRule::DnsSubdomain => crd_runtime::engine::names::dns_subdomain_name,
+        }
+    }
+}
+
+/// What kube-apiserver's Go code for one kind does beyond the generic strategy.
+pub trait Behaviour: Sync {
+    /// Decoding beyond the schema: defaults (`SetDefaults_*`), conversions such as a
+    /// Secret's `stringData` into `data`. An error is a 400 decode error's text.
+    fn decode(&self, _obj: &mut Value) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// The kind's `Validate` (`old` is `None` on create) after `ValidateObjectMeta`.
+    fn validate(&self, _obj: &Value, _old: Option<&Value>, _errs: &mut ErrorList) {}
+
+    /// The kind's table columns after Name (kube-apiserver's printer).
+    fn columns(&self) -> Vec<Column> {
+        vec![Column::age()]
+    }
+}
+
+/// A built-in kind's identity and rules.
+pub struct Spec {
+    pub group: &'static str,
+    pub version: &'static str,
+    pub plural: &'static str,
+    pub singular: &'static str,
+    pub kind: &'static str,
+    pub namespaced: bool,
+    pub short_names: &'static [&'static str],
+    pub categories: &'static [&'static str],
+    pub verbs: &'static [&'static str],
+    pub subresources: &'static [Subresource],
+    /// Where its objects are stored (kube-apiserver's key prefix).
+    pub prefix: &'static str,
+    /// The k8s-openapi definition (`io.k8s.api.core.v1.ConfigMap`).
+    pub definition: &'static str,
+    pub name_rule: NameRule,
+    /// Field selector labels beyond `metadata.name`/`metadata.namespace`, with the
+    /// dotted path each reads.
+    pub field_selectors: &'static [(&'static str, &'static str)],
+    /// The protobuf message of the kind, when kubectl sends it that way.
+    pub proto: Option<&'static Message>,
+    pub behaviour: &'static dyn Behaviour,
+}
+
+/// A built-in kind in one release.
+pub struct BuiltinKind {
+    spec: &'static Spec,
+    info: KindInfo,
+    options: EngineOptions,
+    /// Built on first use from the release's schema (most servers touch few kinds).
+    decoding: OnceLock<Result<(Engine, JSONSchemaProps), String>>,
+}
+
+impl BuiltinKind {
+    /// The kind of `spec` in the release `options` follows.
+    pub fn new(spec: &'static Spec, options: EngineOptions) -> BuiltinKind {
+        let info = KindInfo {
+            q: Qualified {
+                group: spec.group.into(),
+                plural: spec.plural.into(),
+                kind: spec.kind.into(),
+            },
+            version: spec.version.into(),
+            singular: spec.singular.into(),
+            list_kind: format!("{}List", spec.kind),
+            namespaced: spec.namespaced,
+            short_names: spec.short_names.iter().map(|s| s.to_string()).collect(),
+            categories: spec.categories.iter().map(|s| s.to_string()).collect(),
+            prefix: spec.prefix.into(),
+            verbs: spec.verbs,
+            subresources: spec.subresources.to_vec(),
+            scale: None,
+            warning: None,
+        };
+        BuiltinKind {
+            spec,
+            info,
+            options,
+            decoding: OnceLock::new(),
+        }
+    }
+
+    fn decoding(&self) -> Result<&(Engine, JSONSchemaProps), ApiError> {
+        self.decoding
+            .get_or_init(|| {
+                let schema = builtin_schema(self.options.kube_version, self.spec.definition)
+                    .ok_or_else(|| format!("no schema for {}", self.spec.definition))?;
+                let engine = Engine::for_schema_with(
+                    Some(&schema),
+                    SchemaOptions {
+                        resource_root: true,
+                    },
+                    self.options,
+                )
+                .map_err(|e| e.to_string())?;
+                Ok((engine, schema))
+            })
+            .as_ref()
+            .map_err(|e| ApiError::internal(format!("{}: {e}", self.info.q.resource())))
+    }
+
+    fn cannot_decode(&self, why: &str) -> ApiError {
+        ApiError::bad_request(format!(
+            "{kind} in version \"{v}\" cannot be handled as a {kind}: {why}",
+            kind = self.spec.kind,
+            v = self.spec.version
+        ))
+    }
+}
+
+impl Strategy for BuiltinKind {
+    fn info(&self) -> &KindInfo {
+        &self.info
+    }
+
+    fn prepare_for_create(&self, obj: &mut Value) {
+        if self.info.has_status()
+            && let Value::Object(m) = obj
+        {
+            m.remove("status");
+        }
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
+        if !self.info.has_status() {
+            return;
+        }
+        match sub {
+            Subresource::Status => {
+                let status = new.get("status").cloned();
+                crate::api::object::copy_field(new, old, "spec");
+                if let Value::Object(m) = new {
+                    match status {
+                        Some(s) => m.insert("status".into(), s),
+                        None => m.remove("status"),
+                    };
+                }
+            }
+            _ => crate::api::object::copy_field(new, old, "status"),
+        }
+    }
+
+    fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
+        let message = self.spec.proto?;
+        Some(crate::api::protobuf::decode_object(
+            body,
+            self.spec.kind,
+            message,
+        ))
+    }
+
+    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
+        let (engine, _) = self.decoding()?;
+        let unknown = engine
+            .decode(obj)
+            .map_err(|errs| ApiError::invalid(&self.info.q, name_of(obj), &errs))?;
+        self.spec
+            .behaviour
+            .decode(obj)
+            .map_err(|why| self.cannot_decode(&why))?;
+        Ok(unknown)
+    }
+
+    fn validate<'a>(
+        &'a self,
+        _cx: &'a Context<'a>,
+        obj: &'a mut Value,
+        old: Option<&'a Value>,
+        _sub: Subresource,
+    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
+        Box::pin(async move {
+            let mut errs = ErrorList::new();
+            if let Some(Value::Object(meta)) = obj.get("metadata") {
+                let rules = MetaRules {
+                    namespace: if self.spec.namespaced {
+                        NamespaceRule::Required
+                    } else {
+                        NamespaceRule::Forbidden
+                    },
+                    name: self.spec.name_rule.check(),
+                    name_optional: false,
+                };
+                validate_object_meta(meta, rules, &Path::new("metadata"), &mut errs);
+            }
+            self.spec.behaviour.validate(obj, old, &mut errs);
+            if errs.is_empty() {
+                Ok(Vec::new())
+            } else {
+                Err(ApiError::invalid(&self.info.q, name_of(obj), &errs))
+            }
+        })
+    }
+
+    fn columns(&self) -> Vec<Column> {
+        self.spec.behaviour.columns()
+    }
+
+    fn selectable_fields(&self) -> Vec<(String, String)> {
+        self.spec
+            .field_selectors
+            .iter()
+            .map(|(label, path)| (label.to_string(), path.to_string()))
+            .collect()
+    }
+
+    fn schema(&self) -> Option<&JSONSchemaProps> {
+        self.decoding().ok().map(|(_, schema)| schema)
+    }
+
+    fn reset_fields(&self, sub: Subresource) -> ResetFields {
+        match sub {
+            Subresource::Status => &[&["spec"]],
+            _ if self.info.has_status() => &[&["status"]],
+            _ => &[],
+        }
+    }
+
+    fn allow_unconditional_update(&self) -> bool {
+        true
+    }
+
+    fn openapi_schema(&self) -> Value {
+        self.schema()
+            .and_then(|s| serde_json::to_value(s).ok())
+            .unwrap_or(json!({"type": "object"}))
+    }
+}
+
+/// `field.Forbidden(path, "field is immutable when `immutable` is set")` for each of
+/// `fields` that changed, once `old` is immutable; and `immutable` cannot be unset.
+fn immutable_data(new: &Value, old: &Value, fields: &[&str], errs: &mut ErrorList) {
+    if old.get("immutable") != Some(&Value::Bool(true)) {
+        return;
+    }
+    let detail = "field is immutable when `immutable` is set";
+    if new.get("immutable") != Some(&Value::Bool(true)) {
+        errs.push(FieldError::forbidden(Path::new("immutable"), detail));
+    }
+    for f in fields {
+        if new.get(*f) != old.get(*f) {
+            errs.push(FieldError::forbidden(Path::new(f), detail));
+        }
+    }
+}
+
+/// `ValidateImmutableField`: `field is immutable` when the value changed.
+fn immutable_field(new: &Value, old: &Value, pointer: &str, path: Path, errs: &mut ErrorList) {
+    let n = new.pointer(pointer).unwrap_or(&Value::Null);
+    if n != old.pointer(pointer).unwrap_or(&Value::Null) {
+        errs.push(FieldError::invalid(
+            path,
+            BadValue::from_json(n),
+            "field is immutable",
+        ));
+    }
+}
+
+/// Sets `field` to `value` when it is absent or empty (`SetDefaults_*`).
+fn default_field(obj: &mut Value, field: &str, value: Value) {
+    let missing = match obj.get(field) {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.is_empty(),
+        _ => false,
+    };
+    if missing && obj.is_object() {
+        obj[field] = value;
+    }
+}

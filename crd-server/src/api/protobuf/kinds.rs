@@ -1,0 +1,84 @@
+//! The messages of the built-in kinds read from protobuf bodies.
+
+use super::messages::{Message, OBJECT_META, Ty, f};
+
+/// core/v1 `ObjectReference`.
+pub static OBJECT_REFERENCE: Message = Message {
+    fields: &[
+        f(1, "kind", Ty::String),
+        f(2, "namespace", Ty::String),
+        f(3, "name", Ty::String),
+        f(4, "uid", Ty::String),
+        f(5, "apiVersion", Ty::String),
+        f(6, "resourceVersion", Ty::String),
+        f(7, "fieldPath", Ty::String),
+    ],
+};
+
+/// core/v1 `LocalObjectReference`.
+pub static LOCAL_OBJECT_REFERENCE: Message = Message {
+    fields: &[f(1, "name", Ty::String)],
+};
+
+/// core/v1 `Namespace` (its spec holds the finalizers; status is the server's).
+pub static NAMESPACE: Message = Message {
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&NAMESPACE_SPEC)),
+    ],
+};
+
+static NAMESPACE_SPEC: Message = Message {
+    fields: &[f(1, "finalizers", Ty::Strings)],
+};
+
+/// core/v1 `ConfigMap`.
+pub static CONFIG_MAP: Message = Message {
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "data", Ty::StringMap),
+        f(3, "binaryData", Ty::BytesMap),
+        f(4, "immutable", Ty::Bool),
+    ],
+};
+
+/// core/v1 `Secret`.
+pub static SECRET: Message = Message {
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "data", Ty::BytesMap),
+        f(3, "type", Ty::String),
+        f(4, "stringData", Ty::StringMap),
+        f(5, "immutable", Ty::Bool),
+    ],
+};
+
+/// core/v1 `ServiceAccount`.
+pub static SERVICE_ACCOUNT: Message = Message {
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "secrets", Ty::Messages(&OBJECT_REFERENCE)),
+        f(3, "imagePullSecrets", Ty::Messages(&LOCAL_OBJECT_REFERENCE)),
+        f(4, "automountServiceAccountToken", Ty::Bool),
+    ],
+};
+
+/// coordination/v1 `Lease`.
+pub static LEASE: Message = Message {
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "spec", Ty::Msg(&LEASE_SPEC)),
+    ],
+};
+
+static LEASE_SPEC: Message = Message {
+    fields: &[
+        f(1, "holderIdentity", Ty::String),
+        f(2, "leaseDurationSeconds", Ty::Int),
+        f(3, "acquireTime", Ty::MicroTime),
+        f(4, "renewTime", Ty::MicroTime),
+        f(5, "leaseTransitions", Ty::Int),
+        f(6, "strategy", Ty::String),
+        f(7, "preferredHolder", Ty::String),
+    ],
+};
