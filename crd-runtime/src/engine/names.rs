@@ -63,7 +63,9 @@ pub fn config_map_key(s: &str) -> Vec<String> {
     if s.len() > 253 {
         errs.push(max_len_error(253));
     }
-    let valid = !s.is_empty() && s.bytes().all(|b| is_alnum(b) || matches!(b, b'-' | b'_' | b'.'));
+    let valid = !s.is_empty()
+        && s.bytes()
+            .all(|b| is_alnum(b) || matches!(b, b'-' | b'_' | b'.'));
     if !valid {
         errs.push(regex_error(
             "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
@@ -237,10 +239,15 @@ mod tests {
         assert!(config_map_key("KEY_1-a").is_empty());
         assert_eq!(
             config_map_key("a b"),
-            ["a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"]
+            [
+                "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"
+            ]
         );
         assert_eq!(config_map_key(".."), ["must not be '..'"]);
         assert_eq!(config_map_key("..a"), ["must not start with '..'"]);
-        assert_eq!(config_map_key(&"a".repeat(254)), ["must be no more than 253 characters"]);
+        assert_eq!(
+            config_map_key(&"a".repeat(254)),
+            ["must be no more than 253 characters"]
+        );
     }
 }

@@ -144,6 +144,15 @@ fn typed_cell(type_: &str, v: &Value, now: DateTime<Utc>) -> Value {
     }
 }
 
+/// How long ago an RFC 3339 time was, as printers show ages (`<invalid>` when it does
+/// not parse).
+pub fn human_since(ts: &str) -> String {
+    match DateTime::parse_from_rfc3339(ts) {
+        Ok(t) => human_duration(Utc::now().signed_duration_since(t.with_timezone(&Utc))),
+        Err(_) => "<invalid>".into(),
+    }
+}
+
 /// apimachinery's `duration.HumanDuration`.
 pub fn human_duration(d: chrono::TimeDelta) -> String {
     let secs = d.num_seconds();

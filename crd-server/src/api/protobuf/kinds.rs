@@ -82,3 +82,35 @@ static LEASE_SPEC: Message = Message {
         f(7, "preferredHolder", Ty::String),
     ],
 };
+
+/// core/v1 `Event` (client-go's event recorders send it as protobuf).
+pub static EVENT: Message = Message {
+    fields: &[
+        f(1, "metadata", Ty::Msg(&OBJECT_META)),
+        f(2, "involvedObject", Ty::Msg(&OBJECT_REFERENCE)),
+        f(3, "reason", Ty::String),
+        f(4, "message", Ty::String),
+        f(5, "source", Ty::Msg(&EVENT_SOURCE)),
+        f(6, "firstTimestamp", Ty::Time),
+        f(7, "lastTimestamp", Ty::Time),
+        f(8, "count", Ty::Int),
+        f(9, "type", Ty::String),
+        f(10, "eventTime", Ty::MicroTime),
+        f(11, "series", Ty::Msg(&EVENT_SERIES)),
+        f(12, "action", Ty::String),
+        f(13, "related", Ty::Msg(&OBJECT_REFERENCE)),
+        f(14, "reportingComponent", Ty::String),
+        f(15, "reportingInstance", Ty::String),
+    ],
+};
+
+static EVENT_SOURCE: Message = Message {
+    fields: &[f(1, "component", Ty::String), f(2, "host", Ty::String)],
+};
+
+static EVENT_SERIES: Message = Message {
+    fields: &[
+        f(1, "count", Ty::Int),
+        f(2, "lastObservedTime", Ty::MicroTime),
+    ],
+};

@@ -11,7 +11,7 @@ use crate::api::selectors::{FieldSelector, LabelSelector};
 use crate::api::state::Shared;
 use crate::api::status::ApiError;
 use crate::api::storage;
-use crate::api::table::{Column, table};
+use crate::api::table::{Cell, Column, table};
 use crate::store::{ListOptions, Revision, StoreError};
 
 /// GET of one object (the whole object on `/status`, as the server answers).
@@ -33,10 +33,15 @@ pub async fn get(scope: &Scope<'_>) -> Result<Reply, ApiError> {
     Ok(Reply::ok(body))
 }
 
-/// The Table columns of a kind: Name, then the kind's own.
+/// The Table columns of a kind: Name, then the kind's own (unless the kind places the
+/// name itself, as the Events printer does).
 pub fn columns(res: &Resource) -> Vec<Column> {
+    let own = res.columns();
+    if own.iter().any(|c| matches!(c.cell, Cell::Name)) {
+        return own;
+    }
     let mut cols = vec![Column::name()];
-    cols.extend(res.columns());
+    cols.extend(own);
     cols
 }
 

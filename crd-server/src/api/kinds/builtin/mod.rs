@@ -11,6 +11,7 @@
 
 mod catalog;
 mod config;
+mod events;
 mod lease;
 
 use std::sync::OnceLock;
@@ -35,14 +36,30 @@ use crate::api::table::Column;
 pub enum NameRule {
     /// `NameIsDNSSubdomain`.
     DnsSubdomain,
+    /// `ValidatePathSegmentName`: what every object's name must be (`rest.BeforeCreate`).
+    PathSegment,
 }
 
 impl NameRule {
     fn check(self) -> fn(&str, bool) -> Vec<String> {
+        use crd_runtime::engine::names;
         match self {
-            NameRule::DnsSubdomain => crd_runtime::engine::names::dns_subdomain_name,
+            NameRule::DnsSubdomain => names::dns_subdomain_name,
+            NameRule::PathSegment => names::path_segment_name,
         }
     }
+}
+
+/// The finalizers core kinds know by their short names (`validateKubeFinalizerName`).
+const STANDARD_FINALIZERS: [&str; 3] = ["kubernetes", "orphan", "foregroundDeletion"];
+
+/// How a kind sharing another's storage reads and writes it (events.k8s.io/v1 Events
+/// are stored as core/v1 Events).
+pub trait Codec: Sync {
+    /// The stored JSON in this kind's shape (`apiVersion` is set by the caller).
+    fn from_stored(&self, obj: Value) -> Value;
+    /// This kind's JSON in the stored shape.
+    fn to_stored(&self, obj: &Value) -> Value;
 }
 
 /// What kube-apiserver's Go code for one kind does beyond the generic strategy.
@@ -76,9 +93,13 @@ pub struct Spec {
     pub subresources: &'static [Subresource],
     /// Where its objects are stored (kube-apiserver's key prefix).
     pub prefix: &'static str,
+    /// How objects are stored, when in another kind's shape.
+    pub codec: Option<&'static dyn Codec>,
     /// The k8s-openapi definition (`io.k8s.api.core.v1.ConfigMap`).
     pub definition: &'static str,
-    pub name_rule: NameRule,
+    /// The name rule of the kind's own `ValidateObjectMeta` (`None`: its validation
+    /// leaves metadata to the generic check).
+    pub name_rule: Option<NameRule>,
     /// Field selector labels beyond `metadata.name`/`metadata.namespace`, with the
     /// dotted path each reads.
     pub field_selectors: &'static [(&'static str, &'static str)],
@@ -142,6 +163,24 @@ impl BuiltinKind {
             })
             .as_ref()
             .map_err(|e| ApiError::internal(format!("{}: {e}", self.info.q.resource())))
+    }
+
+    fn validate_meta(
+        &self,
+        meta: &serde_json::Map<String, Value>,
+        rule: NameRule,
+        errs: &mut ErrorList,
+    ) {
+        let rules = MetaRules {
+            namespace: if self.spec.namespaced {
+                NamespaceRule::Required
+            } else {
+                NamespaceRule::Forbidden
+            },
+            name: rule.check(),
+            name_optional: false,
+        };
+        validate_object_meta(meta, rules, &Path::new("metadata"), errs);
     }
 
     fn cannot_decode(&self, why: &str) -> ApiError {
@@ -214,20 +253,24 @@ impl Strategy for BuiltinKind {
         _sub: Subresource,
     ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
         Box::pin(async move {
+            let empty = serde_json::Map::new();
+            let meta = obj
+                .get("metadata")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty);
             let mut errs = ErrorList::new();
-            if let Some(Value::Object(meta)) = obj.get("metadata") {
-                let rules = MetaRules {
-                    namespace: if self.spec.namespaced {
-                        NamespaceRule::Required
-                    } else {
-                        NamespaceRule::Forbidden
-                    },
-                    name: self.spec.name_rule.check(),
-                    name_optional: false,
-                };
-                validate_object_meta(meta, rules, &Path::new("metadata"), &mut errs);
+            if let Some(rule) = self.spec.name_rule {
+                self.validate_meta(meta, rule, &mut errs);
+                if self.spec.group.is_empty() {
+                    kube_finalizers(meta, &mut errs);
+                }
             }
             self.spec.behaviour.validate(obj, old, &mut errs);
+            // `rest.BeforeCreate`/`BeforeUpdate`: the generic ObjectMeta check runs only
+            // when the kind's own validation passed.
+            if errs.is_empty() {
+                self.validate_meta(meta, NameRule::PathSegment, &mut errs);
+            }
             if errs.is_empty() {
                 Ok(Vec::new())
             } else {
@@ -264,10 +307,56 @@ impl Strategy for BuiltinKind {
         true
     }
 
+    fn read_stored<'a>(
+        &'a self,
+        objects: Vec<Value>,
+    ) -> BoxFuture<'a, Result<Vec<Value>, ApiError>> {
+        let api_version = Value::String(self.info.api_version());
+        let codec = self.spec.codec;
+        Box::pin(async move {
+            Ok(objects
+                .into_iter()
+                .map(|o| {
+                    let mut o = match codec {
+                        Some(c) => c.from_stored(o),
+                        None => o,
+                    };
+                    if let Value::Object(m) = &mut o {
+                        m.insert("apiVersion".into(), api_version.clone());
+                    }
+                    o
+                })
+                .collect())
+        })
+    }
+
+    fn storage_form<'a>(
+        &'a self,
+        obj: &'a Value,
+    ) -> BoxFuture<'a, Result<Option<Value>, ApiError>> {
+        let stored = self.spec.codec.map(|c| c.to_stored(obj));
+        Box::pin(async move { Ok(stored) })
+    }
+
     fn openapi_schema(&self) -> Value {
         self.schema()
             .and_then(|s| serde_json::to_value(s).ok())
             .unwrap_or(json!({"type": "object"}))
+    }
+}
+
+/// `validateKubeFinalizerName`: a finalizer without a `/` must be a standard one.
+fn kube_finalizers(meta: &serde_json::Map<String, Value>, errs: &mut ErrorList) {
+    let finalizers = meta.get("finalizers").and_then(Value::as_array);
+    for (i, f) in finalizers.into_iter().flatten().enumerate() {
+        let name = f.as_str().unwrap_or("");
+        if !name.contains('/') && !STANDARD_FINALIZERS.contains(&name) {
+            errs.push(FieldError::invalid(
+                Path::new("metadata").child("finalizers").index(i),
+                BadValue::Str(name.into()),
+                "name is neither a standard finalizer name nor is it fully qualified",
+            ));
+        }
     }
 }
 
