@@ -97,9 +97,7 @@ impl Registry {
             Arc::new(Namespaces::new(options.kube_version)),
         ];
         kinds.extend(
-            builtin::catalog()
-                .iter()
-                .map(|spec| Arc::new(BuiltinKind::new(spec, options)) as Resource),
+            builtin::catalog().map(|spec| Arc::new(BuiltinKind::new(spec, options)) as Resource),
         );
         kinds
     }

@@ -1,35 +1,15 @@
-//! The built-in kinds served, with the names, scope, verbs and storage keys
-//! kube-apiserver's discovery and storage use for them.
+//! core/v1 (the legacy group, served under `/api/v1`).
 
-use super::config::{ConfigMaps, Secrets};
-use super::events::{Events, EventsV1Codec};
-use super::lease::{Leases, ServiceAccounts};
-use super::{NameRule, Spec};
+use super::super::config::{ConfigMaps, Secrets};
+use super::super::events::Events;
+use super::super::lease::ServiceAccounts;
+use super::super::{NameRule, Spec};
+use super::{ALL_VERBS, NONE};
 use crate::api::protobuf::kinds;
-
-/// The verbs of a built-in kind with every verb, as its discovery lists them.
-const ALL_VERBS: &[&str] = &[
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
 
 const CORE: &str = "";
 
-/// The field selector every object supports beyond name and namespace.
-const NONE: &[(&str, &str)] = &[];
-
-/// Every built-in kind this server serves.
-pub fn catalog() -> &'static [Spec] {
-    CATALOG
-}
-
-static CATALOG: &[Spec] = &[
+pub(super) static KINDS: &[Spec] = &[
     Spec {
         group: CORE,
         version: "v1",
@@ -88,25 +68,6 @@ static CATALOG: &[Spec] = &[
         behaviour: &ServiceAccounts,
     },
     Spec {
-        group: "coordination.k8s.io",
-        version: "v1",
-        plural: "leases",
-        singular: "lease",
-        kind: "Lease",
-        namespaced: true,
-        short_names: &[],
-        categories: &[],
-        verbs: ALL_VERBS,
-        subresources: &[],
-        prefix: "/registry/leases/",
-        codec: None,
-        definition: "io.k8s.api.coordination.v1.Lease",
-        name_rule: Some(NameRule::DnsSubdomain),
-        field_selectors: NONE,
-        proto: Some(&kinds::LEASE),
-        behaviour: &Leases,
-    },
-    Spec {
         group: CORE,
         version: "v1",
         plural: "events",
@@ -139,35 +100,5 @@ static CATALOG: &[Spec] = &[
         ],
         proto: Some(&kinds::EVENT),
         behaviour: &Events { events_api: false },
-    },
-    Spec {
-        group: "events.k8s.io",
-        version: "v1",
-        plural: "events",
-        singular: "event",
-        kind: "Event",
-        namespaced: true,
-        short_names: &["ev"],
-        categories: &[],
-        verbs: ALL_VERBS,
-        subresources: &[],
-        prefix: "/registry/events/",
-        codec: Some(&EventsV1Codec),
-        definition: "io.k8s.api.events.v1.Event",
-        name_rule: None,
-        field_selectors: &[
-            ("regarding.kind", "regarding.kind"),
-            ("regarding.namespace", "regarding.namespace"),
-            ("regarding.name", "regarding.name"),
-            ("regarding.uid", "regarding.uid"),
-            ("regarding.apiVersion", "regarding.apiVersion"),
-            ("regarding.resourceVersion", "regarding.resourceVersion"),
-            ("regarding.fieldPath", "regarding.fieldPath"),
-            ("reason", "reason"),
-            ("reportingController", "reportingController"),
-            ("type", "type"),
-        ],
-        proto: None,
-        behaviour: &Events { events_api: true },
     },
 ];

@@ -1,0 +1,26 @@
+//! coordination.k8s.io/v1.
+
+use super::super::lease::Leases;
+use super::super::{NameRule, Spec};
+use super::{ALL_VERBS, NONE};
+use crate::api::protobuf::kinds;
+
+pub(super) static KINDS: &[Spec] = &[Spec {
+    group: "coordination.k8s.io",
+    version: "v1",
+    plural: "leases",
+    singular: "lease",
+    kind: "Lease",
+    namespaced: true,
+    short_names: &[],
+    categories: &[],
+    verbs: ALL_VERBS,
+    subresources: &[],
+    prefix: "/registry/leases/",
+    codec: None,
+    definition: "io.k8s.api.coordination.v1.Lease",
+    name_rule: Some(NameRule::DnsSubdomain),
+    field_selectors: NONE,
+    proto: Some(&kinds::LEASE),
+    behaviour: &Leases,
+}];
