@@ -6,50 +6,26 @@
 //! BENCHMARKS.md records a run, `scripts/load-side-by-side.sh` compares two commits.
 
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
+use support::{concurrent, http, percentile, request};
+
+#[path = "support/mod.rs"]
+mod support;
 
 const CRD: &str = include_str!("../../../shared/fixtures/crontab/crd-full.yaml");
-const CLIENTS: usize = 32;
+use support::CLIENTS;
 const CREATES: usize = 20_000;
 const GETS: usize = 50_000;
 const WATCHERS: usize = 1_000;
 const WATCH_WRITES: usize = 50;
 const PATH: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
-
-type Http = Client<HttpConnector, Full<Bytes>>;
-
-fn http() -> Http {
-    let mut c = HttpConnector::new();
-    c.set_nodelay(true);
-    Client::builder(TokioExecutor::new())
-        .pool_max_idle_per_host(2 * WATCHERS)
-        .build(c)
-}
-
-async fn request(client: &Http, method: &str, url: &str, body: Bytes) -> (u16, Bytes) {
-    let req = http::Request::builder()
-        .method(method)
-        .uri(url)
-        .header("content-type", "application/json")
-        .body(Full::new(body))
-        .expect("request");
-    let resp = client.request(req).await.expect("response");
-    let code = resp.status().as_u16();
-    (
-        code,
-        resp.into_body().collect().await.expect("body").to_bytes(),
-    )
-}
 
 fn object(i: usize) -> Bytes {
     Bytes::from(
@@ -58,36 +34,6 @@ fn object(i: usize) -> Bytes {
                "spec": {"cronSpec": "* * * * */5", "image": "registry.example.com/cron:1.2.3"}})
         .to_string(),
     )
-}
-
-/// Runs `total` operations over `CLIENTS` tasks; returns operations per second.
-async fn concurrent<F, Fut>(total: usize, op: F) -> f64
-where
-    F: Fn(usize) -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = ()> + Send,
-{
-    let op = Arc::new(op);
-    let t0 = Instant::now();
-    let tasks: Vec<_> = (0..CLIENTS)
-        .map(|c| {
-            let op = op.clone();
-            tokio::spawn(async move {
-                let mut i = c;
-                while i < total {
-                    op(i).await;
-                    i += CLIENTS;
-                }
-            })
-        })
-        .collect();
-    for t in tasks {
-        t.await.expect("task");
-    }
-    total as f64 / t0.elapsed().as_secs_f64()
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
 async fn run(label: &str, store: crd_server::StoreConfig) {

@@ -26,6 +26,7 @@ pub struct RunningServer {
     scheme: &'static str,
     store_description: String,
     shared: Arc<Shared>,
+    app: axum::Router,
     task: JoinHandle<()>,
 }
 
@@ -52,6 +53,16 @@ impl RunningServer {
 
     /// Stops serving now (open watches end).
     pub fn stop(self) {}
+
+    /// The shared state (registry, store) for in-process helpers.
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// The server's router, for requests sent in-process (test seeding).
+    pub(crate) fn router(&self) -> axum::Router {
+        self.app.clone()
+    }
 
     /// Waits until the server task ends (it ends only when stopped or on a fatal error).
     pub async fn wait(mut self) {
@@ -218,6 +229,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         source,
     })?;
     let app = router(shared.clone());
+    let in_process = app.clone();
     let scheme = if tls.is_some() { "https" } else { "http" };
     let task = match tls {
         None => tokio::spawn(async move {
@@ -235,6 +247,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         scheme,
         store_description,
         shared,
+        app: in_process,
         task,
     })
 }

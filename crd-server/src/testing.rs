@@ -1,5 +1,7 @@
 //! A server for tests, in the spirit of envtest: a free loopback port, an in-memory (or
-//! temporary-directory) store, given CRDs (derived ones included), stopped on drop.
+//! temporary-directory) store, every built-in kind, given CRDs (derived ones included)
+//! and seed objects, a fresh namespace per test, stopped on drop — or one server shared
+//! by every test of a binary ([`TestServerBuilder::start_shared`]).
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -12,7 +14,14 @@
 //! # }
 //! ```
 
+mod objects;
+mod shared;
+
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use http::Method;
+use serde_json::{Value, json};
 
 use crd_runtime::engine::EngineOptions;
 use crd_runtime::{CustomResourceDefinition, KubeVersion};
@@ -20,9 +29,13 @@ use crd_runtime::{CustomResourceDefinition, KubeVersion};
 use crate::config::{Config, StartError, StoreConfig};
 use crate::server::{RunningServer, start};
 
+pub use objects::{FIELD_MANAGER, RequestError};
+
 /// A running test server.
 pub struct TestServer {
     server: RunningServer,
+    /// The next number [`TestServer::namespace`] tries.
+    namespaces: AtomicU64,
     // Kept for the server's lifetime: the data directory of a durable test store.
     _dir: Option<tempfile::TempDir>,
 }
@@ -31,6 +44,7 @@ pub struct TestServer {
 #[derive(Default)]
 pub struct TestServerBuilder {
     crds: Vec<CustomResourceDefinition>,
+    objects: Vec<Value>,
     durable: bool,
     errors: Vec<String>,
     engine: EngineOptions,
@@ -47,6 +61,17 @@ impl TestServerBuilder {
     pub fn crd_yaml(mut self, text: &str) -> Self {
         match crd_runtime::load_crds("crd_yaml", text) {
             Ok(loaded) => self.crds.extend(loaded.crds.into_iter().map(|d| d.crd)),
+            Err(e) => self.errors.push(e.to_string()),
+        }
+        self
+    }
+
+    /// Server-side applies every object of a YAML or JSON text (several documents) once
+    /// the server is up: CRDs first, then namespaces, then the rest; custom objects of
+    /// the CRDs among them included. A refused object fails [`start`](Self::start).
+    pub fn objects_yaml(mut self, text: &str) -> Self {
+        match crd_runtime::parse_documents("objects_yaml", text) {
+            Ok(docs) => self.objects.extend(docs),
             Err(e) => self.errors.push(e.to_string()),
         }
         self
@@ -91,10 +116,24 @@ impl TestServerBuilder {
             token: None,
             engine: self.engine,
         };
-        Ok(TestServer {
+        let server = TestServer {
             server: start(config).await?,
+            namespaces: AtomicU64::new(1),
             _dir: dir,
-        })
+        };
+        objects::apply_all(&server.server, self.objects)
+            .await
+            .map_err(|e| StartError::Config(format!("seed object: {e}")))?;
+        Ok(server)
+    }
+
+    /// Starts (on the first call in this process) one server for every test of the
+    /// binary, on its own runtime thread, so that it outlives each test's runtime; later
+    /// calls answer the same server whatever their builder (give every test the same
+    /// one, e.g. from a helper function). Tests keep apart with
+    /// [`TestServer::namespace`]. Blocks the caller while the server starts (milliseconds).
+    pub fn start_shared(self) -> Result<&'static TestServer, StartError> {
+        shared::get_or_start(self)
     }
 }
 
@@ -127,6 +166,41 @@ impl TestServer {
     /// The running server.
     pub fn server(&self) -> &RunningServer {
         &self.server
+    }
+
+    /// Creates a fresh namespace (`test-1`, `test-2`, … skipping names taken) and
+    /// answers its name: one per test keeps tests on a shared server apart.
+    pub async fn namespace(&self) -> Result<String, RequestError> {
+        loop {
+            let n = self.namespaces.fetch_add(1, Ordering::Relaxed);
+            let name = format!("test-{n}");
+            let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
+            let created = objects::send(
+                &self.server,
+                Method::POST,
+                "/api/v1/namespaces",
+                "application/json",
+                body.to_string().into_bytes(),
+            )
+            .await;
+            match created {
+                Ok(_) => return Ok(name),
+                Err(e) if e.code == 409 => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Server-side applies every object of a YAML or JSON text (see
+    /// [`TestServerBuilder::objects_yaml`]) and answers them as stored.
+    pub async fn apply_yaml(&self, text: &str) -> Result<Vec<Value>, RequestError> {
+        let docs = crd_runtime::parse_documents("apply_yaml", text).map_err(|e| RequestError {
+            method: "PATCH".into(),
+            path: String::new(),
+            code: 400,
+            message: e.to_string(),
+        })?;
+        objects::apply_all(&self.server, docs).await
     }
 
     /// A `kube::Client` for this server (default namespace `default`).

@@ -5,4 +5,6 @@
 pub mod crontab;
 pub mod crontab_v2;
 #[cfg(feature = "kube")]
+pub mod operator;
+#[cfg(feature = "kube")]
 pub mod workload;

@@ -1,0 +1,235 @@
+//! The StaticSite operator (kube-runtime Controller, Recorder, finalizer, Lease) against
+//! one crd-server shared by the tests of this binary, each test in its own namespace.
+//! Run with `cargo test -p crd-toolkit-examples --features kube --test operator`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crd_runtime::CustomResourceExt;
+use crd_server::TestServer;
+use crd_toolkit_examples::operator::leader::{LEASE_NAME, run_elected};
+use crd_toolkit_examples::operator::{Context, FINALIZER, StaticSite, StaticSiteSpec};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::events::v1::Event;
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
+use kube::runtime::wait::{Condition, await_condition, conditions};
+use kube::{Api, Client, ResourceExt};
+use serde_json::json;
+use tokio::sync::oneshot;
+
+/// Every wait of these tests is bounded by this.
+const WAIT: Duration = Duration::from_secs(20);
+
+fn server() -> &'static TestServer {
+    TestServer::builder()
+        .crd(StaticSite::crd())
+        .start_shared()
+        .expect("shared test server")
+}
+
+fn site(pages: &[(&str, &str)], replicas: i32) -> StaticSiteSpec {
+    StaticSiteSpec {
+        image: "nginx:1.27".into(),
+        replicas,
+        pages: pages
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<BTreeMap<_, _>>(),
+    }
+}
+
+/// The operator for one namespace, stopped when the answer is dropped.
+struct Running {
+    _stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Running {
+    async fn stop(self) {
+        drop(self._stop);
+        tokio::time::timeout(WAIT, self.task)
+            .await
+            .expect("the operator stops")
+            .expect("the operator did not panic");
+    }
+}
+
+fn start_operator(client: Client, ns: &str, identity: &str) -> Running {
+    let (stop, stopped) = oneshot::channel::<()>();
+    let ctx = Arc::new(Context::new(client, identity));
+    let (ns, identity) = (ns.to_string(), identity.to_string());
+    let task = tokio::spawn(async move {
+        run_elected(ctx, &ns, &identity, Some(ns.clone()), async {
+            let _ = stopped.await;
+        })
+        .await
+        .expect("the operator ran");
+    });
+    Running { _stop: stop, task }
+}
+
+async fn wait_for<K, C>(api: &Api<K>, name: &str, what: &str, cond: C) -> K
+where
+    K: kube::Resource + Clone + std::fmt::Debug + serde::de::DeserializeOwned + Send + 'static,
+    K: serde::Serialize,
+    C: Condition<K>,
+{
+    tokio::time::timeout(WAIT, await_condition(api.clone(), name, cond))
+        .await
+        .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
+        .expect("watch")
+        .unwrap_or_else(|| panic!("{name} is gone while waiting for {what}"))
+}
+
+fn ready_is(status: &'static str) -> impl Condition<StaticSite> {
+    move |s: Option<&StaticSite>| s.and_then(|s| s.ready()).is_some_and(|c| c.status == status)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operator_reconciles_children_status_events_and_finalizer() {
+    let server = server();
+    let ns = server.namespace().await.expect("namespace");
+    let client = server.client();
+    let sites: Api<StaticSite> = Api::namespaced(client.clone(), &ns);
+    let pages: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
+    let operator = start_operator(client.clone(), &ns, "replica-a");
+
+    let created = sites
+        .create(
+            &PostParams::default(),
+            &StaticSite::new("docs", site(&[("index.html", "<h1>hi</h1>")], 2)),
+        )
+        .await
+        .expect("create site");
+
+    // The children appear, controlled by the site.
+    let cm = wait_for(&pages, "docs-pages", "the pages ConfigMap", |c: Option<&ConfigMap>| c.is_some()).await;
+    assert_eq!(cm.data.unwrap()["index.html"], "<h1>hi</h1>");
+    let owner = &cm.metadata.owner_references.unwrap()[0];
+    assert_eq!((owner.kind.as_str(), owner.name.as_str()), ("StaticSite", "docs"));
+    assert_eq!(Some(&owner.uid), created.metadata.uid.as_ref());
+    assert_eq!(owner.controller, Some(true));
+    let deploy = wait_for(&deployments, "docs", "the Deployment", |d: Option<&Deployment>| d.is_some()).await;
+    assert_eq!(deploy.spec.replicas, Some(2));
+
+    // Nothing runs pods here: the site is not ready, and says why.
+    let site = wait_for(&sites, "docs", "Ready=False", ready_is("False")).await;
+    assert_eq!(site.ready().unwrap().reason, "Progressing");
+    assert!(site.finalizers().contains(&FINALIZER.to_string()));
+
+    // Reporting what a deployment controller would: the site becomes Ready.
+    deployments
+        .patch_status(
+            "docs",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2}})),
+        )
+        .await
+        .expect("deployment status");
+    let site = wait_for(&sites, "docs", "Ready=True", ready_is("True")).await;
+    assert_eq!(site.status.as_ref().unwrap().available_replicas, Some(2));
+    assert_eq!(site.status.as_ref().unwrap().observed_generation, Some(1));
+
+    // A change of the site reaches its children.
+    sites
+        .patch(
+            "docs",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 3, "pages": {"about.html": "about"}}})),
+        )
+        .await
+        .expect("change site");
+    wait_for(&deployments, "docs", "replicas 3", |d: Option<&Deployment>| {
+        d.and_then(|d| d.spec.replicas) == Some(3)
+    })
+    .await;
+    wait_for(&pages, "docs-pages", "the new page", |c: Option<&ConfigMap>| {
+        c.and_then(|c| c.data.as_ref()).is_some_and(|d| d.get("about.html").map(String::as_str) == Some("about"))
+    })
+    .await;
+
+    // A hand edit of a field the operator owns is taken back.
+    pages
+        .patch(
+            "docs-pages",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"data": {"index.html": "defaced"}})),
+        )
+        .await
+        .expect("hand edit");
+    wait_for(&pages, "docs-pages", "the edit reverted", |c: Option<&ConfigMap>| {
+        c.and_then(|c| c.data.as_ref())
+            .is_some_and(|d| d.get("index.html").map(String::as_str) == Some("<h1>hi</h1>"))
+    })
+    .await;
+
+    // The Events the Recorder wrote (events.k8s.io/v1), about the site.
+    let events: Api<Event> = Api::namespaced(client.clone(), &ns);
+    let listed = events
+        .list(&ListParams::default().fields("regarding.name=docs"))
+        .await
+        .expect("events");
+    let reasons: Vec<String> = listed.items.iter().filter_map(|e| e.reason.clone()).collect();
+    assert!(reasons.contains(&"Progressing".to_string()), "{reasons:?}");
+    assert!(reasons.contains(&"Ready".to_string()), "{reasons:?}");
+    let first = &listed.items[0];
+    assert_eq!(first.reporting_controller.as_deref(), Some("site-operator"));
+    assert_eq!(first.regarding.as_ref().unwrap().kind.as_deref(), Some("StaticSite"));
+
+    // Deleting the site runs the finalizer: an Event, then the site is gone.
+    sites.delete("docs", &DeleteParams::default()).await.expect("delete");
+    tokio::time::timeout(WAIT, await_condition(sites.clone(), "docs", conditions::is_deleted(&created.uid().unwrap())))
+        .await
+        .expect("the finalizer let the site go")
+        .expect("watch");
+    let listed = events
+        .list(&ListParams::default().fields("reason=Deleting"))
+        .await
+        .expect("events");
+    assert_eq!(listed.items.len(), 1, "{:?}", listed.items);
+    operator.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_lease_holder_reconciles_and_the_other_takes_over() {
+    let server = server();
+    let ns = server.namespace().await.expect("namespace");
+    let client = server.client();
+    let leases: Api<Lease> = Api::namespaced(client.clone(), &ns);
+    let first = start_operator(client.clone(), &ns, "replica-a");
+    let held = |who: &'static str| {
+        move |l: Option<&Lease>| {
+            l.and_then(|l| l.spec.as_ref()?.holder_identity.as_deref()) == Some(who)
+        }
+    };
+    wait_for(&leases, LEASE_NAME, "replica-a to lead", held("replica-a")).await;
+    let second = start_operator(client.clone(), &ns, "replica-b");
+
+    // The leader reconciles.
+    let sites: Api<StaticSite> = Api::namespaced(client.clone(), &ns);
+    sites
+        .create(&PostParams::default(), &StaticSite::new("blog", site(&[("index.html", "x")], 1)))
+        .await
+        .expect("create");
+    let pages: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    wait_for(&pages, "blog-pages", "the leader's ConfigMap", |c: Option<&ConfigMap>| c.is_some()).await;
+    let lease = leases.get(LEASE_NAME).await.expect("lease");
+    assert_eq!(lease.spec.unwrap().holder_identity.as_deref(), Some("replica-a"));
+
+    // The leader stops and releases the Lease; the other replica takes it and works.
+    first.stop().await;
+    wait_for(&leases, LEASE_NAME, "replica-b to lead", held("replica-b")).await;
+    sites
+        .patch("blog", &PatchParams::default(), &Patch::Merge(json!({"spec": {"pages": {"index.html": "y"}}})))
+        .await
+        .expect("change");
+    wait_for(&pages, "blog-pages", "the new leader's update", |c: Option<&ConfigMap>| {
+        c.and_then(|c| c.data.as_ref()).is_some_and(|d| d.get("index.html").map(String::as_str) == Some("y"))
+    })
+    .await;
+    second.stop().await;
+}
