@@ -32,6 +32,7 @@ use axum::routing::{MethodRouter, get};
 use http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
 
+use self::discovery::aggregated::Root;
 use self::request::{Query, RequestInfo, ResourceRequest};
 use self::state::Shared;
 use self::status::ApiError;
@@ -135,20 +136,24 @@ async fn version(State(shared): Api) -> Response {
     json(discovery::version(shared.registry.kube_version()))
 }
 
-async fn core_versions(headers: HeaderMap) -> Response {
+async fn core_versions(State(shared): Api, headers: HeaderMap) -> Response {
     let host = headers
         .get(http::header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
-    json(discovery::core_versions(host))
+    discovery::roots::serve(&shared.registry, &headers, Root::Core, || {
+        discovery::core_versions(host)
+    })
 }
 
 async fn core_resources(State(shared): Api) -> Response {
     found(discovery::resource_list(&shared.registry, "", "v1"))
 }
 
-async fn groups(State(shared): Api) -> Response {
-    json(discovery::group_list(&shared.registry))
+async fn groups(State(shared): Api, headers: HeaderMap) -> Response {
+    discovery::roots::serve(&shared.registry, &headers, Root::Groups, || {
+        discovery::group_list(&shared.registry)
+    })
 }
 
 async fn group(State(shared): Api, Path(group): Path<String>) -> Response {

@@ -74,6 +74,191 @@ pub fn representation(headers: &HeaderMap) -> Result<Representation, ApiError> {
     }
 }
 
+/// One clause of an `Accept` header as kube-apiserver reads it (its `goautoneg`): a
+/// media range, its parameters (`q` apart) and its quality.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AcceptClause<'a> {
+    pub kind: &'a str,
+    pub subtype: &'a str,
+    pub params: Vec<(&'a str, &'a str)>,
+    pub q: f64,
+}
+
+impl<'a> AcceptClause<'a> {
+    /// A parameter's value (the last one given wins, as in a map).
+    pub fn param(&self, key: &str) -> Option<&'a str> {
+        self.params
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+    }
+
+    /// Whether the clause's media range covers `kind/subtype`.
+    pub fn covers(&self, kind: &str, subtype: &str) -> bool {
+        (self.kind == kind && (self.subtype == subtype || self.subtype == "*"))
+            || (self.kind == "*" && self.subtype == "*")
+    }
+
+    /// goautoneg's order: a higher quality first, then a concrete type or subtype before
+    /// a wildcard. (Its comparison only looks for reasons to put `self` first, so a
+    /// concrete type of lower quality still goes before a wildcard of higher quality.)
+    fn before(&self, other: &AcceptClause<'_>) -> bool {
+        self.q > other.q
+            || (self.kind != "*" && other.kind == "*")
+            || (self.subtype != "*" && other.subtype == "*")
+    }
+}
+
+/// The clauses of an `Accept` header in the order kube-apiserver tries them. Clauses
+/// that name no media range are skipped; a `q` that does not parse counts as 0. Go
+/// sorts headers of up to 12 clauses by insertion, so the same insertion sort here gives
+/// the same order.
+pub fn accept_clauses(header: &str) -> Vec<AcceptClause<'_>> {
+    let mut clauses: Vec<AcceptClause<'_>> = Vec::new();
+    for part in header.split(',') {
+        let mut pieces = part.trim_matches(' ').split(';');
+        let range = pieces.next().unwrap_or("");
+        let mut sp = range.split('/');
+        let kind = sp.next().unwrap_or("").trim_matches(' ');
+        let subtype = match (sp.next(), sp.next()) {
+            (None, _) if kind == "*" => "*",
+            (Some(sub), None) => sub.trim_matches(' '),
+            _ => continue,
+        };
+        let mut clause = AcceptClause {
+            kind,
+            subtype,
+            params: Vec::new(),
+            q: 1.0,
+        };
+        for param in pieces {
+            let Some((key, value)) = param.split_once('=') else {
+                continue;
+            };
+            let key = key.trim_matches(' ');
+            if key == "q" {
+                clause.q = value.parse::<f64>().unwrap_or(0.0);
+            } else {
+                clause.params.push((key, value.trim_matches(' ')));
+            }
+        }
+        clauses.push(clause);
+    }
+    for i in 1..clauses.len() {
+        let mut j = i;
+        while j > 0 && clauses[j].before(&clauses[j - 1]) {
+            clauses.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    clauses
+}
+
+/// The group, version and kind a clause asks the server to convert its answer to
+/// (`g=`, `v=`, `as=`; a missing one is empty).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conversion<'a> {
+    pub group: &'a str,
+    pub version: &'a str,
+    pub kind: &'a str,
+}
+
+/// A media type an endpoint writes, as its serializer is registered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Served {
+    pub kind: &'static str,
+    pub subtype: &'static str,
+    /// Whether it has a stream serializer (`stream=watch` then passes; YAML has none).
+    pub streams: bool,
+}
+
+/// What the media types kube-apiserver's discovery endpoints write: JSON, YAML and
+/// protobuf, in the order its codec factory lists them.
+pub const DISCOVERY_TYPES: &[Served] = &[
+    Served {
+        kind: "application",
+        subtype: "json",
+        streams: true,
+    },
+    Served {
+        kind: "application",
+        subtype: "yaml",
+        streams: false,
+    },
+    Served {
+        kind: "application",
+        subtype: "vnd.kubernetes.protobuf",
+        streams: true,
+    },
+];
+
+impl Served {
+    /// `type/subtype`.
+    pub fn media_type(&self) -> String {
+        format!("{}/{}", self.kind, self.subtype)
+    }
+}
+
+/// The outcome of negotiating `Accept`: the media type to write and the conversion the
+/// chosen clause asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Negotiated<'a> {
+    pub served: Served,
+    pub conversion: Option<Conversion<'a>>,
+}
+
+/// kube-apiserver's `NegotiateMediaTypeOptions`: the clauses of `Accept` in their
+/// order, each tried against the served types in theirs; the first pair whose options
+/// the endpoint allows wins. `allowed` is the endpoint's rule for conversions (discovery
+/// allows only its aggregated kinds, other endpoints none); a server version (`sv=`) is
+/// never allowed, a `stream=` only as `watch` on a type that streams. No `Accept` (or
+/// an empty one) takes the first served type as it is.
+pub fn negotiate<'a>(
+    headers: &'a HeaderMap,
+    served: &[Served],
+    allowed: impl Fn(Option<&Conversion<'_>>) -> bool,
+) -> Option<Negotiated<'a>> {
+    let accept = match headers.get(http::header::ACCEPT) {
+        None => "",
+        Some(v) => v.to_str().ok()?,
+    };
+    if accept.is_empty() {
+        return served.first().map(|s| Negotiated {
+            served: *s,
+            conversion: None,
+        });
+    }
+    for clause in accept_clauses(accept) {
+        for s in served {
+            if !clause.covers(s.kind, s.subtype) {
+                continue;
+            }
+            let stream = clause.param("stream").unwrap_or("");
+            if !stream.is_empty() && (!s.streams || stream != "watch") {
+                continue;
+            }
+            if clause.param("sv").is_some_and(|v| !v.is_empty()) {
+                continue;
+            }
+            let (group, version, kind) = (clause.param("g"), clause.param("v"), clause.param("as"));
+            let conversion =
+                (group.is_some() || version.is_some() || kind.is_some()).then(|| Conversion {
+                    group: group.unwrap_or(""),
+                    version: version.unwrap_or(""),
+                    kind: kind.unwrap_or(""),
+                });
+            if allowed(conversion.as_ref()) {
+                return Some(Negotiated {
+                    served: *s,
+                    conversion,
+                });
+            }
+        }
+    }
+    None
+}
+
 /// Body media types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BodyType {
@@ -138,5 +323,89 @@ pub fn parse_body(body: &[u8], ty: BodyType, what: &str) -> Result<Value, ApiErr
         n => Err(ApiError::bad_request(format!(
             "{what}: the body holds {n} YAML documents, not one"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(http::header::ACCEPT, value.parse().unwrap());
+        h
+    }
+
+    fn ranges(header: &str) -> Vec<String> {
+        accept_clauses(header)
+            .iter()
+            .map(|c| format!("{}/{}", c.kind, c.subtype))
+            .collect()
+    }
+
+    #[test]
+    fn clauses_sort_like_goautoneg() {
+        // goautoneg's comparison is not an order: a concrete type of lower quality
+        // passes a wildcard, as Go's insertion sort of short lists shows.
+        assert_eq!(
+            ranges("*/*;q=0.8, text/*, application/json;q=0.5, application/yaml"),
+            ["application/yaml", "application/json", "text/*", "*/*"]
+        );
+        // A bad quality counts as 0; a range with two slashes is dropped.
+        assert_eq!(
+            ranges("application/json;q=x, a/b/c, application/yaml;q=0.1"),
+            ["application/yaml", "application/json"]
+        );
+        let c = &accept_clauses("application/json; g = x ;v=a;v=b")[0];
+        assert_eq!((c.param("g"), c.param("v")), (Some("x"), Some("b")));
+    }
+
+    const V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+    fn only_v2(c: Option<&Conversion<'_>>) -> bool {
+        c.is_some_and(|c| c.version == "v2" && c.kind == "APIGroupDiscoveryList")
+    }
+
+    #[test]
+    fn negotiation_takes_the_first_clause_the_endpoint_allows() {
+        let h = accept(&format!("{V2},application/json"));
+        let n = negotiate(&h, DISCOVERY_TYPES, only_v2).unwrap();
+        assert_eq!(n.served, DISCOVERY_TYPES[0]);
+        assert_eq!(n.conversion.unwrap().group, "apidiscovery.k8s.io");
+        // No conversion allowed: the plain clause answers.
+        let n = negotiate(&h, DISCOVERY_TYPES, |c| c.is_none()).unwrap();
+        assert_eq!(n.conversion, None);
+        // Quality first.
+        let h = accept(&format!("application/json;q=0.9,{V2}"));
+        let n = negotiate(&h, DISCOVERY_TYPES, |_| true).unwrap();
+        assert!(n.conversion.is_some());
+        // A wildcard with parameters converts too, into the first served type.
+        let h = accept("*/*;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList");
+        let n = negotiate(&h, DISCOVERY_TYPES, only_v2).unwrap();
+        assert_eq!(n.served.media_type(), "application/json");
+    }
+
+    #[test]
+    fn negotiation_refuses_server_versions_and_unknown_streams() {
+        let h = accept("application/json;sv=v1");
+        assert_eq!(negotiate(&h, DISCOVERY_TYPES, |_| true), None);
+        let h = accept("application/json;stream=other");
+        assert_eq!(negotiate(&h, DISCOVERY_TYPES, |_| true), None);
+        let h = accept("application/yaml;stream=watch, text/html");
+        assert_eq!(negotiate(&h, DISCOVERY_TYPES, |_| true), None);
+        let h = accept("application/json;stream=watch");
+        assert!(negotiate(&h, DISCOVERY_TYPES, |_| true).is_some());
+    }
+
+    #[test]
+    fn no_accept_takes_the_first_type() {
+        for h in [HeaderMap::new(), accept("")] {
+            let n = negotiate(&h, DISCOVERY_TYPES, |_| false).unwrap();
+            assert_eq!((n.served, n.conversion), (DISCOVERY_TYPES[0], None));
+        }
+        assert_eq!(
+            negotiate(&accept("text/html"), DISCOVERY_TYPES, |_| true),
+            None
+        );
     }
 }

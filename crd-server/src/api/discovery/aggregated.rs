@@ -1,0 +1,418 @@
+//! The aggregated discovery document (`apidiscovery.k8s.io` `APIGroupDiscoveryList`)
+//! that `/api` and `/apis` answer when asked for it: every group with its versions,
+//! each version with its resources and their subresources, read off [`served`].
+//!
+//! The types serialize their fields in the order of the Go types
+//! (`k8s.io/api/apidiscovery/v2`), so the bytes hashed for the ETag are the bytes
+//! kube-apiserver hashes for the same document. v2beta1 has the same shape.
+
+use crd_runtime::KubeVersion;
+use serde::Serialize;
+
+use super::{Group, Served, served, subresource_verbs};
+use crate::api::kinds::Subresource;
+use crate::api::registry::Registry;
+
+/// `apidiscovery.k8s.io`.
+pub const GROUP: &str = "apidiscovery.k8s.io";
+/// The kind both versions serve.
+pub const LIST_KIND: &str = "APIGroupDiscoveryList";
+
+/// A version of the aggregated discovery API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiscoveryVersion {
+    V2,
+    V2beta1,
+}
+
+impl DiscoveryVersion {
+    pub fn name(self) -> &'static str {
+        match self {
+            DiscoveryVersion::V2 => "v2",
+            DiscoveryVersion::V2beta1 => "v2beta1",
+        }
+    }
+
+    /// The version a client may ask for from a server of release `kube`: v2beta1 is no
+    /// longer served from 1.33 (`AggregatedDiscoveryRemoveBetaType` on by default).
+    pub fn parse(version: &str, kube: KubeVersion) -> Option<DiscoveryVersion> {
+        match version {
+            "v2" => Some(DiscoveryVersion::V2),
+            "v2beta1" if !kube.at_least(33) => Some(DiscoveryVersion::V2beta1),
+            _ => None,
+        }
+    }
+}
+
+/// Which root a document answers: `/api` (the core group alone) or `/apis` (every
+/// named group).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Root {
+    Core,
+    Groups,
+}
+
+/// `metav1.GroupVersionKind`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+/// `APISubresourceDiscovery` (no `acceptedTypes`: nothing here declares them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SubresourceDiscovery {
+    pub subresource: &'static str,
+    #[serde(rename = "responseKind")]
+    pub response_kind: Gvk,
+    pub verbs: &'static [&'static str],
+}
+
+/// `APIResourceDiscovery`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ResourceDiscovery {
+    pub resource: String,
+    #[serde(rename = "responseKind")]
+    pub response_kind: Gvk,
+    pub scope: &'static str,
+    #[serde(rename = "singularResource")]
+    pub singular_resource: String,
+    pub verbs: Vec<&'static str>,
+    #[serde(rename = "shortNames", skip_serializing_if = "Vec::is_empty")]
+    pub short_names: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub subresources: Vec<SubresourceDiscovery>,
+}
+
+/// `APIVersionDiscovery`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VersionDiscovery {
+    pub version: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<ResourceDiscovery>,
+    pub freshness: &'static str,
+}
+
+/// The group's `ObjectMeta`: only the name (omitted for the core group), and before
+/// 1.34 the zero `creationTimestamp` Go wrote as `null` (`omitzero` came in 1.34).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GroupMeta {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(rename = "creationTimestamp", skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<()>,
+}
+
+/// `APIGroupDiscovery`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GroupDiscovery {
+    pub metadata: GroupMeta,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub versions: Vec<VersionDiscovery>,
+}
+
+/// The empty `ListMeta`, written as `{}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ListMeta {}
+
+/// `APIGroupDiscoveryList`. `kind` and `apiVersion` are set on the answer and left out
+/// of the bytes the ETag hashes (kube-apiserver hashes the list before encoding it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DiscoveryList {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    pub metadata: ListMeta,
+    pub items: Vec<GroupDiscovery>,
+}
+
+impl DiscoveryList {
+    /// The same list as written in `version`.
+    pub fn typed(mut self, version: DiscoveryVersion) -> DiscoveryList {
+        self.kind = Some(LIST_KIND);
+        self.api_version = Some(format!("{GROUP}/{}", version.name()));
+        self
+    }
+}
+
+/// The document of `/api` or `/apis` as the registry serves it now.
+pub fn document(registry: &Registry, root: Root) -> DiscoveryList {
+    let kube = registry.kube_version();
+    let items = served(registry)
+        .iter()
+        .filter(|g| g.name.is_empty() == (root == Root::Core))
+        .map(|g| group(g, kube))
+        .collect();
+    DiscoveryList {
+        kind: None,
+        api_version: None,
+        metadata: ListMeta {},
+        items,
+    }
+}
+
+fn group(g: &Group, kube: KubeVersion) -> GroupDiscovery {
+    GroupDiscovery {
+        metadata: GroupMeta {
+            name: g.name.clone(),
+            creation_timestamp: (!kube.at_least(34)).then_some(()),
+        },
+        versions: g
+            .versions
+            .iter()
+            .map(|v| VersionDiscovery {
+                version: v.version.clone(),
+                resources: v.resources.iter().map(resource).collect(),
+                freshness: "Current",
+            })
+            .collect(),
+    }
+}
+
+/// One resource. A built-in kind's response kinds carry the kind alone (the API
+/// installer's `APIResource` names a group and version only where they differ, as for
+/// `scale`); a CRD's carry its group and version (apiextensions-apiserver's discovery
+/// controller).
+fn resource(s: &Served) -> ResourceDiscovery {
+    let info = s.resource.info();
+    let own = |kind: &str| Gvk {
+        group: if s.custom {
+            info.q.group.clone()
+        } else {
+            String::new()
+        },
+        version: if s.custom {
+            info.version.clone()
+        } else {
+            String::new()
+        },
+        kind: kind.to_string(),
+    };
+    let subresources = s
+        .subresources()
+        .into_iter()
+        .filter_map(|sub| {
+            let name = sub.name()?;
+            let response_kind = match sub {
+                Subresource::Scale => Gvk {
+                    group: "autoscaling".into(),
+                    version: "v1".into(),
+                    kind: "Scale".into(),
+                },
+                _ => own(&info.q.kind),
+            };
+            Some(SubresourceDiscovery {
+                subresource: name,
+                response_kind,
+                verbs: subresource_verbs(sub),
+            })
+        })
+        .collect();
+    ResourceDiscovery {
+        resource: info.q.plural.clone(),
+        response_kind: own(&info.q.kind),
+        scope: if info.namespaced {
+            "Namespaced"
+        } else {
+            "Cluster"
+        },
+        singular_resource: info.singular.clone(),
+        verbs: s.verbs(),
+        short_names: info.short_names.clone(),
+        categories: info.categories.clone(),
+        subresources,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crd_runtime::engine::EngineOptions;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::api::kinds::crd::CRD_PREFIX;
+    use crate::store::{MemoryStore, Store};
+
+    /// A cluster-scoped CRD served at v1beta1 and v1 (v2alpha1 not served), v1 with
+    /// status and scale.
+    fn widgets() -> Value {
+        let schema = json!({"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}});
+        json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.acme.example.com"},
+            "spec": {
+                "group": "acme.example.com", "scope": "Cluster",
+                "names": {"plural": "widgets", "singular": "widget", "kind": "Widget",
+                          "listKind": "WidgetList", "shortNames": ["wd"], "categories": ["all"]},
+                "versions": [
+                    {"name": "v1beta1", "served": true, "storage": false, "schema": schema},
+                    {"name": "v2alpha1", "served": false, "storage": false, "schema": schema},
+                    {"name": "v1", "served": true, "storage": true, "schema": schema,
+                     "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                              "statusReplicasPath": ".status.replicas"}}}
+                ]
+            },
+            "status": {"conditions": [{"type": "Established", "status": "True"}],
+                       "acceptedNames": {"plural": "widgets", "kind": "Widget"}}
+        })
+    }
+
+    async fn registry(minor: u32) -> Arc<Registry> {
+        let store = Arc::new(MemoryStore::new());
+        let key = format!("{CRD_PREFIX}widgets.acme.example.com");
+        store
+            .create(&key, serde_json::to_vec(&widgets()).unwrap().into())
+            .await
+            .unwrap();
+        let kube = KubeVersion::new(minor).unwrap();
+        Registry::start(store, EngineOptions::for_version(kube))
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn groups_document_lists_named_groups_by_priority() {
+        let registry = registry(37).await;
+        let doc = serde_json::to_value(document(&registry, Root::Groups)).unwrap();
+        registry.stop();
+        let names: Vec<&str> = doc["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["metadata"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "events.k8s.io",
+                "apiextensions.k8s.io",
+                "coordination.k8s.io",
+                "acme.example.com"
+            ]
+        );
+        let acme = &doc["items"][3];
+        assert_eq!(acme["metadata"], json!({"name": "acme.example.com"}));
+        let versions: Vec<&str> = acme["versions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["version"].as_str().unwrap())
+            .collect();
+        assert_eq!(versions, ["v1", "v1beta1"]);
+        assert_eq!(
+            acme["versions"][0],
+            json!({"version": "v1", "freshness": "Current", "resources": [{
+                "resource": "widgets",
+                "responseKind": {"group": "acme.example.com", "version": "v1", "kind": "Widget"},
+                "scope": "Cluster", "singularResource": "widget",
+                "verbs": ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"],
+                "shortNames": ["wd"], "categories": ["all"],
+                "subresources": [
+                    {"subresource": "status", "verbs": ["get", "patch", "update"],
+                     "responseKind": {"group": "acme.example.com", "version": "v1", "kind": "Widget"}},
+                    {"subresource": "scale", "verbs": ["get", "patch", "update"],
+                     "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"}}
+                ]
+            }]})
+        );
+        // v1beta1 has no subresources; its response kind names its own version.
+        let beta = &acme["versions"][1]["resources"][0];
+        assert_eq!(beta["responseKind"]["version"], "v1beta1");
+        assert!(beta.get("subresources").is_none());
+        // Built-in kinds: the kind alone, verbs sorted.
+        let crds = &doc["items"][1]["versions"][0]["resources"][0];
+        assert_eq!(
+            crds["responseKind"],
+            json!({"group": "", "version": "", "kind": "CustomResourceDefinition"})
+        );
+        assert_eq!(
+            crds["verbs"],
+            json!([
+                "create",
+                "delete",
+                "deletecollection",
+                "get",
+                "list",
+                "patch",
+                "update",
+                "watch"
+            ])
+        );
+        assert_eq!(crds["categories"], json!(["api-extensions"]));
+    }
+
+    #[tokio::test]
+    async fn core_document_is_the_core_group_alone() {
+        let registry = registry(37).await;
+        let doc = serde_json::to_value(document(&registry, Root::Core)).unwrap();
+        registry.stop();
+        let items = doc["items"].as_array().unwrap();
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0]["metadata"], json!({}));
+        let v1 = &items[0]["versions"][0];
+        assert_eq!(v1["version"], "v1");
+        let resources: Vec<&str> = v1["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["resource"].as_str().unwrap())
+            .collect();
+        let mut sorted = resources.clone();
+        sorted.sort_unstable();
+        assert_eq!(resources, sorted);
+        assert!(resources.contains(&"configmaps") && resources.contains(&"namespaces"));
+        let ns = v1["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["resource"] == "namespaces")
+            .unwrap();
+        assert_eq!(ns["scope"], "Cluster");
+        assert_eq!(
+            ns["subresources"],
+            json!([
+                {"subresource": "finalize", "verbs": ["update"],
+                 "responseKind": {"group": "", "version": "", "kind": "Namespace"}},
+                {"subresource": "status", "verbs": ["get", "patch", "update"],
+                 "responseKind": {"group": "", "version": "", "kind": "Namespace"}}
+            ])
+        );
+    }
+
+    #[tokio::test]
+    async fn before_1_34_group_metadata_has_a_null_creation_timestamp() {
+        let registry = registry(33).await;
+        let groups = serde_json::to_value(document(&registry, Root::Groups)).unwrap();
+        let core = serde_json::to_value(document(&registry, Root::Core)).unwrap();
+        registry.stop();
+        assert_eq!(
+            groups["items"][0]["metadata"],
+            json!({"name": "events.k8s.io", "creationTimestamp": null})
+        );
+        assert_eq!(
+            core["items"][0]["metadata"],
+            json!({"creationTimestamp": null})
+        );
+    }
+
+    #[test]
+    fn versions_parse_by_release() {
+        let v = |minor| KubeVersion::new(minor).unwrap();
+        assert_eq!(
+            DiscoveryVersion::parse("v2", v(37)),
+            Some(DiscoveryVersion::V2)
+        );
+        assert_eq!(
+            DiscoveryVersion::parse("v2beta1", v(32)),
+            Some(DiscoveryVersion::V2beta1)
+        );
+        assert_eq!(DiscoveryVersion::parse("v2beta1", v(33)), None);
+        assert_eq!(DiscoveryVersion::parse("v1", v(30)), None);
+    }
+}
