@@ -6,8 +6,8 @@
 //! BENCHMARKS.md records a run, `scripts/load-side-by-side.sh` compares two commits.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;

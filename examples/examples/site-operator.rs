@@ -81,7 +81,10 @@ async fn operate(args: &[String]) -> Result<(), String> {
         return Err(format!("no API server answers at {server}"));
     }
     let ctx = Arc::new(Context::new(client, &identity));
-    eprintln!("{identity}: waiting for the Lease {lease_namespace}/{}", leader::LEASE_NAME);
+    eprintln!(
+        "{identity}: waiting for the Lease {lease_namespace}/{}",
+        leader::LEASE_NAME
+    );
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -85,7 +85,10 @@ where
 }
 
 fn ready_is(status: &'static str) -> impl Condition<StaticSite> {
-    move |s: Option<&StaticSite>| s.and_then(|s| s.ready()).is_some_and(|c| c.status == status)
+    move |s: Option<&StaticSite>| {
+        s.and_then(|s| s.ready())
+            .is_some_and(|c| c.status == status)
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -107,13 +110,28 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
         .expect("create site");
 
     // The children appear, controlled by the site.
-    let cm = wait_for(&pages, "docs-pages", "the pages ConfigMap", |c: Option<&ConfigMap>| c.is_some()).await;
+    let cm = wait_for(
+        &pages,
+        "docs-pages",
+        "the pages ConfigMap",
+        |c: Option<&ConfigMap>| c.is_some(),
+    )
+    .await;
     assert_eq!(cm.data.unwrap()["index.html"], "<h1>hi</h1>");
     let owner = &cm.metadata.owner_references.unwrap()[0];
-    assert_eq!((owner.kind.as_str(), owner.name.as_str()), ("StaticSite", "docs"));
+    assert_eq!(
+        (owner.kind.as_str(), owner.name.as_str()),
+        ("StaticSite", "docs")
+    );
     assert_eq!(Some(&owner.uid), created.metadata.uid.as_ref());
     assert_eq!(owner.controller, Some(true));
-    let deploy = wait_for(&deployments, "docs", "the Deployment", |d: Option<&Deployment>| d.is_some()).await;
+    let deploy = wait_for(
+        &deployments,
+        "docs",
+        "the Deployment",
+        |d: Option<&Deployment>| d.is_some(),
+    )
+    .await;
     assert_eq!(deploy.spec.replicas, Some(2));
 
     // Nothing runs pods here: the site is not ready, and says why.
@@ -126,7 +144,9 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
         .patch_status(
             "docs",
             &PatchParams::default(),
-            &Patch::Merge(json!({"status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2}})),
+            &Patch::Merge(
+                json!({"status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2}}),
+            ),
         )
         .await
         .expect("deployment status");
@@ -143,13 +163,22 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
         )
         .await
         .expect("change site");
-    wait_for(&deployments, "docs", "replicas 3", |d: Option<&Deployment>| {
-        d.and_then(|d| d.spec.replicas) == Some(3)
-    })
+    wait_for(
+        &deployments,
+        "docs",
+        "replicas 3",
+        |d: Option<&Deployment>| d.and_then(|d| d.spec.replicas) == Some(3),
+    )
     .await;
-    wait_for(&pages, "docs-pages", "the new page", |c: Option<&ConfigMap>| {
-        c.and_then(|c| c.data.as_ref()).is_some_and(|d| d.get("about.html").map(String::as_str) == Some("about"))
-    })
+    wait_for(
+        &pages,
+        "docs-pages",
+        "the new page",
+        |c: Option<&ConfigMap>| {
+            c.and_then(|c| c.data.as_ref())
+                .is_some_and(|d| d.get("about.html").map(String::as_str) == Some("about"))
+        },
+    )
     .await;
 
     // A hand edit of a field the operator owns is taken back.
@@ -161,10 +190,15 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
         )
         .await
         .expect("hand edit");
-    wait_for(&pages, "docs-pages", "the edit reverted", |c: Option<&ConfigMap>| {
-        c.and_then(|c| c.data.as_ref())
-            .is_some_and(|d| d.get("index.html").map(String::as_str) == Some("<h1>hi</h1>"))
-    })
+    wait_for(
+        &pages,
+        "docs-pages",
+        "the edit reverted",
+        |c: Option<&ConfigMap>| {
+            c.and_then(|c| c.data.as_ref())
+                .is_some_and(|d| d.get("index.html").map(String::as_str) == Some("<h1>hi</h1>"))
+        },
+    )
     .await;
 
     // The Events the Recorder wrote (events.k8s.io/v1), about the site.
@@ -173,19 +207,36 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
         .list(&ListParams::default().fields("regarding.name=docs"))
         .await
         .expect("events");
-    let reasons: Vec<String> = listed.items.iter().filter_map(|e| e.reason.clone()).collect();
+    let reasons: Vec<String> = listed
+        .items
+        .iter()
+        .filter_map(|e| e.reason.clone())
+        .collect();
     assert!(reasons.contains(&"Progressing".to_string()), "{reasons:?}");
     assert!(reasons.contains(&"Ready".to_string()), "{reasons:?}");
     let first = &listed.items[0];
     assert_eq!(first.reporting_controller.as_deref(), Some("site-operator"));
-    assert_eq!(first.regarding.as_ref().unwrap().kind.as_deref(), Some("StaticSite"));
+    assert_eq!(
+        first.regarding.as_ref().unwrap().kind.as_deref(),
+        Some("StaticSite")
+    );
 
     // Deleting the site runs the finalizer: an Event, then the site is gone.
-    sites.delete("docs", &DeleteParams::default()).await.expect("delete");
-    tokio::time::timeout(WAIT, await_condition(sites.clone(), "docs", conditions::is_deleted(&created.uid().unwrap())))
+    sites
+        .delete("docs", &DeleteParams::default())
         .await
-        .expect("the finalizer let the site go")
-        .expect("watch");
+        .expect("delete");
+    tokio::time::timeout(
+        WAIT,
+        await_condition(
+            sites.clone(),
+            "docs",
+            conditions::is_deleted(&created.uid().unwrap()),
+        ),
+    )
+    .await
+    .expect("the finalizer let the site go")
+    .expect("watch");
     let listed = events
         .list(&ListParams::default().fields("reason=Deleting"))
         .await
@@ -212,24 +263,46 @@ async fn only_the_lease_holder_reconciles_and_the_other_takes_over() {
     // The leader reconciles.
     let sites: Api<StaticSite> = Api::namespaced(client.clone(), &ns);
     sites
-        .create(&PostParams::default(), &StaticSite::new("blog", site(&[("index.html", "x")], 1)))
+        .create(
+            &PostParams::default(),
+            &StaticSite::new("blog", site(&[("index.html", "x")], 1)),
+        )
         .await
         .expect("create");
     let pages: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
-    wait_for(&pages, "blog-pages", "the leader's ConfigMap", |c: Option<&ConfigMap>| c.is_some()).await;
+    wait_for(
+        &pages,
+        "blog-pages",
+        "the leader's ConfigMap",
+        |c: Option<&ConfigMap>| c.is_some(),
+    )
+    .await;
     let lease = leases.get(LEASE_NAME).await.expect("lease");
-    assert_eq!(lease.spec.unwrap().holder_identity.as_deref(), Some("replica-a"));
+    assert_eq!(
+        lease.spec.unwrap().holder_identity.as_deref(),
+        Some("replica-a")
+    );
 
     // The leader stops and releases the Lease; the other replica takes it and works.
     first.stop().await;
     wait_for(&leases, LEASE_NAME, "replica-b to lead", held("replica-b")).await;
     sites
-        .patch("blog", &PatchParams::default(), &Patch::Merge(json!({"spec": {"pages": {"index.html": "y"}}})))
+        .patch(
+            "blog",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"pages": {"index.html": "y"}}})),
+        )
         .await
         .expect("change");
-    wait_for(&pages, "blog-pages", "the new leader's update", |c: Option<&ConfigMap>| {
-        c.and_then(|c| c.data.as_ref()).is_some_and(|d| d.get("index.html").map(String::as_str) == Some("y"))
-    })
+    wait_for(
+        &pages,
+        "blog-pages",
+        "the new leader's update",
+        |c: Option<&ConfigMap>| {
+            c.and_then(|c| c.data.as_ref())
+                .is_some_and(|d| d.get("index.html").map(String::as_str) == Some("y"))
+        },
+    )
     .await;
     second.stop().await;
 }

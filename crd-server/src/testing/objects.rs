@@ -168,15 +168,10 @@ async fn served(server: &RunningServer, api_version: &str, kind: &str) -> Option
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
     let deadline = Instant::now() + KIND_WAIT;
     loop {
-        let found = server
-            .shared()
-            .registry
-            .resources()
-            .into_iter()
-            .find(|r| {
-                let info = r.info();
-                info.q.group == group && info.version == version && info.q.kind == kind
-            });
+        let found = server.shared().registry.resources().into_iter().find(|r| {
+            let info = r.info();
+            info.q.group == group && info.version == version && info.q.kind == kind
+        });
         if found.is_some() || Instant::now() >= deadline {
             return found;
         }

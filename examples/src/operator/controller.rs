@@ -152,9 +152,20 @@ async fn apply(site: &StaticSite, ctx: &Context) -> Result<Action, Error> {
 
     if was_ready != Some(ready) {
         let (type_, reason, note) = if ready {
-            (EventType::Normal, "Ready", format!("{available} of {} copies available", site.spec.replicas))
+            (
+                EventType::Normal,
+                "Ready",
+                format!("{available} of {} copies available", site.spec.replicas),
+            )
         } else {
-            (EventType::Normal, "Progressing", format!("waiting for {} copies, {available} available", site.spec.replicas))
+            (
+                EventType::Normal,
+                "Progressing",
+                format!(
+                    "waiting for {} copies, {available} available",
+                    site.spec.replicas
+                ),
+            )
         };
         let event = Event {
             type_,
