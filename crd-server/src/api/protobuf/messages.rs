@@ -263,9 +263,9 @@ fn value(field: &Field, payload: Payload<'_>, depth: usize) -> Result<Value, Api
             decode_into(sub, bytes(field, payload)?, &mut out, depth + 1)?;
             Value::Object(out)
         }
-        Ty::OrArray(schema) => special::or_array(schema, bytes(field, payload)?, depth + 1)?,
-        Ty::OrBool(schema) => special::or_bool(schema, bytes(field, payload)?, depth + 1)?,
-        Ty::OrStrings(schema) => special::or_strings(schema, bytes(field, payload)?, depth + 1)?,
+        Ty::OrArray(schema) => or_array(schema, bytes(field, payload)?, depth + 1)?,
+        Ty::OrBool(schema) => or_bool(schema, bytes(field, payload)?, depth + 1)?,
+        Ty::OrStrings(schema) => or_strings(schema, bytes(field, payload)?, depth + 1)?,
     })
 }
 
@@ -281,4 +281,83 @@ fn map_entry(field: &Field, buf: &[u8], depth: usize) -> Result<(String, Value),
     }
     let v = value(field, raw.unwrap_or(Payload::Bytes(&[])), depth)?;
     Ok((key, v))
+}
+
+// The JSON schema's either-or messages, as their Go types' `MarshalJSON` write them.
+
+/// The schema (field `schema_field`) and the repeated field `list_field` of an
+/// either-or message.
+struct Either<'a> {
+    schema: Option<Map<String, Value>>,
+    list: Vec<Payload<'a>>,
+    allows: bool,
+}
+
+fn either<'a>(
+    m: &Message,
+    buf: &'a [u8],
+    schema_field: u32,
+    list_field: u32,
+    depth: usize,
+) -> Result<Either<'a>, ApiError> {
+    let mut out = Either {
+        schema: None,
+        list: Vec::new(),
+        allows: false,
+    };
+    for (n, p) in fields(buf)? {
+        match p {
+            Payload::Bytes(b) if n == schema_field => {
+                decode_into(m, b, out.schema.get_or_insert_with(Map::new), depth)?
+            }
+            p if n == list_field => out.list.push(p),
+            Payload::Varint(v) if n == 1 => out.allows = v != 0,
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn schemas(m: &Message, list: Vec<Payload<'_>>, depth: usize) -> Result<Value, ApiError> {
+    let mut out = Vec::new();
+    for p in list {
+        let Payload::Bytes(b) = p else {
+            return Err(bad("a schema is not length-delimited"));
+        };
+        let mut item = Map::new();
+        decode_into(m, b, &mut item, depth)?;
+        out.push(Value::Object(item));
+    }
+    Ok(Value::Array(out))
+}
+
+/// `JSONSchemaPropsOrArray`: the list when it has items, else the schema (or `null`).
+pub fn or_array(m: &Message, buf: &[u8], depth: usize) -> Result<Value, ApiError> {
+    let e = either(m, buf, 1, 2, depth)?;
+    if !e.list.is_empty() {
+        return schemas(m, e.list, depth);
+    }
+    Ok(e.schema.map_or(Value::Null, Value::Object))
+}
+
+/// `JSONSchemaPropsOrBool`: the schema when set, else the boolean.
+pub fn or_bool(m: &Message, buf: &[u8], depth: usize) -> Result<Value, ApiError> {
+    let e = either(m, buf, 2, 0, depth)?;
+    Ok(e.schema.map_or(Value::Bool(e.allows), Value::Object))
+}
+
+/// `JSONSchemaPropsOrStringArray`: the strings when there are some, else the schema.
+pub fn or_strings(m: &Message, buf: &[u8], depth: usize) -> Result<Value, ApiError> {
+    let e = either(m, buf, 1, 2, depth)?;
+    if !e.list.is_empty() {
+        let mut out = Vec::new();
+        for p in e.list {
+            let Payload::Bytes(b) = p else {
+                return Err(bad("a string is not length-delimited"));
+            };
+            out.push(Value::String(lossy(b)));
+        }
+        return Ok(Value::Array(out));
+    }
+    Ok(e.schema.map_or(Value::Null, Value::Object))
 }

@@ -7,7 +7,7 @@
 //! resources never come as protobuf.
 
 #[rustfmt::skip]
-pub mod generated;
+mod generated;
 pub mod messages;
 mod special;
 mod wire;

@@ -1,12 +1,10 @@
 //! The messages whose JSON is not an object of their fields: times, quantities,
-//! int-or-strings, raw JSON and the JSON schema's either-or types, each as its Go
-//! type's `MarshalJSON` writes it. The tables' generator checks their field numbers
-//! against k8s-pb.
+//! int-or-strings and raw JSON, each as its Go type's `MarshalJSON` writes it. The
+//! tables' generator checks their field numbers against k8s-pb.
 
 use chrono::{DateTime, SecondsFormat};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::messages::{Message, decode_into};
 use super::wire::{Payload, bad, fields, lossy};
 use crate::api::status::ApiError;
 
@@ -88,81 +86,4 @@ pub fn raw(buf: &[u8]) -> Result<Value, ApiError> {
         return Ok(Value::Null);
     }
     serde_json::from_slice(raw).map_err(|_| bad("an embedded value is not JSON"))
-}
-
-/// The schema (field `schema_field`) and the repeated field `list_field` of an
-/// either-or message.
-struct Either<'a> {
-    schema: Option<Map<String, Value>>,
-    list: Vec<Payload<'a>>,
-    allows: bool,
-}
-
-fn either<'a>(
-    m: &Message,
-    buf: &'a [u8],
-    schema_field: u32,
-    list_field: u32,
-    depth: usize,
-) -> Result<Either<'a>, ApiError> {
-    let mut out = Either {
-        schema: None,
-        list: Vec::new(),
-        allows: false,
-    };
-    for (n, p) in fields(buf)? {
-        match p {
-            Payload::Bytes(b) if n == schema_field => {
-                decode_into(m, b, out.schema.get_or_insert_with(Map::new), depth)?
-            }
-            p if n == list_field => out.list.push(p),
-            Payload::Varint(v) if n == 1 => out.allows = v != 0,
-            _ => {}
-        }
-    }
-    Ok(out)
-}
-
-fn schemas(m: &Message, list: Vec<Payload<'_>>, depth: usize) -> Result<Value, ApiError> {
-    let mut out = Vec::new();
-    for p in list {
-        let Payload::Bytes(b) = p else {
-            return Err(bad("a schema is not length-delimited"));
-        };
-        let mut item = Map::new();
-        decode_into(m, b, &mut item, depth)?;
-        out.push(Value::Object(item));
-    }
-    Ok(Value::Array(out))
-}
-
-/// `JSONSchemaPropsOrArray`: the list when it has items, else the schema (or `null`).
-pub fn or_array(m: &Message, buf: &[u8], depth: usize) -> Result<Value, ApiError> {
-    let e = either(m, buf, 1, 2, depth)?;
-    if !e.list.is_empty() {
-        return schemas(m, e.list, depth);
-    }
-    Ok(e.schema.map_or(Value::Null, Value::Object))
-}
-
-/// `JSONSchemaPropsOrBool`: the schema when set, else the boolean.
-pub fn or_bool(m: &Message, buf: &[u8], depth: usize) -> Result<Value, ApiError> {
-    let e = either(m, buf, 2, 0, depth)?;
-    Ok(e.schema.map_or(Value::Bool(e.allows), Value::Object))
-}
-
-/// `JSONSchemaPropsOrStringArray`: the strings when there are some, else the schema.
-pub fn or_strings(m: &Message, buf: &[u8], depth: usize) -> Result<Value, ApiError> {
-    let e = either(m, buf, 1, 2, depth)?;
-    if !e.list.is_empty() {
-        let mut out = Vec::new();
-        for p in e.list {
-            let Payload::Bytes(b) = p else {
-                return Err(bad("a string is not length-delimited"));
-            };
-            out.push(Value::String(lossy(b)));
-        }
-        return Ok(Value::Array(out));
-    }
-    Ok(e.schema.map_or(Value::Null, Value::Object))
 }
