@@ -513,3 +513,121 @@ fn malformed_bodies_are_400s_never_panics() {
         e.message
     );
 }
+
+#[test]
+fn a_custom_resource_definition_with_its_schema() {
+    use k8s_pb::apiextensions_apiserver::pkg::apis::apiextensions::v1 as ext;
+    let props = |ty: &str| ext::JsonSchemaProps {
+        r#type: s(ty),
+        ..Default::default()
+    };
+    let replicas = ext::JsonSchemaProps {
+        minimum: Some(1.0),
+        maximum: Some(10.5),
+        default: Some(ext::Json {
+            raw: Some(b"3".to_vec()),
+        }),
+        ..props("integer")
+    };
+    let tags = ext::JsonSchemaProps {
+        items: Some(Box::new(ext::JsonSchemaPropsOrArray {
+            schema: Some(Box::new(props("string"))),
+            j_son_schemas: vec![],
+        })),
+        x_kubernetes_list_type: s("set"),
+        ..props("array")
+    };
+    let labels = ext::JsonSchemaProps {
+        additional_properties: Some(Box::new(ext::JsonSchemaPropsOrBool {
+            allows: Some(true),
+            schema: Some(Box::new(props("string"))),
+        })),
+        ..props("object")
+    };
+    let spec = ext::JsonSchemaProps {
+        properties: map(&[("replicas", replicas), ("tags", tags), ("labels", labels)]),
+        required: vec!["replicas".into()],
+        r#enum: vec![],
+        ..props("object")
+    };
+    let root = ext::JsonSchemaProps {
+        properties: map(&[("spec", spec)]),
+        x_kubernetes_preserve_unknown_fields: Some(false),
+        nullable: Some(false),
+        ..props("object")
+    };
+    let crd = ext::CustomResourceDefinition {
+        metadata: Some(meta("widgets.example.com", "")),
+        spec: Some(ext::CustomResourceDefinitionSpec {
+            group: s("example.com"),
+            names: Some(ext::CustomResourceDefinitionNames {
+                plural: s("widgets"),
+                kind: s("Widget"),
+                ..Default::default()
+            }),
+            scope: s("Namespaced"),
+            versions: vec![ext::CustomResourceDefinitionVersion {
+                name: s("v1"),
+                served: Some(true),
+                storage: Some(true),
+                schema: Some(ext::CustomResourceValidation {
+                    open_apiv3_schema: Some(root),
+                }),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        status: None,
+    };
+    let v = decode(
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+        "CustomResourceDefinition",
+        &body("apiextensions.k8s.io/v1", "CustomResourceDefinition", &crd),
+    );
+    assert_eq!(
+        v["spec"]["versions"],
+        json!([{
+            "name": "v1", "served": true, "storage": true,
+            "schema": {"openAPIV3Schema": {
+                "type": "object",
+                "x-kubernetes-preserve-unknown-fields": false,
+                "properties": {"spec": {
+                    "type": "object",
+                    "required": ["replicas"],
+                    "properties": {
+                        "replicas": {"type": "integer", "minimum": 1, "maximum": 10.5, "default": 3},
+                        "tags": {"type": "array", "items": {"type": "string"},
+                                 "x-kubernetes-list-type": "set"},
+                        "labels": {"type": "object", "additionalProperties": {"type": "string"}}
+                    }
+                }}
+            }}
+        }])
+    );
+    assert_eq!(
+        v["spec"]["names"],
+        json!({"plural": "widgets", "kind": "Widget"})
+    );
+}
+
+#[test]
+fn delete_options_as_client_go_sends_them() {
+    let options = meta::DeleteOptions {
+        // Pointers: a zero grace period (delete now) is a value.
+        grace_period_seconds: Some(0),
+        preconditions: Some(meta::Preconditions {
+            uid: s("u-1"),
+            resource_version: None,
+        }),
+        propagation_policy: s("Foreground"),
+        dry_run: vec!["All".into()],
+        ..Default::default()
+    };
+    let b = body("meta.k8s.io/v1", "DeleteOptions", &options);
+    assert_eq!(
+        super::decode_delete_options(&b).unwrap(),
+        json!({"apiVersion": "meta.k8s.io/v1", "kind": "DeleteOptions",
+               "gracePeriodSeconds": 0, "preconditions": {"uid": "u-1"},
+               "propagationPolicy": "Foreground", "dryRun": ["All"]})
+    );
+}

@@ -20,7 +20,7 @@ use crate::api::status::ApiError;
 use wire::{Payload, bad, fields, text};
 
 /// The envelope's magic prefix (`k8s\0`).
-const MAGIC: &[u8] = b"k8s\x00";
+pub const MAGIC: &[u8] = b"k8s\x00";
 
 /// The message of an OpenAPI definition (`io.k8s.api.apps.v1.Deployment`), for the
 /// built-in kinds' bodies and every message they hold.
@@ -28,6 +28,13 @@ pub fn message_for(definition: &str) -> Option<&'static Message> {
     let table = generated::BY_DEFINITION;
     let at = table.binary_search_by_key(&definition, |(d, _)| d).ok()?;
     Some(table[at].1)
+}
+
+/// A DELETE's body in protobuf: `meta/v1` DeleteOptions.
+pub fn decode_delete_options(body: &[u8]) -> Result<Value, ApiError> {
+    let message = message_for("io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions")
+        .ok_or_else(|| bad("no DeleteOptions message"))?;
+    decode_object(body, "DeleteOptions", message)
 }
 
 /// Decodes a protobuf body holding an object of `kind`, whose message is `message`.
