@@ -225,7 +225,9 @@ impl Strategy for BuiltinKind {
     }
 
     fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
-        let message = (self.spec.proto)
+        let message = self
+            .spec
+            .proto
             .or_else(|| crate::api::protobuf::message_for(self.spec.definition))?;
         Some(crate::api::protobuf::decode_object(
             body,
