@@ -122,10 +122,11 @@ impl Strategy for Namespaces {
     }
 
     fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
+        let message = crate::api::protobuf::message_for("io.k8s.api.core.v1.Namespace")?;
         Some(crate::api::protobuf::decode_object(
             body,
             "Namespace",
-            &crate::api::protobuf::kinds::NAMESPACE,
+            message,
         ))
     }
 

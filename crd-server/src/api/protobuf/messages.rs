@@ -1,193 +1,363 @@
-//! Descriptors of the protobuf messages this server reads (field numbers and JSON names
-//! as `k8s.io/api`'s `generated.proto` declares them), and decoding a message into
-//! the JSON the same object has in `application/json`.
+//! Message descriptors (field numbers, JSON names, types; the tables themselves are
+//! generated into [`super::generated`]) and decoding a message into the JSON the same
+//! object has in `application/json`, as kube-apiserver's Go types would marshal it.
 
 use base64::Engine as _;
-use chrono::{DateTime, SecondsFormat};
 use serde_json::{Map, Value};
 
-use super::wire::{Payload, bad, fields, text};
+use super::special;
+use super::wire::{Payload, bad, fields, lossy, packed};
 use crate::api::status::ApiError;
 
 /// A message type.
 pub struct Message {
+    /// Sorted by number.
     pub fields: &'static [Field],
 }
 
-/// One field: its number, its JSON name, and how its payload reads.
+/// One field: its number, its JSON name, its type and how often it occurs.
 pub struct Field {
     pub number: u32,
     pub name: &'static str,
     pub ty: Ty,
+    pub card: Card,
 }
 
-/// How a field's payload reads.
+/// How often a field occurs and how its JSON is written.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Card {
+    /// One value; a zero scalar is left out (Go's `omitempty` on a non-pointer).
+    Optional,
+    /// One value, kept even when zero (a Go pointer, or no `omitempty`).
+    Kept,
+    Repeated,
+    /// `map<string, ty>`.
+    Map,
+    /// A Go struct embedded with `json:",inline"`: its fields are the parent's.
+    Inline,
+}
+
+/// How a payload reads.
+#[derive(Clone, Copy)]
 pub enum Ty {
-    /// `string` (an empty one is left out, as Go's `omitempty` leaves it out).
-    String,
+    Str,
+    /// Base64 in JSON.
+    Bytes,
     Bool,
-    /// Any varint integer (`int32`, `int64`; negative ones are ten-byte varints).
-    Int,
-    /// `metav1.Time`: RFC 3339 in seconds.
+    Int32,
+    Int64,
+    Double,
+    /// `metav1.Time`: RFC 3339 in seconds (`null` when zero).
     Time,
-    /// `metav1.MicroTime`: RFC 3339 in microseconds.
+    /// `metav1.MicroTime`: RFC 3339 in microseconds (`null` when zero).
     MicroTime,
+    /// `resource.Quantity`: its string.
+    Quantity,
+    /// `intstr.IntOrString`: a JSON number or string.
+    IntOrString,
+    /// `runtime.RawExtension`, apiextensions `JSON`, `FieldsV1`: raw JSON bytes.
+    Raw,
     Msg(&'static Message),
-    /// `map<string, string>`.
-    StringMap,
-    /// `map<string, bytes>`.
-    BytesMap,
-    /// `repeated string`.
-    Strings,
-    /// `repeated` message.
-    Messages(&'static Message),
+    /// `JSONSchemaPropsOrArray` (of the schema message).
+    OrArray(&'static Message),
+    /// `JSONSchemaPropsOrBool`.
+    OrBool(&'static Message),
+    /// `JSONSchemaPropsOrStringArray`.
+    OrStrings(&'static Message),
 }
 
-pub const fn f(number: u32, name: &'static str, ty: Ty) -> Field {
-    Field { number, name, ty }
+/// A field of one value (`omitempty` applies).
+pub const fn o(number: u32, name: &'static str, ty: Ty) -> Field {
+    Field {
+        number,
+        name,
+        ty,
+        card: Card::Optional,
+    }
 }
 
-/// `metav1.OwnerReference`.
-pub static OWNER_REFERENCE: Message = Message {
-    fields: &[
-        f(1, "kind", Ty::String),
-        f(3, "name", Ty::String),
-        f(4, "uid", Ty::String),
-        f(5, "apiVersion", Ty::String),
-        f(6, "controller", Ty::Bool),
-        f(7, "blockOwnerDeletion", Ty::Bool),
-    ],
-};
+/// A field of one value kept when zero.
+pub const fn k(number: u32, name: &'static str, ty: Ty) -> Field {
+    Field {
+        number,
+        name,
+        ty,
+        card: Card::Kept,
+    }
+}
 
-/// `metav1.ObjectMeta` (managed fields are the server's: not read from a body).
-pub static OBJECT_META: Message = Message {
-    fields: &[
-        f(1, "name", Ty::String),
-        f(2, "generateName", Ty::String),
-        f(3, "namespace", Ty::String),
-        f(4, "selfLink", Ty::String),
-        f(5, "uid", Ty::String),
-        f(6, "resourceVersion", Ty::String),
-        f(7, "generation", Ty::Int),
-        f(8, "creationTimestamp", Ty::Time),
-        f(9, "deletionTimestamp", Ty::Time),
-        f(10, "deletionGracePeriodSeconds", Ty::Int),
-        f(11, "labels", Ty::StringMap),
-        f(12, "annotations", Ty::StringMap),
-        f(13, "ownerReferences", Ty::Messages(&OWNER_REFERENCE)),
-        f(14, "finalizers", Ty::Strings),
-    ],
-};
+/// A repeated field.
+pub const fn r(number: u32, name: &'static str, ty: Ty) -> Field {
+    Field {
+        number,
+        name,
+        ty,
+        card: Card::Repeated,
+    }
+}
+
+/// A map field (`ty` is the values').
+pub const fn m(number: u32, name: &'static str, ty: Ty) -> Field {
+    Field {
+        number,
+        name,
+        ty,
+        card: Card::Map,
+    }
+}
+
+/// An inlined message field.
+pub const fn i(number: u32, name: &'static str, ty: Ty) -> Field {
+    Field {
+        number,
+        name,
+        ty,
+        card: Card::Inline,
+    }
+}
 
 /// `runtime.TypeMeta` of the envelope.
 pub static TYPE_META: Message = Message {
-    fields: &[f(1, "apiVersion", Ty::String), f(2, "kind", Ty::String)],
+    fields: &[o(1, "apiVersion", Ty::Str), o(2, "kind", Ty::Str)],
 };
+
+/// How deep messages may nest: far beyond any real object, well within the stack.
+const MAX_DEPTH: usize = 200;
 
 /// Decodes a message of type `m`.
 pub fn decode(m: &Message, buf: &[u8]) -> Result<Value, ApiError> {
     let mut out = Map::new();
-    for (number, payload) in fields(buf)? {
-        // Fields this server does not know are skipped, as a decoder of an older
-        // version skips them.
-        let Some(field) = m.fields.iter().find(|f| f.number == number) else {
-            continue;
-        };
-        read(field, payload, &mut out)?;
-    }
+    decode_into(m, buf, &mut out, 0)?;
     Ok(Value::Object(out))
 }
 
-fn bytes<'a>(payload: Payload<'a>, field: &Field) -> Result<&'a [u8], ApiError> {
-    match payload {
-        Payload::Bytes(b) => Ok(b),
-        _ => Err(bad(&format!(
-            "field {} is not length-delimited",
-            field.name
-        ))),
+/// Decodes into `out`: a message read twice merges, as protobuf merges it.
+pub(super) fn decode_into(
+    m: &Message,
+    buf: &[u8],
+    out: &mut Map<String, Value>,
+    depth: usize,
+) -> Result<(), ApiError> {
+    if depth > MAX_DEPTH {
+        return Err(bad("messages nested too deeply"));
     }
-}
-
-fn integer(payload: Payload<'_>, field: &Field) -> Result<i64, ApiError> {
-    match payload {
-        // Two's complement: an int32 or int64 below zero is a ten-byte varint.
-        Payload::Varint(v) => Ok(v as i64),
-        _ => Err(bad(&format!("field {} is not a varint", field.name))),
-    }
-}
-
-fn time(buf: &[u8], micros: bool) -> Result<Value, ApiError> {
-    let (mut seconds, mut nanos) = (0i64, 0i64);
-    for (n, p) in fields(buf)? {
-        match (n, p) {
-            (1, Payload::Varint(v)) => seconds = v as i64,
-            (2, Payload::Varint(v)) => nanos = v as i64,
-            _ => {}
-        }
-    }
-    let t = DateTime::from_timestamp(seconds, u32::try_from(nanos).unwrap_or(0))
-        .ok_or_else(|| bad("a time out of range"))?;
-    let format = if micros {
-        SecondsFormat::Micros
-    } else {
-        SecondsFormat::Secs
-    };
-    Ok(Value::String(t.to_rfc3339_opts(format, true)))
-}
-
-fn map_entry(buf: &[u8], binary: bool) -> Result<(String, Value), ApiError> {
-    let (mut key, mut value) = (String::new(), Value::String(String::new()));
-    for (n, p) in fields(buf)? {
-        match (n, p) {
-            (1, Payload::Bytes(b)) => key = text(b)?,
-            (2, Payload::Bytes(b)) if binary => {
-                value = Value::String(base64::engine::general_purpose::STANDARD.encode(b))
-            }
-            (2, Payload::Bytes(b)) => value = Value::String(text(b)?),
-            _ => {}
-        }
-    }
-    Ok((key, value))
-}
-
-fn push(out: &mut Map<String, Value>, name: &str, item: Value) {
-    match out.entry(name).or_insert_with(|| Value::Array(Vec::new())) {
-        Value::Array(items) => items.push(item),
-        other => *other = Value::Array(vec![item]),
-    }
-}
-
-fn insert(out: &mut Map<String, Value>, name: &str, key: String, value: Value) {
-    match out.entry(name).or_insert_with(|| Value::Object(Map::new())) {
-        Value::Object(m) => {
-            m.insert(key, value);
-        }
-        other => *other = Value::Object(Map::from_iter([(key, value)])),
-    }
-}
-
-fn read(field: &Field, payload: Payload<'_>, out: &mut Map<String, Value>) -> Result<(), ApiError> {
-    let name = field.name;
-    match &field.ty {
-        Ty::String => {
-            let s = text(bytes(payload, field)?)?;
-            if s.is_empty() {
-                out.remove(name);
-            } else {
-                out.insert(name.into(), Value::String(s));
-            }
-        }
-        Ty::Bool => _ = out.insert(name.into(), Value::Bool(integer(payload, field)? != 0)),
-        Ty::Int => _ = out.insert(name.into(), Value::from(integer(payload, field)?)),
-        Ty::Time => _ = out.insert(name.into(), time(bytes(payload, field)?, false)?),
-        Ty::MicroTime => _ = out.insert(name.into(), time(bytes(payload, field)?, true)?),
-        Ty::Msg(m) => _ = out.insert(name.into(), decode(m, bytes(payload, field)?)?),
-        Ty::StringMap | Ty::BytesMap => {
-            let (k, v) = map_entry(bytes(payload, field)?, matches!(field.ty, Ty::BytesMap))?;
-            insert(out, name, k, v);
-        }
-        Ty::Strings => push(out, name, Value::String(text(bytes(payload, field)?)?)),
-        Ty::Messages(m) => push(out, name, decode(m, bytes(payload, field)?)?),
+    for (number, payload) in fields(buf)? {
+        // Fields this server does not know are skipped, as a decoder of an older
+        // version skips them.
+        let Ok(at) = m.fields.binary_search_by_key(&number, |f| f.number) else {
+            continue;
+        };
+        read(&m.fields[at], payload, out, depth)?;
     }
     Ok(())
+}
+
+fn read(
+    field: &Field,
+    payload: Payload<'_>,
+    out: &mut Map<String, Value>,
+    depth: usize,
+) -> Result<(), ApiError> {
+    let name = field.name;
+    match field.card {
+        Card::Repeated => {
+            let items = match (field.ty, payload) {
+                // Packed scalars: one payload holding many.
+                (Ty::Int32 | Ty::Int64 | Ty::Bool | Ty::Double, Payload::Bytes(b)) => {
+                    packed(b, matches!(field.ty, Ty::Double))?
+                        .into_iter()
+                        .map(|p| value(field, p, depth))
+                        .collect::<Result<Vec<_>, _>>()?
+                }
+                _ => vec![value(field, payload, depth)?],
+            };
+            let slot = out.entry(name).or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(list) = slot {
+                list.extend(items);
+            }
+        }
+        Card::Map => {
+            let (key, v) = map_entry(field, bytes(field, payload)?, depth)?;
+            let slot = out.entry(name).or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(map) = slot {
+                map.insert(key, v);
+            }
+        }
+        Card::Inline | Card::Optional | Card::Kept => {
+            if let Ty::Msg(sub) = field.ty {
+                let b = bytes(field, payload)?;
+                if field.card == Card::Inline {
+                    return decode_into(sub, b, out, depth + 1);
+                }
+                let slot = out.entry(name).or_insert_with(|| Value::Object(Map::new()));
+                if !slot.is_object() {
+                    *slot = Value::Object(Map::new());
+                }
+                if let Value::Object(map) = slot {
+                    decode_into(sub, b, map, depth + 1)?;
+                }
+                return Ok(());
+            }
+            let v = value(field, payload, depth)?;
+            if field.card == Card::Optional && is_zero(field.ty, &v) {
+                out.remove(name);
+            } else {
+                out.insert(name.into(), v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A zero scalar, which Go's `omitempty` leaves out.
+fn is_zero(ty: Ty, v: &Value) -> bool {
+    match ty {
+        Ty::Str | Ty::Bytes => v.as_str() == Some(""),
+        Ty::Bool => v == &Value::Bool(false),
+        Ty::Int32 | Ty::Int64 | Ty::Double => v.as_f64() == Some(0.0),
+        _ => false,
+    }
+}
+
+fn bytes<'a>(field: &Field, payload: Payload<'a>) -> Result<&'a [u8], ApiError> {
+    match payload {
+        Payload::Bytes(b) => Ok(b),
+        _ => Err(wire_type(field)),
+    }
+}
+
+fn wire_type(field: &Field) -> ApiError {
+    bad(&format!("field {} has the wrong wire type", field.name))
+}
+
+fn varint(field: &Field, payload: Payload<'_>) -> Result<u64, ApiError> {
+    match payload {
+        Payload::Varint(v) => Ok(v),
+        _ => Err(wire_type(field)),
+    }
+}
+
+/// One value of `field`'s type.
+fn value(field: &Field, payload: Payload<'_>, depth: usize) -> Result<Value, ApiError> {
+    Ok(match field.ty {
+        Ty::Str => Value::String(lossy(bytes(field, payload)?)),
+        Ty::Bytes => {
+            Value::String(base64::engine::general_purpose::STANDARD.encode(bytes(field, payload)?))
+        }
+        Ty::Bool => Value::Bool(varint(field, payload)? != 0),
+        // Negative numbers are ten-byte two's complement varints; an int32 keeps the
+        // low 32 bits, as Go's decoder does.
+        Ty::Int32 => Value::from(varint(field, payload)? as i32),
+        Ty::Int64 => Value::from(varint(field, payload)? as i64),
+        Ty::Double => match payload {
+            Payload::Fixed64(bits) => special::number(f64::from_bits(bits))?,
+            _ => return Err(wire_type(field)),
+        },
+        Ty::Time => special::time(bytes(field, payload)?, false)?,
+        Ty::MicroTime => special::time(bytes(field, payload)?, true)?,
+        Ty::Quantity => special::quantity(bytes(field, payload)?)?,
+        Ty::IntOrString => special::int_or_string(bytes(field, payload)?)?,
+        Ty::Raw => special::raw(bytes(field, payload)?)?,
+        Ty::Msg(sub) => {
+            let mut out = Map::new();
+            decode_into(sub, bytes(field, payload)?, &mut out, depth + 1)?;
+            Value::Object(out)
+        }
+        Ty::OrArray(schema) => or_array(schema, bytes(field, payload)?, depth + 1)?,
+        Ty::OrBool(schema) => or_bool(schema, bytes(field, payload)?, depth + 1)?,
+        Ty::OrStrings(schema) => or_strings(schema, bytes(field, payload)?, depth + 1)?,
+    })
+}
+
+/// A map entry: key 1, value 2 (a missing value is its type's zero).
+fn map_entry(field: &Field, buf: &[u8], depth: usize) -> Result<(String, Value), ApiError> {
+    let (mut key, mut raw) = (String::new(), None);
+    for (n, p) in fields(buf)? {
+        match (n, p) {
+            (1, Payload::Bytes(b)) => key = lossy(b),
+            (2, p) => raw = Some(p),
+            _ => {}
+        }
+    }
+    let v = value(field, raw.unwrap_or(Payload::Bytes(&[])), depth)?;
+    Ok((key, v))
+}
+
+// The JSON schema's either-or messages, as their Go types' `MarshalJSON` write them.
+
+/// The schema (field `schema_field`) and the repeated field `list_field` of an
+/// either-or message.
+struct Either<'a> {
+    schema: Option<Map<String, Value>>,
+    list: Vec<Payload<'a>>,
+    allows: bool,
+}
+
+fn either<'a>(
+    m: &Message,
+    buf: &'a [u8],
+    schema_field: u32,
+    list_field: u32,
+    depth: usize,
+) -> Result<Either<'a>, ApiError> {
+    let mut out = Either {
+        schema: None,
+        list: Vec::new(),
+        allows: false,
+    };
+    for (n, p) in fields(buf)? {
+        match p {
+            Payload::Bytes(b) if n == schema_field => {
+                decode_into(m, b, out.schema.get_or_insert_with(Map::new), depth)?
+            }
+            p if n == list_field => out.list.push(p),
+            Payload::Varint(v) if n == 1 => out.allows = v != 0,
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+fn schemas(m: &Message, list: Vec<Payload<'_>>, depth: usize) -> Result<Value, ApiError> {
+    let mut out = Vec::new();
+    for p in list {
+        let Payload::Bytes(b) = p else {
+            return Err(bad("a schema is not length-delimited"));
+        };
+        let mut item = Map::new();
+        decode_into(m, b, &mut item, depth)?;
+        out.push(Value::Object(item));
+    }
+    Ok(Value::Array(out))
+}
+
+/// `JSONSchemaPropsOrArray`: the list when it has items, else the schema (or `null`).
+pub fn or_array(m: &Message, buf: &[u8], depth: usize) -> Result<Value, ApiError> {
+    let e = either(m, buf, 1, 2, depth)?;
+    if !e.list.is_empty() {
+        return schemas(m, e.list, depth);
+    }
+    Ok(e.schema.map_or(Value::Null, Value::Object))
+}
+
+/// `JSONSchemaPropsOrBool`: the schema when set, else the boolean.
+pub fn or_bool(m: &Message, buf: &[u8], depth: usize) -> Result<Value, ApiError> {
+    let e = either(m, buf, 2, 0, depth)?;
+    Ok(e.schema.map_or(Value::Bool(e.allows), Value::Object))
+}
+
+/// `JSONSchemaPropsOrStringArray`: the strings when there are some, else the schema.
+pub fn or_strings(m: &Message, buf: &[u8], depth: usize) -> Result<Value, ApiError> {
+    let e = either(m, buf, 1, 2, depth)?;
+    if !e.list.is_empty() {
+        let mut out = Vec::new();
+        for p in e.list {
+            let Payload::Bytes(b) = p else {
+                return Err(bad("a string is not length-delimited"));
+            };
+            out.push(Value::String(lossy(b)));
+        }
+        return Ok(Value::Array(out));
+    }
+    Ok(e.schema.map_or(Value::Null, Value::Object))
 }

@@ -1,12 +1,15 @@
 //! Protobuf bodies (`application/vnd.kubernetes.protobuf`), which kubectl's typed
 //! clients send for built-in kinds (`kubectl create namespace|configmap|secret|…`):
 //! the `k8s\0` envelope (a `runtime.Unknown` holding the type meta and the object's
-//! bytes), then the object decoded by its message descriptor ([`messages`]) into the
-//! JSON it would have been sent as. Answers are JSON (the client reads the
-//! response's Content-Type); custom resources never come as protobuf.
+//! bytes), then the object decoded by its message descriptor ([`messages`], tables
+//! generated from k8s-pb into [`generated`]) into the JSON it would have been sent
+//! as. Answers are JSON (the client reads the response's Content-Type); custom
+//! resources never come as protobuf.
 
-pub mod kinds;
+#[rustfmt::skip]
+mod generated;
 pub mod messages;
+mod special;
 mod wire;
 
 use serde_json::Value;
@@ -17,7 +20,22 @@ use crate::api::status::ApiError;
 use wire::{Payload, bad, fields, text};
 
 /// The envelope's magic prefix (`k8s\0`).
-const MAGIC: &[u8] = b"k8s\x00";
+pub const MAGIC: &[u8] = b"k8s\x00";
+
+/// The message of an OpenAPI definition (`io.k8s.api.apps.v1.Deployment`), for the
+/// built-in kinds' bodies and every message they hold.
+pub fn message_for(definition: &str) -> Option<&'static Message> {
+    let table = generated::BY_DEFINITION;
+    let at = table.binary_search_by_key(&definition, |(d, _)| d).ok()?;
+    Some(table[at].1)
+}
+
+/// A DELETE's body in protobuf: `meta/v1` DeleteOptions.
+pub fn decode_delete_options(body: &[u8]) -> Result<Value, ApiError> {
+    let message = message_for("io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions")
+        .ok_or_else(|| bad("no DeleteOptions message"))?;
+    decode_object(body, "DeleteOptions", message)
+}
 
 /// Decodes a protobuf body holding an object of `kind`, whose message is `message`.
 pub fn decode_object(body: &[u8], kind: &str, message: &Message) -> Result<Value, ApiError> {
@@ -54,5 +72,7 @@ pub fn decode_object(body: &[u8], kind: &str, message: &Message) -> Result<Value
     Ok(obj)
 }
 
+#[cfg(test)]
+mod k8s_pb_tests;
 #[cfg(test)]
 mod tests;

@@ -2,8 +2,11 @@
 
 use serde_json::json;
 
-use super::kinds::{CONFIG_MAP, NAMESPACE, SECRET};
 use super::*;
+
+fn message(definition: &str) -> &'static Message {
+    message_for(&format!("io.k8s.api.core.v1.{definition}")).unwrap()
+}
 
 fn ld(n: u8, payload: &[u8]) -> Vec<u8> {
     let mut out = vec![(n << 3) | 2, payload.len() as u8];
@@ -26,14 +29,22 @@ fn envelope(api_version: &[u8], kind: &[u8], raw: &[u8]) -> Vec<u8> {
 fn a_namespace_from_kubectl_create_namespace() {
     let label = [ld(1, b"team"), ld(2, b"a")].concat();
     let meta = [ld(1, b"team-a"), ld(11, &label)].concat();
+    // As Go writes it: the zero creationTimestamp empty, the status and spec empty.
+    let meta = [meta, ld(8, &[])].concat();
     let ns = [ld(1, &meta), ld(2, &[]), ld(3, &[])].concat();
-    let v = decode_object(&envelope(b"v1", b"Namespace", &ns), "Namespace", &NAMESPACE).unwrap();
+    let v = decode_object(
+        &envelope(b"v1", b"Namespace", &ns),
+        "Namespace",
+        message("Namespace"),
+    )
+    .unwrap();
     assert_eq!(
         v,
-        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": {"team": "a"}}, "spec": {}})
+        json!({"apiVersion": "v1", "kind": "Namespace", "spec": {}, "status": {},
+               "metadata": {"name": "team-a", "labels": {"team": "a"}, "creationTimestamp": null}})
     );
     assert!(
-        decode_object(b"k8s\x00\x0a\xff", "Namespace", &NAMESPACE).is_err(),
+        decode_object(b"k8s\x00\x0a\xff", "Namespace", message("Namespace")).is_err(),
         "truncated input is an error, not a panic"
     );
 }
@@ -47,7 +58,7 @@ fn config_maps_and_secrets_from_kubectl_create() {
     let v = decode_object(
         &envelope(b"v1", b"ConfigMap", &cm),
         "ConfigMap",
-        &CONFIG_MAP,
+        message("ConfigMap"),
     )
     .unwrap();
     assert_eq!(
@@ -57,13 +68,18 @@ fn config_maps_and_secrets_from_kubectl_create() {
     );
     let secret_data = [ld(1, b"user"), ld(2, b"admin")].concat();
     let secret = [ld(1, &meta), ld(2, &secret_data), ld(3, b"Opaque")].concat();
-    let v = decode_object(&envelope(b"v1", b"Secret", &secret), "Secret", &SECRET).unwrap();
+    let v = decode_object(
+        &envelope(b"v1", b"Secret", &secret),
+        "Secret",
+        message("Secret"),
+    )
+    .unwrap();
     assert_eq!(v["data"], json!({"user": "YWRtaW4="}));
     assert_eq!(v["type"], "Opaque");
     let e = decode_object(
         &envelope(b"v1", b"Secret", &secret),
         "ConfigMap",
-        &CONFIG_MAP,
+        message("ConfigMap"),
     )
     .unwrap_err();
     assert_eq!(

@@ -74,3 +74,25 @@ pub fn fields(buf: &[u8]) -> Result<Vec<(u32, Payload<'_>)>, ApiError> {
 pub fn text(b: &[u8]) -> Result<String, ApiError> {
     String::from_utf8(b.to_vec()).map_err(|_| bad("a string is not UTF-8"))
 }
+
+/// A string payload as Go reads it (invalid UTF-8 is replaced when marshalled to JSON).
+pub fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The values of a packed repeated scalar: varints, or eight-byte doubles.
+pub fn packed(buf: &[u8], fixed64: bool) -> Result<Vec<Payload<'_>>, ApiError> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < buf.len() {
+        out.push(if fixed64 {
+            let b = take(buf, &mut pos, 8)?;
+            Payload::Fixed64(u64::from_le_bytes(
+                b.try_into().map_err(|_| bad("fixed64"))?,
+            ))
+        } else {
+            Payload::Varint(varint(buf, &mut pos)?)
+        });
+    }
+    Ok(out)
+}

@@ -268,7 +268,7 @@ pub enum BodyType {
     JsonPatch,
     StrategicMergePatch,
     ApplyPatch,
-    /// `application/vnd.kubernetes.protobuf` (read for Namespaces only).
+    /// `application/vnd.kubernetes.protobuf` (read for the built-in kinds).
     Protobuf,
 }
 

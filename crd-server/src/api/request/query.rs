@@ -165,7 +165,10 @@ impl DeleteOptions {
     /// Reads a DELETE's body (empty, or a `DeleteOptions` object) and query, and checks
     /// them as `ValidateDeleteOptions` does.
     pub fn parse(body: &[u8], q: &Query) -> Result<DeleteOptions, ApiError> {
-        let body: Value = if body.iter().all(u8::is_ascii_whitespace) {
+        let body: Value = if body.starts_with(crate::api::protobuf::MAGIC) {
+            // client-go's typed clients send it as protobuf.
+            crate::api::protobuf::decode_delete_options(body)?
+        } else if body.iter().all(u8::is_ascii_whitespace) {
             Value::Object(Default::default())
         } else {
             serde_json::from_slice(body)
@@ -264,6 +267,34 @@ mod tests {
             "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Later\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
         );
         let e = DeleteOptions::parse(b"{", &Query::default()).unwrap_err();
+        assert_eq!(e.code, http::StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn delete_options_in_protobuf() {
+        use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
+        use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
+        use prost::Message as _;
+        let options = meta::DeleteOptions {
+            grace_period_seconds: Some(0),
+            propagation_policy: Some("Foreground".into()),
+            dry_run: vec!["All".into()],
+            ..Default::default()
+        };
+        let unknown = Unknown {
+            type_meta: Some(TypeMeta {
+                api_version: Some("meta.k8s.io/v1".into()),
+                kind: Some("DeleteOptions".into()),
+            }),
+            raw: Some(options.encode_to_vec()),
+            ..Default::default()
+        };
+        let body = [b"k8s\x00".to_vec(), unknown.encode_to_vec()].concat();
+        let o = DeleteOptions::parse(&body, &Query::default()).unwrap();
+        assert_eq!(o.propagation, Some(Propagation::Foreground));
+        assert_eq!(o.grace_period_seconds, Some(0));
+        assert!(o.dry_run);
+        let e = DeleteOptions::parse(&body[..body.len() - 1], &Query::default()).unwrap_err();
         assert_eq!(e.code, http::StatusCode::BAD_REQUEST);
     }
 

@@ -103,7 +103,7 @@ pub struct Spec {
     /// Field selector labels beyond `metadata.name`/`metadata.namespace`, with the
     /// dotted path each reads.
     pub field_selectors: &'static [(&'static str, &'static str)],
-    /// The protobuf message of the kind, when kubectl sends it that way.
+    /// The protobuf message of the kind (`None`: the generated one of `definition`).
     pub proto: Option<&'static Message>,
     pub behaviour: &'static dyn Behaviour,
 }
@@ -225,7 +225,10 @@ impl Strategy for BuiltinKind {
     }
 
     fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
-        let message = self.spec.proto?;
+        let message = self
+            .spec
+            .proto
+            .or_else(|| crate::api::protobuf::message_for(self.spec.definition))?;
         Some(crate::api::protobuf::decode_object(
             body,
             self.spec.kind,

@@ -3,7 +3,6 @@
 use super::super::lease::Leases;
 use super::super::{NameRule, Spec};
 use super::{ALL_VERBS, NONE};
-use crate::api::protobuf::kinds;
 
 pub(super) static KINDS: &[Spec] = &[Spec {
     group: "coordination.k8s.io",
@@ -21,6 +20,6 @@ pub(super) static KINDS: &[Spec] = &[Spec {
     definition: "io.k8s.api.coordination.v1.Lease",
     name_rule: Some(NameRule::DnsSubdomain),
     field_selectors: NONE,
-    proto: Some(&kinds::LEASE),
+    proto: None,
     behaviour: &Leases,
 }];

@@ -5,7 +5,6 @@ use super::super::events::Events;
 use super::super::lease::ServiceAccounts;
 use super::super::{NameRule, Spec};
 use super::{ALL_VERBS, NONE};
-use crate::api::protobuf::kinds;
 
 const CORE: &str = "";
 
@@ -26,7 +25,7 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.ConfigMap",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: Some(&kinds::CONFIG_MAP),
+        proto: None,
         behaviour: &ConfigMaps,
     },
     Spec {
@@ -45,7 +44,7 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.Secret",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: &[("type", "type")],
-        proto: Some(&kinds::SECRET),
+        proto: None,
         behaviour: &Secrets,
     },
     Spec {
@@ -64,7 +63,7 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.ServiceAccount",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: Some(&kinds::SERVICE_ACCOUNT),
+        proto: None,
         behaviour: &ServiceAccounts,
     },
     Spec {
@@ -98,7 +97,7 @@ pub(super) static KINDS: &[Spec] = &[
             ("source", "source.component"),
             ("type", "type"),
         ],
-        proto: Some(&kinds::EVENT),
+        proto: None,
         behaviour: &Events { events_api: false },
     },
 ];
