@@ -32,8 +32,8 @@ use serde_json::{Map, Value, json};
 /// The release whose definitions name the fields.
 const VERSION: &str = "1.37";
 
-/// The kinds whose patches the table serves; everything their fields reach is
-/// generated.
+/// The kinds whose patches the table serves (and Scale, their scale subresource);
+/// everything their fields reach is generated.
 const ROOTS: &[&str] = &[
     "io.k8s.api.core.v1.ConfigMap",
     "io.k8s.api.core.v1.Secret",
@@ -73,6 +73,7 @@ const ROOTS: &[&str] = &[
     "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
     "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
     "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+    "io.k8s.api.autoscaling.v1.Scale",
 ];
 
 fn k8s_pb_src() -> PathBuf {

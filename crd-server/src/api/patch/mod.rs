@@ -25,6 +25,9 @@ use meta::{field_tags, has_definition};
 /// The definition of the metadata every object carries.
 pub const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 
+/// The definition of a built-in kind's `scale` subresource.
+pub const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
+
 /// The body of a strategic merge patch as the server decodes it: JSON, an object (or
 /// `null`, which changes nothing).
 pub fn parse(body: &[u8]) -> Result<Map<String, Value>, ApiError> {

@@ -235,6 +235,12 @@ fn every_root_definition_has_metadata() {
         );
     }
     assert!(has_definition("io.k8s.api.core.v1.Namespace"));
+    let scale = json!({"spec": {"replicas": 1}, "status": {"replicas": 1}});
+    let out = smp(SCALE, scale, json!({"spec": {"replicas": 3}})).unwrap();
+    assert_eq!(
+        out,
+        json!({"spec": {"replicas": 3}, "status": {"replicas": 1}})
+    );
     assert_eq!(
         field_tags(OBJECT_META, "ownerReferences"),
         Some(("merge", "uid"))
