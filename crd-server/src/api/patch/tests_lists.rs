@@ -230,6 +230,18 @@ fn set_element_order_merges_the_list_it_orders() {
         &json!([{"name": "2", "image": "d1"}, {"name": "2", "image": "d2"}, {"name": "1"},
                 {"name": "4"}, {"name": "3"}])
     );
+    // The order may name items neither list has.
+    let out = smp(
+        POD,
+        pod(names(&["1", "3"])),
+        json!({"spec": {"$setElementOrder/containers": names(&["3", "2", "1"]),
+                        "containers": [{"name": "3", "image": "c"}, {"name": "1", "image": "a"}]}}),
+    )
+    .unwrap();
+    assert_eq!(
+        containers(&out),
+        &json!([{"name": "3", "image": "c"}, {"name": "1", "image": "a"}])
+    );
     // Primitives, with an item the patch adds.
     let out = smp(
         POD,
