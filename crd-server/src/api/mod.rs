@@ -9,6 +9,7 @@ pub mod discovery;
 pub mod kinds;
 pub mod object;
 pub mod openapi;
+pub mod patch;
 pub mod priority;
 pub mod protobuf;
 pub mod read_cache;

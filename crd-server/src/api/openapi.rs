@@ -1,13 +1,17 @@
 //! OpenAPI documents published from the CRD schemas, as the API server publishes them:
 //! `/openapi/v3` (an index of group-version documents) and `/openapi/v3/{api|apis/g}/{v}`,
 //! and `/openapi/v2` (one Swagger document, schemas made expressible in v2: junctors
-//! dropped, `nullable` fields without type). kubectl reads them for `kubectl explain` and
-//! to learn that the server validates fields itself (`fieldValidation` on PATCH).
+//! dropped, `nullable` fields without type). kubectl reads them for `kubectl explain`,
+//! to learn that the server validates fields itself (`fieldValidation` on PATCH), and
+//! for the built-in kinds the patch strategies and merge keys of their fields
+//! (`x-kubernetes-patch-strategy`, `x-kubernetes-patch-merge-key`), from which `kubectl
+//! apply` and `kubectl edit` compute strategic merge patches.
 
 use std::hash::{Hash, Hasher};
 
 use serde_json::{Map, Value, json};
 
+use super::patch::{OBJECT_META, annotate_openapi};
 use super::registry::Registry;
 
 /// One resource's entry in a document.
@@ -20,6 +24,8 @@ struct Entry {
     status: bool,
     scale: bool,
     schema: Value,
+    /// The definition whose patch metadata strategic merge patches follow, if any.
+    strategic: Option<&'static str>,
 }
 
 fn schema_name(group: &str, version: &str, kind: &str) -> String {
@@ -32,7 +38,7 @@ fn schema_name(group: &str, version: &str, kind: &str) -> String {
 
 fn object_meta() -> Value {
     let s = |d: &str| json!({"type": "string", "description": d});
-    json!({
+    let mut meta = json!({
         "description": "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
         "type": "object",
         "properties": {
@@ -51,7 +57,9 @@ fn object_meta() -> Value {
             "ownerReferences": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}, "description": "List of objects depended by this object."},
             "managedFields": {"type": "array", "items": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}, "description": "ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow."},
         },
-    })
+    });
+    annotate_openapi(&mut meta, OBJECT_META);
+    meta
 }
 
 fn list_meta() -> Value {
@@ -87,6 +95,9 @@ fn root_schema(entry: &Entry, refs: &str) -> Value {
     let mut schema = entry.schema.clone();
     if !schema.is_object() {
         schema = json!({"type": "object"});
+    }
+    if let Some(definition) = entry.strategic {
+        annotate_openapi(&mut schema, definition);
     }
     let props = schema
         .as_object_mut()
@@ -153,11 +164,15 @@ fn operation(
         if v3 {
             let mut rb = json!({"content": {}, "required": true});
             let media = if action == "patch" {
-                vec![
+                let mut media = vec![
                     "application/json-patch+json",
                     "application/merge-patch+json",
                     "application/apply-patch+yaml",
-                ]
+                ];
+                if entry.strategic.is_some() {
+                    media.push("application/strategic-merge-patch+json");
+                }
+                media
             } else {
                 vec!["application/json", "application/yaml"]
             };
@@ -280,6 +295,7 @@ fn entries(registry: &Registry) -> Vec<Entry> {
                 status: info.has_status(),
                 scale: info.scale.is_some(),
                 schema: r.openapi_schema(),
+                strategic: r.strategic_merge_definition(),
             }
         })
         .collect()

@@ -265,6 +265,13 @@ pub trait Strategy: Send + Sync {
     ) -> BoxFuture<'a, Result<Option<Value>, ApiError>> {
         Box::pin(async { Ok(None) })
     }
+
+    /// The OpenAPI definition whose patch metadata a strategic merge patch of this kind
+    /// follows (`io.k8s.api.core.v1.ConfigMap`); `None`: the kind refuses the media type,
+    /// as custom resources do.
+    fn strategic_merge_definition(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The schema of a built-in kind's definition (`io.k8s.api.core.v1.Namespace`) in the

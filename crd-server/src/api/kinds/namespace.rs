@@ -234,4 +234,8 @@ impl Strategy for Namespaces {
             "spec": {"type": "object", "properties": {"finalizers": {"type": "array", "items": {"type": "string"}}}},
             "status": {"type": "object", "properties": {"phase": {"type": "string"}}}}})
     }
+
+    fn strategic_merge_definition(&self) -> Option<&'static str> {
+        Some(DEFINITION)
+    }
 }

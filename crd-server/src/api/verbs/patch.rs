@@ -1,27 +1,33 @@
-//! PATCH: a JSON merge patch or JSON patch applied to the current object (again on
-//! every retry, as the server re-applies a patch after a concurrent write), or
-//! server-side apply ([`super::apply`]).
+//! PATCH: a JSON merge patch, JSON patch or strategic merge patch (built-in kinds
+//! only, [`crate::api::patch`]) applied to the current object (again on every retry, as
+//! the server re-applies a patch after a concurrent write), or server-side apply
+//! ([`super::apply`]).
 
 use axum::body::Body;
 use serde_json::Value;
 
 use super::{Reply, Scope, apply};
-use crate::api::request::BodyType;
+use crate::api::patch as strategic;
 use crate::api::request::media::read_body;
+use crate::api::request::{BodyType, FieldValidation};
 use crate::api::status::ApiError;
 use crate::api::write::{self, Tracking, Update};
 
-/// The media types PATCH takes.
+/// The media types PATCH takes for custom resources.
 pub const ACCEPTED: &str = "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml";
+
+/// The media types PATCH takes for the built-in kinds (strategic merge patch too).
+const ACCEPTED_BUILTIN: &str = "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml";
 
 /// Patches the object (or its status).
 pub async fn patch(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     let ty = scope.req.body_type()?;
-    if !matches!(
-        ty,
-        BodyType::MergePatch | BodyType::JsonPatch | BodyType::ApplyPatch
-    ) {
-        return Err(ApiError::unsupported_media_type(ACCEPTED));
+    let smp = scope.res.strategic_merge_definition();
+    match ty {
+        BodyType::MergePatch | BodyType::JsonPatch | BodyType::ApplyPatch => {}
+        BodyType::StrategicMergePatch if smp.is_some() => {}
+        _ if smp.is_some() => return Err(ApiError::unsupported_media_type(ACCEPTED_BUILTIN)),
+        _ => return Err(ApiError::unsupported_media_type(ACCEPTED)),
     }
     let opts = scope.req.write_options()?;
     let bytes = read_body(&scope.req.headers, body).await?;
@@ -35,9 +41,39 @@ pub async fn patch(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
         opts: &opts,
         tracking: Tracking::Update(&opts.manager),
     };
-    let written =
-        write::guaranteed_update(&u, None, |current| apply_patch(&current.obj, &bytes, ty)).await?;
+    let written = match smp.filter(|_| ty == BodyType::StrategicMergePatch) {
+        Some(definition) => {
+            let patch = strategic::parse(&bytes)?;
+            write::guaranteed_update(&u, None, |current| {
+                let patched = strategic::apply(&current.obj, patch.clone(), definition)?;
+                if opts.validation == FieldValidation::Strict {
+                    strict_fields(scope, &patched, &patch)?;
+                }
+                Ok(patched)
+            })
+            .await?
+        }
+        None => {
+            write::guaranteed_update(&u, None, |current| apply_patch(&current.obj, &bytes, ty))
+                .await?
+        }
+    };
     Ok(Reply::written(http::StatusCode::OK, written))
+}
+
+/// Unknown fields of a strategically patched object are an error about the patch under
+/// `fieldValidation=Strict` (the server finds them converting the merged map).
+fn strict_fields(
+    scope: &Scope<'_>,
+    patched: &Value,
+    patch: &serde_json::Map<String, Value>,
+) -> Result<(), ApiError> {
+    let mut probe = patched.clone();
+    let unknown = scope.res.decode(&mut probe)?;
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(strategic::strict_error(patch, &unknown))
 }
 
 /// `target` with a merge or JSON patch applied.

@@ -131,6 +131,14 @@ pub async fn patch(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
         BodyType::MergePatch | BodyType::JsonPatch => {
             change(scope, |scale| apply_patch(scale, &bytes, ty)).await
         }
+        // Built-in kinds take a strategic merge patch of their autoscaling/v1 Scale.
+        BodyType::StrategicMergePatch if scope.res.strategic_merge_definition().is_some() => {
+            let patch = crate::api::patch::parse(&bytes)?;
+            change(scope, |scale| {
+                crate::api::patch::apply(scale, patch.clone(), crate::api::patch::SCALE)
+            })
+            .await
+        }
         BodyType::ApplyPatch => {
             let paths = paths(scope)?;
             let config = parse_body(&bytes, ty, "apply patch")?;

@@ -346,6 +346,10 @@ impl Strategy for BuiltinKind {
             .and_then(|s| serde_json::to_value(s).ok())
             .unwrap_or(json!({"type": "object"}))
     }
+
+    fn strategic_merge_definition(&self) -> Option<&'static str> {
+        Some(self.spec.definition)
+    }
 }
 
 /// `validateKubeFinalizerName`: a finalizer without a `/` must be a standard one.
