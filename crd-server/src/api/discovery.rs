@@ -5,7 +5,7 @@
 use crd_runtime::KubeVersion;
 use serde_json::{Value, json};
 
-use super::kinds::{Resource, Subresource};
+use super::kinds::Resource;
 use super::priority::compare_versions;
 use super::registry::Registry;
 
@@ -80,15 +80,13 @@ fn entries(res: &Resource) -> Vec<Value> {
         let Some(name) = sub.name() else { continue };
         let mut entry = json!({"name": format!("{}/{name}", info.q.plural), "singularName": "",
                                "namespaced": info.namespaced, "kind": info.q.kind,
-                               "verbs": ["get", "patch", "update"]});
-        match sub {
-            Subresource::Scale => {
-                entry["group"] = json!("autoscaling");
-                entry["version"] = json!("v1");
-                entry["kind"] = json!("Scale");
+                               "verbs": sub.verbs()});
+        if let Some((group, version, kind)) = sub.kind() {
+            if !group.is_empty() {
+                entry["group"] = json!(group);
+                entry["version"] = json!(version);
             }
-            Subresource::Finalize => entry["verbs"] = json!(["update"]),
-            _ => {}
+            entry["kind"] = json!(kind);
         }
         out.push(entry);
     }
