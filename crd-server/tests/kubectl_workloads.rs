@@ -251,6 +251,17 @@ fn pods(url: &str, dir: &std::path::Path) {
         err.contains("pod pod-1 is already assigned to node \"node-1\""),
         "{err}"
     );
+    // Evicting a pending pod deletes it (no disruption budget is consulted).
+    let copy = POD.replace("name: pod-1", "name: pod-2");
+    kubectl_ok(url, &["apply", "-f", &write(dir, "pod-2.yaml", &copy)]);
+    let eviction =
+        r#"{"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "pod-2"}}"#;
+    let file = write(dir, "eviction.json", eviction);
+    let path = "/api/v1/namespaces/default/pods/pod-2/eviction";
+    let evicted = kubectl_ok(url, &["create", "--raw", path, "-f", &file]);
+    assert!(evicted.contains("\"status\":\"Success\""), "{evicted}");
+    let gone = kubectl_err(url, &["get", "pod", "pod-2"]);
+    assert!(gone.contains("pods \"pod-2\" not found"), "{gone}");
     let changed = POD.replace("image: busybox", "image: busybox\n    workingDir: /tmp");
     let err = kubectl_err(url, &["replace", "-f", &write(dir, "pod2.yaml", &changed)]);
     assert!(
@@ -301,6 +312,19 @@ fn jobs(url: &str, dir: &std::path::Path) {
     assert_eq!(cj["spec"]["concurrencyPolicy"], "Allow");
     assert_eq!(cj["spec"]["suspend"], false);
     assert_eq!(cj["spec"]["failedJobsHistoryLimit"], 1);
+    let table = kubectl_ok(url, &["get", "cronjobs"]);
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "NAME", "SCHEDULE", "TIMEZONE", "SUSPEND", "ACTIVE", "LAST", "SCHEDULE", "AGE"
+        ]
+    );
+    let row: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(
+        row[..8],
+        ["tick", "*/5", "*", "*", "*", "*", "<none>", "False"]
+    );
     let bad = JOB
         .split("---")
         .nth(1)

@@ -332,12 +332,13 @@ pub fn cron_job() -> Vec<Column> {
             "Suspend",
             "boolean",
             "This flag tells the controller to suspend subsequent executions.",
+            // `printBoolPtr`: a string cell, though the column says boolean.
             |o| {
-                json!(
-                    o.pointer("/spec/suspend")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                )
+                json!(match o.pointer("/spec/suspend").and_then(Value::as_bool) {
+                    Some(true) => "True",
+                    Some(false) => "False",
+                    None => "<unset>",
+                })
             },
         ),
         col(
