@@ -136,7 +136,7 @@ async fn bad_requests_get_the_servers_status() {
     for path in [
         "/apis/nope.example.com/v1/things",
         "/apis/stable.example.com/v9/crontabs",
-        "/api/v1/pods",
+        "/api/v1/nosuchthings",
         "/apis/stable.example.com/v1/crontabs/x",
         "/x/y",
     ] {

@@ -10,7 +10,6 @@ use crd_runtime::KubeVersion;
 use serde::Serialize;
 
 use super::{Group, Served, served, subresource_verbs};
-use crate::api::kinds::Subresource;
 use crate::api::registry::Registry;
 
 /// `apidiscovery.k8s.io`.
@@ -197,13 +196,13 @@ fn resource(s: &Served) -> ResourceDiscovery {
         .into_iter()
         .filter_map(|sub| {
             let name = sub.name()?;
-            let response_kind = match sub {
-                Subresource::Scale => Gvk {
-                    group: "autoscaling".into(),
-                    version: "v1".into(),
-                    kind: "Scale".into(),
+            let response_kind = match sub.kind() {
+                Some((group, version, kind)) => Gvk {
+                    group: group.into(),
+                    version: version.into(),
+                    kind: kind.into(),
                 },
-                _ => own(&info.q.kind),
+                None => own(&info.q.kind),
             };
             Some(SubresourceDiscovery {
                 subresource: name,

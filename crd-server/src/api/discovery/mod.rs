@@ -105,10 +105,7 @@ impl Served {
 
 /// The verbs of a subresource's endpoint.
 pub fn subresource_verbs(sub: Subresource) -> &'static [&'static str] {
-    match sub {
-        Subresource::Finalize => &["update"],
-        _ => &["get", "patch", "update"],
-    }
+    sub.verbs()
 }
 
 /// Where a group sorts: by group priority, then by name.
@@ -223,10 +220,12 @@ fn entries(served: &Served) -> Vec<Value> {
         let mut entry = json!({"name": format!("{}/{name}", info.q.plural), "singularName": "",
                                "namespaced": info.namespaced, "kind": info.q.kind,
                                "verbs": subresource_verbs(sub)});
-        if sub == Subresource::Scale {
-            entry["group"] = json!("autoscaling");
-            entry["version"] = json!("v1");
-            entry["kind"] = json!("Scale");
+        if let Some((group, version, kind)) = sub.kind() {
+            if !group.is_empty() {
+                entry["group"] = json!(group);
+                entry["version"] = json!(version);
+            }
+            entry["kind"] = json!(kind);
         }
         out.push(entry);
     }

@@ -46,6 +46,9 @@ pub struct ScalePaths {
     pub spec_replicas: String,
     pub status_replicas: String,
     pub label_selector: Option<String>,
+    /// The label selector path holds a `metav1.LabelSelector` (built-in workloads),
+    /// written into the Scale as a selector string; otherwise it holds the string.
+    pub label_selector_object: bool,
 }
 
 /// A kind's identity at one version: what discovery reports and where it is stored.
@@ -110,27 +113,81 @@ pub enum Subresource {
     Scale,
     /// A namespace's `finalize` (only `spec.finalizers` changes).
     Finalize,
+    /// A Pod's subresources: those that need a kubelet (answered as the server does
+    /// without one) and those the server serves itself.
+    Log,
+    Exec,
+    Attach,
+    PortForward,
+    Proxy,
+    Binding,
+    Eviction,
+    EphemeralContainers,
+    Resize,
 }
+
+/// Every named subresource, with its name in paths.
+const SUBRESOURCES: [(Subresource, &str); 12] = [
+    (Subresource::Status, "status"),
+    (Subresource::Scale, "scale"),
+    (Subresource::Finalize, "finalize"),
+    (Subresource::Log, "log"),
+    (Subresource::Exec, "exec"),
+    (Subresource::Attach, "attach"),
+    (Subresource::PortForward, "portforward"),
+    (Subresource::Proxy, "proxy"),
+    (Subresource::Binding, "binding"),
+    (Subresource::Eviction, "eviction"),
+    (Subresource::EphemeralContainers, "ephemeralcontainers"),
+    (Subresource::Resize, "resize"),
+];
 
 impl Subresource {
     /// The subresource a path names (`None`: the object itself).
     pub fn parse(name: Option<&str>) -> Option<Subresource> {
         match name {
             None => Some(Subresource::Main),
-            Some("status") => Some(Subresource::Status),
-            Some("scale") => Some(Subresource::Scale),
-            Some("finalize") => Some(Subresource::Finalize),
-            Some(_) => None,
+            Some(n) => SUBRESOURCES.iter().find(|(_, s)| *s == n).map(|(s, _)| *s),
         }
     }
 
     /// Its name in paths and `managedFields` (`None` for the object itself).
     pub fn name(self) -> Option<&'static str> {
+        SUBRESOURCES
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map(|(_, n)| *n)
+    }
+
+    /// The verbs discovery lists for it.
+    pub fn verbs(self) -> &'static [&'static str] {
         match self {
-            Subresource::Main => None,
-            Subresource::Status => Some("status"),
-            Subresource::Scale => Some("scale"),
-            Subresource::Finalize => Some("finalize"),
+            Subresource::Main => &[],
+            Subresource::Finalize => &["update"],
+            Subresource::Log => &["get"],
+            Subresource::Exec | Subresource::Attach | Subresource::PortForward => {
+                &["create", "get"]
+            }
+            Subresource::Proxy => &["create", "delete", "get", "patch", "update"],
+            Subresource::Binding | Subresource::Eviction => &["create"],
+            Subresource::Status
+            | Subresource::Scale
+            | Subresource::EphemeralContainers
+            | Subresource::Resize => &["get", "patch", "update"],
+        }
+    }
+
+    /// The group, version and kind discovery names for it, when not the parent's.
+    pub fn kind(self) -> Option<(&'static str, &'static str, &'static str)> {
+        match self {
+            Subresource::Scale => Some(("autoscaling", "v1", "Scale")),
+            Subresource::Eviction => Some(("policy", "v1", "Eviction")),
+            Subresource::Binding => Some(("", "", "Binding")),
+            Subresource::Exec => Some(("", "", "PodExecOptions")),
+            Subresource::Attach => Some(("", "", "PodAttachOptions")),
+            Subresource::PortForward => Some(("", "", "PodPortForwardOptions")),
+            Subresource::Proxy => Some(("", "", "PodProxyOptions")),
+            _ => None,
         }
     }
 }

@@ -82,6 +82,8 @@ impl RequestInfo {
             [resource] => (*resource, None, None),
             [resource, name] => (*resource, Some(*name), None),
             [resource, name, sub] => (*resource, Some(*name), Some(*sub)),
+            // A proxy subresource takes the rest of the path as the path to proxy.
+            [resource, name, sub @ "proxy", ..] => (*resource, Some(*name), Some(*sub)),
             _ => return Err(ApiError::no_route()),
         };
         let verb = match (method, name) {
@@ -90,6 +92,8 @@ impl RequestInfo {
             (&Method::GET | &Method::HEAD, None) => Verb::List,
             (&Method::GET | &Method::HEAD, Some(_)) => Verb::Get,
             (&Method::POST, None) => Verb::Create,
+            // Connect and action subresources (`pods/{name}/binding`, `/exec`, …).
+            (&Method::POST, Some(_)) if subresource.is_some() => Verb::Create,
             (&Method::PUT, Some(_)) => Verb::Update,
             (&Method::PATCH, Some(_)) => Verb::Patch,
             (&Method::DELETE, None) => Verb::DeleteCollection,

@@ -27,6 +27,8 @@ pub struct Query {
     pub propagation_policy: Option<String>,
     pub grace_period_seconds: Option<i64>,
     pub orphan_dependents: Option<bool>,
+    /// The parameters the generic verbs do not read (a pod log's `container`, …).
+    pub extra: Vec<(String, String)>,
 }
 
 fn truthy(v: &str) -> bool {
@@ -74,7 +76,7 @@ impl Query {
                 "propagationPolicy" => q.propagation_policy = text(v),
                 "gracePeriodSeconds" => q.grace_period_seconds = Some(integer(&k, &v)?),
                 "orphanDependents" => q.orphan_dependents = Some(truthy(&v)),
-                _ => {}
+                _ => q.extra.push((k, v)),
             }
         }
         Ok(q)

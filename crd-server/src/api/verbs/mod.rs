@@ -6,6 +6,7 @@ mod apply;
 mod create;
 mod delete;
 mod patch;
+mod pods;
 mod read;
 mod scale;
 mod update;
@@ -112,6 +113,15 @@ fn allowed(sub: Subresource, verb: Verb) -> bool {
             matches!(verb, Verb::Get | Verb::Update | Verb::Patch)
         }
         Subresource::Finalize => verb == Verb::Update,
+        Subresource::EphemeralContainers | Subresource::Resize => {
+            matches!(verb, Verb::Get | Verb::Update | Verb::Patch)
+        }
+        Subresource::Log => verb == Verb::Get,
+        Subresource::Exec | Subresource::Attach | Subresource::PortForward => {
+            matches!(verb, Verb::Get | Verb::Create)
+        }
+        Subresource::Binding | Subresource::Eviction => verb == Verb::Create,
+        Subresource::Proxy => !matches!(verb, Verb::List | Verb::Watch | Verb::DeleteCollection),
     }
 }
 
@@ -150,6 +160,12 @@ pub async fn serve(
         sub,
     };
     let reply = match (info.verb, sub) {
+        (_, Subresource::Log | Subresource::Exec | Subresource::Attach)
+        | (_, Subresource::PortForward | Subresource::Proxy) => {
+            return pods::connect(&scope).await;
+        }
+        (Verb::Create, Subresource::Binding) => pods::bind(&scope, body).await?,
+        (Verb::Create, Subresource::Eviction) => pods::evict(&scope, body).await?,
         (Verb::Watch, _) => return watch::watch(&scope).await,
         (Verb::List, _) => read::list(&scope).await?,
         (Verb::Get, Subresource::Scale) => scale::get(&scope).await?,

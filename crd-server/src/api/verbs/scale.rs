@@ -48,7 +48,11 @@ pub fn scale_of(paths: &ScalePaths, obj: &Value) -> Value {
         out["metadata"]["namespace"] = ns.clone();
     }
     if let Some(selector) = paths.label_selector.as_deref().and_then(read) {
-        out["status"]["selector"] = selector;
+        out["status"]["selector"] = if paths.label_selector_object {
+            json!(crate::api::kinds::builtin::label_selector_string(&selector))
+        } else {
+            selector
+        };
     }
     out
 }

@@ -9,10 +9,19 @@
 //! metadata is coerced. Validation is the kind's own (its messages, not OpenAPI's),
 //! after apimachinery's `ValidateObjectMeta` with the kind's name rule.
 
+mod apps;
+mod batch;
 mod catalog;
 mod config;
+mod cron;
 mod events;
 mod lease;
+mod pod;
+mod podspec;
+mod printers;
+mod quantity;
+mod selector;
+mod workload;
 
 use std::sync::OnceLock;
 
@@ -24,6 +33,10 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 pub use catalog::catalog;
+pub use selector::{
+    is_empty as label_selector_is_empty, matches as label_selector_matches,
+    selector_string as label_selector_string,
+};
 
 use super::{Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
 use crate::api::object::name_of;
@@ -76,6 +89,31 @@ pub trait Behaviour: Sync {
     /// The kind's table columns after Name (kube-apiserver's printer).
     fn columns(&self) -> Vec<Column> {
         vec![Column::age()]
+    }
+
+    /// `PrepareForCreate` beyond dropping a status subresource's status: generation,
+    /// the status the kind starts with, fields the server generates. `obj` has its uid.
+    fn prepare_for_create(&self, _obj: &mut Value) {}
+
+    /// `PrepareForUpdate` after the generic copy (status kept on the main endpoint,
+    /// spec kept on `status`): generation bumps, what an endpoint may not change.
+    fn prepare_for_update(&self, _new: &mut Value, _old: &Value, _sub: Subresource) {}
+
+    /// [`Behaviour::validate`] on an endpoint: subresources with rules of their own
+    /// (a Pod's `resize`, `ephemeralcontainers`, `status`) override it.
+    fn validate_on(
+        &self,
+        obj: &Value,
+        old: Option<&Value>,
+        _sub: Subresource,
+        errs: &mut ErrorList,
+    ) {
+        self.validate(obj, old, errs)
+    }
+
+    /// Where the scale subresource reads and writes (`None`: no scale subresource).
+    fn scale(&self) -> Option<super::ScalePaths> {
+        None
     }
 }
 
@@ -135,7 +173,7 @@ impl BuiltinKind {
             prefix: spec.prefix.into(),
             verbs: spec.verbs,
             subresources: spec.subresources.to_vec(),
-            scale: None,
+            scale: spec.behaviour.scale(),
             warning: None,
         };
         BuiltinKind {
@@ -183,6 +221,27 @@ impl BuiltinKind {
         validate_object_meta(meta, rules, &Path::new("metadata"), errs);
     }
 
+    /// The generic part of `PrepareForUpdate`: the main endpoint keeps the status,
+    /// `status` keeps the spec.
+    fn prepare_endpoint(&self, new: &mut Value, old: &Value, sub: Subresource) {
+        if !self.info.has_status() {
+            return;
+        }
+        match sub {
+            Subresource::Status => {
+                let status = new.get("status").cloned();
+                crate::api::object::copy_field(new, old, "spec");
+                if let Value::Object(m) = new {
+                    match status {
+                        Some(s) => m.insert("status".into(), s),
+                        None => m.remove("status"),
+                    };
+                }
+            }
+            _ => crate::api::object::copy_field(new, old, "status"),
+        }
+    }
+
     fn cannot_decode(&self, why: &str) -> ApiError {
         ApiError::bad_request(format!(
             "{kind} in version \"{v}\" cannot be handled as a {kind}: {why}",
@@ -203,25 +262,12 @@ impl Strategy for BuiltinKind {
         {
             m.remove("status");
         }
+        self.spec.behaviour.prepare_for_create(obj);
     }
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
-        if !self.info.has_status() {
-            return;
-        }
-        match sub {
-            Subresource::Status => {
-                let status = new.get("status").cloned();
-                crate::api::object::copy_field(new, old, "spec");
-                if let Value::Object(m) = new {
-                    match status {
-                        Some(s) => m.insert("status".into(), s),
-                        None => m.remove("status"),
-                    };
-                }
-            }
-            _ => crate::api::object::copy_field(new, old, "status"),
-        }
+        self.prepare_endpoint(new, old, sub);
+        self.spec.behaviour.prepare_for_update(new, old, sub);
     }
 
     fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
@@ -253,7 +299,7 @@ impl Strategy for BuiltinKind {
         _cx: &'a Context<'a>,
         obj: &'a mut Value,
         old: Option<&'a Value>,
-        _sub: Subresource,
+        sub: Subresource,
     ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
         Box::pin(async move {
             let empty = serde_json::Map::new();
@@ -268,7 +314,7 @@ impl Strategy for BuiltinKind {
                     kube_finalizers(meta, &mut errs);
                 }
             }
-            self.spec.behaviour.validate(obj, old, &mut errs);
+            self.spec.behaviour.validate_on(obj, old, sub, &mut errs);
             // `rest.BeforeCreate`/`BeforeUpdate`: the generic ObjectMeta check runs only
             // when the kind's own validation passed.
             if errs.is_empty() {

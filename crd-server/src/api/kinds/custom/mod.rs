@@ -61,6 +61,7 @@ impl CustomResource {
                 spec_replicas: s.spec_replicas_path.clone(),
                 status_replicas: s.status_replicas_path.clone(),
                 label_selector: s.label_selector_path.clone(),
+                label_selector_object: false,
             }),
             warning: v.warning.clone(),
         };

@@ -3,8 +3,10 @@
 use super::super::config::{ConfigMaps, Secrets};
 use super::super::events::Events;
 use super::super::lease::ServiceAccounts;
+use super::super::pod::Pods;
 use super::super::{NameRule, Spec};
 use super::{ALL_VERBS, NONE};
+use crate::api::kinds::Subresource;
 
 const CORE: &str = "";
 
@@ -99,5 +101,46 @@ pub(super) static KINDS: &[Spec] = &[
         ],
         proto: None,
         behaviour: &Events { events_api: false },
+    },
+    // Pods (workloads helper): the subresources a kubelet would serve are answered
+    // as the server answers without one.
+    Spec {
+        group: CORE,
+        version: "v1",
+        plural: "pods",
+        singular: "pod",
+        kind: "Pod",
+        namespaced: true,
+        short_names: &["po"],
+        categories: &["all"],
+        verbs: ALL_VERBS,
+        subresources: &[
+            Subresource::Attach,
+            Subresource::Binding,
+            Subresource::EphemeralContainers,
+            Subresource::Eviction,
+            Subresource::Exec,
+            Subresource::Log,
+            Subresource::PortForward,
+            Subresource::Proxy,
+            Subresource::Resize,
+            Subresource::Status,
+        ],
+        prefix: "/registry/pods/",
+        codec: None,
+        definition: "io.k8s.api.core.v1.Pod",
+        name_rule: Some(NameRule::DnsSubdomain),
+        field_selectors: &[
+            ("spec.nodeName", "spec.nodeName"),
+            ("spec.restartPolicy", "spec.restartPolicy"),
+            ("spec.schedulerName", "spec.schedulerName"),
+            ("spec.serviceAccountName", "spec.serviceAccountName"),
+            ("spec.hostNetwork", "spec.hostNetwork|false"),
+            ("status.phase", "status.phase"),
+            ("status.podIP", "status.podIP"),
+            ("status.nominatedNodeName", "status.nominatedNodeName"),
+        ],
+        proto: None,
+        behaviour: &Pods,
     },
 ];

@@ -1,6 +1,8 @@
 //! The built-in kinds served, with the names, scope, verbs and storage keys
 //! kube-apiserver's discovery and storage use for them: one file per API group.
 
+mod apps;
+mod batch;
 mod coordination;
 mod core;
 mod events;
@@ -23,7 +25,13 @@ pub(super) const ALL_VERBS: &[&str] = &[
 pub(super) const NONE: &[(&str, &str)] = &[];
 
 /// Every group's kinds, core first (discovery's order).
-static GROUPS: &[&[Spec]] = &[core::KINDS, coordination::KINDS, events::KINDS];
+static GROUPS: &[&[Spec]] = &[
+    core::KINDS,
+    apps::KINDS,
+    batch::KINDS,
+    coordination::KINDS,
+    events::KINDS,
+];
 
 /// Every built-in kind this server serves.
 pub fn catalog() -> impl Iterator<Item = &'static Spec> {

@@ -1,0 +1,47 @@
+//! batch/v1: Jobs and CronJobs.
+
+use super::super::batch::{CronJobs, Jobs};
+use super::super::{NameRule, Spec};
+use super::{ALL_VERBS, NONE};
+use crate::api::kinds::Subresource;
+
+pub(super) static KINDS: &[Spec] = &[
+    Spec {
+        group: "batch",
+        version: "v1",
+        plural: "cronjobs",
+        singular: "cronjob",
+        kind: "CronJob",
+        namespaced: true,
+        short_names: &["cj"],
+        categories: &["all"],
+        verbs: ALL_VERBS,
+        subresources: &[Subresource::Status],
+        prefix: "/registry/cronjobs/",
+        codec: None,
+        definition: "io.k8s.api.batch.v1.CronJob",
+        name_rule: Some(NameRule::DnsSubdomain),
+        field_selectors: NONE,
+        proto: None,
+        behaviour: &CronJobs,
+    },
+    Spec {
+        group: "batch",
+        version: "v1",
+        plural: "jobs",
+        singular: "job",
+        kind: "Job",
+        namespaced: true,
+        short_names: &[],
+        categories: &["all"],
+        verbs: ALL_VERBS,
+        subresources: &[Subresource::Status],
+        prefix: "/registry/jobs/",
+        codec: None,
+        definition: "io.k8s.api.batch.v1.Job",
+        name_rule: Some(NameRule::DnsSubdomain),
+        field_selectors: &[("status.successful", "status.succeeded|0")],
+        proto: None,
+        behaviour: &Jobs,
+    },
+];
