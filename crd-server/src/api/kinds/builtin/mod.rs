@@ -10,9 +10,16 @@
 //! after apimachinery's `ValidateObjectMeta` with the kind's name rule.
 
 mod catalog;
+mod checks;
 mod config;
+mod endpointslice;
 mod events;
+pub mod ip_range;
 mod lease;
+mod service;
+pub mod service_alloc;
+mod service_txn;
+mod service_validation;
 
 use std::sync::OnceLock;
 
@@ -25,7 +32,7 @@ use serde_json::{Value, json};
 
 pub use catalog::catalog;
 
-use super::{Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
+use super::{Allocation, Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
 use crate::api::object::name_of;
 use crate::api::protobuf::Message;
 use crate::api::status::{ApiError, Qualified};
@@ -38,6 +45,8 @@ pub enum NameRule {
     DnsSubdomain,
     /// `ValidatePathSegmentName`: what every object's name must be (`rest.BeforeCreate`).
     PathSegment,
+    /// `NameIsDNS1035Label` (Services).
+    Dns1035Label,
 }
 
 impl NameRule {
@@ -46,8 +55,18 @@ impl NameRule {
         match self {
             NameRule::DnsSubdomain => names::dns_subdomain_name,
             NameRule::PathSegment => names::path_segment_name,
+            NameRule::Dns1035Label => dns1035_name,
         }
     }
+}
+
+/// `NameIsDNS1035Label`; a `generateName` prefix may end in `-`.
+fn dns1035_name(s: &str, prefix: bool) -> Vec<String> {
+    use crd_runtime::engine::names::dns1035_label;
+    if prefix && s.len() > 1 && s.ends_with('-') {
+        return dns1035_label(&format!("{}a", &s[..s.len() - 1]));
+    }
+    dns1035_label(s)
 }
 
 /// The finalizers core kinds know by their short names (`validateKubeFinalizerName`).
@@ -76,6 +95,26 @@ pub trait Behaviour: Sync {
     /// The kind's table columns after Name (kube-apiserver's printer).
     fn columns(&self) -> Vec<Column> {
         vec![Column::age()]
+    }
+
+    /// `PrepareForCreate` (`old` is `None`) and `PrepareForUpdate` beyond the status
+    /// reset: what the server sets (a new volume's phase).
+    fn prepare(&self, _obj: &mut Value, _old: Option<&Value>, _sub: Subresource) {}
+
+    /// [`Strategy::allocate`]: what the object takes from pools kept in the store.
+    fn allocate<'a>(
+        &'a self,
+        _cx: &'a Context<'a>,
+        _obj: &'a mut Value,
+        _old: Option<&'a Value>,
+        _dry_run: bool,
+    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
+        Box::pin(async { Ok(Allocation::default()) })
+    }
+
+    /// [`Strategy::release`]: what a removed object gives back.
+    fn release<'a>(&'a self, _cx: &'a Context<'a>, _obj: &'a Value) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
     }
 }
 
@@ -203,9 +242,11 @@ impl Strategy for BuiltinKind {
         {
             m.remove("status");
         }
+        self.spec.behaviour.prepare(obj, None, Subresource::Main);
     }
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
+        self.spec.behaviour.prepare(new, Some(old), sub);
         if !self.info.has_status() {
             return;
         }
@@ -342,6 +383,20 @@ impl Strategy for BuiltinKind {
         self.schema()
             .and_then(|s| serde_json::to_value(s).ok())
             .unwrap_or(json!({"type": "object"}))
+    }
+
+    fn allocate<'a>(
+        &'a self,
+        cx: &'a Context<'a>,
+        obj: &'a mut Value,
+        old: Option<&'a Value>,
+        dry_run: bool,
+    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
+        self.spec.behaviour.allocate(cx, obj, old, dry_run)
+    }
+
+    fn release<'a>(&'a self, cx: &'a Context<'a>, obj: &'a Value) -> BoxFuture<'a, ()> {
+        self.spec.behaviour.release(cx, obj)
     }
 }
 

@@ -3,8 +3,10 @@
 use super::super::config::{ConfigMaps, Secrets};
 use super::super::events::Events;
 use super::super::lease::ServiceAccounts;
+use super::super::service::{Endpoints, Services};
 use super::super::{NameRule, Spec};
-use super::{ALL_VERBS, NONE};
+use super::{ALL_BUT_COLLECTION, ALL_VERBS, NONE};
+use crate::api::kinds::Subresource;
 use crate::api::protobuf::kinds;
 
 const CORE: &str = "";
@@ -100,5 +102,47 @@ pub(super) static KINDS: &[Spec] = &[
         ],
         proto: Some(&kinds::EVENT),
         behaviour: &Events { events_api: false },
+    },
+    // Services, storage, nodes and policy objects of core/v1 (one block).
+    Spec {
+        group: CORE,
+        version: "v1",
+        plural: "services",
+        singular: "service",
+        kind: "Service",
+        namespaced: true,
+        short_names: &["svc"],
+        categories: &["all"],
+        verbs: ALL_BUT_COLLECTION,
+        subresources: &[Subresource::Status],
+        prefix: "/registry/services/specs/",
+        codec: None,
+        definition: "io.k8s.api.core.v1.Service",
+        name_rule: Some(NameRule::Dns1035Label),
+        field_selectors: &[
+            ("spec.clusterIP", "spec.clusterIP"),
+            ("spec.type", "spec.type"),
+        ],
+        proto: None,
+        behaviour: &Services,
+    },
+    Spec {
+        group: CORE,
+        version: "v1",
+        plural: "endpoints",
+        singular: "endpoints",
+        kind: "Endpoints",
+        namespaced: true,
+        short_names: &["ep"],
+        categories: &[],
+        verbs: ALL_VERBS,
+        subresources: &[],
+        prefix: "/registry/services/endpoints/",
+        codec: None,
+        definition: "io.k8s.api.core.v1.Endpoints",
+        name_rule: Some(NameRule::DnsSubdomain),
+        field_selectors: NONE,
+        proto: None,
+        behaviour: &Endpoints,
     },
 ];

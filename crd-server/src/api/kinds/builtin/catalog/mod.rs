@@ -3,6 +3,7 @@
 
 mod coordination;
 mod core;
+mod discovery;
 mod events;
 
 use super::Spec;
@@ -19,11 +20,22 @@ pub(super) const ALL_VERBS: &[&str] = &[
     "watch",
 ];
 
+/// The verbs of a kind without `deletecollection` (Services, as kube-apiserver 1.37
+/// lists them).
+pub(super) const ALL_BUT_COLLECTION: &[&str] = &[
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
+
 /// No field selectors beyond `metadata.name` and `metadata.namespace`.
 pub(super) const NONE: &[(&str, &str)] = &[];
 
 /// Every group's kinds, core first (discovery's order).
-static GROUPS: &[&[Spec]] = &[core::KINDS, coordination::KINDS, events::KINDS];
+static GROUPS: &[&[Spec]] = &[
+    core::KINDS,
+    coordination::KINDS,
+    events::KINDS,
+    discovery::KINDS,
+];
 
 /// Every built-in kind this server serves.
 pub fn catalog() -> impl Iterator<Item = &'static Spec> {
