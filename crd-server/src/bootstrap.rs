@@ -1,13 +1,15 @@
 //! What kube-apiserver's bootstrap controller keeps in a cluster: the service ranges
 //! (the `kubernetes` ServiceCIDR, the node port range) and the `kubernetes` Service in
 //! `default`, with the first address of the range and port 443 named `https` onto the
-//! server's own port, and its Endpoints and EndpointSlice naming the server.
+//! server's own port, and its Endpoints and EndpointSlice naming the server; the
+//! system PriorityClasses.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use serde_json::{Value, json};
 
 use crate::api::kinds::Subresource;
+use crate::api::kinds::builtin::policy::SYSTEM_PRIORITY_CLASSES;
 use crate::api::kinds::builtin::service_alloc::{self, Ranges};
 use crate::api::request::WriteOptions;
 use crate::api::state::Shared;
@@ -68,7 +70,39 @@ pub async fn services(
         opts,
         &["/endpoints", "/ports"],
     )
-    .await
+    .await?;
+    priority_classes(shared, opts).await
+}
+
+/// The system PriorityClasses (the scheduling post-start hook's), created when missing.
+async fn priority_classes(shared: &Shared, opts: &WriteOptions) -> Result<(), StartError> {
+    let res = shared
+        .registry
+        .resolve("scheduling.k8s.io", "v1", "priorityclasses")
+        .ok_or_else(|| StartError::Config("the registry has no priorityclasses".into()))?;
+    for (name, value, description) in SYSTEM_PRIORITY_CLASSES {
+        let pc = json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value, "description": description});
+        match write::create(
+            shared,
+            &res,
+            None,
+            pc,
+            opts,
+            Tracking::Update(&opts.manager),
+        )
+        .await
+        {
+            Ok(_) | Err(WriteError::Raced(_)) => {}
+            Err(WriteError::Failed(e)) => {
+                return Err(StartError::Config(format!(
+                    "cannot create PriorityClass {name}: {}",
+                    e.message
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Creates `obj`, or brings the parts at `pointers` of the stored one to its values.

@@ -173,17 +173,19 @@ impl FieldSelector {
         Ok(FieldSelector { reqs })
     }
 
-    /// Whether the object's fields match (a missing field is the empty string; numbers and
+    /// Whether the object's fields match (a missing field is the empty string, or the
+    /// default a path gives after `|`, as `spec.unschedulable|false`; numbers and
     /// booleans compare by their text, as the server's field sets hold them).
     pub fn matches(&self, obj: &Value) -> bool {
         self.reqs.iter().all(|(field, eq, want)| {
+            let (field, default) = field.split_once('|').unwrap_or((field, ""));
             let mut v = obj;
             for step in field.split('.') {
                 v = v.get(step).unwrap_or(&Value::Null);
             }
             let text = match v {
                 Value::String(s) => s.clone(),
-                Value::Null => String::new(),
+                Value::Null => default.to_string(),
                 other => other.to_string(),
             };
             (text == *want) == *eq

@@ -170,19 +170,6 @@ pub fn is_ip(s: &str) -> bool {
 /// `IsValidIPForLegacyField`'s message.
 pub const IP_MESSAGE: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
 
-/// `ValidateNonnegativeField` on an integer at `pointer`.
-pub fn non_negative(obj: &Value, pointer: &str, path: Path, errs: &mut ErrorList) {
-    if let Some(n) = obj.pointer(pointer).and_then(Value::as_i64)
-        && n < 0
-    {
-        errs.push(FieldError::invalid(
-            path,
-            BadValue::Int(n),
-            "must be greater than or equal to 0",
-        ));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

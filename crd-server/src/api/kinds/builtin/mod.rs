@@ -9,6 +9,7 @@
 //! metadata is coerced. Validation is the kind's own (its messages, not OpenAPI's),
 //! after apimachinery's `ValidateObjectMeta` with the kind's name rule.
 
+mod autoscaling;
 mod catalog;
 mod checks;
 mod config;
@@ -16,10 +17,16 @@ mod endpointslice;
 mod events;
 pub mod ip_range;
 mod lease;
+mod networking;
+mod node;
+pub mod policy;
+mod quantity;
+mod quota;
 mod service;
 pub mod service_alloc;
 mod service_txn;
 mod service_validation;
+mod storage;
 
 use std::sync::OnceLock;
 

@@ -1,10 +1,15 @@
 //! The built-in kinds served, with the names, scope, verbs and storage keys
 //! kube-apiserver's discovery and storage use for them: one file per API group.
 
+mod autoscaling;
 mod coordination;
 mod core;
 mod discovery;
 mod events;
+mod networking;
+mod policy;
+mod scheduling;
+mod storage;
 
 use super::Spec;
 
@@ -35,6 +40,11 @@ static GROUPS: &[&[Spec]] = &[
     coordination::KINDS,
     events::KINDS,
     discovery::KINDS,
+    networking::KINDS,
+    policy::KINDS,
+    autoscaling::KINDS,
+    scheduling::KINDS,
+    storage::KINDS,
 ];
 
 /// Every built-in kind this server serves.
