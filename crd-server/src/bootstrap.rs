@@ -13,7 +13,7 @@ use crate::api::kinds::builtin::policy::SYSTEM_PRIORITY_CLASSES;
 use crate::api::kinds::builtin::service_alloc::{self, Ranges};
 use crate::api::request::WriteOptions;
 use crate::api::state::Shared;
-use crate::api::storage::{Target, WriteError};
+use crate::api::storage::{self, Target, WriteError};
 use crate::api::write::{self, Tracking, Update};
 use crate::config::StartError;
 
@@ -106,6 +106,8 @@ async fn priority_classes(shared: &Shared, opts: &WriteOptions) -> Result<(), St
 }
 
 /// Creates `obj`, or brings the parts at `pointers` of the stored one to its values.
+/// An existing object is read first (as the bootstrap controller does): creating it
+/// again would allocate its cluster IP again.
 async fn ensure(
     shared: &Shared,
     group: &str,
@@ -120,42 +122,51 @@ async fn ensure(
         .ok_or_else(|| StartError::Config(format!("the registry has no {resource}")))?;
     let failed =
         |e: String| StartError::Config(format!("cannot create the kubernetes {resource}: {e}"));
-    match write::create(
-        shared,
-        &res,
-        Some("default"),
-        obj.clone(),
-        opts,
-        Tracking::Update(&opts.manager),
-    )
-    .await
-    {
-        Ok(_) => Ok(()),
-        Err(WriteError::Failed(e)) => Err(failed(e.message)),
-        Err(WriteError::Raced(_)) => {
-            let u = Update {
-                shared,
-                target: Target {
-                    res: &res,
-                    ns: Some("default"),
-                    name: "kubernetes",
-                },
-                sub: Subresource::Main,
-                opts,
-                tracking: Tracking::Update(&opts.manager),
-            };
-            write::guaranteed_update(&u, None, |current| {
-                let mut next = current.obj.clone();
-                for p in pointers {
-                    if let (Some(slot), Some(v)) = (next.pointer_mut(p), obj.pointer(p)) {
-                        *slot = v.clone();
-                    }
-                }
-                Ok(next)
-            })
+    let target = Target {
+        res: &res,
+        ns: Some("default"),
+        name: "kubernetes",
+    };
+    let exists = |shared| async move {
+        storage::find(shared, target)
             .await
-            .map(|_| ())
+            .map(|found| found.is_some())
             .map_err(|e| failed(e.message))
+    };
+    if !exists(shared).await? {
+        let created = write::create(
+            shared,
+            &res,
+            Some("default"),
+            obj.clone(),
+            opts,
+            Tracking::Update(&opts.manager),
+        )
+        .await;
+        match created {
+            Ok(_) => return Ok(()),
+            // Another replica starting at the same time created it first.
+            Err(e) if exists(shared).await? => drop(e),
+            Err(e) => return Err(failed(e.into_api().message)),
         }
     }
+    let u = Update {
+        shared,
+        target,
+        sub: Subresource::Main,
+        opts,
+        tracking: Tracking::Update(&opts.manager),
+    };
+    write::guaranteed_update(&u, None, |current| {
+        let mut next = current.obj.clone();
+        for p in pointers {
+            if let (Some(slot), Some(v)) = (next.pointer_mut(p), obj.pointer(p)) {
+                *slot = v.clone();
+            }
+        }
+        Ok(next)
+    })
+    .await
+    .map(|_| ())
+    .map_err(|e| failed(e.message))
 }

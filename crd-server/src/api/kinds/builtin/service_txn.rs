@@ -114,11 +114,13 @@ fn drop_type_dependent(svc: &mut Value, old: &Value) {
             }
         }
     }
-    if needs_node_port(old) && !needs_node_port(svc) && node_ports(svc) == node_ports(old) {
-        if let Some(ports) = svc["spec"]["ports"].as_array_mut() {
-            for p in ports.iter_mut().filter_map(Value::as_object_mut) {
-                p.remove("nodePort");
-            }
+    if needs_node_port(old)
+        && !needs_node_port(svc)
+        && node_ports(svc) == node_ports(old)
+        && let Some(ports) = svc["spec"]["ports"].as_array_mut()
+    {
+        for p in ports.iter_mut().filter_map(Value::as_object_mut) {
+            p.remove("nodePort");
         }
     }
     if needs_health_check(old) && !needs_health_check(svc) && same(svc, "healthCheckNodePort") {

@@ -292,11 +292,10 @@ impl Behaviour for Volumes {
             // A phase change through status stamps its time (`PrepareForUpdate`).
             Some(old)
                 if sub == Subresource::Status
-                    && obj["status"]["phase"] != old["status"]["phase"] =>
+                    && obj["status"]["phase"] != old["status"]["phase"]
+                    && obj["status"].is_object() =>
             {
-                if obj["status"].is_object() {
-                    obj["status"]["lastPhaseTransitionTime"] = now;
-                }
+                obj["status"]["lastPhaseTransitionTime"] = now;
             }
             _ => {}
         }
