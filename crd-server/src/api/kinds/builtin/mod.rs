@@ -24,6 +24,7 @@ mod quantity;
 mod quota;
 mod service;
 pub mod service_alloc;
+mod service_fields;
 mod service_txn;
 mod service_validation;
 mod storage;
