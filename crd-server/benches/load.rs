@@ -49,7 +49,7 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
         crds,
         tls: None,
         token: None,
-        engine: Default::default(),
+        ..crd_server::Config::default()
     };
     let server = crd_server::start(config).await.expect("server");
     let base = format!("{}{PATH}", server.url());

@@ -45,7 +45,18 @@ pub struct Config {
     /// The Kubernetes release whose validation to follow (messages, formats, CEL,
     /// ratcheting).
     pub engine: EngineOptions,
+    /// `--service-cluster-ip-range`: the CIDR Services' cluster IPs come from (IPv4 or
+    /// IPv6; its first address goes to the `kubernetes` Service).
+    pub service_cluster_ip_range: String,
+    /// `--service-node-port-range`: the node ports of NodePort and LoadBalancer
+    /// Services (`30000-32767`, `30000+2767`).
+    pub service_node_port_range: String,
 }
+
+/// kube-apiserver's default `--service-cluster-ip-range`.
+pub const DEFAULT_SERVICE_CLUSTER_IP_RANGE: &str = "10.0.0.0/24";
+/// kube-apiserver's default `--service-node-port-range`.
+pub const DEFAULT_SERVICE_NODE_PORT_RANGE: &str = "30000-32767";
 
 impl Default for Config {
     fn default() -> Self {
@@ -56,6 +67,8 @@ impl Default for Config {
             tls: None,
             token: None,
             engine: EngineOptions::default(),
+            service_cluster_ip_range: DEFAULT_SERVICE_CLUSTER_IP_RANGE.into(),
+            service_node_port_range: DEFAULT_SERVICE_NODE_PORT_RANGE.into(),
         }
     }
 }

@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 mod api;
+mod bootstrap;
 pub mod config;
 pub mod server;
 pub mod store;

@@ -43,6 +43,12 @@ struct Args {
     /// `CRDValidationRatcheting=false` turns ratcheting off (before 1.33 only).
     #[arg(long, value_name = "GATE=BOOL", value_delimiter = ',')]
     feature_gates: Vec<String>,
+    /// The CIDR Services' cluster IPs are allocated from (IPv4 or IPv6).
+    #[arg(long, value_name = "CIDR", default_value = crd_server::config::DEFAULT_SERVICE_CLUSTER_IP_RANGE)]
+    service_cluster_ip_range: String,
+    /// The node ports of NodePort and LoadBalancer Services (`A-B` or `A+N`).
+    #[arg(long, value_name = "RANGE", default_value = crd_server::config::DEFAULT_SERVICE_NODE_PORT_RANGE)]
+    service_node_port_range: String,
 }
 
 fn main() -> ExitCode {
@@ -107,6 +113,8 @@ async fn run(args: Args) -> Result<(), String> {
         tls,
         token,
         engine,
+        service_cluster_ip_range: args.service_cluster_ip_range,
+        service_node_port_range: args.service_node_port_range,
     };
     let server = crd_server::start(config).await.map_err(|e| e.to_string())?;
     println!(

@@ -10,6 +10,8 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+use crate::api::kinds::builtin::ip_range::{Cidr, PortRange};
+use crate::api::kinds::builtin::service_alloc::Ranges;
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::registry::Registry;
 use crate::api::request::{FieldValidation, WriteOptions};
@@ -183,13 +185,24 @@ async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), 
 /// The API as a service, without a listener: opens the store and seeds it. Tests and
 /// the request fuzzer (`fuzz/`) call it with requests directly.
 pub async fn app(config: &Config) -> Result<axum::Router, StartError> {
-    let (shared, _) = open(config).await?;
+    let (shared, _) = open(config, config.listen).await?;
     Ok(router(shared))
 }
 
-/// Checks `config`, opens and seeds its store: the server's state and the store's
-/// description.
-async fn open(config: &Config) -> Result<(Arc<Shared>, String), StartError> {
+/// The service ranges of `config` (`--service-cluster-ip-range`,
+/// `--service-node-port-range`).
+fn service_ranges(config: &Config) -> Result<Ranges, StartError> {
+    let cidr = Cidr::parse(&config.service_cluster_ip_range)
+        .map_err(|e| StartError::Config(format!("--service-cluster-ip-range: {e}")))?;
+    let ports = PortRange::parse(&config.service_node_port_range)
+        .map_err(|e| StartError::Config(format!("--service-node-port-range: {e}")))?;
+    Ok(Ranges { cidr, ports })
+}
+
+/// Checks `config`, opens and seeds its store (the `kubernetes` Service pointing at
+/// `addr`): the server's state and the store's description.
+async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String), StartError> {
+    let ranges = service_ranges(config)?;
     if !config.listen.ip().is_loopback() && (config.tls.is_none() || config.token.is_none()) {
         return Err(StartError::Config(format!(
             "listening on {} (not loopback) requires --tls-cert-file, --tls-private-key-file and --token-file",
@@ -211,13 +224,14 @@ async fn open(config: &Config) -> Result<(Arc<Shared>, String), StartError> {
         token: config.token.clone(),
     });
     seed(&shared, &config.crds).await?;
+    crate::bootstrap::services(&shared, &ranges, addr, &own_write("kube-apiserver")).await?;
     Ok((shared, store_description))
 }
 
 /// Starts a server: opens the store, seeds it, binds, and serves in the background.
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let tls = config.tls.as_ref().map(crate::tls::load).transpose()?;
-    let (shared, store_description) = open(&config).await?;
+    // Bound first: the `kubernetes` Service's target port is the port bound.
     let listener = TcpListener::bind(config.listen)
         .await
         .map_err(|source| StartError::Bind {
@@ -228,6 +242,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         addr: config.listen,
         source,
     })?;
+    let (shared, store_description) = open(&config, addr).await?;
     let app = router(shared.clone());
     let in_process = app.clone();
     let scheme = if tls.is_some() { "https" } else { "http" };

@@ -48,6 +48,8 @@ pub struct TestServerBuilder {
     durable: bool,
     errors: Vec<String>,
     engine: EngineOptions,
+    service_cluster_ip_range: Option<String>,
+    service_node_port_range: Option<String>,
 }
 
 impl TestServerBuilder {
@@ -90,6 +92,20 @@ impl TestServerBuilder {
         self
     }
 
+    /// Allocates Services' cluster IPs from this CIDR (`--service-cluster-ip-range`,
+    /// default `10.0.0.0/24`).
+    pub fn service_cluster_ip_range(mut self, cidr: &str) -> Self {
+        self.service_cluster_ip_range = Some(cidr.into());
+        self
+    }
+
+    /// Allocates node ports from this range (`--service-node-port-range`, default
+    /// `30000-32767`).
+    pub fn service_node_port_range(mut self, range: &str) -> Self {
+        self.service_node_port_range = Some(range.into());
+        self
+    }
+
     /// Uses the embedded durable store in a temporary directory instead of memory.
     pub fn durable(mut self) -> Self {
         self.durable = true;
@@ -115,6 +131,12 @@ impl TestServerBuilder {
             tls: None,
             token: None,
             engine: self.engine,
+            service_cluster_ip_range: self
+                .service_cluster_ip_range
+                .unwrap_or_else(|| crate::config::DEFAULT_SERVICE_CLUSTER_IP_RANGE.into()),
+            service_node_port_range: self
+                .service_node_port_range
+                .unwrap_or_else(|| crate::config::DEFAULT_SERVICE_NODE_PORT_RANGE.into()),
         };
         let server = TestServer {
             server: start(config).await?,

@@ -328,7 +328,7 @@ async fn a_token_is_required_when_configured_and_public_addresses_need_tls() {
         crds: Vec::new(),
         tls: None,
         token: Some("s3cret".into()),
-        engine: Default::default(),
+        ..crd_server::Config::default()
     };
     // A token over plain HTTP: refused without it (kubectl only sends tokens over TLS).
     let server = crd_server::start(config.clone()).await.expect("server");

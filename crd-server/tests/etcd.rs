@@ -32,7 +32,7 @@ async fn etcd_store_keeps_the_contract_and_replicas_share_it() {
         crds,
         tls: None,
         token: None,
-        engine: Default::default(),
+        ..Config::default()
     };
     let crd =
         crd_server::server::load_crd_files(&["../../shared/fixtures/crontab/crd-full.yaml".into()])

@@ -174,19 +174,18 @@ impl FieldSelector {
     }
 
     /// Whether the object's fields match (a missing field is the empty string, or the
-    /// default after `|` in the path: Go's zero value of a non-pointer field, `false`,
-    /// `0`; numbers and booleans compare by their text, as the server's field sets hold
-    /// them).
+    /// default a path gives after `|`, as `spec.unschedulable|false`; numbers and
+    /// booleans compare by their text, as the server's field sets hold them).
     pub fn matches(&self, obj: &Value) -> bool {
         self.reqs.iter().all(|(field, eq, want)| {
-            let (field, zero) = field.split_once('|').unwrap_or((field, ""));
+            let (field, default) = field.split_once('|').unwrap_or((field, ""));
             let mut v = obj;
             for step in field.split('.') {
                 v = v.get(step).unwrap_or(&Value::Null);
             }
             let text = match v {
                 Value::String(s) => s.clone(),
-                Value::Null => zero.to_string(),
+                Value::Null => default.to_string(),
                 other => other.to_string(),
             };
             (text == *want) == *eq

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::api::kinds::{Context, Resource, Subresource, unknown_fields};
+use crate::api::kinds::{Allocation, Context, Resource, Subresource, unknown_fields};
 use crate::api::object::{
     has_finalizers, is_deleting, meta_mut, name_of, now, random_suffix, str_at,
 };
@@ -166,10 +166,33 @@ pub async fn create(
     tracking: Tracking<'_>,
 ) -> Result<Written, WriteError> {
     let info = res.info();
-    let mut warnings = unknown_fields(info, res.decode(&mut obj)?, opts.validation)?;
+    let warnings = unknown_fields(info, res.decode(&mut obj)?, opts.validation)?;
     stamp_create(&mut obj)?;
     namespace_exists(shared, res, ns).await?;
     res.prepare_for_create(&mut obj);
+    let cx = Context {
+        store: shared.store.as_ref(),
+    };
+    let allocation = res.allocate(&cx, &mut obj, None, opts.dry_run).await?;
+    let written = admit_and_store(shared, res, ns, obj, opts, tracking, warnings).await;
+    allocation
+        .finish(shared.store.as_ref(), written.is_ok())
+        .await;
+    written
+}
+
+/// The rest of a create once the object holds what it allocated: validated, its
+/// managers recorded, stored.
+async fn admit_and_store(
+    shared: &Shared,
+    res: &Resource,
+    ns: Option<&str>,
+    mut obj: Value,
+    opts: &WriteOptions,
+    tracking: Tracking<'_>,
+    mut warnings: Vec<String>,
+) -> Result<Written, WriteError> {
+    let info = res.info();
     let cx = Context {
         store: shared.store.as_ref(),
     };
@@ -304,7 +327,7 @@ async fn update_once(
     check_body(res, &mut new, u.target.ns, Some(u.target.name))?;
     check_version(u, &new, &current)?;
     let old = current.obj;
-    let mut warnings = unknown_fields(info, res.decode(&mut new)?, u.opts.validation)?;
+    let warnings = unknown_fields(info, res.decode(&mut new)?, u.opts.validation)?;
     keep_identity(&mut new, &old);
     meta_mut(&mut new).insert(
         "resourceVersion".into(),
@@ -329,6 +352,32 @@ async fn update_once(
     let cx = Context {
         store: u.shared.store.as_ref(),
     };
+    let allocation = if u.sub == Subresource::Main {
+        res.allocate(&cx, &mut new, Some(&old), u.opts.dry_run)
+            .await?
+    } else {
+        Allocation::default()
+    };
+    let written = admit_and_replace(u, new, old, current.revision, warnings).await;
+    allocation
+        .finish(u.shared.store.as_ref(), written.is_ok())
+        .await;
+    written
+}
+
+/// The rest of an update once the object holds what it allocated: validated, then
+/// written if it changed (removed when its last finalizer went).
+async fn admit_and_replace(
+    u: &Update<'_>,
+    mut new: Value,
+    old: Value,
+    revision: crate::store::Revision,
+    mut warnings: Vec<String>,
+) -> Result<Written, WriteError> {
+    let res = u.target.res;
+    let cx = Context {
+        store: u.shared.store.as_ref(),
+    };
     warnings.extend(res.validate(&cx, &mut new, Some(&old), u.sub).await?);
     res.canonicalize(&mut new);
     if new == old || u.opts.dry_run {
@@ -340,14 +389,15 @@ async fn update_once(
     }
     if is_deleting(&new) && !has_finalizers(&new) {
         // The last finalizer is gone: the object goes with this write.
-        let obj = storage::remove(u.shared, u.target, new, current.revision).await?;
+        let obj = storage::remove(u.shared, u.target, new, revision).await?;
+        res.release(&cx, &obj).await;
         return Ok(Written {
             obj,
             warnings,
             json: None,
         });
     }
-    let saved = storage::update(u.shared, u.target, new, current.revision).await?;
+    let saved = storage::update(u.shared, u.target, new, revision).await?;
     Ok(Written {
         obj: saved.obj,
         warnings,

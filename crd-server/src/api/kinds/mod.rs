@@ -23,7 +23,7 @@ use crate::api::read_cache::ReadCache;
 use crate::api::request::FieldValidation;
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
-use crate::store::Store;
+use crate::store::{Revision, Store};
 
 /// Every verb, in the order discovery lists a custom resource's.
 pub const ALL_VERBS: &[&str] = &[
@@ -328,6 +328,48 @@ pub trait Strategy: Send + Sync {
     /// as custom resources do.
     fn strategic_merge_definition(&self) -> Option<&'static str> {
         None
+    }
+
+    /// Takes from pools kept in the store what the object needs, before it is validated
+    /// and stored (a Service's cluster IPs and node ports: kube-apiserver's
+    /// `BeginCreate`/`BeginUpdate`), filling it in; the write then calls
+    /// [`Allocation::finish`] with its outcome. `old` is `None` on create.
+    fn allocate<'a>(
+        &'a self,
+        _cx: &'a Context<'a>,
+        _obj: &'a mut Value,
+        _old: Option<&'a Value>,
+        _dry_run: bool,
+    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
+        Box::pin(async { Ok(Allocation::default()) })
+    }
+
+    /// Gives back what a removed object held in those pools (`AfterDelete`).
+    fn release<'a>(&'a self, _cx: &'a Context<'a>, _obj: &'a Value) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+}
+
+/// Store keys a write took, or holds no longer, in pools kept in the store (the records
+/// of a Service's cluster IPs and node ports), each with its revision.
+#[derive(Debug, Default)]
+pub struct Allocation {
+    /// Created for this write: removed again when the write fails.
+    pub taken: Vec<(String, Revision)>,
+    /// Held by the old object and not by the new one: removed once the write succeeded.
+    pub freed: Vec<(String, Revision)>,
+}
+
+impl Allocation {
+    /// Commits (`written`) or reverts the allocation. A key is removed only at the
+    /// revision recorded, so a record another write has taken over since stays.
+    pub async fn finish(self, store: &dyn Store, written: bool) {
+        let keys = if written { self.freed } else { self.taken };
+        for (key, revision) in keys {
+            // Best effort, as upstream's release: a record left behind is an orphan that
+            // a later allocation takes over.
+            let _ = store.delete(&key, Some(revision)).await;
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::read::list_objects;
 use super::{Reply, Scope};
-use crate::api::kinds::{Cascade, Resource};
+use crate::api::kinds::{Cascade, Context, Resource};
 use crate::api::object::{has_finalizers, is_deleting, meta_mut, name_of, now, str_at};
 use crate::api::request::media::read_body;
 use crate::api::request::{DeleteOptions, Query};
@@ -108,9 +108,16 @@ pub async fn delete_object(
                 return Ok(Reply::ok(removed_answer(t.res, current.obj)));
             }
             cascade(shared, t.res, &current.obj).await?;
-            storage::remove(shared, t, current.obj, current.revision)
-                .await
-                .map(|obj| Reply::ok(removed_answer(t.res, obj)))
+            match storage::remove(shared, t, current.obj, current.revision).await {
+                Ok(obj) => {
+                    let cx = Context {
+                        store: shared.store.as_ref(),
+                    };
+                    t.res.release(&cx, &obj).await;
+                    Ok(Reply::ok(removed_answer(t.res, obj)))
+                }
+                Err(e) => Err(e),
+            }
         };
         match written {
             Err(WriteError::Raced(_)) => continue,

@@ -10,17 +10,31 @@
 //! after apimachinery's `ValidateObjectMeta` with the kind's name rule.
 
 mod apps;
+mod autoscaling;
 mod batch;
 mod catalog;
+mod checks;
 mod config;
 mod cron;
+mod endpointslice;
 mod events;
+pub mod ip_range;
 mod lease;
+mod networking;
+mod node;
 mod pod;
 mod podspec;
+pub mod policy;
 mod printers;
 mod quantity;
+mod quota;
 mod selector;
+mod service;
+pub mod service_alloc;
+mod service_fields;
+mod service_txn;
+mod service_validation;
+mod storage;
 mod workload;
 
 use std::sync::OnceLock;
@@ -38,7 +52,7 @@ pub use selector::{
     selector_string as label_selector_string,
 };
 
-use super::{Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
+use super::{Allocation, Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
 use crate::api::object::name_of;
 use crate::api::protobuf::Message;
 use crate::api::status::{ApiError, Qualified};
@@ -51,6 +65,8 @@ pub enum NameRule {
     DnsSubdomain,
     /// `ValidatePathSegmentName`: what every object's name must be (`rest.BeforeCreate`).
     PathSegment,
+    /// `NameIsDNS1035Label` (Services).
+    Dns1035Label,
 }
 
 impl NameRule {
@@ -59,8 +75,18 @@ impl NameRule {
         match self {
             NameRule::DnsSubdomain => names::dns_subdomain_name,
             NameRule::PathSegment => names::path_segment_name,
+            NameRule::Dns1035Label => dns1035_name,
         }
     }
+}
+
+/// `NameIsDNS1035Label`; a `generateName` prefix may end in `-`.
+fn dns1035_name(s: &str, prefix: bool) -> Vec<String> {
+    use crd_runtime::engine::names::dns1035_label;
+    if prefix && s.len() > 1 && s.ends_with('-') {
+        return dns1035_label(&format!("{}a", &s[..s.len() - 1]));
+    }
+    dns1035_label(s)
 }
 
 /// The finalizers core kinds know by their short names (`validateKubeFinalizerName`).
@@ -114,6 +140,26 @@ pub trait Behaviour: Sync {
     /// Where the scale subresource reads and writes (`None`: no scale subresource).
     fn scale(&self) -> Option<super::ScalePaths> {
         None
+    }
+
+    /// `PrepareForCreate` (`old` is `None`) and `PrepareForUpdate` beyond the status
+    /// reset: what the server sets (a new volume's phase).
+    fn prepare(&self, _obj: &mut Value, _old: Option<&Value>, _sub: Subresource) {}
+
+    /// [`Strategy::allocate`]: what the object takes from pools kept in the store.
+    fn allocate<'a>(
+        &'a self,
+        _cx: &'a Context<'a>,
+        _obj: &'a mut Value,
+        _old: Option<&'a Value>,
+        _dry_run: bool,
+    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
+        Box::pin(async { Ok(Allocation::default()) })
+    }
+
+    /// [`Strategy::release`]: what a removed object gives back.
+    fn release<'a>(&'a self, _cx: &'a Context<'a>, _obj: &'a Value) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
     }
 }
 
@@ -262,10 +308,12 @@ impl Strategy for BuiltinKind {
         {
             m.remove("status");
         }
+        self.spec.behaviour.prepare(obj, None, Subresource::Main);
         self.spec.behaviour.prepare_for_create(obj);
     }
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
+        self.spec.behaviour.prepare(new, Some(old), sub);
         self.prepare_endpoint(new, old, sub);
         self.spec.behaviour.prepare_for_update(new, old, sub);
     }
@@ -395,6 +443,20 @@ impl Strategy for BuiltinKind {
 
     fn strategic_merge_definition(&self) -> Option<&'static str> {
         Some(self.spec.definition)
+    }
+
+    fn allocate<'a>(
+        &'a self,
+        cx: &'a Context<'a>,
+        obj: &'a mut Value,
+        old: Option<&'a Value>,
+        dry_run: bool,
+    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
+        self.spec.behaviour.allocate(cx, obj, old, dry_run)
+    }
+
+    fn release<'a>(&'a self, cx: &'a Context<'a>, obj: &'a Value) -> BoxFuture<'a, ()> {
+        self.spec.behaviour.release(cx, obj)
     }
 }
 

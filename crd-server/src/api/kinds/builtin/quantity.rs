@@ -272,6 +272,38 @@ pub fn canonicalize_list(list: Option<&mut Value>) -> Result<(), String> {
     Ok(())
 }
 
+/// The decoding error of a malformed quantity (the name the non-workload kinds use).
+pub const PARSE_ERROR: &str = FORMAT_ERROR;
+
+/// The value of a quantity as a float, for comparisons of limits and requests
+/// (`None`: it does not parse).
+pub fn parse(text: &str) -> Option<f64> {
+    let q = Quantity::parse(text)?;
+    Some(q.mantissa as f64 * 10f64.powi(q.exponent))
+}
+
+/// A quantity in JSON (a string or a number) as text.
+pub fn text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Checks every value of the maps at `pointers` parses (the decoding of a body).
+pub fn check_maps(obj: &Value, pointers: &[&str]) -> Result<(), String> {
+    for p in pointers {
+        let values = obj.pointer(p).and_then(Value::as_object).into_iter().flatten();
+        for (_, v) in values {
+            if text(v).and_then(|t| parse(&t)).is_none() {
+                return Err(PARSE_ERROR.into());
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,5 +357,19 @@ mod tests {
             canonicalize(&mut serde_json::json!("lots"), None).unwrap_err(),
             FORMAT_ERROR
         );
+    }
+
+    #[test]
+    fn values_for_comparisons() {
+        assert_eq!(parse("1Gi"), Some(1073741824.0));
+        assert_eq!(parse("500m"), Some(0.5));
+        assert_eq!(parse("1e3"), Some(1000.0));
+        assert_eq!(parse("-2"), Some(-2.0));
+        assert_eq!(parse("1.5k"), Some(1500.0));
+        assert_eq!(parse("abc"), None);
+        assert_eq!(parse("1Gb"), None);
+        assert_eq!(parse(""), None);
+        assert!(check_maps(&serde_json::json!({"a": {"x": "1Q"}}), &["/a"]).is_err());
+        assert!(check_maps(&serde_json::json!({"a": {"x": "1Gi", "y": 2}}), &["/a"]).is_ok());
     }
 }

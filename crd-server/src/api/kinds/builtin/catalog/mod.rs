@@ -2,10 +2,16 @@
 //! kube-apiserver's discovery and storage use for them: one file per API group.
 
 mod apps;
+mod autoscaling;
 mod batch;
 mod coordination;
 mod core;
+mod discovery;
 mod events;
+mod networking;
+mod policy;
+mod scheduling;
+mod storage;
 
 use super::Spec;
 
@@ -21,6 +27,12 @@ pub(super) const ALL_VERBS: &[&str] = &[
     "watch",
 ];
 
+/// The verbs of a kind without `deletecollection` (Services, as kube-apiserver 1.37
+/// lists them).
+pub(super) const ALL_BUT_COLLECTION: &[&str] = &[
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
+
 /// No field selectors beyond `metadata.name` and `metadata.namespace`.
 pub(super) const NONE: &[(&str, &str)] = &[];
 
@@ -31,6 +43,12 @@ static GROUPS: &[&[Spec]] = &[
     batch::KINDS,
     coordination::KINDS,
     events::KINDS,
+    discovery::KINDS,
+    networking::KINDS,
+    policy::KINDS,
+    autoscaling::KINDS,
+    scheduling::KINDS,
+    storage::KINDS,
 ];
 
 /// Every built-in kind this server serves.

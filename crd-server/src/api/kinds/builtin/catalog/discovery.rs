@@ -1,0 +1,25 @@
+//! discovery.k8s.io/v1.
+
+use super::super::endpointslice::EndpointSlices;
+use super::super::{NameRule, Spec};
+use super::{ALL_VERBS, NONE};
+
+pub(super) static KINDS: &[Spec] = &[Spec {
+    group: "discovery.k8s.io",
+    version: "v1",
+    plural: "endpointslices",
+    singular: "endpointslice",
+    kind: "EndpointSlice",
+    namespaced: true,
+    short_names: &[],
+    categories: &[],
+    verbs: ALL_VERBS,
+    subresources: &[],
+    prefix: "/registry/endpointslices/",
+    codec: None,
+    definition: "io.k8s.api.discovery.v1.EndpointSlice",
+    name_rule: Some(NameRule::DnsSubdomain),
+    field_selectors: NONE,
+    proto: None,
+    behaviour: &EndpointSlices,
+}];

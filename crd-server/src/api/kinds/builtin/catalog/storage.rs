@@ -1,0 +1,25 @@
+//! storage.k8s.io/v1.
+
+use super::super::storage::StorageClasses;
+use super::super::{NameRule, Spec};
+use super::{ALL_VERBS, NONE};
+
+pub(super) static KINDS: &[Spec] = &[Spec {
+    group: "storage.k8s.io",
+    version: "v1",
+    plural: "storageclasses",
+    singular: "storageclass",
+    kind: "StorageClass",
+    namespaced: false,
+    short_names: &["sc"],
+    categories: &[],
+    verbs: ALL_VERBS,
+    subresources: &[],
+    prefix: "/registry/storageclasses/",
+    codec: None,
+    definition: "io.k8s.api.storage.v1.StorageClass",
+    name_rule: Some(NameRule::DnsSubdomain),
+    field_selectors: NONE,
+    proto: None,
+    behaviour: &StorageClasses,
+}];

@@ -1,0 +1,204 @@
+//! Checks several built-in kinds share, with apimachinery's and core validation's
+//! messages: port numbers and names, label maps and selectors, IP addresses, Go's
+//! rendering of values Go prints with `%#v`.
+
+use crd_runtime::engine::names;
+use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use serde_json::Value;
+
+/// `IsValidPortNum`'s message.
+pub const PORT_RANGE: &str = "must be between 1 and 65535, inclusive";
+
+/// `field.Invalid` whose value Go prints with `%#v` (a slice, a struct): the value is
+/// rendered here, as [`BadValue`] prints JSON.
+pub fn invalid_go(path: Path, go_value: &str, detail: &str) -> FieldError {
+    FieldError::invalid(path, BadValue::Omit, format!("{go_value}: {detail}"))
+}
+
+/// `[]string{"a", "b"}`.
+pub fn go_strings(values: &[String]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| crd_runtime::go::quote(v)).collect();
+    format!("[]string{{{}}}", quoted.join(", "))
+}
+
+/// The strings of a JSON array (non-strings skipped).
+pub fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
+}
+
+/// `IsValidPortNum`.
+pub fn port_number(port: i64, path: Path, errs: &mut ErrorList) {
+    if !(1..=65535).contains(&port) {
+        errs.push(FieldError::invalid(path, BadValue::Int(port), PORT_RANGE));
+    }
+}
+
+/// `IsValidPortName`'s messages (an IANA service name).
+pub fn port_name_messages(name: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if name.len() > 15 {
+        out.push("must be no more than 15 characters");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        out.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+    }
+    if !name.bytes().any(|b| b.is_ascii_lowercase()) {
+        out.push("must contain at least one letter (a-z)");
+    }
+    if name.contains("--") {
+        out.push("must not contain consecutive hyphens");
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        out.push("must not begin or end with a hyphen");
+    }
+    out
+}
+
+/// `ValidatePortNumOrName`: a number in range, or a valid port name.
+pub fn port_num_or_name(v: &Value, path: Path, errs: &mut ErrorList) {
+    match v {
+        Value::Number(n) => port_number(n.as_i64().unwrap_or(0), path, errs),
+        Value::String(s) => {
+            for m in port_name_messages(s) {
+                errs.push(FieldError::invalid(
+                    path.clone(),
+                    BadValue::Str(s.clone()),
+                    m,
+                ));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `ValidateDNS1123Label` at `path`.
+pub fn dns1123_label(value: &str, path: Path, errs: &mut ErrorList) {
+    for m in names::dns1123_label(value) {
+        errs.push(FieldError::invalid(
+            path.clone(),
+            BadValue::Str(value.into()),
+            m,
+        ));
+    }
+}
+
+/// `ValidateDNS1123Subdomain` at `path`.
+pub fn dns1123_subdomain(value: &str, path: Path, errs: &mut ErrorList) {
+    for m in names::dns1123_subdomain(value) {
+        errs.push(FieldError::invalid(
+            path.clone(),
+            BadValue::Str(value.into()),
+            m,
+        ));
+    }
+}
+
+/// `ValidateLabels`: qualified keys, label values (errors at the map's own path).
+pub fn labels(map: &Value, path: &Path, errs: &mut ErrorList) {
+    for (k, v) in map.as_object().into_iter().flatten() {
+        for m in names::qualified_name(k) {
+            errs.push(FieldError::invalid(
+                path.clone(),
+                BadValue::Str(k.clone()),
+                m,
+            ));
+        }
+        let v = v.as_str().unwrap_or("");
+        for m in names::label_value(v) {
+            errs.push(FieldError::invalid(
+                path.clone(),
+                BadValue::Str(v.into()),
+                m,
+            ));
+        }
+    }
+}
+
+/// `ValidateLabelSelector` (`metav1.LabelSelector`): match labels, and expressions
+/// with their operators' rules.
+pub fn label_selector(sel: &Value, path: &Path, errs: &mut ErrorList) {
+    if !sel.is_object() {
+        return;
+    }
+    let exprs = sel["matchExpressions"].as_array();
+    for (i, e) in exprs.into_iter().flatten().enumerate() {
+        let p = path.child("matchExpressions").index(i);
+        let op = e["operator"].as_str().unwrap_or("");
+        let values = e["values"].as_array().map_or(0, Vec::len);
+        match op {
+            "In" | "NotIn" if values == 0 => errs.push(FieldError::required(
+                p.child("values"),
+                "must be specified when `operator` is 'In' or 'NotIn'",
+            )),
+            "Exists" | "DoesNotExist" if values > 0 => errs.push(FieldError::forbidden(
+                p.child("values"),
+                "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            )),
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => errs.push(FieldError::invalid(
+                p.child("operator"),
+                BadValue::Str(other.into()),
+                "not a valid selector operator",
+            )),
+        }
+        let key = e["key"].as_str().unwrap_or("");
+        for m in names::qualified_name(key) {
+            errs.push(FieldError::invalid(
+                p.child("key"),
+                BadValue::Str(key.into()),
+                m,
+            ));
+        }
+    }
+    labels(&sel["matchLabels"], &path.child("matchLabels"), errs);
+}
+
+/// Whether `s` is an IP address as Go's legacy parser reads it (IPv4 with no leading
+/// zeros check, IPv6).
+pub fn is_ip(s: &str) -> bool {
+    s.parse::<std::net::IpAddr>().is_ok()
+}
+
+/// `IsValidIPForLegacyField`'s message.
+pub const IP_MESSAGE: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn port_names_and_selectors_read_like_the_server() {
+        assert!(port_name_messages("http").is_empty());
+        assert_eq!(
+            port_name_messages("HTTP"),
+            [
+                "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)",
+                "must contain at least one letter (a-z)"
+            ]
+        );
+        assert_eq!(
+            go_strings(&["a".into(), "b".into()]),
+            r#"[]string{"a", "b"}"#
+        );
+        let mut errs = ErrorList::new();
+        let sel = json!({"matchExpressions": [{"key": "a", "operator": "In"},
+            {"key": "b", "operator": "Has"}]});
+        label_selector(&sel, &Path::new("spec").child("selector"), &mut errs);
+        assert_eq!(
+            errs.strings(),
+            [
+                "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+                "spec.selector.matchExpressions[1].operator: Invalid value: \"Has\": not a valid selector operator"
+            ]
+        );
+    }
+}
