@@ -53,8 +53,9 @@ pub struct Config {
     pub service_node_port_range: String,
 }
 
-/// kube-apiserver's default `--service-cluster-ip-range`.
-pub const DEFAULT_SERVICE_CLUSTER_IP_RANGE: &str = "10.0.0.0/24";
+/// The default `--service-cluster-ip-range`: kubeadm's and kind's (kube-apiserver's own
+/// is `10.0.0.0/24`), the range operator authors see on their clusters.
+pub const DEFAULT_SERVICE_CLUSTER_IP_RANGE: &str = "10.96.0.0/12";
 /// kube-apiserver's default `--service-node-port-range`.
 pub const DEFAULT_SERVICE_NODE_PORT_RANGE: &str = "30000-32767";
 

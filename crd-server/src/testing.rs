@@ -93,7 +93,7 @@ impl TestServerBuilder {
     }
 
     /// Allocates Services' cluster IPs from this CIDR (`--service-cluster-ip-range`,
-    /// default `10.0.0.0/24`).
+    /// default `10.96.0.0/12`).
     pub fn service_cluster_ip_range(mut self, cidr: &str) -> Self {
         self.service_cluster_ip_range = Some(cidr.into());
         self

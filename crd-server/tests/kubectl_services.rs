@@ -111,9 +111,9 @@ fn services_walk(url: &str, port: u16) {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
 
-    // The apiserver's own Service, first address of 10.0.0.0/24, onto the server's port.
+    // The apiserver's own Service, first address of 10.96.0.0/12, onto the server's port.
     let k = json_of(url, &["get", "svc", "kubernetes"]);
-    assert_eq!(k["spec"]["clusterIP"], "10.0.0.1");
+    assert_eq!(k["spec"]["clusterIP"], "10.96.0.1");
     assert_eq!(
         k["spec"]["ports"],
         json!([{"name": "https", "port": 443, "protocol": "TCP", "targetPort": port}])
@@ -129,7 +129,7 @@ fn services_walk(url: &str, port: u16) {
     let web = json_of(url, &["get", "svc", "web"]);
     let ip = web["spec"]["clusterIP"].as_str().unwrap().to_string();
     assert!(in_range(&ip, [10, 0, 0]), "{ip}");
-    assert_ne!(ip, "10.0.0.1");
+    assert_ne!(ip, "10.96.0.1");
     assert_eq!(web["spec"]["clusterIPs"], json!([ip]));
     assert_eq!(web["spec"]["type"], "ClusterIP");
     assert_eq!(web["spec"]["sessionAffinity"], "None");
@@ -233,11 +233,11 @@ fn services_walk(url: &str, port: u16) {
             "web",
             "--type=merge",
             "-p",
-            r#"{"spec":{"clusterIP":"10.0.0.200"}}"#,
+            r#"{"spec":{"clusterIP":"10.96.0.200"}}"#,
         ],
     );
     assert!(
-        err.contains("The Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: []string{\"10.0.0.200\"}: field is immutable"),
+        err.contains("The Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: []string{\"10.96.0.200\"}: field is immutable"),
         "{err}"
     );
 
@@ -699,7 +699,7 @@ async fn allocations_survive_a_restart() {
         let err = kubectl_err(&url, &["apply", "-f", &write(dir.path(), "again.yaml", &svc)]);
         assert!(err.contains("provided IP is already allocated"), "{err}");
         let k = json_of(&url, &["get", "svc", "kubernetes"]);
-        assert_eq!(k["spec"]["clusterIP"], "10.0.0.1");
+        assert_eq!(k["spec"]["clusterIP"], "10.96.0.1");
     })
     .await
     .expect("after the restart");

@@ -286,16 +286,15 @@ mod tests {
             .iter()
             .map(|g| g["metadata"]["name"].as_str().unwrap())
             .collect();
-        assert_eq!(
-            names,
-            [
-                "events.k8s.io",
-                "apiextensions.k8s.io",
-                "coordination.k8s.io",
-                "acme.example.com"
-            ]
-        );
-        let acme = &doc["items"][3];
+        // Built-in groups by kube-apiserver's group priority, then custom groups by name.
+        let at = |g: &str| names.iter().position(|n| *n == g).unwrap();
+        assert_eq!(names[0], "apps");
+        assert!(at("apps") < at("events.k8s.io"));
+        assert!(at("events.k8s.io") < at("batch"));
+        assert!(at("apiextensions.k8s.io") < at("coordination.k8s.io"));
+        assert!(at("coordination.k8s.io") < at("discovery.k8s.io"));
+        assert_eq!(names.last(), Some(&"acme.example.com"));
+        let acme = &doc["items"][names.len() - 1];
         assert_eq!(acme["metadata"], json!({"name": "acme.example.com"}));
         let versions: Vec<&str> = acme["versions"]
             .as_array()
@@ -325,7 +324,7 @@ mod tests {
         assert_eq!(beta["responseKind"]["version"], "v1beta1");
         assert!(beta.get("subresources").is_none());
         // Built-in kinds: the kind alone, verbs sorted.
-        let crds = &doc["items"][1]["versions"][0]["resources"][0];
+        let crds = &doc["items"][at("apiextensions.k8s.io")]["versions"][0]["resources"][0];
         assert_eq!(
             crds["responseKind"],
             json!({"group": "", "version": "", "kind": "CustomResourceDefinition"})
@@ -392,7 +391,7 @@ mod tests {
         registry.stop();
         assert_eq!(
             groups["items"][0]["metadata"],
-            json!({"name": "events.k8s.io", "creationTimestamp": null})
+            json!({"name": "apps", "creationTimestamp": null})
         );
         assert_eq!(
             core["items"][0]["metadata"],

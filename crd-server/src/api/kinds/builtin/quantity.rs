@@ -294,7 +294,11 @@ pub fn text(v: &Value) -> Option<String> {
 /// Checks every value of the maps at `pointers` parses (the decoding of a body).
 pub fn check_maps(obj: &Value, pointers: &[&str]) -> Result<(), String> {
     for p in pointers {
-        let values = obj.pointer(p).and_then(Value::as_object).into_iter().flatten();
+        let values = obj
+            .pointer(p)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten();
         for (_, v) in values {
             if text(v).and_then(|t| parse(&t)).is_none() {
                 return Err(PARSE_ERROR.into());
