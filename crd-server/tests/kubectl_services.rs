@@ -49,10 +49,13 @@ fn row(out: &str, name: &str) -> Vec<String> {
         .collect()
 }
 
-fn in_range(ip: &str, base: [u8; 3]) -> bool {
-    let ip: Ipv4Addr = ip.parse().expect("an IPv4 cluster IP");
-    let o = ip.octets();
-    o[..3] == base && o[3] != 0 && o[3] != 255
+/// Whether `ip` is a usable address of `cidr` (neither its network nor its broadcast).
+fn in_range(ip: &str, cidr: &str) -> bool {
+    let ip = u32::from(ip.parse::<Ipv4Addr>().expect("an IPv4 cluster IP"));
+    let (net, bits) = cidr.split_once('/').expect("a CIDR");
+    let net = u32::from(net.parse::<Ipv4Addr>().expect("an IPv4 network"));
+    let mask = u32::MAX << (32 - bits.parse::<u32>().expect("a prefix length"));
+    ip & mask == net && ip != net && ip != net | !mask
 }
 
 const SERVICES: &str = r#"
@@ -128,7 +131,7 @@ fn services_walk(url: &str, port: u16) {
     );
     let web = json_of(url, &["get", "svc", "web"]);
     let ip = web["spec"]["clusterIP"].as_str().unwrap().to_string();
-    assert!(in_range(&ip, [10, 0, 0]), "{ip}");
+    assert!(in_range(&ip, "10.96.0.0/12"), "{ip}");
     assert_ne!(ip, "10.96.0.1");
     assert_eq!(web["spec"]["clusterIPs"], json!([ip]));
     assert_eq!(web["spec"]["type"], "ClusterIP");
@@ -615,11 +618,11 @@ async fn concurrent_creates(bases: &[String], n: usize) -> Vec<String> {
     ips
 }
 
-fn assert_distinct(ips: &[String], base: [u8; 3]) {
+fn assert_distinct(ips: &[String], cidr: &str) {
     let set: HashSet<&String> = ips.iter().collect();
     assert_eq!(set.len(), ips.len(), "an address given twice: {ips:?}");
     for ip in ips {
-        assert!(in_range(ip, base), "{ip}");
+        assert!(in_range(ip, cidr), "{ip}");
     }
 }
 
@@ -633,7 +636,7 @@ async fn concurrent_creates_get_distinct_addresses() {
         .await
         .expect("server");
     let ips = concurrent_creates(&[server.url()], 40).await;
-    assert_distinct(&ips, [10, 96, 0]);
+    assert_distinct(&ips, "10.96.0.0/26");
     assert!(!ips.contains(&"10.96.0.1".to_string()));
 }
 
@@ -651,7 +654,7 @@ async fn two_servers_on_one_etcd_never_share_an_address() {
     let a = start().await.expect("first server");
     let b = start().await.expect("second server");
     let ips = concurrent_creates(&[a.url(), b.url()], 20).await;
-    assert_distinct(&ips, [10, 97, 0]);
+    assert_distinct(&ips, "10.97.0.0/26");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
