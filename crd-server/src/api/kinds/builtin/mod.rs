@@ -9,10 +9,14 @@
 //! metadata is coerced. Validation is the kind's own (its messages, not OpenAPI's),
 //! after apimachinery's `ValidateObjectMeta` with the kind's name rule.
 
+mod admission;
+pub mod bootstrap;
 mod catalog;
 mod config;
 mod events;
 mod lease;
+mod rbac;
+mod reviews;
 
 use std::sync::OnceLock;
 
@@ -77,6 +81,36 @@ pub trait Behaviour: Sync {
     fn columns(&self) -> Vec<Column> {
         vec![Column::age()]
     }
+
+    /// [`Behaviour::validate`] for kinds that need the release (CEL environments) or
+    /// the endpoint (a status update validates the status only).
+    fn validate_with(
+        &self,
+        obj: &Value,
+        old: Option<&Value>,
+        _cx: &Validation,
+        errs: &mut ErrorList,
+    ) {
+        self.validate(obj, old, errs)
+    }
+
+    /// Whether a default kube-apiserver of release `v` serves the kind.
+    fn served_in(&self, _v: crd_runtime::KubeVersion) -> bool {
+        true
+    }
+
+    /// The answer to a create of a kind that is never stored (access reviews): the
+    /// decoded request in, the object with its status out.
+    fn answer_create(&self, _obj: &Value) -> Option<Value> {
+        None
+    }
+}
+
+/// What [`Behaviour::validate_with`] gets besides the objects.
+pub struct Validation {
+    pub kube_version: crd_runtime::KubeVersion,
+    /// A write through the status subresource.
+    pub status: bool,
 }
 
 /// A built-in kind's identity and rules.
@@ -250,7 +284,7 @@ impl Strategy for BuiltinKind {
         _cx: &'a Context<'a>,
         obj: &'a mut Value,
         old: Option<&'a Value>,
-        _sub: Subresource,
+        sub: Subresource,
     ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
         Box::pin(async move {
             let empty = serde_json::Map::new();
@@ -265,7 +299,11 @@ impl Strategy for BuiltinKind {
                     kube_finalizers(meta, &mut errs);
                 }
             }
-            self.spec.behaviour.validate(obj, old, &mut errs);
+            let cx = Validation {
+                kube_version: self.options.kube_version,
+                status: sub == Subresource::Status,
+            };
+            self.spec.behaviour.validate_with(obj, old, &cx, &mut errs);
             // `rest.BeforeCreate`/`BeforeUpdate`: the generic ObjectMeta check runs only
             // when the kind's own validation passed.
             if errs.is_empty() {
@@ -342,6 +380,29 @@ impl Strategy for BuiltinKind {
         self.schema()
             .and_then(|s| serde_json::to_value(s).ok())
             .unwrap_or(json!({"type": "object"}))
+    }
+
+    fn answer_create(&self, obj: Value) -> Option<Result<Value, ApiError>> {
+        if self.spec.verbs != ["create"] {
+            return None;
+        }
+        let mut obj = obj;
+        let answer = self.decode(&mut obj).and_then(|_| {
+            let mut errs = ErrorList::new();
+            self.spec.behaviour.validate(&obj, None, &mut errs);
+            if !errs.is_empty() {
+                return Err(ApiError::invalid(&self.info.q, name_of(&obj), &errs));
+            }
+            let mut answer = self
+                .spec
+                .behaviour
+                .answer_create(&obj)
+                .ok_or_else(ApiError::method_not_allowed_here)?;
+            answer["apiVersion"] = json!(self.info.api_version());
+            answer["kind"] = json!(self.spec.kind);
+            Ok(answer)
+        });
+        Some(answer)
     }
 }
 

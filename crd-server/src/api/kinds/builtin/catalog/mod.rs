@@ -1,9 +1,12 @@
 //! The built-in kinds served, with the names, scope, verbs and storage keys
 //! kube-apiserver's discovery and storage use for them: one file per API group.
 
+mod admissionregistration;
 mod coordination;
 mod core;
 mod events;
+mod rbac;
+mod reviews;
 
 use super::Spec;
 
@@ -23,7 +26,15 @@ pub(super) const ALL_VERBS: &[&str] = &[
 pub(super) const NONE: &[(&str, &str)] = &[];
 
 /// Every group's kinds, core first (discovery's order).
-static GROUPS: &[&[Spec]] = &[core::KINDS, coordination::KINDS, events::KINDS];
+static GROUPS: &[&[Spec]] = &[
+    core::KINDS,
+    coordination::KINDS,
+    events::KINDS,
+    reviews::AUTHENTICATION,
+    reviews::AUTHORIZATION,
+    rbac::KINDS,
+    admissionregistration::KINDS,
+];
 
 /// Every built-in kind this server serves.
 pub fn catalog() -> impl Iterator<Item = &'static Spec> {
