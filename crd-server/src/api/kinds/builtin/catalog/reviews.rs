@@ -31,6 +31,7 @@ const fn review(
         categories: &[],
         verbs: CREATE,
         subresources: &[],
+        // Never stored: only `create` is served, and answered.
         prefix: "",
         codec: None,
         definition,
