@@ -135,6 +135,7 @@ async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), 
             }
         }
     }
+    seed_rbac(shared).await?;
     let crd_res = builtin(shared, "apiextensions.k8s.io", "customresourcedefinitions")?;
     let opts = own_write("crd-server");
     for crd in crds {
@@ -177,6 +178,34 @@ async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), 
                 .map_err(|e| failed(e.message))?;
             }
             Err(WriteError::Failed(e)) => return Err(failed(e.message)),
+        }
+    }
+    Ok(())
+}
+
+/// Creates the bootstrap ClusterRoles and ClusterRoleBindings that are missing, as
+/// kube-apiserver's `rbac/bootstrap-roles` hook does (existing ones are kept).
+async fn seed_rbac(shared: &Shared) -> Result<(), StartError> {
+    use crate::api::kinds::builtin::bootstrap;
+    let opts = own_write("kube-apiserver");
+    let rbac = "rbac.authorization.k8s.io";
+    for (resource, objects) in [
+        ("clusterroles", bootstrap::cluster_roles()),
+        ("clusterrolebindings", bootstrap::cluster_role_bindings()),
+    ] {
+        let res = builtin(shared, rbac, resource)?;
+        for obj in objects {
+            let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
+            let tracking = Tracking::Update(&opts.manager);
+            match write::create(shared, &res, None, obj, &opts, tracking).await {
+                Ok(_) | Err(WriteError::Raced(_)) => {}
+                Err(WriteError::Failed(e)) => {
+                    return Err(StartError::Config(format!(
+                        "cannot create {resource} {name}: {}",
+                        e.message
+                    )));
+                }
+            }
         }
     }
     Ok(())

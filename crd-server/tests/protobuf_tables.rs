@@ -62,6 +62,9 @@ const TOP_LEVEL: &[&str] = &[
     "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
     "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
     "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+    "io.k8s.api.authorization.v1.SelfSubjectAccessReview",
+    "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
+    "io.k8s.api.authentication.v1.SelfSubjectReview",
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
     "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
 ];
@@ -85,6 +88,9 @@ fn special(path: &str) -> Option<(&'static str, SpecialFields)> {
         (META, "FieldsV1") => ("Raw", RAW),
         ("apimachinery::pkg::runtime::", "RawExtension") => ("Raw", RAW),
         (APIEXTENSIONS, "Json") => ("Raw", RAW),
+        ("api::authentication::v1::" | "api::authorization::v1::", "ExtraValue") => {
+            ("StringList", &[(1, "items", "string")])
+        }
         ("apimachinery::pkg::api::resource::", "Quantity") => {
             ("Quantity", &[(1, "string", "string")])
         }

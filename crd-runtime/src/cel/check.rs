@@ -70,7 +70,7 @@ impl<'a> Ty<'a> {
         }
     }
 
-    fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             Ty::Dyn => "dyn".into(),
             Ty::Null => "null_type".into(),
@@ -141,6 +141,13 @@ pub(crate) struct Checker<'a> {
     keyword_fields: bool,
     /// The Kubernetes minor release whose libraries are declared.
     libraries: u32,
+    /// Whether `self`/`oldSelf` exist (not in standalone expressions).
+    declares_self: bool,
+    /// Variables of standalone expressions (`object`, `request`, ...); a dotted name
+    /// (`authorizer.requestResource`) is a variable selected from another.
+    variables: Vec<(String, Ty<'a>)>,
+    /// Extra functions and methods, by name, with their result types.
+    functions: Vec<(String, Ty<'a>)>,
 }
 
 impl<'a> Checker<'a> {
@@ -154,7 +161,30 @@ impl<'a> Checker<'a> {
             types: HashMap::new(),
             keyword_fields: true,
             libraries: u32::MAX,
+            declares_self: true,
+            variables: Vec::new(),
+            functions: Vec::new(),
         }
+    }
+
+    /// A checker for a standalone expression: no `self`, these variables and extra
+    /// functions instead.
+    pub(crate) fn standalone(
+        variables: Vec<(String, Ty<'a>)>,
+        functions: Vec<(String, Ty<'a>)>,
+    ) -> Self {
+        let mut c = Checker::new(Ty::Dyn, None);
+        c.declares_self = false;
+        c.variables = variables;
+        c.functions = functions;
+        c
+    }
+
+    fn variable(&self, name: &str) -> Option<Ty<'a>> {
+        self.variables
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.clone())
     }
 
     /// Declares only the function libraries of Kubernetes `1.minor`.
@@ -189,9 +219,12 @@ impl<'a> Checker<'a> {
         if let Some((_, t)) = self.scopes.iter().rev().find(|(n, _)| n == name) {
             return Some(t.clone());
         }
+        if let Some(t) = self.variable(name) {
+            return Some(t);
+        }
         match name {
-            "self" => Some(self.self_ty.clone()),
-            "oldSelf" => self.old_self_ty.clone(),
+            "self" if self.declares_self => Some(self.self_ty.clone()),
+            "oldSelf" if self.declares_self => self.old_self_ty.clone(),
             "int" | "uint" | "double" | "bool" | "string" | "bytes" | "list" | "map"
             | "null_type" | "type" | "dyn" => Some(Ty::Type),
             _ => None,
@@ -256,6 +289,12 @@ impl<'a> Checker<'a> {
                 Some(s.type_name.clone()),
             ),
             Expr::Select(s) => {
+                if let Expr::Ident(base) = &s.operand.expr
+                    && !self.scopes.iter().any(|(n, _)| n == base)
+                    && let Some(t) = self.variable(&format!("{base}.{}", s.field))
+                {
+                    return if s.test { Ty::Bool } else { t };
+                }
                 let operand = self.check(&s.operand);
                 let t = self.select(&operand, &s.field);
                 if s.test { Ty::Bool } else { t }
@@ -547,6 +586,12 @@ impl<'a> Checker<'a> {
             "base64.decode" => Bytes,
             "base64.encode" => String,
             "jsonpatch.escapeKey" => String,
+            _ if self.functions.iter().any(|(n, _)| n == name) => self
+                .functions
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t.clone())
+                .unwrap_or(Dyn),
             _ => self.problem(
                 format!("undeclared reference to '{name}' (in container '')"),
                 Some(name.rsplit('.').next().unwrap_or(name).to_string()),

@@ -355,7 +355,7 @@ fn compile_expr<'a>(
 
 /// `ERROR: <input>:line:col: message` with cel-go's source snippet, when the
 /// problem can be located in the source.
-fn render_problem(src: &str, p: &Problem) -> String {
+pub(super) fn render_problem(src: &str, p: &Problem) -> String {
     let located = p.near.as_deref().and_then(|needle| {
         let offset = src.find(needle)?;
         let before = &src[..offset];

@@ -16,7 +16,9 @@
 //!   per-expression and per-CRD limits, rules under lists and maps multiplied by
 //!   how often they can run);
 //! - [`CelPass`]: all of it as the last validation pass of an
-//!   [`Engine`](crate::engine::Engine).
+//!   [`Engine`](crate::engine::Engine);
+//! - [`compile_expression`]: standalone expressions with the variables their host
+//!   declares (admission expressions).
 //!
 //! Supported beyond plain kube-cel: `cel.bind` (rewritten to a comprehension),
 //! and the server's `==`/`!=` on `x-kubernetes-list-type: set`/`map` lists
@@ -34,6 +36,7 @@ mod decl;
 mod env;
 mod equality;
 mod escape;
+mod expression;
 pub(crate) mod field_path;
 mod parse_limits;
 mod pass;
@@ -51,6 +54,7 @@ pub use cost_limits::{
     EstimatedCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 pub use escape::escape;
+pub use expression::{DeclType, Declarations, compile_expression, parse_expression};
 pub use pass::CelPass;
 pub use rule_error::{RuleError, RuleField, SUPPORTED_REASONS};
 pub use rules::CompiledRules;

@@ -348,6 +348,12 @@ pub trait Strategy: Send + Sync {
     fn release<'a>(&'a self, _cx: &'a Context<'a>, _obj: &'a Value) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
+
+    /// For kinds that are never stored (access reviews): the answer to a create of
+    /// `obj` (`None`: the kind is stored as every other).
+    fn answer_create(&self, _obj: Value) -> Option<Result<Value, ApiError>> {
+        None
+    }
 }
 
 /// Store keys a write took, or holds no longer, in pools kept in the store (the records

@@ -311,6 +311,92 @@ pub static APPS_V1_STATEFUL_SET_UPDATE_STRATEGY: Message = Message { fields: &[
     o(1, "type", Str), o(2, "rollingUpdate", Msg(&APPS_V1_ROLLING_UPDATE_STATEFUL_SET_STRATEGY)),
 ] };
 
+/// `io.k8s.api.authentication.v1.SelfSubjectReview`.
+pub static AUTHENTICATION_V1_SELF_SUBJECT_REVIEW: Message = Message { fields: &[
+    o(1, "metadata", Msg(&META_V1_OBJECT_META)),
+    o(2, "status", Msg(&AUTHENTICATION_V1_SELF_SUBJECT_REVIEW_STATUS)),
+] };
+
+/// `io.k8s.api.authentication.v1.SelfSubjectReviewStatus`.
+pub static AUTHENTICATION_V1_SELF_SUBJECT_REVIEW_STATUS: Message = Message { fields: &[
+    o(1, "userInfo", Msg(&AUTHENTICATION_V1_USER_INFO)),
+] };
+
+/// `io.k8s.api.authentication.v1.UserInfo`.
+pub static AUTHENTICATION_V1_USER_INFO: Message = Message { fields: &[
+    o(1, "username", Str), o(2, "uid", Str), r(3, "groups", Str), m(4, "extra", StringList),
+] };
+
+/// `io.k8s.api.authorization.v1.FieldSelectorAttributes`.
+pub static AUTHORIZATION_V1_FIELD_SELECTOR_ATTRIBUTES: Message = Message { fields: &[
+    o(1, "rawSelector", Str), r(2, "requirements", Msg(&META_V1_FIELD_SELECTOR_REQUIREMENT)),
+] };
+
+/// `io.k8s.api.authorization.v1.LabelSelectorAttributes`.
+pub static AUTHORIZATION_V1_LABEL_SELECTOR_ATTRIBUTES: Message = Message { fields: &[
+    o(1, "rawSelector", Str), r(2, "requirements", Msg(&META_V1_LABEL_SELECTOR_REQUIREMENT)),
+] };
+
+/// `io.k8s.api.authorization.v1.NonResourceAttributes`.
+pub static AUTHORIZATION_V1_NON_RESOURCE_ATTRIBUTES: Message = Message { fields: &[
+    o(1, "path", Str), o(2, "verb", Str),
+] };
+
+/// `io.k8s.api.authorization.v1.NonResourceRule`.
+pub static AUTHORIZATION_V1_NON_RESOURCE_RULE: Message = Message { fields: &[
+    r(1, "verbs", Str), r(2, "nonResourceURLs", Str),
+] };
+
+/// `io.k8s.api.authorization.v1.ResourceAttributes`.
+pub static AUTHORIZATION_V1_RESOURCE_ATTRIBUTES: Message = Message { fields: &[
+    o(1, "namespace", Str), o(2, "verb", Str), o(3, "group", Str), o(4, "version", Str),
+    o(5, "resource", Str), o(6, "subresource", Str), o(7, "name", Str),
+    o(8, "fieldSelector", Msg(&AUTHORIZATION_V1_FIELD_SELECTOR_ATTRIBUTES)),
+    o(9, "labelSelector", Msg(&AUTHORIZATION_V1_LABEL_SELECTOR_ATTRIBUTES)),
+] };
+
+/// `io.k8s.api.authorization.v1.ResourceRule`.
+pub static AUTHORIZATION_V1_RESOURCE_RULE: Message = Message { fields: &[
+    r(1, "verbs", Str), r(2, "apiGroups", Str), r(3, "resources", Str), r(4, "resourceNames", Str),
+] };
+
+/// `io.k8s.api.authorization.v1.SelfSubjectAccessReview`.
+pub static AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW: Message = Message { fields: &[
+    o(1, "metadata", Msg(&META_V1_OBJECT_META)),
+    o(2, "spec", Msg(&AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW_SPEC)),
+    o(3, "status", Msg(&AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_STATUS)),
+] };
+
+/// `io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec`.
+pub static AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW_SPEC: Message = Message { fields: &[
+    o(1, "resourceAttributes", Msg(&AUTHORIZATION_V1_RESOURCE_ATTRIBUTES)),
+    o(2, "nonResourceAttributes", Msg(&AUTHORIZATION_V1_NON_RESOURCE_ATTRIBUTES)),
+] };
+
+/// `io.k8s.api.authorization.v1.SelfSubjectRulesReview`.
+pub static AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW: Message = Message { fields: &[
+    o(1, "metadata", Msg(&META_V1_OBJECT_META)),
+    o(2, "spec", Msg(&AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW_SPEC)),
+    o(3, "status", Msg(&AUTHORIZATION_V1_SUBJECT_RULES_REVIEW_STATUS)),
+] };
+
+/// `io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec`.
+pub static AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW_SPEC: Message = Message { fields: &[
+    o(1, "namespace", Str),
+] };
+
+/// `io.k8s.api.authorization.v1.SubjectAccessReviewStatus`.
+pub static AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_STATUS: Message = Message { fields: &[
+    o(1, "allowed", Bool), o(2, "reason", Str), o(3, "evaluationError", Str), o(4, "denied", Bool),
+] };
+
+/// `io.k8s.api.authorization.v1.SubjectRulesReviewStatus`.
+pub static AUTHORIZATION_V1_SUBJECT_RULES_REVIEW_STATUS: Message = Message { fields: &[
+    r(1, "resourceRules", Msg(&AUTHORIZATION_V1_RESOURCE_RULE)),
+    r(2, "nonResourceRules", Msg(&AUTHORIZATION_V1_NON_RESOURCE_RULE)), o(3, "incomplete", Bool),
+    o(4, "evaluationError", Str),
+] };
+
 /// `io.k8s.api.autoscaling.v1.Scale`.
 pub static AUTOSCALING_V1_SCALE: Message = Message { fields: &[
     o(1, "metadata", Msg(&META_V1_OBJECT_META)), o(2, "spec", Msg(&AUTOSCALING_V1_SCALE_SPEC)),
@@ -2265,6 +2351,11 @@ pub static META_V1_DELETE_OPTIONS: Message = Message { fields: &[
     k(6, "ignoreStoreReadErrorWithClusterBreakingPotential", Bool),
 ] };
 
+/// `io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement`.
+pub static META_V1_FIELD_SELECTOR_REQUIREMENT: Message = Message { fields: &[
+    o(1, "key", Str), o(2, "operator", Str), r(3, "values", Str),
+] };
+
 /// `io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector`.
 pub static META_V1_LABEL_SELECTOR: Message = Message { fields: &[
     m(1, "matchLabels", Str), r(2, "matchExpressions", Msg(&META_V1_LABEL_SELECTOR_REQUIREMENT)),
@@ -2351,6 +2442,21 @@ pub static BY_DEFINITION: &[(&str, &Message)] = &[
     ("io.k8s.api.apps.v1.StatefulSetSpec", &APPS_V1_STATEFUL_SET_SPEC),
     ("io.k8s.api.apps.v1.StatefulSetStatus", &APPS_V1_STATEFUL_SET_STATUS),
     ("io.k8s.api.apps.v1.StatefulSetUpdateStrategy", &APPS_V1_STATEFUL_SET_UPDATE_STRATEGY),
+    ("io.k8s.api.authentication.v1.SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
+    ("io.k8s.api.authentication.v1.SelfSubjectReviewStatus", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW_STATUS),
+    ("io.k8s.api.authentication.v1.UserInfo", &AUTHENTICATION_V1_USER_INFO),
+    ("io.k8s.api.authorization.v1.FieldSelectorAttributes", &AUTHORIZATION_V1_FIELD_SELECTOR_ATTRIBUTES),
+    ("io.k8s.api.authorization.v1.LabelSelectorAttributes", &AUTHORIZATION_V1_LABEL_SELECTOR_ATTRIBUTES),
+    ("io.k8s.api.authorization.v1.NonResourceAttributes", &AUTHORIZATION_V1_NON_RESOURCE_ATTRIBUTES),
+    ("io.k8s.api.authorization.v1.NonResourceRule", &AUTHORIZATION_V1_NON_RESOURCE_RULE),
+    ("io.k8s.api.authorization.v1.ResourceAttributes", &AUTHORIZATION_V1_RESOURCE_ATTRIBUTES),
+    ("io.k8s.api.authorization.v1.ResourceRule", &AUTHORIZATION_V1_RESOURCE_RULE),
+    ("io.k8s.api.authorization.v1.SelfSubjectAccessReview", &AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW),
+    ("io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec", &AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW_SPEC),
+    ("io.k8s.api.authorization.v1.SelfSubjectRulesReview", &AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW),
+    ("io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec", &AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW_SPEC),
+    ("io.k8s.api.authorization.v1.SubjectAccessReviewStatus", &AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_STATUS),
+    ("io.k8s.api.authorization.v1.SubjectRulesReviewStatus", &AUTHORIZATION_V1_SUBJECT_RULES_REVIEW_STATUS),
     ("io.k8s.api.autoscaling.v1.Scale", &AUTOSCALING_V1_SCALE),
     ("io.k8s.api.autoscaling.v1.ScaleSpec", &AUTOSCALING_V1_SCALE_SPEC),
     ("io.k8s.api.autoscaling.v1.ScaleStatus", &AUTOSCALING_V1_SCALE_STATUS),
@@ -2656,6 +2762,7 @@ pub static BY_DEFINITION: &[(&str, &Message)] = &[
     ("io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.WebhookConversion", &APIEXTENSIONS_V1_WEBHOOK_CONVERSION),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.Condition", &META_V1_CONDITION),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions", &META_V1_DELETE_OPTIONS),
+    ("io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement", &META_V1_FIELD_SELECTOR_REQUIREMENT),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector", &META_V1_LABEL_SELECTOR),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement", &META_V1_LABEL_SELECTOR_REQUIREMENT),
     ("io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry", &META_V1_MANAGED_FIELDS_ENTRY),

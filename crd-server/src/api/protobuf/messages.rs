@@ -57,6 +57,8 @@ pub enum Ty {
     IntOrString,
     /// `runtime.RawExtension`, apiextensions `JSON`, `FieldsV1`: raw JSON bytes.
     Raw,
+    /// authentication's and authorization's `ExtraValue`: a list of strings.
+    StringList,
     Msg(&'static Message),
     /// `JSONSchemaPropsOrArray` (of the schema message).
     OrArray(&'static Message),
@@ -258,6 +260,7 @@ fn value(field: &Field, payload: Payload<'_>, depth: usize) -> Result<Value, Api
         Ty::Quantity => special::quantity(bytes(field, payload)?)?,
         Ty::IntOrString => special::int_or_string(bytes(field, payload)?)?,
         Ty::Raw => special::raw(bytes(field, payload)?)?,
+        Ty::StringList => special::string_list(bytes(field, payload)?)?,
         Ty::Msg(sub) => {
             let mut out = Map::new();
             decode_into(sub, bytes(field, payload)?, &mut out, depth + 1)?;

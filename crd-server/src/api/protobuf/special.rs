@@ -56,6 +56,17 @@ pub fn quantity(buf: &[u8]) -> Result<Value, ApiError> {
     Ok(Value::String(out))
 }
 
+/// `ExtraValue` (a user's extra attributes): its repeated `items`, as a JSON array.
+pub fn string_list(buf: &[u8]) -> Result<Value, ApiError> {
+    let mut out = Vec::new();
+    for (n, p) in fields(buf)? {
+        if let (1, Payload::Bytes(b)) = (n, p) {
+            out.push(Value::String(lossy(b)));
+        }
+    }
+    Ok(Value::Array(out))
+}
+
 /// `intstr.IntOrString`: type 0 is the number, 1 the string.
 pub fn int_or_string(buf: &[u8]) -> Result<Value, ApiError> {
     let (mut ty, mut int, mut text) = (0u64, 0i32, String::new());

@@ -97,7 +97,9 @@ impl Registry {
             Arc::new(Namespaces::new(options.kube_version)),
         ];
         kinds.extend(
-            builtin::catalog().map(|spec| Arc::new(BuiltinKind::new(spec, options)) as Resource),
+            builtin::catalog()
+                .filter(|spec| spec.behaviour.served_in(options.kube_version))
+                .map(|spec| Arc::new(BuiltinKind::new(spec, options)) as Resource),
         );
         kinds
     }

@@ -11,7 +11,7 @@ use super::workload::{
     bump, created, immutable_selector, nonnegative, replica_template, required_selector,
     rolling_update, semantic_eq, status_zeros,
 };
-use super::{Behaviour, default_field, printers};
+use super::{Behaviour, Validation, default_field, printers};
 use crate::api::kinds::{ScalePaths, Subresource};
 use crate::api::object::meta_mut;
 use crate::api::table::Column;
@@ -456,13 +456,14 @@ impl Behaviour for Apps {
         );
     }
 
-    fn validate_on(
+    fn validate_with(
         &self,
         obj: &Value,
         old: Option<&Value>,
-        sub: Subresource,
+        cx: &Validation,
         errs: &mut ErrorList,
     ) {
+        let sub = cx.sub;
         // The status endpoint validates the status only (kept spec, valid before).
         if sub != Subresource::Status {
             self.validate(obj, old, errs);

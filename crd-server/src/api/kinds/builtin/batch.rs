@@ -11,7 +11,7 @@ use super::selector::{go_repr, go_string_map, invalid_rendered};
 use super::workload::{
     bump, created, immutable_selector, nonnegative, selector_matches_template, semantic_eq,
 };
-use super::{Behaviour, default_field, printers};
+use super::{Behaviour, Validation, default_field, printers};
 use crate::api::kinds::Subresource;
 use crate::api::object::meta_mut;
 use crate::api::table::Column;
@@ -293,13 +293,14 @@ impl Behaviour for Jobs {
         }
     }
 
-    fn validate_on(
+    fn validate_with(
         &self,
         obj: &Value,
         old: Option<&Value>,
-        sub: Subresource,
+        cx: &Validation,
         errs: &mut ErrorList,
     ) {
+        let sub = cx.sub;
         if sub != Subresource::Status {
             self.validate(obj, old, errs);
         }
@@ -446,13 +447,14 @@ impl Behaviour for CronJobs {
         cron_job_spec(obj.get("spec").unwrap_or(&empty), old, errs);
     }
 
-    fn validate_on(
+    fn validate_with(
         &self,
         obj: &Value,
         old: Option<&Value>,
-        sub: Subresource,
+        cx: &Validation,
         errs: &mut ErrorList,
     ) {
+        let sub = cx.sub;
         if sub != Subresource::Status {
             self.validate(obj, old, errs);
         }

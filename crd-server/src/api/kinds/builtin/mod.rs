@@ -9,9 +9,11 @@
 //! metadata is coerced. Validation is the kind's own (its messages, not OpenAPI's),
 //! after apimachinery's `ValidateObjectMeta` with the kind's name rule.
 
+mod admission;
 mod apps;
 mod autoscaling;
 mod batch;
+pub mod bootstrap;
 mod catalog;
 mod checks;
 mod config;
@@ -28,6 +30,8 @@ pub mod policy;
 mod printers;
 mod quantity;
 mod quota;
+mod rbac;
+mod reviews;
 mod selector;
 mod service;
 pub mod service_alloc;
@@ -54,7 +58,6 @@ pub use selector::{
 
 use super::{Allocation, Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
 use crate::api::object::name_of;
-use crate::api::protobuf::Message;
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
 
@@ -125,13 +128,13 @@ pub trait Behaviour: Sync {
     /// spec kept on `status`): generation bumps, what an endpoint may not change.
     fn prepare_for_update(&self, _new: &mut Value, _old: &Value, _sub: Subresource) {}
 
-    /// [`Behaviour::validate`] on an endpoint: subresources with rules of their own
-    /// (a Pod's `resize`, `ephemeralcontainers`, `status`) override it.
-    fn validate_on(
+    /// [`Behaviour::validate`] for kinds that need the release (CEL environments) or
+    /// the endpoint (a status update validates the status only).
+    fn validate_with(
         &self,
         obj: &Value,
         old: Option<&Value>,
-        _sub: Subresource,
+        _cx: &Validation,
         errs: &mut ErrorList,
     ) {
         self.validate(obj, old, errs)
@@ -161,6 +164,39 @@ pub trait Behaviour: Sync {
     fn release<'a>(&'a self, _cx: &'a Context<'a>, _obj: &'a Value) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
+
+    /// Whether a default kube-apiserver of release `v` serves the kind.
+    fn served_in(&self, _v: crd_runtime::KubeVersion) -> bool {
+        true
+    }
+
+    /// The answer to a create of a kind that is never stored (access reviews): the
+    /// decoded request in, the object with its status out.
+    fn answer_create(&self, _obj: &Value) -> Option<Value> {
+        None
+    }
+}
+
+/// What [`Behaviour::validate_with`] gets besides the objects.
+pub struct Validation {
+    pub kube_version: crd_runtime::KubeVersion,
+    /// A write through the status subresource.
+    pub status: bool,
+    /// The endpoint written (a Pod's `resize` and `ephemeralcontainers` have rules of
+    /// their own).
+    pub sub: Subresource,
+}
+
+impl Validation {
+    /// A write of the object itself in the newest release, for kinds whose validation
+    /// does not depend on either (their `validate` calls `validate_with` with it).
+    pub fn main() -> Validation {
+        Validation {
+            kube_version: crd_runtime::KubeVersion::default(),
+            status: false,
+            sub: Subresource::Main,
+        }
+    }
 }
 
 /// A built-in kind's identity and rules.
@@ -187,8 +223,6 @@ pub struct Spec {
     /// Field selector labels beyond `metadata.name`/`metadata.namespace`, with the
     /// dotted path each reads.
     pub field_selectors: &'static [(&'static str, &'static str)],
-    /// The protobuf message of the kind (`None`: the generated one of `definition`).
-    pub proto: Option<&'static Message>,
     pub behaviour: &'static dyn Behaviour,
 }
 
@@ -319,10 +353,7 @@ impl Strategy for BuiltinKind {
     }
 
     fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
-        let message = self
-            .spec
-            .proto
-            .or_else(|| crate::api::protobuf::message_for(self.spec.definition))?;
+        let message = crate::api::protobuf::message_for(self.spec.definition)?;
         Some(crate::api::protobuf::decode_object(
             body,
             self.spec.kind,
@@ -362,7 +393,12 @@ impl Strategy for BuiltinKind {
                     kube_finalizers(meta, &mut errs);
                 }
             }
-            self.spec.behaviour.validate_on(obj, old, sub, &mut errs);
+            let cx = Validation {
+                kube_version: self.options.kube_version,
+                status: sub == Subresource::Status,
+                sub,
+            };
+            self.spec.behaviour.validate_with(obj, old, &cx, &mut errs);
             // `rest.BeforeCreate`/`BeforeUpdate`: the generic ObjectMeta check runs only
             // when the kind's own validation passed.
             if errs.is_empty() {
@@ -457,6 +493,29 @@ impl Strategy for BuiltinKind {
 
     fn release<'a>(&'a self, cx: &'a Context<'a>, obj: &'a Value) -> BoxFuture<'a, ()> {
         self.spec.behaviour.release(cx, obj)
+    }
+
+    fn answer_create(&self, obj: Value) -> Option<Result<Value, ApiError>> {
+        if self.spec.verbs != ["create"] {
+            return None;
+        }
+        let mut obj = obj;
+        let answer = self.decode(&mut obj).and_then(|_| {
+            let mut errs = ErrorList::new();
+            self.spec.behaviour.validate(&obj, None, &mut errs);
+            if !errs.is_empty() {
+                return Err(ApiError::invalid(&self.info.q, name_of(&obj), &errs));
+            }
+            let mut answer = self
+                .spec
+                .behaviour
+                .answer_create(&obj)
+                .ok_or_else(ApiError::method_not_allowed_here)?;
+            answer["apiVersion"] = json!(self.info.api_version());
+            answer["kind"] = json!(self.spec.kind);
+            Ok(answer)
+        });
+        Some(answer)
     }
 }
 

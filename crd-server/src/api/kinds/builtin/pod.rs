@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::podspec::containers::images_for_pod;
 use super::podspec::{arr, defaults, validate_spec};
 use super::quantity::Quantity;
-use super::{Behaviour, printers};
+use super::{Behaviour, Validation, printers};
 use crate::api::kinds::Subresource;
 use crate::api::object::meta_mut;
 use crate::api::table::Column;
@@ -262,16 +262,17 @@ impl Behaviour for Pods {
     }
 
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
-        self.validate_on(obj, old, Subresource::Main, errs)
+        self.validate_with(obj, old, &Validation::main(), errs)
     }
 
-    fn validate_on(
+    fn validate_with(
         &self,
         obj: &Value,
         old: Option<&Value>,
-        sub: Subresource,
+        cx: &Validation,
         errs: &mut ErrorList,
     ) {
+        let sub = cx.sub;
         let path = Path::new("spec");
         let empty = Value::Null;
         let spec = obj.get("spec").unwrap_or(&empty);

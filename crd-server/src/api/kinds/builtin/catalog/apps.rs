@@ -26,7 +26,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.apps.v1.ControllerRevision",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &ControllerRevisions,
     },
     Spec {
@@ -45,7 +44,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.apps.v1.DaemonSet",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &Apps(Workload::DaemonSet),
     },
     Spec {
@@ -64,7 +62,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.apps.v1.Deployment",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &Apps(Workload::Deployment),
     },
     Spec {
@@ -83,7 +80,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.apps.v1.ReplicaSet",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: &[("status.replicas", "status.replicas|0")],
-        proto: None,
         behaviour: &Apps(Workload::ReplicaSet),
     },
     Spec {
@@ -102,7 +98,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.apps.v1.StatefulSet",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &Apps(Workload::StatefulSet),
     },
 ];

@@ -21,6 +21,5 @@ pub(super) static KINDS: &[Spec] = &[Spec {
     definition: "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
     name_rule: Some(NameRule::DnsSubdomain),
     field_selectors: NONE,
-    proto: None,
     behaviour: &Autoscalers,
 }];

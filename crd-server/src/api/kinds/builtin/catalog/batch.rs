@@ -22,7 +22,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.batch.v1.CronJob",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &CronJobs,
     },
     Spec {
@@ -41,7 +40,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.batch.v1.Job",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: &[("status.successful", "status.succeeded|0")],
-        proto: None,
         behaviour: &Jobs,
     },
 ];

@@ -31,7 +31,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.ConfigMap",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &ConfigMaps,
     },
     Spec {
@@ -50,7 +49,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.Secret",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: &[("type", "type")],
-        proto: None,
         behaviour: &Secrets,
     },
     Spec {
@@ -69,7 +67,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.ServiceAccount",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &ServiceAccounts,
     },
     Spec {
@@ -103,7 +100,6 @@ pub(super) static KINDS: &[Spec] = &[
             ("source", "source.component"),
             ("type", "type"),
         ],
-        proto: None,
         behaviour: &Events { events_api: false },
     },
     // Pods (workloads helper): the subresources a kubelet would serve are answered
@@ -144,7 +140,6 @@ pub(super) static KINDS: &[Spec] = &[
             ("status.podIP", "status.podIP"),
             ("status.nominatedNodeName", "status.nominatedNodeName"),
         ],
-        proto: None,
         behaviour: &Pods,
     },
     // Services, storage, nodes and policy objects of core/v1 (one block).
@@ -167,7 +162,6 @@ pub(super) static KINDS: &[Spec] = &[
             ("spec.clusterIP", "spec.clusterIP"),
             ("spec.type", "spec.type"),
         ],
-        proto: None,
         behaviour: &Services,
     },
     Spec {
@@ -186,7 +180,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.Endpoints",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &Endpoints,
     },
     Spec {
@@ -205,7 +198,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.PersistentVolumeClaim",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: &[("name", "metadata.name")],
-        proto: None,
         behaviour: &Claims,
     },
     Spec {
@@ -224,7 +216,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.PersistentVolume",
         name_rule: Some(NameRule::PathSegment),
         field_selectors: &[("name", "metadata.name")],
-        proto: None,
         behaviour: &Volumes,
     },
     Spec {
@@ -243,7 +234,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.Node",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: &[("spec.unschedulable", "spec.unschedulable|false")],
-        proto: None,
         behaviour: &Nodes,
     },
     Spec {
@@ -262,7 +252,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.LimitRange",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &LimitRanges,
     },
     Spec {
@@ -281,7 +270,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.core.v1.ResourceQuota",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &ResourceQuotas,
     },
 ];

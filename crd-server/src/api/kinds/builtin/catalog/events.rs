@@ -31,6 +31,5 @@ pub(super) static KINDS: &[Spec] = &[Spec {
         ("reportingController", "reportingController"),
         ("type", "type"),
     ],
-    proto: None,
     behaviour: &Events { events_api: true },
 }];

@@ -1,6 +1,7 @@
 //! The built-in kinds served, with the names, scope, verbs and storage keys
 //! kube-apiserver's discovery and storage use for them: one file per API group.
 
+mod admissionregistration;
 mod apps;
 mod autoscaling;
 mod batch;
@@ -10,6 +11,8 @@ mod discovery;
 mod events;
 mod networking;
 mod policy;
+mod rbac;
+mod reviews;
 mod scheduling;
 mod storage;
 
@@ -49,6 +52,10 @@ static GROUPS: &[&[Spec]] = &[
     autoscaling::KINDS,
     scheduling::KINDS,
     storage::KINDS,
+    reviews::AUTHENTICATION,
+    reviews::AUTHORIZATION,
+    rbac::KINDS,
+    admissionregistration::KINDS,
 ];
 
 /// Every built-in kind this server serves.

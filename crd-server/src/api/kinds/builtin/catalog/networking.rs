@@ -22,7 +22,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.networking.v1.Ingress",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &Ingresses,
     },
     Spec {
@@ -41,7 +40,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.networking.v1.IngressClass",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &IngressClasses,
     },
     Spec {
@@ -60,7 +58,6 @@ pub(super) static KINDS: &[Spec] = &[
         definition: "io.k8s.api.networking.v1.NetworkPolicy",
         name_rule: Some(NameRule::DnsSubdomain),
         field_selectors: NONE,
-        proto: None,
         behaviour: &NetworkPolicies,
     },
 ];

@@ -20,6 +20,5 @@ pub(super) static KINDS: &[Spec] = &[Spec {
     definition: "io.k8s.api.storage.v1.StorageClass",
     name_rule: Some(NameRule::DnsSubdomain),
     field_selectors: NONE,
-    proto: None,
     behaviour: &StorageClasses,
 }];

@@ -1,0 +1,99 @@
+//! admissionregistration.k8s.io/v1 (MutatingAdmissionPolicies only where the release
+//! serves them: see their behaviour's `served_in`).
+
+use super::super::admission::mutating::{MutatingBindings, MutatingPolicies};
+use super::super::admission::policies::{ValidatingBindings, ValidatingPolicies};
+use super::super::admission::webhooks::Webhooks;
+use super::super::{NameRule, Spec};
+use super::{ALL_VERBS, NONE};
+use crate::api::kinds::Subresource;
+
+const GROUP: &str = "admissionregistration.k8s.io";
+const CATEGORIES: &[&str] = &["api-extensions"];
+
+/// One cluster-scoped kind of the group.
+const fn kind(
+    plural: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    prefix: &'static str,
+    definition: &'static str,
+    subresources: &'static [Subresource],
+    behaviour: &'static dyn super::super::Behaviour,
+) -> Spec {
+    Spec {
+        group: GROUP,
+        version: "v1",
+        plural,
+        singular,
+        kind,
+        namespaced: false,
+        short_names: &[],
+        categories: CATEGORIES,
+        verbs: ALL_VERBS,
+        subresources,
+        prefix,
+        codec: None,
+        definition,
+        name_rule: Some(NameRule::DnsSubdomain),
+        field_selectors: NONE,
+        behaviour,
+    }
+}
+
+pub(super) static KINDS: &[Spec] = &[
+    kind(
+        "mutatingadmissionpolicies",
+        "mutatingadmissionpolicy",
+        "MutatingAdmissionPolicy",
+        "/registry/mutatingadmissionpolicies/",
+        "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy",
+        &[],
+        &MutatingPolicies,
+    ),
+    kind(
+        "mutatingadmissionpolicybindings",
+        "mutatingadmissionpolicybinding",
+        "MutatingAdmissionPolicyBinding",
+        "/registry/mutatingadmissionpolicybindings/",
+        "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding",
+        &[],
+        &MutatingBindings,
+    ),
+    kind(
+        "mutatingwebhookconfigurations",
+        "mutatingwebhookconfiguration",
+        "MutatingWebhookConfiguration",
+        "/registry/mutatingwebhookconfigurations/",
+        "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+        &[],
+        &Webhooks { mutating: true },
+    ),
+    kind(
+        "validatingadmissionpolicies",
+        "validatingadmissionpolicy",
+        "ValidatingAdmissionPolicy",
+        "/registry/validatingadmissionpolicies/",
+        "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
+        &[Subresource::Status],
+        &ValidatingPolicies,
+    ),
+    kind(
+        "validatingadmissionpolicybindings",
+        "validatingadmissionpolicybinding",
+        "ValidatingAdmissionPolicyBinding",
+        "/registry/validatingadmissionpolicybindings/",
+        "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+        &[],
+        &ValidatingBindings,
+    ),
+    kind(
+        "validatingwebhookconfigurations",
+        "validatingwebhookconfiguration",
+        "ValidatingWebhookConfiguration",
+        "/registry/validatingwebhookconfigurations/",
+        "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+        &[],
+        &Webhooks { mutating: false },
+    ),
+];
