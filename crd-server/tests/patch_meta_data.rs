@@ -73,6 +73,8 @@ const ROOTS: &[&str] = &[
     "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
     "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
     "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+    "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy",
+    "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding",
     "io.k8s.api.autoscaling.v1.Scale",
 ];
 

@@ -5,6 +5,13 @@
 
 /// Definitions of 1.37 without a k8s-pb message (their fields' markers are below).
 pub const DEFINITIONS: &[&str] = &[
+    "io.k8s.api.admissionregistration.v1.ApplyConfiguration",
+    "io.k8s.api.admissionregistration.v1.JSONPatch",
+    "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy",
+    "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding",
+    "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBindingSpec",
+    "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicySpec",
+    "io.k8s.api.admissionregistration.v1.Mutation",
     "io.k8s.api.batch.v1.JobSchedulingConfiguration",
     "io.k8s.api.core.v1.EvictionResponder",
     "io.k8s.api.core.v1.ImageVolumeStatus",

@@ -88,6 +88,7 @@ pub async fn run(
         .owns(deployments, children)
         .graceful_shutdown_on(shutdown)
         .run(reconcile, error_policy, ctx)
+        // Failed reconciles are retried by `error_policy`; nothing else to do per result.
         .for_each(|_| futures::future::ready(()))
         .await;
 }

@@ -226,7 +226,9 @@ fn the_body_must_be_a_json_object() {
 
 #[test]
 fn every_root_definition_has_metadata() {
-    for spec in crate::api::kinds::builtin::catalog() {
+    // Create-only kinds (the self reviews) take no patch.
+    let patched = crate::api::kinds::builtin::catalog().filter(|s| s.verbs.contains(&"patch"));
+    for spec in patched {
         assert!(
             has_definition(spec.definition),
             "{} has no patch metadata: add it to ROOTS in tests/patch_meta_data.rs and \

@@ -32,6 +32,35 @@ pub enum Representation {
     Json,
     /// `application/json;as=Table;v=v1;g=meta.k8s.io` (or v1beta1).
     Table,
+    /// `application/json;as=PartialObjectMetadata(List);g=meta.k8s.io;v=v1` (or
+    /// v1beta1): the objects' metadata only, what kube's metadata watchers (and
+    /// `Controller::owns`) and client-go's metadata informers ask for.
+    Metadata,
+}
+
+impl Representation {
+    /// The answer's `Content-Type` (`list`: a list or watch of objects).
+    pub fn content_type(self, list: bool) -> &'static str {
+        match (self, list) {
+            (Representation::Json, _) => "application/json",
+            (Representation::Table, _) => "application/json;as=Table;v=v1;g=meta.k8s.io",
+            (Representation::Metadata, true) => {
+                "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+            }
+            (Representation::Metadata, false) => {
+                "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+            }
+        }
+    }
+}
+
+/// The `PartialObjectMetadata` of an object (`meta.k8s.io/v1`).
+pub fn partial_metadata(obj: &serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": obj.get("metadata").cloned().unwrap_or_else(|| serde_json::json!({})),
+    })
 }
 
 /// Reads `Accept`: a Table when a `meta.k8s.io` Table is listed before anything else we
@@ -58,6 +87,9 @@ pub fn representation(headers: &HeaderMap) -> Result<Representation, ApiError> {
         }
         match (get("as"), get("g")) {
             (Some("Table"), Some("meta.k8s.io")) => return Ok(Representation::Table),
+            (Some("PartialObjectMetadata" | "PartialObjectMetadataList"), Some("meta.k8s.io")) => {
+                return Ok(Representation::Metadata);
+            }
             (None, _) => json_ok = true,
             _ => {}
         }

@@ -105,6 +105,41 @@ pub fn item_key(keys: &[String], item: &Value) -> String {
     format!("k:{}", Value::Object(m))
 }
 
+/// `config` with every list-map item's missing key fields set to their schema default,
+/// as structured-merge-diff reads keys (a container port applied without `protocol` is
+/// the item `{"containerPort":80,"protocol":"TCP"}` the server stored, not a new one).
+pub fn with_default_keys(config: &Value, schema: Option<&JSONSchemaProps>) -> Value {
+    let mut out = config.clone();
+    default_keys(&mut out, schema);
+    out
+}
+
+fn default_keys(value: &mut Value, schema: Option<&JSONSchemaProps>) {
+    let node = shape(schema, value);
+    match (node, value) {
+        (Shape::Struct(_) | Shape::Map(_), Value::Object(m)) => {
+            for (k, v) in m.iter_mut() {
+                default_keys(v, child_schema(node, k));
+            }
+        }
+        (Shape::ListMap(keys, items), Value::Array(list)) => {
+            let props = items.and_then(|i| i.properties.as_ref());
+            for item in list {
+                if let (Value::Object(m), Some(props)) = (&mut *item, props) {
+                    for k in keys {
+                        let default = props.get(k).and_then(|p| p.default.as_ref());
+                        if let (false, Some(d)) = (m.contains_key(k), default) {
+                            m.insert(k.clone(), d.clone());
+                        }
+                    }
+                }
+                default_keys(item, items);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The FieldsV1 key of a set item: `v:"a"`.
 pub fn set_key(value: &Value) -> String {
     format!("v:{value}")
@@ -472,5 +507,24 @@ mod tests {
         let mut copy = obj.clone();
         remove_at(&mut copy, &port[..3]);
         assert_eq!(copy["spec"]["ports"], json!([]));
+    }
+
+    #[test]
+    fn list_map_keys_take_their_schema_defaults() {
+        let schema: JSONSchemaProps = serde_json::from_value(json!({
+            "type": "object", "properties": {"ports": {"type": "array",
+                "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["containerPort", "protocol"],
+                "items": {"type": "object", "properties": {
+                    "containerPort": {"type": "integer"},
+                    "protocol": {"type": "string", "default": "TCP"}}}}}
+        }))
+        .unwrap();
+        let config =
+            json!({"ports": [{"containerPort": 80}, {"containerPort": 53, "protocol": "UDP"}]});
+        let out = with_default_keys(&config, Some(&schema));
+        assert_eq!(
+            out["ports"],
+            json!([{"containerPort": 80, "protocol": "TCP"}, {"containerPort": 53, "protocol": "UDP"}])
+        );
     }
 }

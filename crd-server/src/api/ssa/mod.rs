@@ -203,6 +203,7 @@ pub fn apply(
     force: bool,
     reset: Reset<'_>,
 ) -> Result<Value, ApiError> {
+    let config = &fieldset::with_default_keys(config, schema);
     let mut list = entries(live);
     let applied = without_reset(fieldset::of_object(config, schema), reset);
     let is_mine = |e: &Entry| {

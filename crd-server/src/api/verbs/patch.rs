@@ -88,7 +88,7 @@ pub fn apply_patch(target: &Value, body: &[u8], ty: BodyType) -> Result<Value, A
         }
         BodyType::JsonPatch => {
             let patch: json_patch::Patch = serde_json::from_slice(body).map_err(decode_error)?;
-            json_patch::patch(&mut doc, &patch).map_err(|e| {
+            json_patch_as_go(&mut doc, patch).map_err(|e| {
                 ApiError::unprocessable(format!(
                     "the server rejected our request due to an error in our request: {e}"
                 ))
@@ -97,4 +97,51 @@ pub fn apply_patch(target: &Value, body: &[u8], ty: BodyType) -> Result<Value, A
         _ => return Err(ApiError::unsupported_media_type(ACCEPTED)),
     }
     Ok(doc)
+}
+
+/// Applies a JSON patch with the semantics of the Go library kube-apiserver uses: a
+/// `test` of `null` passes where the path is missing (kube-runtime's finalizer helper
+/// tests `/metadata/finalizers` against `null` before adding the first finalizer). Each
+/// operation works on the copy being patched, so a failure leaves nothing half-applied.
+fn json_patch_as_go(
+    doc: &mut Value,
+    patch: json_patch::Patch,
+) -> Result<(), json_patch::PatchError> {
+    for op in patch.0 {
+        if let json_patch::PatchOperation::Test(test) = &op
+            && test.value.is_null()
+            && doc.pointer(test.path.as_str()).is_none()
+        {
+            continue;
+        }
+        json_patch::patch(doc, &[op])?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::apply_patch;
+    use crate::api::request::BodyType;
+
+    #[test]
+    fn a_test_of_null_passes_on_a_missing_path_as_in_go() {
+        let obj = json!({"metadata": {"name": "a"}});
+        let patch = br#"[{"op": "test", "path": "/metadata/finalizers", "value": null},
+                         {"op": "add", "path": "/metadata/finalizers", "value": ["x/y"]}]"#;
+        let out = apply_patch(&obj, patch, BodyType::JsonPatch).unwrap();
+        assert_eq!(out["metadata"]["finalizers"], json!(["x/y"]));
+        // A present value still has to match.
+        let obj = json!({"metadata": {"name": "a", "finalizers": ["z"]}});
+        let err = apply_patch(&obj, patch, BodyType::JsonPatch).unwrap_err();
+        assert_eq!(err.code, 422, "{}", err.message);
+        // A failed later operation leaves nothing applied.
+        let obj = json!({"metadata": {"name": "a"}});
+        let patch = br#"[{"op": "add", "path": "/metadata/labels", "value": {"a": "b"}},
+                         {"op": "remove", "path": "/spec/missing"}]"#;
+        assert!(apply_patch(&obj, patch, BodyType::JsonPatch).is_err());
+        assert_eq!(obj, json!({"metadata": {"name": "a"}}));
+    }
 }

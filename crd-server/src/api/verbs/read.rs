@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::{Reply, Scope};
 use crate::api::kinds::Resource;
+use crate::api::request::media::partial_metadata;
 use crate::api::request::{Query, Representation};
 use crate::api::selectors::{FieldSelector, LabelSelector};
 use crate::api::state::Shared;
@@ -23,6 +24,9 @@ pub async fn get(scope: &Scope<'_>) -> Result<Reply, ApiError> {
         return Ok(reply);
     }
     let obj = storage::get(scope.shared, scope.target()).await?.obj;
+    if scope.req.representation()? == Representation::Metadata {
+        return Ok(Reply::ok(partial_metadata(&obj)));
+    }
     let meta = json!({"resourceVersion": obj.pointer("/metadata/resourceVersion")});
     let body = table(
         &columns(&scope.res),
@@ -51,6 +55,17 @@ pub async fn list(scope: &Scope<'_>) -> Result<Reply, ApiError> {
     let listed = list_objects(scope.shared, &scope.res, scope.ns(), &scope.req.query).await?;
     let body = match repr {
         Representation::Json => list_object(&scope.res, listed),
+        Representation::Metadata => {
+            let mut list = list_object(&scope.res, listed);
+            list["kind"] = json!("PartialObjectMetadataList");
+            list["apiVersion"] = json!("meta.k8s.io/v1");
+            if let Some(items) = list["items"].as_array_mut() {
+                for item in items {
+                    *item = partial_metadata(item);
+                }
+            }
+            list
+        }
         Representation::Table => {
             let mut meta = json!({"resourceVersion": listed.revision.to_string()});
             if let Some(c) = &listed.continue_token {

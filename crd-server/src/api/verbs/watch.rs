@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 use super::Scope;
 use super::read::{Listed, Selectors, columns, list_objects, parse_rv};
 use crate::api::kinds::Resource;
+use crate::api::request::media::partial_metadata;
 use crate::api::request::{Query, Representation};
 use crate::api::status::ApiError;
 use crate::api::storage;
@@ -52,6 +53,9 @@ impl Encoder {
                 }
                 self.first = false;
                 t
+            }
+            (Representation::Metadata, "ADDED" | "MODIFIED" | "DELETED") => {
+                partial_metadata(&object)
             }
             _ => object,
         };
@@ -209,10 +213,7 @@ pub async fn watch(scope: &Scope<'_>) -> Result<Response, ApiError> {
             .await
             .map(|b| (Ok::<_, std::convert::Infallible>(b), rx))
     });
-    let content_type = match repr {
-        Representation::Table => "application/json;as=Table;v=v1;g=meta.k8s.io",
-        Representation::Json => "application/json",
-    };
+    let content_type = repr.content_type(true);
     Response::builder()
         .header(http::header::CONTENT_TYPE, content_type)
         .header(http::header::CACHE_CONTROL, "no-cache, private")

@@ -192,7 +192,7 @@ impl Validation {
     /// does not depend on either (their `validate` calls `validate_with` with it).
     pub fn main() -> Validation {
         Validation {
-            kube_version: crd_runtime::KubeVersion::default(),
+            kube_version: crd_runtime::KubeVersion::NEWEST,
             status: false,
             sub: Subresource::Main,
         }

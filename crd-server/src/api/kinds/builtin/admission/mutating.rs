@@ -173,6 +173,7 @@ mod tests {
         let cx = Validation {
             kube_version: KubeVersion::NEWEST,
             status: false,
+            sub: crate::api::kinds::Subresource::Main,
         };
         let mut obj = json!({"spec": {
             "matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}]},

@@ -5,6 +5,7 @@ fn cx() -> Validation {
     Validation {
         kube_version: KubeVersion::NEWEST,
         status: false,
+        sub: crate::api::kinds::Subresource::Main,
     }
 }
 

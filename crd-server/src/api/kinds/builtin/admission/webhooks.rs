@@ -408,6 +408,7 @@ mod tests {
         Validation {
             kube_version: KubeVersion::NEWEST,
             status: false,
+            sub: crate::api::kinds::Subresource::Main,
         }
     }
 
