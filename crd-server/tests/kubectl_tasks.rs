@@ -349,10 +349,9 @@ fn services(url: &str) {
     );
     assert!(table.contains("kubernetes"), "{table}");
     let described = kubectl_ok(url, &["describe", "svc", "nginx-deployment"]);
-    assert!(
-        described.contains("Selector:          app=nginx"),
-        "{described}"
-    );
+    let selector = described.lines().find(|l| l.starts_with("Selector:"));
+    let words = selector.map(|l| l.split_whitespace().collect::<Vec<_>>());
+    assert_eq!(words, Some(vec!["Selector:", "app=nginx"]), "{described}");
 }
 
 /// Events: recorded about an object, listed, filtered, and shown by `describe`.
