@@ -165,6 +165,7 @@ async fn throughput() {
         tls: None,
         token: None,
         engine: Default::default(),
+        ..Default::default()
     };
     let server = crd_server::start(config).await.expect("server");
     let kinds: [(&str, &str, fn(usize) -> Value); 2] = [
