@@ -36,7 +36,7 @@ const RESERVED: [&str; 21] = [
 /// are also accessible unescaped (`self.namespace` as well as
 /// `self.__namespace__`), except `true`, `false`, `null` and `in`, which the
 /// grammar cannot accept as field names.
-pub(crate) fn is_reserved(name: &str) -> bool {
+pub fn is_reserved(name: &str) -> bool {
     RESERVED.contains(&name)
 }
 

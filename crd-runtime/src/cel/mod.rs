@@ -53,7 +53,7 @@ pub use compile::CelEnvironment;
 pub use cost_limits::{
     EstimatedCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
-pub use escape::escape;
+pub use escape::{escape, is_reserved};
 pub use expression::{DeclType, Declarations, compile_expression, parse_expression};
 pub use pass::CelPass;
 pub use rule_error::{RuleError, RuleField, SUPPORTED_REASONS};
