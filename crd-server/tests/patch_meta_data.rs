@@ -23,8 +23,11 @@ mod newer;
 #[path = "patch_meta_data/proto.rs"]
 mod proto;
 
+#[path = "support/k8s_pb.rs"]
+mod k8s_pb;
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use proto::ProtoField;
 use serde_json::{Map, Value, json};
@@ -34,74 +37,11 @@ const VERSION: &str = "1.37";
 
 /// The kinds whose patches the table serves (and Scale, their scale subresource);
 /// everything their fields reach is generated.
-const ROOTS: &[&str] = &[
-    "io.k8s.api.core.v1.ConfigMap",
-    "io.k8s.api.core.v1.Secret",
-    "io.k8s.api.core.v1.Service",
-    "io.k8s.api.core.v1.ServiceAccount",
-    "io.k8s.api.core.v1.Endpoints",
-    "io.k8s.api.core.v1.Event",
-    "io.k8s.api.core.v1.Pod",
-    "io.k8s.api.core.v1.PersistentVolumeClaim",
-    "io.k8s.api.core.v1.PersistentVolume",
-    "io.k8s.api.core.v1.Node",
-    "io.k8s.api.core.v1.LimitRange",
-    "io.k8s.api.core.v1.ResourceQuota",
-    "io.k8s.api.core.v1.Namespace",
-    "io.k8s.api.apps.v1.Deployment",
-    "io.k8s.api.apps.v1.StatefulSet",
-    "io.k8s.api.apps.v1.DaemonSet",
-    "io.k8s.api.apps.v1.ReplicaSet",
-    "io.k8s.api.apps.v1.ControllerRevision",
-    "io.k8s.api.batch.v1.Job",
-    "io.k8s.api.batch.v1.CronJob",
-    "io.k8s.api.coordination.v1.Lease",
-    "io.k8s.api.events.v1.Event",
-    "io.k8s.api.networking.v1.Ingress",
-    "io.k8s.api.networking.v1.IngressClass",
-    "io.k8s.api.networking.v1.NetworkPolicy",
-    "io.k8s.api.discovery.v1.EndpointSlice",
-    "io.k8s.api.policy.v1.PodDisruptionBudget",
-    "io.k8s.api.rbac.v1.Role",
-    "io.k8s.api.rbac.v1.RoleBinding",
-    "io.k8s.api.rbac.v1.ClusterRole",
-    "io.k8s.api.rbac.v1.ClusterRoleBinding",
-    "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
-    "io.k8s.api.scheduling.v1.PriorityClass",
-    "io.k8s.api.storage.v1.StorageClass",
-    "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
-    "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
-    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
-    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+/// The kinds with patch metadata beyond those both tables cover (newer than k8s-pb).
+const MORE: &[&str] = &[
     "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy",
     "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding",
-    "io.k8s.api.autoscaling.v1.Scale",
 ];
-
-fn k8s_pb_src() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = std::process::Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--locked"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        output.status.success(),
-        "cargo metadata failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let metadata: Value = serde_json::from_slice(&output.stdout).expect("cargo metadata JSON");
-    let manifest = metadata["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "k8s-pb")
-        .expect("k8s-pb is in the lock file (a dev-dependency of crd-server)")["manifest_path"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    Path::new(&manifest).parent().unwrap().join("src")
-}
 
 /// The release's definitions, unresolved (`$ref`s by definition name).
 fn openapi_definitions() -> BTreeMap<String, Value> {
@@ -276,9 +216,13 @@ fn definition_entry(
 }
 
 fn generate() -> String {
-    let messages = proto::read_messages(&k8s_pb_src());
+    let messages = proto::read_messages(&k8s_pb::source_dir());
     let defs = openapi_definitions();
-    let mut queue: Vec<String> = ROOTS.iter().map(|r| r.to_string()).collect();
+    let mut queue: Vec<String> = k8s_pb::SERVED_KINDS
+        .iter()
+        .chain(MORE)
+        .map(|r| r.to_string())
+        .collect();
     let mut seen = BTreeSet::new();
     let mut table = BTreeMap::new();
     while let Some(name) = queue.pop() {

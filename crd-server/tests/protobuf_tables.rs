@@ -13,55 +13,21 @@
 #[path = "protobuf_tables/source.rs"]
 mod source;
 
+#[path = "support/k8s_pb.rs"]
+mod k8s_pb;
+
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crd_runtime::k8s_schemas;
 use serde_json::Value;
 use source::{Kind, Label, ProtoMessage};
 
 /// The kinds whose bodies are decoded, by OpenAPI definition.
-const TOP_LEVEL: &[&str] = &[
-    "io.k8s.api.core.v1.ConfigMap",
-    "io.k8s.api.core.v1.Secret",
-    "io.k8s.api.core.v1.Service",
-    "io.k8s.api.core.v1.ServiceAccount",
-    "io.k8s.api.core.v1.Endpoints",
-    "io.k8s.api.core.v1.Event",
-    "io.k8s.api.core.v1.Pod",
-    "io.k8s.api.core.v1.PersistentVolumeClaim",
-    "io.k8s.api.core.v1.PersistentVolume",
-    "io.k8s.api.core.v1.Node",
-    "io.k8s.api.core.v1.LimitRange",
-    "io.k8s.api.core.v1.ResourceQuota",
-    "io.k8s.api.core.v1.Namespace",
-    "io.k8s.api.apps.v1.Deployment",
-    "io.k8s.api.apps.v1.StatefulSet",
-    "io.k8s.api.apps.v1.DaemonSet",
-    "io.k8s.api.apps.v1.ReplicaSet",
-    "io.k8s.api.apps.v1.ControllerRevision",
-    "io.k8s.api.batch.v1.Job",
-    "io.k8s.api.batch.v1.CronJob",
-    "io.k8s.api.coordination.v1.Lease",
-    "io.k8s.api.events.v1.Event",
-    "io.k8s.api.networking.v1.Ingress",
-    "io.k8s.api.networking.v1.IngressClass",
-    "io.k8s.api.networking.v1.NetworkPolicy",
-    "io.k8s.api.discovery.v1.EndpointSlice",
-    "io.k8s.api.policy.v1.PodDisruptionBudget",
+/// The kinds whose bodies are decoded beyond the stored kinds: subresource and request
+/// bodies, CRDs, the self reviews.
+const MORE: &[&str] = &[
     "io.k8s.api.policy.v1.Eviction",
-    "io.k8s.api.rbac.v1.Role",
-    "io.k8s.api.rbac.v1.RoleBinding",
-    "io.k8s.api.rbac.v1.ClusterRole",
-    "io.k8s.api.rbac.v1.ClusterRoleBinding",
-    "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler",
-    "io.k8s.api.autoscaling.v1.Scale",
-    "io.k8s.api.scheduling.v1.PriorityClass",
-    "io.k8s.api.storage.v1.StorageClass",
-    "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
-    "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
-    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
-    "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
     "io.k8s.api.authorization.v1.SelfSubjectAccessReview",
     "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
     "io.k8s.api.authentication.v1.SelfSubjectReview",
@@ -119,31 +85,6 @@ fn special(path: &str) -> Option<(&'static str, SpecialFields)> {
         ),
         _ => return None,
     })
-}
-
-fn k8s_pb_src() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = std::process::Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--locked"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        output.status.success(),
-        "cargo metadata failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let metadata: Value = serde_json::from_slice(&output.stdout).expect("cargo metadata JSON");
-    let manifest = metadata["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "k8s-pb")
-        .expect("k8s-pb is in the lock file")["manifest_path"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    Path::new(&manifest).parent().unwrap().join("src")
 }
 
 /// `io.k8s.api.apps.v1.Deployment` → k8s-pb's module `api::apps::v1::` and `Deployment`.
@@ -398,13 +339,14 @@ fn generate() -> String {
         definitions.insert((module, folded(name)), d.to_string());
     }
     let g = Generator {
-        messages: source::read_crate(&k8s_pb_src()),
+        messages: source::read_crate(&k8s_pb::source_dir()),
         schemas,
         definitions,
         zero_values: read_zero_values(),
     };
-    let mut queue: Queue = TOP_LEVEL
+    let mut queue: Queue = k8s_pb::SERVED_KINDS
         .iter()
+        .chain(MORE)
         .map(|d| {
             let (module, name) = pb_module(d);
             let path = g
