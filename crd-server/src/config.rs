@@ -51,6 +51,8 @@ pub struct Config {
     /// `--service-node-port-range`: the node ports of NodePort and LoadBalancer
     /// Services (`30000-32767`, `30000+2767`).
     pub service_node_port_range: String,
+    /// `--controllers`: the lifecycle controllers this server runs (all by default).
+    pub controllers: crate::Controllers,
 }
 
 /// The default `--service-cluster-ip-range`: kubeadm's and kind's (kube-apiserver's own
@@ -70,6 +72,7 @@ impl Default for Config {
             engine: EngineOptions::default(),
             service_cluster_ip_range: DEFAULT_SERVICE_CLUSTER_IP_RANGE.into(),
             service_node_port_range: DEFAULT_SERVICE_NODE_PORT_RANGE.into(),
+            controllers: crate::Controllers::default(),
         }
     }
 }

@@ -18,6 +18,7 @@
 mod api;
 mod bootstrap;
 pub mod config;
+mod controllers;
 pub mod server;
 pub mod store;
 pub mod testing;
@@ -25,5 +26,6 @@ pub mod tls;
 pub mod webhook;
 
 pub use config::{Config, StartError, StoreConfig, TlsFiles};
+pub use controllers::{CONTROLLERS, Selection as Controllers};
 pub use server::{RunningServer, app, start};
 pub use testing::TestServer;

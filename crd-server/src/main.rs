@@ -49,6 +49,11 @@ struct Args {
     /// The node ports of NodePort and LoadBalancer Services (`A-B` or `A+N`).
     #[arg(long, value_name = "RANGE", default_value = crd_server::config::DEFAULT_SERVICE_NODE_PORT_RANGE)]
     service_node_port_range: String,
+    /// The lifecycle controllers to run, as kube-controller-manager's flag: `*` for all,
+    /// `NAME` to enable one, `-NAME` to disable one (garbagecollector, namespace,
+    /// customresourcecleanup).
+    #[arg(long, value_name = "NAMES", default_value = "*")]
+    controllers: crd_server::Controllers,
 }
 
 fn main() -> ExitCode {
@@ -115,6 +120,7 @@ async fn run(args: Args) -> Result<(), String> {
         engine,
         service_cluster_ip_range: args.service_cluster_ip_range,
         service_node_port_range: args.service_node_port_range,
+        controllers: args.controllers,
     };
     let server = crd_server::start(config).await.map_err(|e| e.to_string())?;
     println!(

@@ -14,7 +14,7 @@ use crate::api::kinds::builtin::ip_range::{Cidr, PortRange};
 use crate::api::kinds::builtin::service_alloc::Ranges;
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::registry::Registry;
-use crate::api::request::{FieldValidation, WriteOptions};
+use crate::api::request::WriteOptions;
 use crate::api::router;
 use crate::api::state::Shared;
 use crate::api::storage::{Target, WriteError};
@@ -30,6 +30,8 @@ pub struct RunningServer {
     shared: Arc<Shared>,
     app: axum::Router,
     task: JoinHandle<()>,
+    /// Stopped with the server.
+    _controllers: crate::controllers::Running,
 }
 
 impl RunningServer {
@@ -92,17 +94,6 @@ async fn open_store(cfg: &StoreConfig) -> Result<Arc<dyn Store>, StartError> {
     })
 }
 
-/// The options of the writes the server makes itself, recorded under `manager`.
-fn own_write(manager: &str) -> WriteOptions {
-    WriteOptions {
-        dry_run: false,
-        field_manager: Some(manager.to_string()),
-        manager: manager.to_string(),
-        validation: FieldValidation::Strict,
-        force: false,
-    }
-}
-
 fn builtin(shared: &Shared, group: &str, resource: &str) -> Result<Resource, StartError> {
     shared
         .registry
@@ -113,7 +104,7 @@ fn builtin(shared: &Shared, group: &str, resource: &str) -> Result<Resource, Sta
 /// Creates what a fresh cluster has (the three namespaces) and the start-up CRDs.
 async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), StartError> {
     let namespaces = builtin(shared, "", "namespaces")?;
-    let opts = own_write("kube-apiserver");
+    let opts = WriteOptions::server("kube-apiserver");
     for ns in crate::api::kinds::namespace::IMMORTAL {
         let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
         match write::create(
@@ -137,7 +128,7 @@ async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), 
     }
     seed_rbac(shared).await?;
     let crd_res = builtin(shared, "apiextensions.k8s.io", "customresourcedefinitions")?;
-    let opts = own_write("crd-server");
+    let opts = WriteOptions::server("crd-server");
     for crd in crds {
         let name = crd.name().to_string();
         let failed = |message: String| StartError::Crd {
@@ -187,7 +178,7 @@ async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), 
 /// kube-apiserver's `rbac/bootstrap-roles` hook does (existing ones are kept).
 async fn seed_rbac(shared: &Shared) -> Result<(), StartError> {
     use crate::api::kinds::builtin::bootstrap;
-    let opts = own_write("kube-apiserver");
+    let opts = WriteOptions::server("kube-apiserver");
     let rbac = "rbac.authorization.k8s.io";
     for (resource, objects) in [
         ("clusterroles", bootstrap::cluster_roles()),
@@ -253,7 +244,13 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String)
         token: config.token.clone(),
     });
     seed(&shared, &config.crds).await?;
-    crate::bootstrap::services(&shared, &ranges, addr, &own_write("kube-apiserver")).await?;
+    crate::bootstrap::services(
+        &shared,
+        &ranges,
+        addr,
+        &WriteOptions::server("kube-apiserver"),
+    )
+    .await?;
     Ok((shared, store_description))
 }
 
@@ -272,6 +269,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         source,
     })?;
     let (shared, store_description) = open(&config, addr).await?;
+    let controllers = crate::controllers::start(&shared, &config.controllers);
     let app = router(shared.clone());
     let in_process = app.clone();
     let scheme = if tls.is_some() { "https" } else { "http" };
@@ -293,6 +291,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         shared,
         app: in_process,
         task,
+        _controllers: controllers,
     })
 }
 

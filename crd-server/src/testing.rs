@@ -50,6 +50,7 @@ pub struct TestServerBuilder {
     engine: EngineOptions,
     service_cluster_ip_range: Option<String>,
     service_node_port_range: Option<String>,
+    controllers: crate::Controllers,
 }
 
 impl TestServerBuilder {
@@ -106,6 +107,16 @@ impl TestServerBuilder {
         self
     }
 
+    /// Chooses the lifecycle controllers that run, as `--controllers` does (`*` — all —
+    /// by default; `*,-garbagecollector` to test without the garbage collector).
+    pub fn controllers(mut self, list: &str) -> Self {
+        match list.parse() {
+            Ok(c) => self.controllers = c,
+            Err(e) => self.errors.push(format!("--controllers: {e}")),
+        }
+        self
+    }
+
     /// Uses the embedded durable store in a temporary directory instead of memory.
     pub fn durable(mut self) -> Self {
         self.durable = true;
@@ -137,6 +148,7 @@ impl TestServerBuilder {
             service_node_port_range: self
                 .service_node_port_range
                 .unwrap_or_else(|| crate::config::DEFAULT_SERVICE_NODE_PORT_RANGE.into()),
+            controllers: self.controllers,
         };
         let server = TestServer {
             server: start(config).await?,

@@ -7,9 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::api::kinds::{Allocation, Context, Resource, Subresource, unknown_fields};
-use crate::api::object::{
-    has_finalizers, is_deleting, meta_mut, name_of, now, random_suffix, str_at,
-};
+use crate::api::object::{meta_mut, name_of, now, random_suffix, str_at};
 use crate::api::request::WriteOptions;
 use crate::api::ssa;
 use crate::api::state::Shared;
@@ -387,7 +385,7 @@ async fn admit_and_replace(
             json: None,
         });
     }
-    if is_deleting(&new) && !has_finalizers(&new) {
+    if res.finalized(&new) {
         // The last finalizer is gone: the object goes with this write.
         let obj = storage::remove(u.shared, u.target, new, revision).await?;
         res.release(&cx, &obj).await;

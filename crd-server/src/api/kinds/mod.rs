@@ -207,6 +207,16 @@ pub enum Cascade {
     NamespaceContents(String),
 }
 
+/// kube-apiserver's `DefaultGarbageCollectionPolicy`: what a DELETE without a
+/// `propagationPolicy` does with the object's dependents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GcPolicy {
+    /// Background deletion (the dependents go after the owner): most kinds.
+    DeleteDependents,
+    /// The `orphan` finalizer: batch/v1 Jobs, for compatibility.
+    OrphanDependents,
+}
+
 /// Top-level fields a strategy resets on an endpoint (kube-apiserver's reset fields):
 /// server-side apply neither merges nor records ownership of them.
 pub type ResetFields = &'static [&'static [&'static str]];
@@ -279,6 +289,26 @@ pub trait Strategy: Send + Sync {
     /// What goes with a deleted object.
     fn cascade(&self, _obj: &Value) -> Cascade {
         Cascade::None
+    }
+
+    /// What a DELETE without a propagation policy does with dependents.
+    fn default_gc_policy(&self) -> GcPolicy {
+        GcPolicy::DeleteDependents
+    }
+
+    /// Marks the start of an object's deletion beyond its `deletionTimestamp`, as the
+    /// kinds with their own `Delete` in kube-apiserver do (a namespace turns
+    /// `Terminating`, a CRD gets its cleanup finalizer); `true`: the object now waits
+    /// on its controller instead of going at once.
+    fn begin_deletion(&self, _obj: &mut Value) -> bool {
+        false
+    }
+
+    /// `ShouldDeleteDuringUpdate`: whether an object being deleted goes with the write
+    /// that left it as `obj` (no finalizer left; a namespace also waits on its
+    /// `spec.finalizers`).
+    fn finalized(&self, obj: &Value) -> bool {
+        crate::api::object::is_deleting(obj) && !crate::api::object::has_finalizers(obj)
     }
 
     /// Whether writes change what the server serves (CRDs): a write then returns only

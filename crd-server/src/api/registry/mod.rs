@@ -170,6 +170,30 @@ impl Registry {
             .cloned()
     }
 
+    /// The kind an `apiVersion` and `kind` name (an owner reference's), at that version.
+    pub fn resolve_kind(&self, api_version: &str, kind: &str) -> Option<Resource> {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        self.resources().into_iter().find(|r| {
+            let info = r.info();
+            info.q.group == group && info.version == version && info.q.kind == kind
+        })
+    }
+
+    /// The served resource a storage key belongs to (the first version served of its
+    /// kind: every version reads the same metadata), with the key's namespace and name.
+    pub fn resource_for_key(&self, key: &str) -> Option<(Resource, Option<String>, String)> {
+        self.resources().into_iter().find_map(|r| {
+            let info = r.info();
+            let rest = key.strip_prefix(info.prefix.as_str())?;
+            if info.namespaced {
+                let (ns, name) = rest.split_once('/')?;
+                (!name.contains('/')).then(|| (r.clone(), Some(ns.to_string()), name.to_string()))
+            } else {
+                (!rest.contains('/')).then(|| (r.clone(), None, rest.to_string()))
+            }
+        })
+    }
+
     /// Every served resource: the built-in kinds, then the custom kinds by group and
     /// plural, versions in priority order.
     pub fn resources(&self) -> Vec<Resource> {

@@ -9,7 +9,7 @@ use http::HeaderMap;
 
 pub use info::{RequestInfo, Verb};
 pub use media::{BodyType, Representation};
-pub use query::{DeleteOptions, FieldValidation, Query, WriteOptions};
+pub use query::{DeleteOptions, FieldValidation, Propagation, Query, WriteOptions};
 
 use crate::api::status::ApiError;
 

@@ -137,6 +137,20 @@ impl WriteOptions {
     }
 }
 
+impl WriteOptions {
+    /// The options of the writes the server makes itself (seeding, controllers),
+    /// recorded under `manager`.
+    pub fn server(manager: &str) -> WriteOptions {
+        WriteOptions {
+            dry_run: false,
+            field_manager: Some(manager.to_string()),
+            manager: manager.to_string(),
+            validation: FieldValidation::Strict,
+            force: false,
+        }
+    }
+}
+
 /// How dependents go with a deleted owner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Propagation {
@@ -151,9 +165,8 @@ pub enum Propagation {
 pub struct DeleteOptions {
     pub precondition_uid: Option<String>,
     pub precondition_resource_version: Option<String>,
-    /// How dependents go; checked here, acted on by the garbage collector, which does
-    /// not run in this server yet (dependents are left as they are).
-    #[allow(dead_code)]
+    /// How dependents go (the `orphan` / `foregroundDeletion` finalizers the garbage
+    /// collector acts on).
     pub propagation: Option<Propagation>,
     /// Custom resources and the kinds served here delete without a grace period.
     #[allow(dead_code)]

@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 
 use super::read::list_objects;
 use super::{Reply, Scope};
-use crate::api::kinds::{Cascade, Context, Resource};
+use crate::api::kinds::{Cascade, Context, GcPolicy, Resource};
 use crate::api::object::{has_finalizers, is_deleting, meta_mut, name_of, now, str_at};
 use crate::api::request::media::read_body;
-use crate::api::request::{DeleteOptions, Query};
+use crate::api::request::{DeleteOptions, Propagation, Query};
 use crate::api::state::Shared;
 use crate::api::status::{self, ApiError};
 use crate::api::storage::{self, Target, UPDATE_ATTEMPTS, WriteError};
@@ -78,7 +78,75 @@ fn removed_answer(res: &Resource, obj: Value) -> Value {
         .unwrap_or_else(|| status::success(&q, &name, &uid))
 }
 
-/// Deletes one object, retrying when another writer changes it meanwhile.
+/// The finalizer that asks the garbage collector to orphan the dependents first.
+pub const ORPHAN_FINALIZER: &str = "orphan";
+/// The finalizer that asks the garbage collector to delete the dependents first.
+pub const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
+
+/// Whether the delete orphans the dependents: the options, then the object's
+/// finalizers, then the kind's default policy decide (`shouldOrphanDependents`).
+fn orphans(res: &Resource, finalizers: &[Value], options: &DeleteOptions) -> bool {
+    if let Some(orphan) = options.orphan_dependents {
+        return orphan;
+    }
+    match options.propagation {
+        Some(p) => return p == Propagation::Orphan,
+        None => {}
+    }
+    for f in finalizers {
+        if f == ORPHAN_FINALIZER {
+            return true;
+        }
+        if f == FOREGROUND_FINALIZER {
+            return false;
+        }
+    }
+    res.default_gc_policy() == GcPolicy::OrphanDependents
+}
+
+/// Whether the delete waits for the dependents (`shouldDeleteDependents`).
+fn foreground(finalizers: &[Value], options: &DeleteOptions) -> bool {
+    if options.orphan_dependents.is_some() {
+        return false;
+    }
+    match options.propagation {
+        Some(p) => p == Propagation::Foreground,
+        None => finalizers.iter().any(|f| f == FOREGROUND_FINALIZER),
+    }
+}
+
+/// The object's finalizers with the garbage collector's set as the delete asks
+/// (`deletionFinalizersForGarbageCollection`); `None` when they do not change.
+pub fn gc_finalizers(res: &Resource, obj: &Value, options: &DeleteOptions) -> Option<Vec<Value>> {
+    let current: Vec<Value> = obj
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut next: Vec<Value> = current
+        .iter()
+        .filter(|f| *f != ORPHAN_FINALIZER && *f != FOREGROUND_FINALIZER)
+        .cloned()
+        .collect();
+    if orphans(res, &current, options) {
+        next.push(json!(ORPHAN_FINALIZER));
+    }
+    if foreground(&current, options) {
+        next.push(json!(FOREGROUND_FINALIZER));
+    }
+    let set = |l: &[Value]| -> std::collections::BTreeSet<String> {
+        l.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    (set(&current) != set(&next)).then_some(next)
+}
+
+/// Deletes one object, retrying when another writer changes it meanwhile: it goes at
+/// once, or — when it has finalizers, the delete adds the garbage collector's, or its
+/// kind begins a deletion of its own — it is marked with a `deletionTimestamp` and
+/// waits.
 pub async fn delete_object(
     shared: &Shared,
     t: Target<'_>,
@@ -88,37 +156,46 @@ pub async fn delete_object(
     for _ in 0..UPDATE_ATTEMPTS {
         let current = storage::get(shared, t).await?;
         check_preconditions(t, options, &current)?;
-        let written = if has_finalizers(&current.obj) {
-            if is_deleting(&current.obj) {
-                // Already waiting on its finalizers.
-                return Ok(waiting(current.obj, options));
-            }
-            let mut marked = current.obj;
-            let meta = meta_mut(&mut marked);
-            meta.insert("deletionTimestamp".into(), json!(now()));
-            meta.insert("deletionGracePeriodSeconds".into(), json!(0));
-            if options.dry_run {
-                return Ok(waiting(marked, options));
-            }
-            storage::update(shared, t, marked, current.revision)
-                .await
-                .map(|saved| waiting(saved.obj, options))
-        } else {
-            if options.dry_run {
-                return Ok(Reply::ok(removed_answer(t.res, current.obj)));
-            }
-            cascade(shared, t.res, &current.obj).await?;
-            match storage::remove(shared, t, current.obj, current.revision).await {
-                Ok(obj) => {
-                    let cx = Context {
-                        store: shared.store.as_ref(),
-                    };
-                    t.res.release(&cx, &obj).await;
-                    Ok(Reply::ok(removed_answer(t.res, obj)))
+        let mut marked = current.obj.clone();
+        let changed_finalizers = gc_finalizers(t.res, &marked, options);
+        if let Some(f) = &changed_finalizers {
+            meta_mut(&mut marked).insert("finalizers".into(), Value::Array(f.clone()));
+        }
+        let was_deleting = is_deleting(&marked);
+        let began = !was_deleting && t.res.begin_deletion(&mut marked);
+        let written =
+            if has_finalizers(&marked) || began || (was_deleting && !t.res.finalized(&marked)) {
+                if was_deleting && changed_finalizers.is_none() {
+                    // Already waiting on its finalizers.
+                    return Ok(waiting(current.obj, options));
                 }
-                Err(e) => Err(e),
-            }
-        };
+                let meta = meta_mut(&mut marked);
+                if !was_deleting {
+                    meta.insert("deletionTimestamp".into(), json!(now()));
+                    meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+                }
+                if options.dry_run {
+                    return Ok(waiting(marked, options));
+                }
+                storage::update(shared, t, marked, current.revision)
+                    .await
+                    .map(|saved| waiting(saved.obj, options))
+            } else {
+                if options.dry_run {
+                    return Ok(Reply::ok(removed_answer(t.res, current.obj)));
+                }
+                cascade(shared, t.res, &current.obj).await?;
+                match storage::remove(shared, t, current.obj, current.revision).await {
+                    Ok(obj) => {
+                        let cx = Context {
+                            store: shared.store.as_ref(),
+                        };
+                        t.res.release(&cx, &obj).await;
+                        Ok(Reply::ok(removed_answer(t.res, obj)))
+                    }
+                    Err(e) => Err(e),
+                }
+            };
         match written {
             Err(WriteError::Raced(_)) => continue,
             Err(WriteError::Failed(e)) => return Err(e),

@@ -4,7 +4,7 @@
 
 mod apply;
 mod create;
-mod delete;
+pub mod delete;
 mod patch;
 mod pods;
 mod read;

@@ -12,7 +12,7 @@ use super::workload::{
     bump, created, immutable_selector, nonnegative, selector_matches_template, semantic_eq,
 };
 use super::{Behaviour, Validation, default_field, printers};
-use crate::api::kinds::Subresource;
+use crate::api::kinds::{GcPolicy, Subresource};
 use crate::api::object::meta_mut;
 use crate::api::table::Column;
 
@@ -220,6 +220,11 @@ fn job_spec(spec: &Value, path: &Path, errs: &mut ErrorList) {
 pub struct Jobs;
 
 impl Behaviour for Jobs {
+    /// batch/v1 Jobs orphan their Pods unless told otherwise, for compatibility.
+    fn default_gc_policy(&self) -> GcPolicy {
+        GcPolicy::OrphanDependents
+    }
+
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) else {
             return Ok(());

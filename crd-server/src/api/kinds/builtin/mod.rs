@@ -56,7 +56,9 @@ pub use selector::{
     selector_string as label_selector_string,
 };
 
-use super::{Allocation, Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
+use super::{
+    Allocation, Context, GcPolicy, KindInfo, ResetFields, Strategy, Subresource, builtin_schema,
+};
 use crate::api::object::name_of;
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -118,6 +120,11 @@ pub trait Behaviour: Sync {
     /// The kind's table columns after Name (kube-apiserver's printer).
     fn columns(&self) -> Vec<Column> {
         vec![Column::age()]
+    }
+
+    /// `DefaultGarbageCollectionPolicy`: background deletion unless the kind orphans.
+    fn default_gc_policy(&self) -> GcPolicy {
+        GcPolicy::DeleteDependents
     }
 
     /// `PrepareForCreate` beyond dropping a status subresource's status: generation,
@@ -410,6 +417,10 @@ impl Strategy for BuiltinKind {
                 Err(ApiError::invalid(&self.info.q, name_of(obj), &errs))
             }
         })
+    }
+
+    fn default_gc_policy(&self) -> GcPolicy {
+        self.spec.behaviour.default_gc_policy()
     }
 
     fn columns(&self) -> Vec<Column> {

@@ -1,0 +1,186 @@
+//! What the controllers do to objects, through the same verbs as any client (so a
+//! delete honours finalizers and preconditions, an update is a compare-and-swap with
+//! its managed fields recorded), in-process instead of over HTTP.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::api::kinds::{Resource, Subresource};
+use crate::api::object::{meta_mut, now, str_at};
+use crate::api::request::{DeleteOptions, Propagation, WriteOptions};
+use crate::api::state::Shared;
+use crate::api::status::ApiError;
+use crate::api::storage::{self, Target};
+use crate::api::verbs::delete::delete_object;
+use crate::api::write::{self, Tracking, Update};
+use crate::store::ListOptions;
+
+/// A controller's handle on the API, writing as `manager`.
+#[derive(Clone)]
+pub struct Client {
+    shared: Arc<Shared>,
+    manager: &'static str,
+}
+
+/// What an update's mutation decided.
+pub enum Mutation {
+    /// Write this object.
+    Write(Value),
+    /// Nothing to change.
+    Keep,
+}
+
+impl Client {
+    /// A client writing as `manager` (the name `managedFields` records).
+    pub fn new(shared: Arc<Shared>, manager: &'static str) -> Client {
+        Client { shared, manager }
+    }
+
+    /// The server's state (registry, store).
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// The object, or `None` when it does not exist.
+    pub async fn get(
+        &self,
+        res: &Resource,
+        ns: Option<&str>,
+        name: &str,
+    ) -> Result<Option<Value>, ApiError> {
+        let t = Target { res, ns, name };
+        Ok(storage::find(&self.shared, t).await?.map(|c| c.obj))
+    }
+
+    /// Every object of `res` (in `ns`, or everywhere).
+    pub async fn list(&self, res: &Resource, ns: Option<&str>) -> Result<Vec<Value>, ApiError> {
+        let prefix = res.info().list_prefix(ns);
+        let listed = self
+            .shared
+            .store
+            .list(&prefix, ListOptions::default())
+            .await
+            .map_err(|e| ApiError::from_store(&res.info().q, "", e))?;
+        storage::present(res, &listed.items).await
+    }
+
+    /// Deletes the object with `propagation`, only if its uid is still `uid` (when
+    /// given). `Ok(None)`: it was already gone; otherwise the answer (the object while
+    /// it waits on finalizers, or a `Status`).
+    pub async fn delete(
+        &self,
+        res: &Resource,
+        ns: Option<&str>,
+        name: &str,
+        propagation: Option<Propagation>,
+        uid: Option<&str>,
+    ) -> Result<Option<Value>, ApiError> {
+        let options = DeleteOptions {
+            precondition_uid: uid.map(str::to_string),
+            propagation,
+            ..DeleteOptions::default()
+        };
+        match delete_object(&self.shared, Target { res, ns, name }, &options).await {
+            Ok(reply) => Ok(Some(reply.body)),
+            Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Updates the object through `sub` with what `mutate` makes of the current one,
+    /// read again and retried when another writer got there first. `Ok(None)`: the
+    /// object does not exist.
+    pub async fn update(
+        &self,
+        res: &Resource,
+        ns: Option<&str>,
+        name: &str,
+        sub: Subresource,
+        mut mutate: impl FnMut(&Value) -> Mutation,
+    ) -> Result<Option<Value>, ApiError> {
+        let opts = WriteOptions::server(self.manager);
+        let u = Update {
+            shared: &self.shared,
+            target: Target { res, ns, name },
+            sub,
+            opts: &opts,
+            tracking: Tracking::Update(self.manager),
+        };
+        let written = write::guaranteed_update(&u, None, |current| {
+            Ok(match mutate(&current.obj) {
+                Mutation::Write(v) => v,
+                Mutation::Keep => current.obj.clone(),
+            })
+        })
+        .await;
+        match written {
+            Ok(w) => Ok(Some(w.obj)),
+            Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Records a core/v1 Event about `obj` as client-go's event recorder does (named
+    /// after the object and the time; a cluster-scoped object's events go to
+    /// `default`), from `component`.
+    pub async fn event(
+        &self,
+        obj: &Value,
+        event_type: &str,
+        reason: &str,
+        message: &str,
+        component: &str,
+    ) -> Result<(), ApiError> {
+        let Some(events) = self.shared.registry.resolve("", "v1", "events") else {
+            return Ok(());
+        };
+        let ns = match str_at(obj, "/metadata/namespace") {
+            "" => "default",
+            ns => ns,
+        };
+        let name = str_at(obj, "/metadata/name");
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let at = now();
+        let mut involved = json!({
+            "apiVersion": obj["apiVersion"],
+            "kind": obj["kind"],
+            "name": name,
+            "uid": str_at(obj, "/metadata/uid"),
+        });
+        if let Some(n) = obj.pointer("/metadata/namespace") {
+            involved["namespace"] = n.clone();
+        }
+        let mut event = json!({
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": format!("{name}.{nanos:x}"), "namespace": ns},
+            "involvedObject": involved,
+            "reason": reason,
+            "message": message,
+            "type": event_type,
+            "source": {"component": component},
+            "firstTimestamp": at,
+            "lastTimestamp": at,
+            "count": 1,
+            "reportingComponent": component,
+            "reportingInstance": "",
+        });
+        meta_mut(&mut event);
+        let opts = WriteOptions::server(self.manager);
+        write::create(
+            &self.shared,
+            &events,
+            Some(ns),
+            event,
+            &opts,
+            Tracking::Update(self.manager),
+        )
+        .await
+        .map(|_| ())
+        .map_err(|e| e.into_api())
+    }
+}

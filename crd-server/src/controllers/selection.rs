@@ -1,0 +1,141 @@
+//! `--controllers`: which controllers run, in kube-controller-manager's syntax — `*`
+//! for every controller on by default, `NAME` to enable one, `-NAME` to disable one.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::str::FromStr;
+
+/// The controllers crd-server runs, each with the other names kube-controller-manager
+/// accepts for it (its `-controller` names since 1.28).
+pub const CONTROLLERS: [&str; 3] = ["garbagecollector", "namespace", "customresourcecleanup"];
+
+const ALIASES: [(&str, &str); 2] = [
+    ("garbage-collector-controller", "garbagecollector"),
+    ("namespace-controller", "namespace"),
+];
+
+/// Which controllers run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    items: Vec<String>,
+    enabled: BTreeSet<&'static str>,
+}
+
+impl Default for Selection {
+    /// `*`: every controller.
+    fn default() -> Self {
+        Selection::all()
+    }
+}
+
+impl Selection {
+    /// Every controller (`*`).
+    pub fn all() -> Selection {
+        Selection {
+            items: vec!["*".into()],
+            enabled: CONTROLLERS.into_iter().collect(),
+        }
+    }
+
+    /// No controller (an empty list).
+    pub fn none() -> Selection {
+        Selection {
+            items: Vec::new(),
+            enabled: BTreeSet::new(),
+        }
+    }
+
+    /// Whether the controller `name` (one of [`CONTROLLERS`]) runs.
+    pub fn enabled(&self, name: &str) -> bool {
+        self.enabled.contains(name)
+    }
+
+    /// Whether any controller runs.
+    pub fn any(&self) -> bool {
+        !self.enabled.is_empty()
+    }
+}
+
+fn canonical(name: &str) -> Option<&'static str> {
+    CONTROLLERS.into_iter().find(|c| *c == name).or_else(|| {
+        ALIASES
+            .into_iter()
+            .find(|(alias, _)| *alias == name)
+            .map(|(_, c)| c)
+    })
+}
+
+impl FromStr for Selection {
+    type Err = String;
+
+    /// A comma-separated list: `*`, `NAME`, `-NAME` (a name disabled wins over `*`).
+    fn from_str(text: &str) -> Result<Selection, String> {
+        let items: Vec<String> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        let mut star = false;
+        let (mut on, mut off) = (BTreeSet::new(), BTreeSet::new());
+        for item in &items {
+            if item == "*" {
+                star = true;
+                continue;
+            }
+            let (set, name) = match item.strip_prefix('-') {
+                Some(name) => (&mut off, name),
+                None => (&mut on, item.as_str()),
+            };
+            let known = canonical(name)
+                .ok_or_else(|| format!("{name:?} is not in the list of known controllers"))?;
+            set.insert(known);
+        }
+        let enabled = CONTROLLERS
+            .into_iter()
+            .filter(|c| !off.contains(c) && (star || on.contains(c)))
+            .collect();
+        Ok(Selection { items, enabled })
+    }
+}
+
+impl fmt::Display for Selection {
+    /// As given (`*,-garbagecollector`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.items.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn star_minus_one() {
+        let s: Selection = "*,-garbagecollector".parse().unwrap();
+        assert!(!s.enabled("garbagecollector"));
+        assert!(s.enabled("namespace") && s.enabled("customresourcecleanup"));
+        assert_eq!(s.to_string(), "*,-garbagecollector");
+    }
+
+    #[test]
+    fn names_and_aliases() {
+        let s: Selection = "namespace-controller".parse().unwrap();
+        assert!(s.enabled("namespace"));
+        assert!(!s.enabled("garbagecollector"));
+        let none: Selection = "".parse().unwrap();
+        assert!(!none.any());
+        assert_eq!(Selection::default(), "*".parse().unwrap());
+    }
+
+    #[test]
+    fn unknown_names_are_refused() {
+        let e = "*,-replicaset-controlller"
+            .parse::<Selection>()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "\"replicaset-controlller\" is not in the list of known controllers"
+        );
+    }
+}
