@@ -94,24 +94,53 @@ pub fn check_body(
     Ok(())
 }
 
-/// The namespace of a namespaced object must exist (404 for the namespace otherwise).
-async fn namespace_exists(
+/// The NamespaceLifecycle admission of a create: the namespace of a namespaced object
+/// must exist (404 for the namespace otherwise) and not be terminating (403). The
+/// registry follows the namespaces, so only one it has not seen yet costs a read.
+async fn admit_namespace(
     shared: &Shared,
     res: &Resource,
     ns: Option<&str>,
+    obj: &Value,
 ) -> Result<(), ApiError> {
     let (true, Some(ns)) = (res.info().namespaced, ns) else {
         return Ok(());
     };
-    if shared.registry.has_namespace(ns) {
+    let terminating = match shared.registry.namespace_terminating(ns) {
+        Some(t) => t,
+        None => {
+            let namespaces = crate::api::kinds::namespace::info();
+            match shared.store.get(&namespaces.key(None, ns)).await {
+                Ok(Some(kv)) => str_at(&storage::decode(&kv)?, "/status/phase") == "Terminating",
+                Ok(None) => return Err(ApiError::not_found(&namespaces.q, ns)),
+                Err(e) => return Err(ApiError::from_store(&namespaces.q, ns, e)),
+            }
+        }
+    };
+    if !terminating {
         return Ok(());
     }
-    let namespaces = crate::api::kinds::namespace::info();
-    match shared.store.get(&namespaces.key(None, ns)).await {
-        Ok(Some(_)) => Ok(()),
-        Ok(None) => Err(ApiError::not_found(&namespaces.q, ns)),
-        Err(e) => Err(ApiError::from_store(&namespaces.q, ns, e)),
+    // Admission runs before a generated name is chosen: the error names the prefix.
+    let name = [
+        str_at(obj, "/metadata/name"),
+        str_at(obj, "/metadata/generateName"),
+    ]
+    .into_iter()
+    .find(|n| !n.is_empty())
+    .unwrap_or("Unknown");
+    let mut e = ApiError::forbidden(
+        &res.info().q,
+        name,
+        &format!("unable to create new content in namespace {ns} because it is being terminated"),
+    );
+    if let Some(details) = e.details.as_mut() {
+        details["causes"] = json!([{
+            "reason": "NamespaceTerminating",
+            "message": format!("namespace {ns} is being terminated"),
+            "field": "metadata.namespace",
+        }]);
     }
+    Err(e)
 }
 
 /// Sets what the server owns on a new object: name from `generateName`, uid, creation
@@ -165,8 +194,8 @@ pub async fn create(
 ) -> Result<Written, WriteError> {
     let info = res.info();
     let warnings = unknown_fields(info, res.decode(&mut obj)?, opts.validation)?;
+    admit_namespace(shared, res, ns, &obj).await?;
     stamp_create(&mut obj)?;
-    namespace_exists(shared, res, ns).await?;
     res.prepare_for_create(&mut obj);
     let cx = Context {
         store: shared.store.as_ref(),

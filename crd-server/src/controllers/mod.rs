@@ -9,6 +9,7 @@
 
 pub mod client;
 pub mod informer;
+mod namespace;
 mod selection;
 
 use std::sync::Arc;
@@ -41,6 +42,7 @@ pub(crate) fn start(shared: &Arc<Shared>, selection: &Selection) -> Running {
         #[allow(clippy::match_single_binding, unreachable_code, unused_variables)]
         let task: tokio::task::JoinHandle<()> = match name {
             // One arm per controller: `"NAME" => tokio::spawn(module::run(shared.clone())),`
+            "namespace" => tokio::spawn(namespace::run(shared.clone())),
             _ => continue,
         };
         running.tasks.push(task.abort_handle());

@@ -203,8 +203,6 @@ pub enum Cascade {
     None,
     /// Every key under this prefix (a CRD's objects).
     Prefix(String),
-    /// Every namespaced object in the namespace of this name.
-    NamespaceContents(String),
 }
 
 /// kube-apiserver's `DefaultGarbageCollectionPolicy`: what a DELETE without a

@@ -9,8 +9,8 @@ use crd_runtime::model::JSONSchemaProps;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::{Cascade, Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
-use crate::api::object::{copy_field, is_deleting, meta_mut, name_of};
+use super::{Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
+use crate::api::object::{copy_field, has_finalizers, is_deleting, meta_mut, name_of, str_at};
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
 
@@ -19,6 +19,12 @@ pub const NAMESPACE_PREFIX: &str = "/registry/namespaces/";
 
 /// The namespaces every cluster has, which cannot be deleted.
 pub const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
+
+/// The finalizer the namespace controller removes once the namespace's content is gone.
+pub const KUBERNETES_FINALIZER: &str = "kubernetes";
+
+/// The finalizers a name without a domain may be (`IsStandardFinalizerName`).
+const STANDARD_FINALIZERS: [&str; 3] = [KUBERNETES_FINALIZER, "orphan", "foregroundDeletion"];
 
 /// The label every namespace carries with its own name.
 const NAME_LABEL: &str = "kubernetes.io/metadata.name";
@@ -65,6 +71,69 @@ pub fn info() -> KindInfo {
         subresources: vec![Subresource::Status, Subresource::Finalize],
         scale: None,
         warning: None,
+    }
+}
+
+/// `spec.finalizers`.
+pub fn spec_finalizer_names(obj: &Value) -> Vec<&str> {
+    obj.pointer("/spec/finalizers")
+        .and_then(Value::as_array)
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// `validateFinalizerName` for each of `spec.finalizers`: a qualified name, and a name
+/// without a domain only if it is a standard one. `indexed`: the path names the entry.
+fn spec_finalizers(obj: &Value, indexed: bool, errs: &mut ErrorList) {
+    let list = obj.pointer("/spec/finalizers").and_then(Value::as_array);
+    for (i, f) in list.into_iter().flatten().enumerate() {
+        let name = f.as_str().unwrap_or("");
+        let base = Path::new("spec").child("finalizers");
+        let path = if indexed { base.index(i) } else { base };
+        for m in crd_runtime::engine::names::qualified_name(name) {
+            errs.push(FieldError::invalid(
+                path.clone(),
+                BadValue::Str(name.into()),
+                m,
+            ));
+        }
+        if !name.contains('/') && !STANDARD_FINALIZERS.contains(&name) {
+            errs.push(FieldError::invalid(
+                path,
+                BadValue::Str(name.into()),
+                "name is neither a standard finalizer name nor is it fully qualified",
+            ));
+        }
+    }
+}
+
+/// `ValidateNamespaceStatusUpdate`: the phase follows `deletionTimestamp` (an absent
+/// phase defaults to `Active`).
+fn status_phase(obj: &mut Value, errs: &mut ErrorList) {
+    if str_at(obj, "/status/phase").is_empty() {
+        if !obj.get("status").is_some_and(Value::is_object) {
+            obj["status"] = json!({});
+        }
+        obj["status"]["phase"] = json!("Active");
+    }
+    let phase = str_at(obj, "/status/phase").to_string();
+    let (wanted, detail) = if is_deleting(obj) {
+        (
+            "Terminating",
+            "may only be 'Terminating' if `deletionTimestamp` is not empty",
+        )
+    } else {
+        (
+            "Active",
+            "may only be 'Active' if `deletionTimestamp` is empty",
+        )
+    };
+    if phase != wanted {
+        errs.push(FieldError::invalid(
+            Path::new("status").child("Phase"),
+            BadValue::Str(phase),
+            detail,
+        ));
     }
 }
 
@@ -140,8 +209,8 @@ impl Strategy for Namespaces {
         &'a self,
         _cx: &'a Context<'a>,
         obj: &'a mut Value,
-        _old: Option<&'a Value>,
-        _sub: Subresource,
+        old: Option<&'a Value>,
+        sub: Subresource,
     ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
         Box::pin(async move {
             let name = name_of(obj).to_string();
@@ -153,12 +222,15 @@ impl Strategy for Namespaces {
                     m,
                 ));
             }
+            match sub {
+                // `ValidateNamespace` names the list, the finalize endpoint each entry.
+                Subresource::Main if old.is_none() => spec_finalizers(obj, false, &mut errs),
+                Subresource::Finalize => spec_finalizers(obj, true, &mut errs),
+                Subresource::Status => status_phase(obj, &mut errs),
+                _ => {}
+            }
             if !errs.is_empty() {
                 return Err(ApiError::invalid(&self.info.q, &name, &errs));
-            }
-            // What the namespace controller shows while the namespace goes.
-            if is_deleting(obj) {
-                obj["status"]["phase"] = json!("Terminating");
             }
             Ok(Vec::new())
         })
@@ -208,14 +280,24 @@ impl Strategy for Namespaces {
         true
     }
 
-    fn deleted_answer(&self, mut obj: Value) -> Option<Value> {
-        // Its contents go with it; the answer shows it terminating, as the server does.
-        obj["status"] = json!({"phase": "Terminating"});
+    fn deleted_answer(&self, obj: Value) -> Option<Value> {
+        // `ReturnDeletedObject`: a namespace removed by a DELETE is answered as itself.
         Some(obj)
     }
 
-    fn cascade(&self, obj: &Value) -> Cascade {
-        Cascade::NamespaceContents(name_of(obj).to_string())
+    fn begin_deletion(&self, obj: &mut Value) -> bool {
+        // The first DELETE only marks the namespace: the namespace controller empties
+        // it and removes its `kubernetes` finalizer, then it goes.
+        if !obj.get("status").is_some_and(Value::is_object) {
+            obj["status"] = json!({});
+        }
+        obj["status"]["phase"] = json!("Terminating");
+        true
+    }
+
+    fn finalized(&self, obj: &Value) -> bool {
+        // `ShouldDeleteNamespaceDuringUpdate`: `spec.finalizers` must be empty as well.
+        is_deleting(obj) && !has_finalizers(obj) && spec_finalizer_names(obj).is_empty()
     }
 
     fn check_delete(&self, name: &str) -> Result<(), ApiError> {

@@ -3,7 +3,7 @@
 //! lists, then watches from the list's revision, and starts over when the watch breaks
 //! (compaction, an etcd restart).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
 
@@ -79,8 +79,28 @@ pub(super) async fn crds(
     }
 }
 
-/// Keeps the set of namespace names current. Ends when the set is dropped.
-pub(super) async fn namespaces(store: Arc<dyn Store>, names: Weak<RwLock<HashSet<String>>>) {
+/// Whether a stored namespace is `Terminating` (what the NamespaceLifecycle admission
+/// reads), decoding no more of it than its phase.
+fn terminating(value: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Namespace {
+        #[serde(default)]
+        status: Option<Status>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Status {
+        #[serde(default)]
+        phase: Option<String>,
+    }
+    serde_json::from_slice::<Namespace>(value)
+        .ok()
+        .and_then(|n| n.status?.phase)
+        .is_some_and(|p| p == "Terminating")
+}
+
+/// Keeps the namespace names current, each with whether it is terminating. Ends when
+/// the map is dropped.
+pub(super) async fn namespaces(store: Arc<dyn Store>, names: Weak<RwLock<HashMap<String, bool>>>) {
     let prefix = NAMESPACE_PREFIX;
     loop {
         let Ok(listed) = store.list(prefix, ListOptions::default()).await else {
@@ -89,14 +109,12 @@ pub(super) async fn namespaces(store: Arc<dyn Store>, names: Weak<RwLock<HashSet
         };
         {
             let Some(names) = names.upgrade() else { return };
-            let mut set = names.write().unwrap_or_else(|e| e.into_inner());
-            set.clear();
-            set.extend(
-                listed
-                    .items
-                    .iter()
-                    .filter_map(|kv| kv.key.strip_prefix(prefix).map(str::to_string)),
-            );
+            let mut map = names.write().unwrap_or_else(|e| e.into_inner());
+            map.clear();
+            map.extend(listed.items.iter().filter_map(|kv| {
+                let name = kv.key.strip_prefix(prefix)?;
+                Some((name.to_string(), terminating(&kv.value)))
+            }));
         }
         let Ok(mut events) = store.watch(prefix, listed.revision).await else {
             tokio::time::sleep(RETRY).await;
@@ -108,10 +126,10 @@ pub(super) async fn namespaces(store: Arc<dyn Store>, names: Weak<RwLock<HashSet
                 let Some(name) = e.kv.key.strip_prefix(prefix) else {
                     continue;
                 };
-                let mut set = names.write().unwrap_or_else(|e| e.into_inner());
+                let mut map = names.write().unwrap_or_else(|e| e.into_inner());
                 match e.kind {
-                    EventKind::Put => set.insert(name.to_string()),
-                    EventKind::Delete => set.remove(name),
+                    EventKind::Put => map.insert(name.to_string(), terminating(&e.kv.value)),
+                    EventKind::Delete => map.remove(name),
                 };
             }
         }

@@ -9,7 +9,7 @@
 
 mod follow;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -82,8 +82,9 @@ pub struct Registry {
     builtins: Vec<Resource>,
     custom: RwLock<Arc<CustomKinds>>,
     seen: watch::Sender<Revision>,
-    /// Namespaces known to exist (followed by a watch; a miss is checked in the store).
-    namespaces: Arc<RwLock<HashSet<String>>>,
+    /// Namespaces known to exist, each with whether it is terminating (followed by a
+    /// watch; a miss is checked in the store).
+    namespaces: Arc<RwLock<HashMap<String, bool>>>,
     /// The tasks following CRDs and namespaces: they hold the store and the registry,
     /// so they are aborted when the API goes away ([`Registry::stop`]).
     tasks: std::sync::Mutex<Vec<tokio::task::AbortHandle>>,
@@ -122,7 +123,7 @@ impl Registry {
             builtins: Self::builtins(options),
             custom: RwLock::new(Arc::new(CustomKinds::default())),
             seen,
-            namespaces: Arc::new(RwLock::new(HashSet::new())),
+            namespaces: Arc::new(RwLock::new(HashMap::new())),
             tasks: std::sync::Mutex::new(Vec::new()),
         });
         registry.rebuild(&crds);
@@ -242,12 +243,13 @@ impl Registry {
         prefixes
     }
 
-    /// Whether the namespace is known to exist (false: not seen yet, ask the store).
-    pub fn has_namespace(&self, name: &str) -> bool {
+    /// Whether the namespace is `Terminating` (`None`: not seen yet, ask the store).
+    pub fn namespace_terminating(&self, name: &str) -> Option<bool> {
         self.namespaces
             .read()
             .unwrap_or_else(|e| e.into_inner())
-            .contains(name)
+            .get(name)
+            .copied()
     }
 
     /// Waits (at most 5 s) until the registry reflects the store at `revision`, so a CRD

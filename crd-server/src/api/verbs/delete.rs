@@ -172,7 +172,10 @@ pub async fn delete_object(
                 let meta = meta_mut(&mut marked);
                 if !was_deleting {
                     meta.insert("deletionTimestamp".into(), json!(now()));
-                    meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+                    // A kind's own deletion (a namespace's, a CRD's) sets no grace period.
+                    if !began {
+                        meta.insert("deletionGracePeriodSeconds".into(), json!(0));
+                    }
                 }
                 if options.dry_run {
                     return Ok(waiting(marked, options));
@@ -205,17 +208,11 @@ pub async fn delete_object(
     Err(ApiError::conflict(&t.res.info().q, t.name))
 }
 
-/// Removes what goes with a deleted object (a CRD's objects, a namespace's contents).
+/// Removes what goes with a deleted object (a CRD's objects).
 async fn cascade(shared: &Shared, res: &Resource, obj: &Value) -> Result<(), ApiError> {
     let prefixes = match res.cascade(obj) {
         Cascade::None => return Ok(()),
         Cascade::Prefix(p) => vec![p],
-        Cascade::NamespaceContents(ns) => shared
-            .registry
-            .namespaced_prefixes()
-            .into_iter()
-            .map(|p| format!("{p}{ns}/"))
-            .collect(),
     };
     for prefix in prefixes {
         let listed = shared

@@ -1,0 +1,239 @@
+//! The namespace controller, as kube-controller-manager's: a namespace marked for
+//! deletion (`deletionTimestamp`, phase `Terminating`) is emptied — every namespaced
+//! object of every served kind deleted, each honouring its own finalizers — and then
+//! released by removing `kubernetes` from its `spec.finalizers`, after which the server
+//! removes it ([`deleter`]). The conditions it keeps meanwhile are in [`conditions`].
+//!
+//! It follows the namespaces with an informer. While objects in a namespace wait on
+//! their finalizers it watches the prefixes they are stored under and passes again as
+//! soon as one changes, instead of upstream's timed re-check (kept only as a slow
+//! fallback); a failed pass is retried after a doubling back-off.
+
+mod conditions;
+mod deleter;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+use tokio::time::Instant;
+
+use super::client::Client;
+use super::informer::{self, Change};
+use crate::api::kinds::namespace::NAMESPACE_PREFIX;
+use crate::api::state::Shared;
+use crate::store::{KeyValue, Revision, Store, WatchItem};
+use deleter::Outcome;
+
+/// The manager the controller's writes are recorded as.
+const MANAGER: &str = "kube-controller-manager";
+
+/// The longest a namespace waiting on finalizers goes without a pass even when no
+/// change is seen (kube-controller-manager's re-check: half its 15 s estimate, plus 1).
+const RECHECK: Duration = Duration::from_secs(8);
+
+/// The back-off after a failed pass doubles from this (client-go's per-item limiter)…
+const FIRST_BACKOFF: Duration = Duration::from_millis(5);
+/// …up to this.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// Runs the namespace controller until aborted.
+pub async fn run(shared: Arc<Shared>) {
+    let (tx, changes) = mpsc::unbounded_channel();
+    let follow = informer::follow(shared.store.clone(), NAMESPACE_PREFIX.to_string(), tx);
+    let controller = Controller::new(Client::new(shared, MANAGER));
+    // One task: aborting it stops the informer and, by dropping the controller, the
+    // watches it holds.
+    tokio::select! {
+        _ = follow => {}
+        _ = controller.run(changes) => {}
+    }
+}
+
+/// Whether a stored namespace has a `deletionTimestamp`, decoding nothing else.
+fn deleting(kv: &KeyValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Namespace {
+        #[serde(default)]
+        metadata: Meta,
+    }
+    #[derive(Default, serde::Deserialize)]
+    struct Meta {
+        #[serde(default, rename = "deletionTimestamp")]
+        deletion_timestamp: Option<String>,
+    }
+    serde_json::from_slice::<Namespace>(&kv.value)
+        .ok()
+        .and_then(|n| n.metadata.deletion_timestamp)
+        .is_some()
+}
+
+/// Sends `name` once anything changes under `prefix` after `after` (or the watch
+/// cannot be had or ends: the next pass sets up another).
+async fn wake_on_change(
+    store: Arc<dyn Store>,
+    prefix: String,
+    after: Revision,
+    name: String,
+    wake: mpsc::UnboundedSender<String>,
+) {
+    if let Ok(mut events) = store.watch(&prefix, after).await {
+        while let Some(Ok(WatchItem::Progress(_))) = events.next().await {}
+    }
+    let _ = wake.send(name);
+}
+
+struct Controller {
+    client: Client,
+    /// Namespaces to pass over, each at most once.
+    queue: VecDeque<String>,
+    queued: HashSet<String>,
+    /// When a namespace is due for its next pass.
+    due: HashMap<String, Instant>,
+    /// Failed passes in a row, per namespace (the back-off's exponent).
+    failures: HashMap<String, u32>,
+    /// The watches over the content each namespace waits on.
+    watches: HashMap<String, Vec<AbortHandle>>,
+    wake: mpsc::UnboundedSender<String>,
+    woken: Option<mpsc::UnboundedReceiver<String>>,
+}
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        for handles in self.watches.values() {
+            handles.iter().for_each(AbortHandle::abort);
+        }
+    }
+}
+
+impl Controller {
+    fn new(client: Client) -> Controller {
+        let (wake, woken) = mpsc::unbounded_channel();
+        Controller {
+            client,
+            queue: VecDeque::new(),
+            queued: HashSet::new(),
+            due: HashMap::new(),
+            failures: HashMap::new(),
+            watches: HashMap::new(),
+            wake,
+            woken: Some(woken),
+        }
+    }
+
+    async fn run(mut self, mut changes: mpsc::UnboundedReceiver<Change>) {
+        let Some(mut woken) = self.woken.take() else {
+            return;
+        };
+        loop {
+            while let Some(name) = self.queue.pop_front() {
+                self.queued.remove(&name);
+                self.pass(name).await;
+            }
+            let next = self.due.values().min().copied();
+            tokio::select! {
+                change = changes.recv() => match change {
+                    Some(c) => self.observe(c),
+                    None => return,
+                },
+                Some(name) = woken.recv() => self.enqueue(name),
+                _ = tokio::time::sleep_until(next.unwrap_or_else(Instant::now)), if next.is_some() => {
+                    let now = Instant::now();
+                    let ripe: Vec<String> = self
+                        .due
+                        .iter()
+                        .filter(|(_, at)| **at <= now)
+                        .map(|(n, _)| n.clone())
+                        .collect();
+                    for name in ripe {
+                        self.due.remove(&name);
+                        self.enqueue(name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A namespace changed: one being deleted is passed over (kube-controller-manager
+    /// waits 5 s first for other API servers' admission to see the deletion; here the
+    /// admission follows the same store the controller does).
+    fn observe(&mut self, change: Change) {
+        match change {
+            Change::Put { kv, .. } => {
+                let Some(name) = kv.key.strip_prefix(NAMESPACE_PREFIX) else {
+                    return;
+                };
+                if deleting(&kv) {
+                    self.enqueue(name.to_string());
+                } else {
+                    self.forget(name);
+                }
+            }
+            Change::Delete(kv) => {
+                if let Some(name) = kv.key.strip_prefix(NAMESPACE_PREFIX) {
+                    self.forget(name);
+                }
+            }
+            Change::Synced(_) => {}
+        }
+    }
+
+    fn enqueue(&mut self, name: String) {
+        if self.queued.insert(name.clone()) {
+            self.queue.push_back(name);
+        }
+    }
+
+    /// Drops what is kept about a namespace that is gone or no longer being deleted.
+    fn forget(&mut self, name: &str) {
+        self.stop_watching(name);
+        self.due.remove(name);
+        self.failures.remove(name);
+    }
+
+    fn stop_watching(&mut self, name: &str) {
+        for h in self.watches.remove(name).unwrap_or_default() {
+            h.abort();
+        }
+    }
+
+    async fn pass(&mut self, name: String) {
+        self.stop_watching(&name);
+        self.due.remove(&name);
+        match deleter::sync(&self.client, &name).await {
+            Outcome::Done => {
+                self.failures.remove(&name);
+            }
+            Outcome::Waiting(prefixes) => {
+                self.failures.remove(&name);
+                let store = self.client.shared().store.clone();
+                let handles = prefixes
+                    .into_iter()
+                    .map(|(prefix, after)| {
+                        let task = wake_on_change(
+                            store.clone(),
+                            prefix,
+                            after,
+                            name.clone(),
+                            self.wake.clone(),
+                        );
+                        tokio::spawn(task).abort_handle()
+                    })
+                    .collect();
+                self.watches.insert(name.clone(), handles);
+                self.due.insert(name, Instant::now() + RECHECK);
+            }
+            Outcome::Failed(_) => {
+                let n = self.failures.entry(name.clone()).or_default();
+                let backoff = FIRST_BACKOFF
+                    .saturating_mul(2u32.saturating_pow(*n))
+                    .min(MAX_BACKOFF);
+                *n = n.saturating_add(1);
+                self.due.insert(name, Instant::now() + backoff);
+            }
+        }
+    }
+}
