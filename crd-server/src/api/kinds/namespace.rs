@@ -2,7 +2,9 @@
 //! `spec.finalizers` owned by the server (`Active` and the `kubernetes` finalizer on
 //! create; the `status` and `finalize` subresources change them), the
 //! `kubernetes.io/metadata.name` label, DNS-label names, unconditional updates, and
-//! the immortal namespaces.
+//! the immortal namespaces. A DELETE only marks a namespace `Terminating`; it goes
+//! once the namespace controller (`crate::controllers`) has emptied it and removed
+//! its `kubernetes` finalizer and no other finalizer holds it.
 
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::model::JSONSchemaProps;
