@@ -165,6 +165,7 @@ pub async fn create(
 ) -> Result<Written, WriteError> {
     let info = res.info();
     let warnings = unknown_fields(info, res.decode(&mut obj)?, opts.validation)?;
+    res.check_create(&obj)?;
     stamp_create(&mut obj)?;
     namespace_exists(shared, res, ns).await?;
     res.prepare_for_create(&mut obj);

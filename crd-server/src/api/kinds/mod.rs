@@ -201,8 +201,6 @@ pub struct Context<'a> {
 pub enum Cascade {
     /// Nothing.
     None,
-    /// Every key under this prefix (a CRD's objects).
-    Prefix(String),
     /// Every namespaced object in the namespace of this name.
     NamespaceContents(String),
 }
@@ -279,6 +277,18 @@ pub trait Strategy: Send + Sync {
     /// `Status` with `status: Success` (what most kinds answer).
     fn deleted_answer(&self, _obj: Value) -> Option<Value> {
         None
+    }
+
+    /// Admission of a create, after decoding and before the object is named and
+    /// validated (a terminating CRD's kind refuses new objects).
+    fn check_create(&self, _obj: &Value) -> Result<(), ApiError> {
+        Ok(())
+    }
+
+    /// The verbs discovery lists for the object itself (those it serves, unless the
+    /// kind says otherwise while it goes away).
+    fn discovery_verbs(&self) -> &'static [&'static str] {
+        self.info().verbs
     }
 
     /// Refuses a DELETE the server never allows (the immortal namespaces).

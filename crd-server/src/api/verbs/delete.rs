@@ -205,11 +205,10 @@ pub async fn delete_object(
     Err(ApiError::conflict(&t.res.info().q, t.name))
 }
 
-/// Removes what goes with a deleted object (a CRD's objects, a namespace's contents).
+/// Removes what goes with a deleted object (a namespace's contents).
 async fn cascade(shared: &Shared, res: &Resource, obj: &Value) -> Result<(), ApiError> {
-    let prefixes = match res.cascade(obj) {
+    let prefixes: Vec<String> = match res.cascade(obj) {
         Cascade::None => return Ok(()),
-        Cascade::Prefix(p) => vec![p],
         Cascade::NamespaceContents(ns) => shared
             .registry
             .namespaced_prefixes()
