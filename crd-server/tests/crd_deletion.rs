@@ -399,3 +399,143 @@ fn other_versions(url: &str, dir: &Path) {
     let left = kubectl_ok(url, &["get", "gadgets", "-A", "-o", "name"]);
     assert!(left.trim().is_empty(), "{left}");
 }
+
+/// A CRD deleted through a replica that runs no CRD finalizer is finished by one that
+/// starts later on the same etcd: the controller keeps nothing the store does not hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_replica_finishes_a_deletion() {
+    let etcd = support::Etcd::start().await;
+    let replica = |controllers: &str| crd_server::Config {
+        listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        store: crd_server::StoreConfig::Etcd(vec![etcd.url.clone()]),
+        controllers: controllers.parse().expect("controllers"),
+        ..crd_server::Config::default()
+    };
+    let a = crd_server::start(replica("*,-customresourcecleanup"))
+        .await
+        .expect("replica a");
+    let url_a = a.url();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        install(&url_a, &path);
+        kubectl_ok(&url_a, &["delete", "crd", CRD, "--wait=false"]);
+        let reason = condition(&crd_json(&url_a), "Terminating")["reason"].clone();
+        assert_eq!(reason, "InstanceDeletionPending");
+    })
+    .await
+    .expect("replica a deletes");
+    let b = crd_server::start(replica("*")).await.expect("replica b");
+    let (url_a, url_b) = (a.url(), b.url());
+    tokio::task::spawn_blocking(move || {
+        wait_until("replica b deletes the objects", || {
+            names(&url_a) == [format!("widget.{GROUP}/held")]
+        });
+        kubectl_ok(
+            &url_a,
+            &[
+                "patch",
+                "widget",
+                "held",
+                "--type=merge",
+                "-p",
+                r#"{"metadata":{"finalizers":null}}"#,
+            ],
+        );
+        for url in [&url_a, &url_b] {
+            wait_until("the CRD is gone on both replicas", || {
+                !kubectl(url, &["get", "crd", CRD]).status.success()
+            });
+        }
+    })
+    .await
+    .expect("replica b finishes");
+}
+
+const WEBHOOK: &str = "  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig: {url: 'https://127.0.0.1:9/convert'}
+";
+
+/// Objects that cannot be read (their conversion webhook is down) hold the CRD with
+/// `InstanceDeletionFailed`; once the CRD converts again, the retry finishes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_cleanup_is_recorded_and_retried() {
+    let server = TestServer::builder().start().await.expect("server");
+    on_kubectl(&server, failed_then_retried).await;
+}
+
+fn failed_then_retried(url: &str, dir: &Path) {
+    let name = "gadgets.deletion.example.com";
+    kubectl_ok(
+        url,
+        &[
+            "apply",
+            "--validate=false",
+            "-f",
+            &write(dir, "v1.yaml", &two_versions(false, true)),
+        ],
+    );
+    kubectl_ok(
+        url,
+        &[
+            "wait",
+            "--for=condition=Established",
+            &format!("crd/{name}"),
+            "--timeout=10s",
+        ],
+    );
+    let gadget = format!("apiVersion: {GROUP}/v1\nkind: Gadget\nmetadata: {{name: old}}\n");
+    kubectl_ok(
+        url,
+        &[
+            "create",
+            "--validate=false",
+            "-f",
+            &write(dir, "old.yaml", &gadget),
+        ],
+    );
+    // Storage moves to v2, converted by a webhook nobody serves: `old` (stored in v1)
+    // can no longer be read in v2.
+    let broken = two_versions(true, true) + WEBHOOK;
+    kubectl_ok(
+        url,
+        &[
+            "apply",
+            "--validate=false",
+            "-f",
+            &write(dir, "broken.yaml", &broken),
+        ],
+    );
+    kubectl_ok(url, &["delete", "crd", name, "--wait=false"]);
+    let get_crd = || -> Value {
+        serde_json::from_str(&kubectl_ok(url, &["get", "crd", name, "-o", "json"])).expect("json")
+    };
+    wait_until("the failure is recorded", || {
+        condition(&get_crd(), "Terminating")["reason"] == "InstanceDeletionFailed"
+    });
+    let message = condition(&get_crd(), "Terminating")["message"].clone();
+    assert!(
+        message
+            .as_str()
+            .is_some_and(|m| m.starts_with("could not list instances: ")),
+        "{message}"
+    );
+    // Converting again (no webhook): the change wakes the controller, which finishes.
+    kubectl_ok(
+        url,
+        &[
+            "patch",
+            "crd",
+            name,
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"conversion":{"strategy":"None","webhook":null}}}"#,
+        ],
+    );
+    wait_until("the CRD is gone", || {
+        !kubectl(url, &["get", "crd", name]).status.success()
+    });
+}

@@ -238,3 +238,87 @@ pub fn stored_versions(obj: Option<&Value>) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::MemoryStore;
+
+    fn crd() -> Value {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": "widgets", "kind": "Widget"},
+                "versions": [{"name": "v1", "served": true, "storage": true}]}})
+    }
+
+    fn find<'a>(obj: &'a Value, type_: &str) -> &'a Value {
+        obj["status"]["conditions"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
+            .unwrap_or(&Value::Null)
+    }
+
+    #[test]
+    fn set_condition_appends_then_keeps_the_transition_time_of_the_same_status() {
+        let mut obj = crd();
+        set_condition(&mut obj, TERMINATING, true, "A", "first");
+        obj["status"]["conditions"][0]["lastTransitionTime"] = json!("2020-01-01T00:00:00Z");
+        set_condition(&mut obj, TERMINATING, true, "B", "second");
+        let c = find(&obj, TERMINATING);
+        assert_eq!(
+            (c["reason"].as_str(), c["message"].as_str()),
+            (Some("B"), Some("second"))
+        );
+        assert_eq!(c["lastTransitionTime"], "2020-01-01T00:00:00Z");
+        set_condition(&mut obj, TERMINATING, false, "C", "third");
+        let c = find(&obj, TERMINATING);
+        assert_eq!(c["status"], "False");
+        assert_ne!(c["lastTransitionTime"], "2020-01-01T00:00:00Z");
+        assert_eq!(
+            obj["status"]["conditions"].as_array().map(Vec::len),
+            Some(1)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_terminating_crd_stays_established_and_keeps_its_other_conditions() {
+        let store = MemoryStore::new();
+        let q = Qualified {
+            group: "apiextensions.k8s.io".into(),
+            plural: "customresourcedefinitions".into(),
+            kind: "CustomResourceDefinition".into(),
+        };
+        let typed: CustomResourceDefinition = serde_json::from_value(crd()).unwrap();
+        let mut old = crd();
+        set_status(&store, &q, &mut old, &typed, None, Vec::new())
+            .await
+            .unwrap();
+        assert_eq!(find(&old, "Established")["status"], "True");
+        old["status"]["conditions"][1]["lastTransitionTime"] = json!("2020-01-01T00:00:00Z");
+        let mut new = old.clone();
+        new["metadata"]["deletionTimestamp"] = json!("2030-01-01T00:00:00Z");
+        set_condition(
+            &mut new,
+            TERMINATING,
+            true,
+            "InstanceDeletionInProgress",
+            "x",
+        );
+        set_status(&store, &q, &mut new, &typed, Some(&old), vec!["v1".into()])
+            .await
+            .unwrap();
+        assert_eq!(find(&new, "Established"), find(&old, "Established"));
+        assert_eq!(
+            find(&new, TERMINATING)["reason"],
+            "InstanceDeletionInProgress"
+        );
+        let types: Vec<&str> = new["status"]["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["type"].as_str())
+            .collect();
+        assert_eq!(types, ["NamesAccepted", "Established", TERMINATING]);
+    }
+}
