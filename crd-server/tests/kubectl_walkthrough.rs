@@ -317,7 +317,8 @@ fn walkthrough(url: &str, crd: &str, dir: &Path) {
             == 2
     );
 
-    // Deleting the CRD deletes its objects and the resource.
+    // Deleting the CRD: the CRD finalizer deletes its objects, then the CRD and its
+    // resource go (kubectl waits for that).
     kubectl_ok(url, &["delete", "-f", crd]);
     let err = kubectl_err(url, &["get", "crontabs"]);
     // Fresh discovery says the type is gone; kubectl's cached discovery lists and gets 404.

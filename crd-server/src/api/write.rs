@@ -194,6 +194,7 @@ pub async fn create(
 ) -> Result<Written, WriteError> {
     let info = res.info();
     let warnings = unknown_fields(info, res.decode(&mut obj)?, opts.validation)?;
+    res.check_create(&obj)?;
     admit_namespace(shared, res, ns, &obj).await?;
     stamp_create(&mut obj)?;
     res.prepare_for_create(&mut obj);

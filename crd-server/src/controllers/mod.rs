@@ -8,6 +8,7 @@
 //! another stopped.
 
 pub mod client;
+mod crd_cleanup;
 pub mod informer;
 mod namespace;
 mod selection;
@@ -43,6 +44,7 @@ pub(crate) fn start(shared: &Arc<Shared>, selection: &Selection) -> Running {
         let task: tokio::task::JoinHandle<()> = match name {
             // One arm per controller: `"NAME" => tokio::spawn(module::run(shared.clone())),`
             "namespace" => tokio::spawn(namespace::run(shared.clone())),
+            "customresourcecleanup" => tokio::spawn(crd_cleanup::run(shared.clone())),
             _ => continue,
         };
         running.tasks.push(task.abort_handle());

@@ -95,7 +95,7 @@ impl Served {
     /// The verbs of the object itself: a built-in kind's sorted, as the API installer
     /// lists them; a CRD's in the order of apiextensions-apiserver's discovery.
     pub fn verbs(&self) -> Vec<&'static str> {
-        let mut verbs = self.resource.info().verbs.to_vec();
+        let mut verbs = self.resource.discovery_verbs().to_vec();
         if !self.custom {
             verbs.sort_unstable();
         }

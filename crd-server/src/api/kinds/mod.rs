@@ -197,14 +197,6 @@ pub struct Context<'a> {
     pub store: &'a dyn Store,
 }
 
-/// What else goes when an object is deleted (until the lifecycle controllers run).
-pub enum Cascade {
-    /// Nothing.
-    None,
-    /// Every key under this prefix (a CRD's objects).
-    Prefix(String),
-}
-
 /// kube-apiserver's `DefaultGarbageCollectionPolicy`: what a DELETE without a
 /// `propagationPolicy` does with the object's dependents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -279,14 +271,21 @@ pub trait Strategy: Send + Sync {
         None
     }
 
-    /// Refuses a DELETE the server never allows (the immortal namespaces).
-    fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
+    /// Admission of a create, after decoding and before the object is named and
+    /// validated (a terminating CRD's kind refuses new objects).
+    fn check_create(&self, _obj: &Value) -> Result<(), ApiError> {
         Ok(())
     }
 
-    /// What goes with a deleted object.
-    fn cascade(&self, _obj: &Value) -> Cascade {
-        Cascade::None
+    /// The verbs discovery lists for the object itself (those it serves, unless the
+    /// kind says otherwise while it goes away).
+    fn discovery_verbs(&self) -> &'static [&'static str] {
+        self.info().verbs
+    }
+
+    /// Refuses a DELETE the server never allows (the immortal namespaces).
+    fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
+        Ok(())
     }
 
     /// What a DELETE without a propagation policy does with dependents.

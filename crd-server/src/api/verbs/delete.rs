@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::read::list_objects;
 use super::{Reply, Scope};
-use crate::api::kinds::{Cascade, Context, GcPolicy, Resource};
+use crate::api::kinds::{Context, GcPolicy, Resource};
 use crate::api::object::{has_finalizers, is_deleting, meta_mut, name_of, now, str_at};
 use crate::api::request::media::read_body;
 use crate::api::request::{DeleteOptions, Propagation, Query};
@@ -187,7 +187,6 @@ pub async fn delete_object(
                 if options.dry_run {
                     return Ok(Reply::ok(removed_answer(t.res, current.obj)));
                 }
-                cascade(shared, t.res, &current.obj).await?;
                 match storage::remove(shared, t, current.obj, current.revision).await {
                     Ok(obj) => {
                         let cx = Context {
@@ -206,28 +205,6 @@ pub async fn delete_object(
         }
     }
     Err(ApiError::conflict(&t.res.info().q, t.name))
-}
-
-/// Removes what goes with a deleted object (a CRD's objects).
-async fn cascade(shared: &Shared, res: &Resource, obj: &Value) -> Result<(), ApiError> {
-    let prefixes = match res.cascade(obj) {
-        Cascade::None => return Ok(()),
-        Cascade::Prefix(p) => vec![p],
-    };
-    for prefix in prefixes {
-        let listed = shared
-            .store
-            .list(&prefix, ListOptions::default())
-            .await
-            .map_err(|e| ApiError::unavailable(e.to_string()))?;
-        for kv in listed.items {
-            match shared.store.delete(&kv.key, None).await {
-                Ok(_) | Err(StoreError::NotFound { .. }) => {}
-                Err(e) => return Err(ApiError::unavailable(e.to_string())),
-            }
-        }
-    }
-    Ok(())
 }
 
 /// DELETE of a collection: every selected object, each like a single delete; the

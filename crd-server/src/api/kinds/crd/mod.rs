@@ -1,8 +1,9 @@
 //! The strategy of `apiextensions.k8s.io/v1` CustomResourceDefinitions, as
 //! apiextensions-apiserver's: status behind its subresource (set here as the naming and
 //! establishing controllers would), generation on spec changes, the typed model's
-//! defaults, CRD validation, `spec.group` and `spec.scope` immutable, and the objects
-//! of the CRD going with it.
+//! defaults, CRD validation, `spec.group` and `spec.scope` immutable, and a DELETE
+//! that leaves the CRD `Terminating` behind its cleanup finalizer (the finalizer
+//! controller, `controllers::crd_cleanup`, deletes its objects, then lets it go).
 
 pub mod status;
 
@@ -14,9 +15,11 @@ use serde_json::{Value, json};
 
 pub use status::CRD_PREFIX;
 
-use super::custom::custom_prefix;
-use super::{Cascade, Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
-use crate::api::object::{meta_mut, name_of, str_at};
+/// The finalizer a deleted CRD waits on until its objects are gone.
+pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
+
+use super::{Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
+use crate::api::object::{meta_mut, name_of};
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
 
@@ -220,11 +223,29 @@ impl Strategy for Crds {
         Some(obj)
     }
 
-    fn cascade(&self, obj: &Value) -> Cascade {
-        Cascade::Prefix(custom_prefix(
-            str_at(obj, "/spec/group"),
-            str_at(obj, "/spec/names/plural"),
-        ))
+    /// The first DELETE of a CRD (its REST `Delete`): the cleanup finalizer, so the
+    /// CRD stays until the finalizer controller has deleted its objects.
+    fn begin_deletion(&self, obj: &mut Value) -> bool {
+        let meta = meta_mut(obj);
+        let finalizers = meta
+            .entry("finalizers")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if !finalizers.is_array() {
+            *finalizers = Value::Array(Vec::new());
+        }
+        if let Value::Array(list) = finalizers
+            && !list.iter().any(|f| f == CLEANUP_FINALIZER)
+        {
+            list.push(json!(CLEANUP_FINALIZER));
+        }
+        status::set_condition(
+            obj,
+            status::TERMINATING,
+            true,
+            "InstanceDeletionPending",
+            "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+        );
+        true
     }
 
     fn defines_kinds(&self) -> bool {

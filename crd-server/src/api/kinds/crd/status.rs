@@ -1,6 +1,7 @@
 //! The status apiextensions-apiserver's controllers give a CRD, computed when it is
 //! written: accepted names (unless another CRD of the group holds one of them),
-//! `NamesAccepted` and `Established`, and `storedVersions`.
+//! `NamesAccepted` and `Established` (never taken back once true), and
+//! `storedVersions`; other conditions are kept as their controllers write them.
 
 use crd_runtime::model::CustomResourceDefinition;
 use serde_json::{Value, json};
@@ -94,7 +95,6 @@ pub async fn set_status(
         stored.push(storage.name.clone());
     }
     let names = &crd.spec.names;
-    let terminating = obj.pointer("/metadata/deletionTimestamp").is_some();
     let mut accepted = serde_json::to_value(names).unwrap_or_else(|_| json!({}));
     if accepted
         .get("singular")
@@ -106,26 +106,22 @@ pub async fn set_status(
         accepted["listKind"] = json!(format!("{}List", names.kind));
     }
     let conditions = match &conflict {
-        None => {
-            let (reason, message) = if terminating {
-                ("Terminating", "the instances are being deleted")
-            } else {
-                (
-                    "InitialNamesAccepted",
-                    "the initial names have been accepted",
-                )
-            };
-            vec![
-                condition(
-                    "NamesAccepted",
-                    true,
-                    "NoConflicts",
-                    "no conflicts found",
-                    &now,
-                ),
-                condition("Established", !terminating, reason, message, &now),
-            ]
-        }
+        None => vec![
+            condition(
+                "NamesAccepted",
+                true,
+                "NoConflicts",
+                "no conflicts found",
+                &now,
+            ),
+            condition(
+                "Established",
+                true,
+                "InitialNamesAccepted",
+                "the initial names have been accepted",
+                &now,
+            ),
+        ],
         Some(why) => vec![
             condition(
                 "NamesAccepted",
@@ -147,18 +143,34 @@ pub async fn set_status(
     let old_conditions = old
         .and_then(|o| o.pointer("/status/conditions"))
         .and_then(Value::as_array);
-    let conditions: Vec<Value> = conditions
+    let find =
+        |type_: &Value| old_conditions.and_then(|cs| cs.iter().find(|p| p["type"] == *type_));
+    let mut conditions: Vec<Value> = conditions
         .into_iter()
         .map(|mut c| {
-            if let Some(prev) = old_conditions.and_then(|cs| {
-                cs.iter()
-                    .find(|p| p["type"] == c["type"] && p["status"] == c["status"])
-            }) {
+            // The establishing controller never takes `Established` back: a CRD being
+            // deleted keeps serving its objects until they are gone.
+            if c["type"] == "Established"
+                && let Some(prev) = find(&c["type"]).filter(|p| p["status"] == "True")
+            {
+                return prev.clone();
+            }
+            if let Some(prev) = find(&c["type"]).filter(|p| p["status"] == c["status"]) {
                 c["lastTransitionTime"] = prev["lastTransitionTime"].clone();
             }
             c
         })
         .collect();
+    // The other conditions (`Terminating`, set by the CRD finalizer) are written by
+    // their controllers through status and kept as written.
+    if let Some(written) = obj.pointer("/status/conditions").and_then(Value::as_array) {
+        conditions.extend(
+            written
+                .iter()
+                .filter(|c| c["type"] != "NamesAccepted" && c["type"] != "Established")
+                .cloned(),
+        );
+    }
     let accepted = if conflict.is_none() {
         accepted
     } else {
@@ -171,6 +183,50 @@ pub async fn set_status(
     Ok(())
 }
 
+/// The condition that a CRD being deleted waits on its finalizer: `Terminating`.
+pub const TERMINATING: &str = "Terminating";
+
+/// Sets a condition as `SetCRDCondition` does: appended when new; otherwise reason
+/// and message replaced, the transition time moved only when the status changes.
+pub fn set_condition(obj: &mut Value, type_: &str, status: bool, reason: &str, message: &str) {
+    let status = if status { "True" } else { "False" };
+    if !obj.get("status").is_some_and(Value::is_object) {
+        obj["status"] = json!({});
+    }
+    if !obj["status"].get("conditions").is_some_and(Value::is_array) {
+        obj["status"]["conditions"] = json!([]);
+    }
+    let Some(conditions) = obj["status"]["conditions"].as_array_mut() else {
+        return;
+    };
+    match conditions.iter_mut().find(|c| c["type"] == type_) {
+        None => conditions.push(json!({"type": type_, "status": status,
+            "lastTransitionTime": now(), "reason": reason, "message": message})),
+        Some(c) => {
+            if c["status"] != status || str_or_empty(&c["lastTransitionTime"]).is_empty() {
+                c["lastTransitionTime"] = json!(now());
+            }
+            c["status"] = json!(status);
+            c["reason"] = json!(reason);
+            c["message"] = json!(message);
+        }
+    }
+}
+
+fn str_or_empty(v: &Value) -> &str {
+    v.as_str().unwrap_or("")
+}
+
+/// Whether the CRD's condition `type_` is `True`.
+pub fn condition_true(obj: &Value, type_: &str) -> bool {
+    obj.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c["type"] == type_ && c["status"] == "True")
+        })
+}
+
 /// `status.storedVersions` of a CRD object.
 pub fn stored_versions(obj: Option<&Value>) -> Vec<String> {
     obj.and_then(|o| o.pointer("/status/storedVersions"))
@@ -181,4 +237,88 @@ pub fn stored_versions(obj: Option<&Value>) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::MemoryStore;
+
+    fn crd() -> Value {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": "widgets", "kind": "Widget"},
+                "versions": [{"name": "v1", "served": true, "storage": true}]}})
+    }
+
+    fn find<'a>(obj: &'a Value, type_: &str) -> &'a Value {
+        obj["status"]["conditions"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["type"] == type_))
+            .unwrap_or(&Value::Null)
+    }
+
+    #[test]
+    fn set_condition_appends_then_keeps_the_transition_time_of_the_same_status() {
+        let mut obj = crd();
+        set_condition(&mut obj, TERMINATING, true, "A", "first");
+        obj["status"]["conditions"][0]["lastTransitionTime"] = json!("2020-01-01T00:00:00Z");
+        set_condition(&mut obj, TERMINATING, true, "B", "second");
+        let c = find(&obj, TERMINATING);
+        assert_eq!(
+            (c["reason"].as_str(), c["message"].as_str()),
+            (Some("B"), Some("second"))
+        );
+        assert_eq!(c["lastTransitionTime"], "2020-01-01T00:00:00Z");
+        set_condition(&mut obj, TERMINATING, false, "C", "third");
+        let c = find(&obj, TERMINATING);
+        assert_eq!(c["status"], "False");
+        assert_ne!(c["lastTransitionTime"], "2020-01-01T00:00:00Z");
+        assert_eq!(
+            obj["status"]["conditions"].as_array().map(Vec::len),
+            Some(1)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_terminating_crd_stays_established_and_keeps_its_other_conditions() {
+        let store = MemoryStore::new();
+        let q = Qualified {
+            group: "apiextensions.k8s.io".into(),
+            plural: "customresourcedefinitions".into(),
+            kind: "CustomResourceDefinition".into(),
+        };
+        let typed: CustomResourceDefinition = serde_json::from_value(crd()).unwrap();
+        let mut old = crd();
+        set_status(&store, &q, &mut old, &typed, None, Vec::new())
+            .await
+            .unwrap();
+        assert_eq!(find(&old, "Established")["status"], "True");
+        old["status"]["conditions"][1]["lastTransitionTime"] = json!("2020-01-01T00:00:00Z");
+        let mut new = old.clone();
+        new["metadata"]["deletionTimestamp"] = json!("2030-01-01T00:00:00Z");
+        set_condition(
+            &mut new,
+            TERMINATING,
+            true,
+            "InstanceDeletionInProgress",
+            "x",
+        );
+        set_status(&store, &q, &mut new, &typed, Some(&old), vec!["v1".into()])
+            .await
+            .unwrap();
+        assert_eq!(find(&new, "Established"), find(&old, "Established"));
+        assert_eq!(
+            find(&new, TERMINATING)["reason"],
+            "InstanceDeletionInProgress"
+        );
+        let types: Vec<&str> = new["status"]["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|c| c["type"].as_str())
+            .collect();
+        assert_eq!(types, ["NamesAccepted", "Established", TERMINATING]);
+    }
 }

@@ -43,12 +43,23 @@ pub struct CustomKind {
     pub conversion: Converter,
     /// The storage version's name.
     pub storage_version: String,
+    /// The CRD is being deleted (`deletionTimestamp` or `Terminating`): creates of new
+    /// objects are refused, everything else is still served.
+    pub refuses_creates: bool,
+    /// The CRD's `Terminating` condition is true: discovery lists only the verbs that
+    /// read or delete.
+    pub terminating: bool,
 }
 
 impl CustomKind {
     /// Builds the kind of an established CRD.
     pub fn from_crd(crd: &CustomResourceDefinition, options: EngineOptions) -> CustomKind {
         let names = &crd.spec.names;
+        let terminating = crd
+            .status
+            .iter()
+            .flat_map(|s| s.conditions.iter().flatten())
+            .any(|c| c["type"] == "Terminating" && c["status"] == "True");
         let versions = crd
             .spec
             .versions
@@ -107,6 +118,13 @@ impl CustomKind {
                 .find(|v| v.storage)
                 .map(|v| v.name.clone())
                 .unwrap_or_default(),
+            refuses_creates: terminating
+                || crd
+                    .metadata
+                    .other
+                    .get("deletionTimestamp")
+                    .is_some_and(|t| !t.is_null()),
+            terminating,
         }
     }
 

@@ -13,7 +13,7 @@ use crd_runtime::model::JSONSchemaProps;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-pub use kind::{CustomKind, CustomVersion, custom_prefix};
+pub use kind::{CustomKind, CustomVersion};
 
 use super::{Context, KindInfo, ResetFields, ScalePaths, Strategy, Subresource};
 use crate::api::conversion;
@@ -109,9 +109,35 @@ fn differs_outside_metadata(new: &Value, old: &Value) -> bool {
     }
 }
 
+/// The verbs apiextensions-apiserver's discovery lists for a terminating CRD's kind.
+const TERMINATING_VERBS: &[&str] = &["delete", "deletecollection", "get", "list", "watch"];
+
 impl Strategy for CustomResource {
     fn info(&self) -> &KindInfo {
         &self.info
+    }
+
+    /// As `forbidCreateAdmission`: no new object while the CRD is being deleted.
+    fn check_create(&self, obj: &Value) -> Result<(), ApiError> {
+        if !self.kind.refuses_creates {
+            return Ok(());
+        }
+        let name = name_of(obj);
+        let why = "create not allowed while custom resource definition is terminating";
+        let mut e = ApiError::forbidden(&self.info.q, name, why);
+        if name.is_empty() {
+            // `NewForbidden` leaves the quoted name out when there is none.
+            e.message = format!("{} is forbidden: {why}", self.info.q.resource());
+        }
+        Err(e)
+    }
+
+    fn discovery_verbs(&self) -> &'static [&'static str] {
+        if self.kind.terminating {
+            TERMINATING_VERBS
+        } else {
+            self.info.verbs
+        }
     }
 
     fn prepare_for_create(&self, obj: &mut Value) {
