@@ -15,7 +15,6 @@ use crate::api::request::{DeleteOptions, Propagation, Query};
 use crate::api::state::Shared;
 use crate::api::status::{self, ApiError};
 use crate::api::storage::{self, Target, UPDATE_ATTEMPTS, WriteError};
-use crate::store::{ListOptions, StoreError};
 
 /// DELETE of the named object.
 pub async fn delete(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
