@@ -280,10 +280,12 @@ fn definitions(entry: &Entry, refs: &str, v3: bool, out: &mut Map<String, Value>
     }
 }
 
-fn entries(registry: &Registry) -> Vec<Entry> {
+/// The entries of the served resources `wanted` picks (schemas are built only for them).
+fn entries(registry: &Registry, wanted: impl Fn(&super::kinds::KindInfo) -> bool) -> Vec<Entry> {
     registry
         .resources()
         .iter()
+        .filter(|r| wanted(r.info()))
         .map(|r| {
             let info = r.info();
             Entry {
@@ -313,10 +315,7 @@ fn gv_key(group: &str, version: &str) -> String {
 pub fn v3_document(registry: &Registry, gv: &str) -> Option<Value> {
     let refs = "#/components/schemas/";
     let (mut p, mut d) = (Map::new(), Map::new());
-    for e in entries(registry)
-        .iter()
-        .filter(|e| gv_key(&e.group, &e.version) == gv)
-    {
+    for e in &entries(registry, |i| gv_key(&i.q.group, &i.version) == gv) {
         paths(e, refs, true, &mut p);
         definitions(e, refs, true, &mut d);
     }
@@ -329,32 +328,36 @@ pub fn v3_document(registry: &Registry, gv: &str) -> Option<Value> {
     )
 }
 
-/// The `/openapi/v3` index, each entry with the hash of its document.
+/// The `/openapi/v3` index, each entry with the hash of its document; computed once
+/// per set of served kinds (hashing every document is the costly part).
 pub fn v3_index(registry: &Registry) -> Value {
-    let mut gvs: Vec<String> = entries(registry)
-        .iter()
-        .map(|e| gv_key(&e.group, &e.version))
-        .collect();
-    gvs.sort();
-    gvs.dedup();
-    let mut paths = Map::new();
-    for gv in gvs {
-        let doc = v3_document(registry, &gv).unwrap_or(Value::Null);
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        doc.to_string().hash(&mut h);
-        paths.insert(
-            gv.clone(),
-            json!({"serverRelativeURL": format!("/openapi/v3/{gv}?hash={:016X}", h.finish())}),
-        );
-    }
-    json!({"paths": paths})
+    registry.memo_openapi_index(|| {
+        let mut gvs: Vec<String> = registry
+            .resources()
+            .iter()
+            .map(|r| gv_key(&r.info().q.group, &r.info().version))
+            .collect();
+        gvs.sort();
+        gvs.dedup();
+        let mut paths = Map::new();
+        for gv in gvs {
+            let doc = v3_document(registry, &gv).unwrap_or(Value::Null);
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            doc.to_string().hash(&mut h);
+            paths.insert(
+                gv.clone(),
+                json!({"serverRelativeURL": format!("/openapi/v3/{gv}?hash={:016X}", h.finish())}),
+            );
+        }
+        json!({"paths": paths})
+    })
 }
 
 /// The `/openapi/v2` document.
 pub fn v2_document(registry: &Registry) -> Value {
     let refs = "#/definitions/";
     let (mut p, mut d) = (Map::new(), Map::new());
-    for e in entries(registry) {
+    for e in entries(registry, |_| true) {
         paths(&e, refs, false, &mut p);
         definitions(&e, refs, false, &mut d);
     }

@@ -88,6 +88,9 @@ pub struct Registry {
     /// The tasks following CRDs and namespaces: they hold the store and the registry,
     /// so they are aborted when the API goes away ([`Registry::stop`]).
     tasks: std::sync::Mutex<Vec<tokio::task::AbortHandle>>,
+    /// The `/openapi/v3` index and the custom kinds it was computed for (a `Weak`: the
+    /// allocation stays while held, so a new set never compares equal to a freed one).
+    openapi_index: std::sync::Mutex<Option<(std::sync::Weak<CustomKinds>, Value)>>,
 }
 
 impl Registry {
@@ -125,6 +128,7 @@ impl Registry {
             seen,
             namespaces: Arc::new(RwLock::new(HashMap::new())),
             tasks: std::sync::Mutex::new(Vec::new()),
+            openapi_index: std::sync::Mutex::new(None),
         });
         registry.rebuild(&crds);
         let namespace_task = tokio::spawn(follow::namespaces(
@@ -214,6 +218,21 @@ impl Registry {
             }
         }
         out
+    }
+
+    /// The `/openapi/v3` index for the kinds served now: `compute`d again only when the
+    /// custom kinds have changed since it was last computed.
+    pub fn memo_openapi_index(&self, compute: impl FnOnce() -> Value) -> Value {
+        let custom = Arc::downgrade(&self.custom());
+        let mut memo = self.openapi_index.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((kinds, index)) = memo.as_ref()
+            && kinds.ptr_eq(&custom)
+        {
+            return index.clone();
+        }
+        let index = compute();
+        *memo = Some((custom, index.clone()));
+        index
     }
 
     /// The Kubernetes release this server follows.
