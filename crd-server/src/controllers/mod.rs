@@ -8,6 +8,7 @@
 //! another stopped.
 
 pub mod client;
+mod gc;
 pub mod informer;
 mod selection;
 
@@ -41,6 +42,7 @@ pub(crate) fn start(shared: &Arc<Shared>, selection: &Selection) -> Running {
         #[allow(clippy::match_single_binding, unreachable_code, unused_variables)]
         let task: tokio::task::JoinHandle<()> = match name {
             // One arm per controller: `"NAME" => tokio::spawn(module::run(shared.clone())),`
+            "garbagecollector" => tokio::spawn(gc::run(shared.clone())),
             _ => continue,
         };
         running.tasks.push(task.abort_handle());
