@@ -9,6 +9,7 @@
 //! runs them.
 
 pub mod client;
+mod gc;
 pub mod informer;
 mod leader;
 mod selection;
@@ -87,6 +88,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection) -> Running {
         #[allow(clippy::match_single_binding, unreachable_code, unused_variables)]
         let task: tokio::task::JoinHandle<()> = match name {
             // One arm per controller: `"NAME" => tokio::spawn(module::run(shared.clone())),`
+            "garbagecollector" => tokio::spawn(gc::run(shared.clone())),
             _ => continue,
         };
         running.tasks.push(task.abort_handle());
