@@ -18,7 +18,7 @@ fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for i in $(seq "$runs"); do
-    line=$(timeout 600 "$here/failover-cascade.sh" | tee /dev/stderr | grep '^result: ') ||
+    line=$(timeout 600 "$here/failover-cascade.sh" | tee >(cat >&2) | grep "^result: ") ||
         { echo "run $i failed" >&2; exit 1; }
     echo "run $i: ${line#result: }"
     echo "${line#result: }" >>"$out"

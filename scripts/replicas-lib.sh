@@ -89,15 +89,22 @@ start_etcd() {
 }
 
 # Starts a crd-server replica named $1 on the etcd URLs $2 (comma-separated), more
-# flags after; sets <name>_url, <name>_pid and <name>_id (its holder identity).
+# flags after; sets <name>_url, <name>_pid and <name>_id (its holder identity). Its
+# output goes to $work/<name>.log, each line prefixed with the time (microseconds).
 start_replica() {
     local name=$1 urls=$2
     shift 2
     local port
     port=$(free_port)
-    "$bin" --listen "127.0.0.1:$port" --etcd-servers "$urls" "$@" >"$work/$name.log" 2>&1 &
-    local pid=$!
+    ( "$bin" --listen "127.0.0.1:$port" --etcd-servers "$urls" "$@" 2>&1 &
+        echo $! >"$work/$name.pid"
+        { wait; } 2>/dev/null ) | while IFS= read -r line; do
+        printf '%s %s\n' "${EPOCHREALTIME/./}" "$line"
+    done >"$work/$name.log" &
     disown # killed on purpose: no job notice
+    wait_for "replica $name's process" 5 test -s "$work/$name.pid"
+    local pid
+    pid=$(cat "$work/$name.pid")
     pids+=("$pid")
     local url="http://127.0.0.1:$port"
     wait_for "replica $name" 30 curl -sf -m 2 "$url/api/v1/namespaces/default"
@@ -105,6 +112,11 @@ start_replica() {
     printf -v "${name}_url" '%s' "$url"
     printf -v "${name}_pid" '%s' "$pid"
     printf -v "${name}_id" '%s' "$(sed -n 's/.* as \(.*\)$/\1/p' "$work/$name.log" | head -1)"
+}
+
+# The time (microseconds) replica $1 logged that it acquired the Lease after $2.
+acquired_at() {
+    awk -v after="$2" '$1 > after && /successfully acquired lease/ {print $1; exit}' "$work/$1.log"
 }
 
 lease_path=/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager

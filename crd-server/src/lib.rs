@@ -25,7 +25,7 @@ pub mod testing;
 pub mod tls;
 pub mod webhook;
 
-pub use config::{Config, LeaderElection, StartError, StoreConfig, TlsFiles};
-pub use controllers::{CONTROLLERS, Selection as Controllers};
+pub use config::{Config, StartError, StoreConfig, TlsFiles};
+pub use controllers::{CONTROLLERS, LeaderElection, Selection as Controllers};
 pub use server::{RunningServer, app, start};
 pub use testing::TestServer;

@@ -18,12 +18,12 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, sleep, timeout, timeout_at};
 
 use super::client::{Client, Mutation};
+use super::election::{JITTER_FACTOR, LeaderElection};
 use super::{Running, Selection};
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::request::WriteOptions;
 use crate::api::state::Shared;
 use crate::api::write::{self, Tracking};
-use crate::config::{JITTER_FACTOR, LeaderElection};
 
 /// The manager, event source and identity prefix kube-controller-manager uses.
 const COMPONENT: &str = "kube-controller-manager";

@@ -9,6 +9,7 @@
 //! runs them.
 
 pub mod client;
+mod election;
 mod gc;
 pub mod informer;
 mod leader;
@@ -20,8 +21,8 @@ use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
 use crate::api::state::Shared;
-use crate::config::LeaderElection;
 
+pub use election::LeaderElection;
 pub use selection::{CONTROLLERS, Selection};
 
 /// The running controllers of one server (or its part in the leader election); they
