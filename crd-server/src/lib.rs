@@ -26,6 +26,6 @@ pub mod tls;
 pub mod webhook;
 
 pub use config::{Config, StartError, StoreConfig, TlsFiles};
-pub use controllers::{CONTROLLERS, Selection as Controllers};
+pub use controllers::{CONTROLLERS, LeaderElection, Selection as Controllers};
 pub use server::{RunningServer, app, start};
 pub use testing::TestServer;

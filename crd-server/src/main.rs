@@ -3,11 +3,13 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Parser;
 use crd_runtime::KubeVersion;
 use crd_runtime::engine::EngineOptions;
-use crd_server::{Config, StoreConfig, TlsFiles};
+use crd_server::config::parse_duration;
+use crd_server::{Config, LeaderElection, StoreConfig, TlsFiles};
 
 /// An API server for Kubernetes custom resources (CRDs, namespaces, custom objects).
 #[derive(Parser, Debug)]
@@ -54,6 +56,27 @@ struct Args {
     /// customresourcecleanup).
     #[arg(long, value_name = "NAMES", default_value = "*")]
     controllers: crd_server::Controllers,
+    /// Elect a leader among the replicas sharing the store before running the
+    /// controllers (kube-controller-manager's flag; `--leader-elect=false` to run them
+    /// at once).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set,
+          num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    leader_elect: bool,
+    /// How long a leader that stopped renewing keeps the Lease, as the others measure it.
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
+    leader_elect_lease_duration: Duration,
+    /// How long the leader keeps trying to renew before it stops leading.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    leader_elect_renew_deadline: Duration,
+    /// The time between attempts to acquire or renew the Lease.
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = parse_duration)]
+    leader_elect_retry_period: Duration,
+    /// The Lease's name.
+    #[arg(long, value_name = "NAME", default_value = "kube-controller-manager")]
+    leader_elect_resource_name: String,
+    /// The Lease's namespace.
+    #[arg(long, value_name = "NAMESPACE", default_value = "kube-system")]
+    leader_elect_resource_namespace: String,
 }
 
 fn main() -> ExitCode {
@@ -121,15 +144,70 @@ async fn run(args: Args) -> Result<(), String> {
         service_cluster_ip_range: args.service_cluster_ip_range,
         service_node_port_range: args.service_node_port_range,
         controllers: args.controllers,
+        leader_election: LeaderElection {
+            leader_elect: args.leader_elect,
+            lease_duration: args.leader_elect_lease_duration,
+            renew_deadline: args.leader_elect_renew_deadline,
+            retry_period: args.leader_elect_retry_period,
+            resource_name: args.leader_elect_resource_name,
+            resource_namespace: args.leader_elect_resource_namespace,
+        },
     };
-    let server = crd_server::start(config).await.map_err(|e| e.to_string())?;
+    let lease = format!(
+        "{}/{}",
+        config.leader_election.resource_namespace, config.leader_election.resource_name
+    );
+    let mut server = crd_server::start(config).await.map_err(|e| e.to_string())?;
     println!(
         "crd-server listening on {} (store: {})",
         server.url(),
         server.store_description()
     );
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => Ok(()),
-        _ = server.wait() => Err("the server stopped".to_string()),
+    if let Some(id) = server.leader_identity() {
+        println!("leader election: attempting to acquire lease {lease} as {id}");
+        tokio::spawn(report_leadership(server.leading(), lease, id.to_string()));
+    }
+    let stopped = tokio::select! {
+        _ = termination() => true,
+        _ = server.until_stopped() => false,
+    };
+    if !stopped {
+        return Err("the server stopped".to_string());
+    }
+    // Stop the controllers and give the Lease up, so that another replica takes over
+    // without waiting for it to expire.
+    server.shutdown().await;
+    Ok(())
+}
+
+/// SIGINT or SIGTERM (what a process manager stops a server with).
+async fn termination() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// Prints each change of leadership (the controllers start or stop with it).
+async fn report_leadership(
+    mut leading: tokio::sync::watch::Receiver<bool>,
+    lease: String,
+    id: String,
+) {
+    while leading.changed().await.is_ok() {
+        let what = if *leading.borrow_and_update() {
+            "successfully acquired lease"
+        } else {
+            "stopped leading; lost or released lease"
+        };
+        println!("leader election: {id} {what} {lease}");
     }
 }

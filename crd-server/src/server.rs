@@ -31,7 +31,7 @@ pub struct RunningServer {
     app: axum::Router,
     task: JoinHandle<()>,
     /// Stopped with the server.
-    _controllers: crate::controllers::Running,
+    controllers: crate::controllers::Running,
 }
 
 impl RunningServer {
@@ -55,8 +55,28 @@ impl RunningServer {
         self.shared.store.clone()
     }
 
-    /// Stops serving now (open watches end).
+    /// Stops serving now (open watches end). Its controllers stop at once; a Lease it
+    /// holds is given up in the background.
     pub fn stop(self) {}
+
+    /// Stops the controllers and gives up the leader election's Lease (waiting for it,
+    /// at most the renew deadline, as kube-controller-manager does when it stops), then
+    /// stops serving.
+    pub async fn shutdown(mut self) {
+        std::mem::take(&mut self.controllers).shutdown().await;
+    }
+
+    /// The identity this server writes as the Lease's `holderIdentity`
+    /// (`HOSTNAME_UUID`); `None` without leader election.
+    pub fn leader_identity(&self) -> Option<&str> {
+        self.controllers.identity()
+    }
+
+    /// Whether this server runs its controllers now — it holds the Lease, or leader
+    /// election is off — and its changes.
+    pub fn leading(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.controllers.leading()
+    }
 
     /// The shared state (registry, store) for in-process helpers.
     pub(crate) fn shared(&self) -> &Arc<Shared> {
@@ -70,6 +90,12 @@ impl RunningServer {
 
     /// Waits until the server task ends (it ends only when stopped or on a fatal error).
     pub async fn wait(mut self) {
+        self.until_stopped().await;
+    }
+
+    /// Waits until the server task ends, keeping the server (to [`shutdown`](Self::shutdown)
+    /// it afterwards, say).
+    pub async fn until_stopped(&mut self) {
         let _ = (&mut self.task).await;
     }
 }
@@ -229,6 +255,10 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String)
             config.listen
         )));
     }
+    config
+        .leader_election
+        .validate()
+        .map_err(|e| StartError::Config(format!("leader election: {e}")))?;
     if !config.engine.ratcheting && !config.engine.kube_version.ratcheting_can_be_disabled() {
         return Err(StartError::Config(format!(
             "CRDValidationRatcheting is GA and cannot be turned off in Kubernetes {}",
@@ -269,7 +299,8 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         source,
     })?;
     let (shared, store_description) = open(&config, addr).await?;
-    let controllers = crate::controllers::start(&shared, &config.controllers);
+    let controllers =
+        crate::controllers::start(&shared, &config.controllers, &config.leader_election);
     let app = router(shared.clone());
     let in_process = app.clone();
     let scheme = if tls.is_some() { "https" } else { "http" };
@@ -291,7 +322,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         shared,
         app: in_process,
         task,
-        _controllers: controllers,
+        controllers,
     })
 }
 

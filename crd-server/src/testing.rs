@@ -51,6 +51,7 @@ pub struct TestServerBuilder {
     service_cluster_ip_range: Option<String>,
     service_node_port_range: Option<String>,
     controllers: crate::Controllers,
+    leader_election: Option<crate::LeaderElection>,
 }
 
 impl TestServerBuilder {
@@ -117,6 +118,14 @@ impl TestServerBuilder {
         self
     }
 
+    /// Elects a leader among replicas as `--leader-elect` does (e.g. shorter durations
+    /// for tests of a failover). A test server has no replicas and runs its controllers
+    /// at once without election unless given one here.
+    pub fn leader_election(mut self, election: crate::LeaderElection) -> Self {
+        self.leader_election = Some(election);
+        self
+    }
+
     /// Uses the embedded durable store in a temporary directory instead of memory.
     pub fn durable(mut self) -> Self {
         self.durable = true;
@@ -149,6 +158,9 @@ impl TestServerBuilder {
                 .service_node_port_range
                 .unwrap_or_else(|| crate::config::DEFAULT_SERVICE_NODE_PORT_RANGE.into()),
             controllers: self.controllers,
+            leader_election: self
+                .leader_election
+                .unwrap_or_else(crate::LeaderElection::disabled),
         };
         let server = TestServer {
             server: start(config).await?,

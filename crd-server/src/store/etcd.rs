@@ -6,6 +6,7 @@
 //! and watch is etcd's watch with `prev_kv`, so replicas sharing one etcd see each other's
 //! writes as their own.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -26,11 +27,55 @@ use super::{
 
 /// A request that gets no answer in this time fails (and the next endpoint is tried).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// Passes over the endpoints before a request fails, the pause growing by this much
+/// each time (about the time etcd takes to elect a new leader).
+const ROUNDS: u32 = 4;
+const ROUND_PAUSE: Duration = Duration::from_millis(250);
+
+/// What one member made of a request.
+enum Answer {
+    /// Its JSON answer (possibly an error).
+    Json(Value),
+    /// It was not reached: nothing was sent.
+    Unreached(String),
+    /// The request went out but no answer came back.
+    Lost(String),
+}
+
+/// Errors another member, or the same one a moment later, may not give: no leader or
+/// a leader changing, a member stopping, an overloaded or unreachable one.
+fn transient(v: &Value) -> bool {
+    let code = num(&v["code"]);
+    let message = v["message"].as_str().or(v["error"].as_str()).unwrap_or("");
+    // gRPC's UNAVAILABLE (14) and DEADLINE_EXCEEDED (4).
+    code == 14
+        || code == 4
+        || [
+            "no leader",
+            "leader changed",
+            "request timed out",
+            "server stopped",
+            "too many requests",
+            "not capable",
+        ]
+        .iter()
+        .any(|m| message.contains(m))
+}
+
+/// Errors that say the request was refused before it was proposed.
+fn not_applied(v: &Value) -> bool {
+    let message = v["message"].as_str().or(v["error"].as_str()).unwrap_or("");
+    message.contains("no leader")
+        || message.contains("server stopped")
+        || message.contains("too many requests")
+}
 
 /// An etcd v3 [`Store`].
 pub struct EtcdStore {
     client: Client<HttpConnector, Full<Bytes>>,
     endpoints: Vec<String>,
+    /// The endpoint that answered last, tried first.
+    preferred: AtomicUsize,
 }
 
 fn b64(s: &str) -> String {
@@ -111,44 +156,94 @@ impl EtcdStore {
             .iter()
             .map(|e| e.trim_end_matches('/').to_string())
             .collect();
-        let store = EtcdStore { client, endpoints };
+        let store = EtcdStore {
+            client,
+            endpoints,
+            preferred: AtomicUsize::new(0),
+        };
         store.call("/v3/maintenance/status", json!({})).await?;
         Ok(store)
     }
 
-    /// POSTs `body` to `path`, trying each endpoint in turn.
+    /// POSTs `body` to `path`, trying each endpoint in turn from the one that answered
+    /// last (what etcd's client balancer does: a dead member costs one refused
+    /// connection, then the others serve). A read is tried again elsewhere whatever
+    /// went wrong; a write only when it cannot have been applied — the member was not
+    /// reached, or the cluster had no leader — since a write sent twice could be
+    /// applied twice.
     async fn call(&self, path: &str, body: Value) -> Result<Value, StoreError> {
+        let read = !path.ends_with("/txn");
         let bytes = Bytes::from(body.to_string());
         let mut last = String::new();
-        for endpoint in &self.endpoints {
-            let url = format!("{endpoint}{path}");
-            let req = match http::Request::post(&url)
-                .header("content-type", "application/json")
-                .body(Full::new(bytes.clone()))
-            {
-                Ok(r) => r,
-                Err(e) => return Err(StoreError::Unavailable(format!("bad etcd URL {url}: {e}"))),
-            };
-            let answer = tokio::time::timeout(REQUEST_TIMEOUT, async {
-                let resp = self.client.request(req).await.map_err(|e| format!("{e}"))?;
-                let body = resp
-                    .into_body()
-                    .collect()
-                    .await
-                    .map_err(|e| format!("{e}"))?
-                    .to_bytes();
-                serde_json::from_slice::<Value>(&body).map_err(|e| format!("not JSON: {e}"))
-            })
-            .await;
-            match answer {
-                Ok(Ok(v)) => return Ok(v),
-                Ok(Err(e)) => last = format!("{endpoint}: {e}"),
-                Err(_) => last = format!("{endpoint}: no answer in {}s", REQUEST_TIMEOUT.as_secs()),
+        for round in 0..ROUNDS {
+            if round > 0 {
+                // Between rounds: an election in progress (about a second by default).
+                tokio::time::sleep(ROUND_PAUSE * round).await;
+            }
+            let first = self.preferred.load(Ordering::Relaxed);
+            for i in 0..self.endpoints.len() {
+                let at = (first + i) % self.endpoints.len();
+                let endpoint = &self.endpoints[at];
+                match self.post(endpoint, path, &bytes).await {
+                    Answer::Json(v) => {
+                        let transient = v.get("error").is_some() && transient(&v);
+                        if !transient {
+                            self.preferred.store(at, Ordering::Relaxed);
+                            return Ok(v);
+                        }
+                        if !read && !not_applied(&v) {
+                            return Ok(v);
+                        }
+                        last = format!("{endpoint}: {}", v["message"].as_str().unwrap_or(""));
+                    }
+                    Answer::Unreached(e) => last = format!("{endpoint}: {e}"),
+                    Answer::Lost(e) if read => last = format!("{endpoint}: {e}"),
+                    Answer::Lost(e) => {
+                        return Err(StoreError::Unavailable(format!(
+                            "etcd: the outcome of the write is unknown ({endpoint}: {e})"
+                        )));
+                    }
+                }
             }
         }
         Err(StoreError::Unavailable(format!(
             "etcd unreachable ({last})"
         )))
+    }
+
+    /// One request to one member.
+    async fn post(&self, endpoint: &str, path: &str, bytes: &Bytes) -> Answer {
+        let url = format!("{endpoint}{path}");
+        let req = match http::Request::post(&url)
+            .header("content-type", "application/json")
+            .body(Full::new(bytes.clone()))
+        {
+            Ok(r) => r,
+            Err(e) => return Answer::Unreached(format!("bad etcd URL {url}: {e}")),
+        };
+        let answer = tokio::time::timeout(REQUEST_TIMEOUT, async {
+            let resp = self.client.request(req).await.map_err(|e| {
+                if e.is_connect() {
+                    Answer::Unreached(e.to_string())
+                } else {
+                    Answer::Lost(e.to_string())
+                }
+            })?;
+            let body = resp
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| Answer::Lost(e.to_string()))?
+                .to_bytes();
+            serde_json::from_slice::<Value>(&body)
+                .map_err(|e| Answer::Lost(format!("not JSON: {e}")))
+        })
+        .await;
+        match answer {
+            Ok(Ok(v)) => Answer::Json(v),
+            Ok(Err(a)) => a,
+            Err(_) => Answer::Lost(format!("no answer in {}s", REQUEST_TIMEOUT.as_secs())),
+        }
     }
 
     async fn txn(
@@ -348,7 +443,10 @@ impl Store for EtcdStore {
                 "start_revision": (after + 1).to_string(), "prev_kv": true, "progress_notify": true,
             }});
             let mut last = String::new();
-            for endpoint in &self.endpoints {
+            let first = self.preferred.load(Ordering::Relaxed);
+            for i in 0..self.endpoints.len() {
+                let at = (first + i) % self.endpoints.len();
+                let endpoint = &self.endpoints[at];
                 let url = format!("{endpoint}/v3/watch");
                 let Ok(req) =
                     http::Request::post(&url).body(Full::new(Bytes::from(body.to_string())))
@@ -356,7 +454,10 @@ impl Store for EtcdStore {
                     continue;
                 };
                 match tokio::time::timeout(REQUEST_TIMEOUT, self.client.request(req)).await {
-                    Ok(Ok(resp)) => return Ok(watch_stream(resp.into_body(), after)),
+                    Ok(Ok(resp)) => {
+                        self.preferred.store(at, Ordering::Relaxed);
+                        return Ok(watch_stream(resp.into_body(), after));
+                    }
                     Ok(Err(e)) => last = format!("{endpoint}: {e}"),
                     Err(_) => last = format!("{endpoint}: no answer"),
                 }
@@ -505,5 +606,21 @@ fn parse_message(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn which_errors_another_member_may_not_give() {
+        let no_leader = json!({"error": "etcdserver: no leader", "code": 14, "message": "etcdserver: no leader"});
+        assert!(transient(&no_leader) && not_applied(&no_leader));
+        // A timed-out proposal may still be applied: reads retry it, writes do not.
+        let timed_out = json!({"error": "etcdserver: request timed out", "code": 14, "message": "etcdserver: request timed out"});
+        assert!(transient(&timed_out) && !not_applied(&timed_out));
+        let compacted = json!({"error": "etcdserver: mvcc: required revision has been compacted", "code": 11, "message": "etcdserver: mvcc: required revision has been compacted"});
+        assert!(!transient(&compacted));
     }
 }

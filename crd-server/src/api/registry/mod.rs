@@ -248,20 +248,6 @@ impl Registry {
             .clone()
     }
 
-    /// The storage prefixes of every namespaced kind (each once).
-    pub fn namespaced_prefixes(&self) -> Vec<String> {
-        let mut prefixes: Vec<String> = self
-            .resources()
-            .iter()
-            .map(|r| r.info())
-            .filter(|i| i.namespaced)
-            .map(|i| i.prefix.clone())
-            .collect();
-        prefixes.sort();
-        prefixes.dedup();
-        prefixes
-    }
-
     /// Whether the namespace is `Terminating` (`None`: not seen yet, ask the store).
     pub fn namespace_terminating(&self, name: &str) -> Option<bool> {
         self.namespaces

@@ -1,0 +1,284 @@
+use super::*;
+
+fn owner_ref(uid: &str, name: &str, blocks: bool) -> OwnerRef {
+    OwnerRef {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        name: name.into(),
+        uid: uid.into(),
+        controller: None,
+        block_owner_deletion: blocks.then_some(true),
+    }
+}
+
+fn meta(ns: &str, name: &str, uid: &str, owners: Vec<OwnerRef>) -> Meta {
+    Meta {
+        name: name.into(),
+        namespace: ns.into(),
+        uid: uid.into(),
+        owners,
+        ..Meta::default()
+    }
+}
+
+fn key(ns: &str, name: &str) -> String {
+    format!("/registry/configmaps/{ns}/{name}")
+}
+
+fn put(g: &mut Graph, m: Meta) -> Vec<Action> {
+    let k = key(&m.namespace, &m.name);
+    g.observe(&k, "v1", "ConfigMap", m)
+}
+
+fn deletes(actions: &[Action]) -> Vec<String> {
+    let mut uids: Vec<String> = actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Delete(u) => Some(u.clone()),
+            _ => None,
+        })
+        .collect();
+    uids.sort();
+    uids
+}
+
+#[test]
+fn an_owner_seen_first_links_its_dependents_quietly() {
+    let mut g = Graph::default();
+    assert!(put(&mut g, meta("a", "owner", "o", vec![])).is_empty());
+    let refs = vec![owner_ref("o", "owner", true)];
+    assert!(put(&mut g, meta("a", "dep", "d", refs)).is_empty());
+    let owner = g.node("o").unwrap();
+    assert_eq!((owner.dependent_count(), owner.blocking()), (1, 1));
+    assert_eq!(
+        g.known(&owner_ref("o", "owner", false), "a", true),
+        Some(Known::Solid)
+    );
+}
+
+#[test]
+fn an_owner_not_seen_yet_is_virtual_and_attempted() {
+    let mut g = Graph::default();
+    let actions = put(
+        &mut g,
+        meta("a", "dep", "d", vec![owner_ref("o", "owner", false)]),
+    );
+    assert_eq!(actions, [Action::Delete("o".into())]);
+    assert!(!g.node("o").unwrap().observed());
+    assert_eq!(g.known(&owner_ref("o", "owner", false), "a", true), None);
+    // Observed later: the same node, its dependents kept.
+    assert!(put(&mut g, meta("a", "owner", "o", vec![])).is_empty());
+    let owner = g.node("o").unwrap();
+    assert!(owner.observed());
+    assert_eq!(owner.dependent_count(), 1);
+}
+
+#[test]
+fn a_deleted_owner_sends_its_dependents_to_attempts() {
+    let mut g = Graph::default();
+    put(&mut g, meta("a", "owner", "o", vec![]));
+    put(
+        &mut g,
+        meta("a", "d1", "d1", vec![owner_ref("o", "owner", false)]),
+    );
+    put(
+        &mut g,
+        meta("a", "d2", "d2", vec![owner_ref("o", "owner", false)]),
+    );
+    let actions = g.remove(&key("a", "owner"));
+    assert_eq!(deletes(&actions), ["d1", "d2"]);
+    assert!(g.node("o").is_none());
+    // Whatever the coordinates: no object has that uid any more.
+    assert_eq!(
+        g.known(&owner_ref("o", "other-name", false), "b", true),
+        Some(Known::Dangling)
+    );
+    // A dependent's deletion no longer touches the owner.
+    assert!(g.remove(&key("a", "d1")).is_empty());
+}
+
+#[test]
+fn foreground_deletion_attempts_every_dependent_once() {
+    let mut g = Graph::default();
+    put(&mut g, meta("a", "owner", "o", vec![]));
+    put(
+        &mut g,
+        meta("a", "d1", "d1", vec![owner_ref("o", "owner", true)]),
+    );
+    put(
+        &mut g,
+        meta("a", "d2", "d2", vec![owner_ref("o", "owner", false)]),
+    );
+    let mut deleting = meta("a", "owner", "o", vec![]);
+    deleting.being_deleted = true;
+    deleting.foreground = true;
+    let actions = put(&mut g, deleting.clone());
+    assert_eq!(deletes(&actions), ["d1", "d2", "o"]);
+    assert_eq!(
+        g.known(&owner_ref("o", "owner", false), "a", true),
+        Some(Known::Waiting)
+    );
+    // The same state again is no transition.
+    assert!(put(&mut g, deleting).is_empty());
+    assert_eq!(g.node("o").unwrap().blocking(), 1);
+    // The blocking dependent goes: the owner is attempted (it may finish now).
+    assert_eq!(deletes(&g.remove(&key("a", "d1"))), ["o"]);
+    assert_eq!(g.node("o").unwrap().blocking(), 0);
+    // A dependent added while the owner waits is attempted at once.
+    let actions = put(
+        &mut g,
+        meta("a", "d3", "d3", vec![owner_ref("o", "owner", true)]),
+    );
+    assert_eq!(deletes(&actions), ["d3"]);
+}
+
+#[test]
+fn orphaning_starts_once() {
+    let mut g = Graph::default();
+    let mut m = meta("a", "owner", "o", vec![]);
+    put(&mut g, m.clone());
+    m.being_deleted = true;
+    m.orphan = true;
+    assert_eq!(put(&mut g, m.clone()), [Action::Orphan("o".into())]);
+    assert!(put(&mut g, m).is_empty());
+}
+
+#[test]
+fn an_unblocked_reference_lets_the_owner_be_attempted() {
+    let mut g = Graph::default();
+    put(&mut g, meta("a", "owner", "o", vec![]));
+    put(
+        &mut g,
+        meta("a", "d", "d", vec![owner_ref("o", "owner", true)]),
+    );
+    assert_eq!(g.node("o").unwrap().blocking(), 1);
+    let actions = put(
+        &mut g,
+        meta("a", "d", "d", vec![owner_ref("o", "owner", false)]),
+    );
+    assert_eq!(deletes(&actions), ["o"]);
+    assert_eq!(g.node("o").unwrap().blocking(), 0);
+    assert_eq!(g.node("o").unwrap().dependent_count(), 1);
+    let actions = put(&mut g, meta("a", "d", "d", vec![]));
+    assert!(deletes(&actions).is_empty());
+    assert_eq!(g.node("o").unwrap().dependent_count(), 0);
+}
+
+#[test]
+fn owners_in_another_namespace_are_reported() {
+    let mut g = Graph::default();
+    put(&mut g, meta("a", "owner", "o", vec![]));
+    let actions = put(
+        &mut g,
+        meta("b", "dep", "d", vec![owner_ref("o", "owner", false)]),
+    );
+    let Action::InvalidNamespace { dependent, owner } = &actions[0] else {
+        panic!("expected a warning first: {actions:?}");
+    };
+    assert_eq!(
+        (dependent.namespace.as_str(), owner.uid.as_str()),
+        ("b", "o")
+    );
+    assert_eq!(deletes(&actions), ["d"]);
+    // Nor does the graph vouch for it from there.
+    assert_eq!(g.known(&owner_ref("o", "owner", false), "b", true), None);
+    // A cluster-scoped dependent of a namespaced owner, likewise.
+    let k = "/registry/clusterroles/cr";
+    let actions = g.observe(
+        k,
+        "rbac.authorization.k8s.io/v1",
+        "ClusterRole",
+        meta("", "cr", "c", vec![owner_ref("o", "owner", false)]),
+    );
+    assert!(
+        matches!(&actions[0], Action::InvalidNamespace { dependent, .. } if dependent.namespace.is_empty())
+    );
+}
+
+#[test]
+fn a_virtual_owner_seen_elsewhere_reports_its_dependents() {
+    let mut g = Graph::default();
+    put(
+        &mut g,
+        meta("b", "dep", "d", vec![owner_ref("o", "owner", false)]),
+    );
+    let actions = put(&mut g, meta("a", "owner", "o", vec![]));
+    assert!(
+        matches!(&actions[0], Action::InvalidNamespace { dependent, .. } if dependent.uid == "d")
+    );
+    assert_eq!(deletes(&actions), ["d"]);
+}
+
+#[test]
+fn an_absent_virtual_owner_goes_unless_named_otherwise() {
+    let mut g = Graph::default();
+    put(
+        &mut g,
+        meta("a", "d1", "d1", vec![owner_ref("o", "owner", false)]),
+    );
+    let id = owner_ref("o", "owner", false).identity("a");
+    assert_eq!(deletes(&g.absent(&id, true)), ["d1"]);
+    assert!(g.node("o").is_none());
+    assert!(g.is_absent(&owner_ref("o", "owner", false), "a"));
+    assert!(!g.is_absent(&owner_ref("o", "owner", false), "b"));
+
+    // Two dependents name the uid differently: the node stays for the other name.
+    put(
+        &mut g,
+        meta("a", "d2", "d2", vec![owner_ref("p", "one", false)]),
+    );
+    put(
+        &mut g,
+        meta("a", "d3", "d3", vec![owner_ref("p", "two", false)]),
+    );
+    let id = owner_ref("p", "one", false).identity("a");
+    assert_eq!(deletes(&g.absent(&id, true)), ["d2", "d3"]);
+    assert!(g.node("p").is_some());
+    // An observed node is the informer's to remove.
+    put(&mut g, meta("a", "owner", "q", vec![]));
+    let id = owner_ref("q", "owner", false).identity("a");
+    assert!(g.absent(&id, true).is_empty());
+    assert!(g.node("q").is_some());
+}
+
+#[test]
+fn a_virtual_node_lives_while_named() {
+    let mut g = Graph::default();
+    put(
+        &mut g,
+        meta("a", "d", "d", vec![owner_ref("o", "owner", false)]),
+    );
+    assert!(g.node("o").is_some());
+    put(&mut g, meta("a", "d", "d", vec![]));
+    assert!(g.node("o").is_none());
+    assert_eq!(g.len(), 1);
+}
+
+#[test]
+fn a_key_recreated_with_another_uid_replaces_the_old_object() {
+    let mut g = Graph::default();
+    put(&mut g, meta("a", "owner", "o1", vec![]));
+    put(
+        &mut g,
+        meta("a", "d", "d", vec![owner_ref("o1", "owner", false)]),
+    );
+    // Deleted and created again while the watch was broken: one put, another uid.
+    let actions = put(&mut g, meta("a", "owner", "o2", vec![]));
+    assert_eq!(deletes(&actions), ["d"]);
+    assert!(g.node("o1").is_none());
+    // Same name, other uid: the reference is dangling.
+    assert_eq!(
+        g.known(&owner_ref("o1", "owner", false), "a", true),
+        Some(Known::Dangling)
+    );
+}
+
+#[test]
+fn recent_forgets_the_oldest() {
+    let mut r = Recent::new(2);
+    r.insert(1);
+    r.insert(2);
+    r.insert(2);
+    r.insert(3);
+    assert!(!r.contains(&1) && r.contains(&2) && r.contains(&3));
+}
