@@ -117,6 +117,7 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
         |c: Option<&ConfigMap>| c.is_some(),
     )
     .await;
+    let cm_uid = cm.metadata.uid.clone().expect("uid");
     assert_eq!(cm.data.unwrap()["index.html"], "<h1>hi</h1>");
     let owner = &cm.metadata.owner_references.unwrap()[0];
     assert_eq!(
@@ -132,6 +133,7 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
         |d: Option<&Deployment>| d.is_some(),
     )
     .await;
+    let deploy_uid = deploy.metadata.uid.clone().expect("uid");
     assert_eq!(deploy.spec.replicas, Some(2));
 
     // Nothing runs pods here: the site is not ready, and says why.
@@ -236,6 +238,30 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
     )
     .await
     .expect("the finalizer let the site go")
+    .expect("watch");
+    // Then crd-server's garbage collector takes the children the site owned, as
+    // kube-controller-manager's does on a cluster.
+    tokio::time::timeout(
+        WAIT,
+        await_condition(
+            pages.clone(),
+            "docs-pages",
+            conditions::is_deleted(&cm_uid),
+        ),
+    )
+    .await
+    .expect("the garbage collector took the pages ConfigMap")
+    .expect("watch");
+    tokio::time::timeout(
+        WAIT,
+        await_condition(
+            deployments.clone(),
+            "docs",
+            conditions::is_deleted(&deploy_uid),
+        ),
+    )
+    .await
+    .expect("the garbage collector took the Deployment")
     .expect("watch");
     let listed = events
         .list(&ListParams::default().fields("reason=Deleting"))
