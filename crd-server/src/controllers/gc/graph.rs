@@ -323,12 +323,12 @@ impl Graph {
         })
     }
 
-    /// Whether an attempt verified `identity` absent (upstream checks its cache under
-    /// the cluster-scoped coordinates, then the dependent's namespace).
+    /// Whether an attempt verified the owner `r` names absent (upstream checks its
+    /// cache under the cluster-scoped coordinates, then the dependent's namespace).
+    /// Deleted uids are not consulted here: a cluster-scoped dependent of a deleted
+    /// namespaced owner is invalid, not garbage ([`Graph::known`] comes after that).
     pub fn is_absent(&self, r: &OwnerRef, namespace: &str) -> bool {
-        self.gone.contains(&r.uid)
-            || self.absent.contains(&r.identity(""))
-            || self.absent.contains(&r.identity(namespace))
+        self.absent.contains(&r.identity("")) || self.absent.contains(&r.identity(namespace))
     }
 
     /// Records an owner an API lookup did not find.

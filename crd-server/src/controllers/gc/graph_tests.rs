@@ -93,6 +93,9 @@ fn a_deleted_owner_sends_its_dependents_to_attempts() {
         g.known(&owner_ref("o", "other-name", false), "b", true),
         Some(Known::Dangling)
     );
+    // Only once the owner's scope is known (a cluster-scoped dependent of a namespaced
+    // owner is invalid, not garbage).
+    assert!(!g.is_absent(&owner_ref("o", "owner", false), ""));
     // A dependent's deletion no longer touches the owner.
     assert!(g.remove(&key("a", "d1")).is_empty());
 }
