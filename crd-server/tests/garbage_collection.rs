@@ -390,7 +390,7 @@ async fn orphan_removes_the_references_and_keeps_the_dependents() {
     .await;
     wait_gone(&c, &owner).await;
     let cm_now = cm.get(&c).await.expect("orphaned, not deleted");
-    assert_eq!(owner_uids(&cm_now), [other.uid.clone()]);
+    assert_eq!(owner_uids(&cm_now), std::slice::from_ref(&other.uid));
     let tab_now = tab.get(&c).await.expect("orphaned, not deleted");
     assert!(
         tab_now.pointer("/metadata/ownerReferences").is_none(),
@@ -624,5 +624,45 @@ async fn without_the_garbage_collector_dependents_stay() {
     assert_eq!(
         stuck["metadata"]["finalizers"],
         json!(["foregroundDeletion"])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deletes_check_preconditions_and_mark_a_new_generation() {
+    let server = server("*").await;
+    let c = client(&server);
+    let ns = server.namespace().await.unwrap();
+    let tab = crontab(&c, &ns, "held", json!({"finalizers": ["example.com/hold"]})).await;
+    let stale = DeleteParams {
+        preconditions: Some(kube::api::Preconditions {
+            uid: Some("not-the-uid".into()),
+            resource_version: None,
+        }),
+        ..DeleteParams::background()
+    };
+    let err = tab.api(&c).delete("held", &stale).await.unwrap_err();
+    let kube::Error::Api(status) = err else {
+        panic!("an API error: {err}");
+    };
+    assert_eq!(status.code, 409);
+    assert_eq!(
+        status.message,
+        format!(
+            "Operation cannot be fulfilled on CronTab.stable.example.com \"held\": the UID in the precondition (not-the-uid) does not match the UID in record ({}). The object might have been deleted and then recreated",
+            tab.uid
+        )
+    );
+    let marked = tab
+        .api(&c)
+        .delete("held", &DeleteParams::background())
+        .await
+        .unwrap()
+        .left()
+        .expect("waits on its finalizer");
+    assert!(marked.metadata.deletion_timestamp.is_some());
+    assert_eq!(marked.metadata.generation, Some(2));
+    assert_eq!(
+        marked.metadata.finalizers,
+        Some(vec!["example.com/hold".to_string()])
     );
 }
