@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams};
 use serde_json::{Value, json};
+use support::Etcd;
 use support::test_crd::TestCrd;
 
 /// How long a test waits for the garbage collector.
@@ -427,12 +428,23 @@ async fn dangling_and_wrong_uid_references() {
     let orphan = config_map(&c, &ns, "dangling", owned_by(&[&ghost])).await;
     wait_gone(&c, &orphan).await;
 
+    // An owner of a kind not served (a CRD not established yet): not taken for absent.
+    let unknown = Obj {
+        api_version: "later.example.com/v1".into(),
+        kind: "Later".into(),
+        name: "later".into(),
+        ..ghost
+    };
+    let waits = config_map(&c, &ns, "waits-for-its-kind", owned_by(&[&unknown])).await;
+
     // The owner's name, but another uid: not the owner. The object of that name stays.
     let named = config_map(&c, &ns, "owner", json!({})).await;
     let impostor = Obj {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        ns: Some(ns.clone()),
         uid: "0b5e7a3c-0000-4000-8000-000000000002".into(),
         name: "owner".into(),
-        ..ghost
     };
     let dep = config_map(&c, &ns, "wrong-uid", owned_by(&[&impostor])).await;
     wait_gone(&c, &dep).await;
@@ -454,6 +466,10 @@ async fn dangling_and_wrong_uid_references() {
     assert_eq!(
         second.get(&c).await.expect("the new owner stays")["metadata"]["uid"],
         second.uid
+    );
+    assert!(
+        waits.get(&c).await.is_some(),
+        "an unknown kind is no absent owner"
     );
 }
 
@@ -665,4 +681,66 @@ async fn deletes_check_preconditions_and_mark_a_new_generation() {
         marked.metadata.finalizers,
         Some(vec!["example.com/hold".to_string()])
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_started_later_finishes_the_cascades() {
+    let etcd = Etcd::start().await;
+    let replica = |controllers: &str| crd_server::Config {
+        listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        store: crd_server::StoreConfig::Etcd(vec![etcd.url.clone()]),
+        controllers: controllers.parse().unwrap(),
+        ..crd_server::Config::default()
+    };
+    // Replica a runs no garbage collector: the cascades start and wait.
+    let a = crd_server::start(replica("*,-garbagecollector"))
+        .await
+        .expect("replica a");
+    let uri: http::Uri = a.url().parse().unwrap();
+    let c = kube::Client::try_from(kube::Config::new(uri)).unwrap();
+    let ns = "default";
+    let fg = config_map(&c, ns, "fg-owner", json!({})).await;
+    let fg_deps = [
+        config_map(
+            &c,
+            ns,
+            "fg-1",
+            json!({"ownerReferences": [fg.owner_ref(true)]}),
+        )
+        .await,
+        config_map(
+            &c,
+            ns,
+            "fg-2",
+            json!({"ownerReferences": [fg.owner_ref(true)]}),
+        )
+        .await,
+    ];
+    let bg = config_map(&c, ns, "bg-owner", json!({})).await;
+    let bg_dep = config_map(&c, ns, "bg-1", owned_by(&[&bg])).await;
+    let orphaning = config_map(&c, ns, "orphaning", json!({})).await;
+    let kept = config_map(&c, ns, "kept", owned_by(&[&orphaning])).await;
+    fg.api(&c)
+        .delete(&fg.name, &DeleteParams::foreground())
+        .await
+        .unwrap();
+    bg.api(&c)
+        .delete(&bg.name, &DeleteParams::background())
+        .await
+        .unwrap();
+    orphaning
+        .api(&c)
+        .delete(&orphaning.name, &DeleteParams::orphan())
+        .await
+        .unwrap();
+    assert!(fg.get(&c).await.is_some() && orphaning.get(&c).await.is_some());
+    assert!(bg_dep.get(&c).await.is_some());
+
+    // Replica b, with one, takes them over from what the store holds.
+    let _b = crd_server::start(replica("*")).await.expect("replica b");
+    for gone in fg_deps.iter().chain([&fg, &bg_dep, &orphaning]) {
+        wait_gone(&c, gone).await;
+    }
+    let kept = kept.get(&c).await.expect("orphaned, not deleted");
+    assert!(owner_uids(&kept).is_empty());
 }
