@@ -2,7 +2,8 @@
 //! one ConfigMap are created over HTTP by concurrent clients on the embedded durable
 //! store; then the owner is deleted (Background) and the time until a watch has seen
 //! the last dependent deleted is measured. Prints both times and their ratio.
-//! `cargo bench -p crd-server --bench cascade --profile load`.
+//! `cargo bench -p crd-server --bench cascade --profile load`; `CASCADE_POLICY=Foreground`
+//! deletes the owner in the foreground instead (dependents that block it).
 
 use std::time::{Duration, Instant};
 
@@ -22,14 +23,15 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000);
+    let policy = std::env::var("CASCADE_POLICY").unwrap_or_else(|_| "Background".into());
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("runtime")
-        .block_on(run(n));
+        .block_on(run(n, &policy));
 }
 
-async fn run(n: usize) {
+async fn run(n: usize, policy: &str) {
     let server = crd_server::TestServer::builder()
         .durable()
         .start()
@@ -44,7 +46,7 @@ async fn run(n: usize) {
     assert_eq!(code, 201, "{}", String::from_utf8_lossy(&body));
     let owner: Value = serde_json::from_slice(&body).expect("owner");
     let owner_ref = json!([{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner",
-                            "uid": owner["metadata"]["uid"]}]);
+                            "uid": owner["metadata"]["uid"], "blockOwnerDeletion": true}]);
 
     let (c, b) = (client.clone(), base.clone());
     let t0 = Instant::now();
@@ -88,7 +90,7 @@ async fn run(n: usize) {
         &client,
         "DELETE",
         &format!("{base}/owner"),
-        Bytes::from(json!({"propagationPolicy": "Background"}).to_string()),
+        Bytes::from(json!({"propagationPolicy": policy}).to_string()),
     )
     .await;
     assert_eq!(code, 200, "{}", String::from_utf8_lossy(&body));
@@ -114,7 +116,8 @@ async fn run(n: usize) {
     }
     let cascade = t0.elapsed();
     println!(
-        "background cascade of {n} dependents: {:.2} s",
+        "{} cascade of {n} dependents: {:.2} s",
+        policy.to_lowercase(),
         cascade.as_secs_f64()
     );
     println!(
