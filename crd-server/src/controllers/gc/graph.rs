@@ -387,7 +387,7 @@ impl Graph {
                 out.push(Action::Delete(r.uid.clone()));
                 continue;
             };
-            let waiting = owner.deleting_dependents;
+            let (waiting, orphaning) = (owner.deleting_dependents, owner.orphaning);
             if !suspicious {
                 let owner_id = &owner.identity;
                 let owner_namespaced = !owner_id.namespace.is_empty();
@@ -411,6 +411,10 @@ impl Graph {
             if waiting {
                 // Its owner already waits for its dependents: this one too.
                 out.push(Action::Delete(uid.to_string()));
+            }
+            if orphaning {
+                // Named by a dependent while it orphans them: this one is orphaned too.
+                out.push(Action::Orphan(r.uid.clone()));
             }
         }
         if suspicious {

@@ -144,6 +144,12 @@ fn orphaning_starts_once() {
     m.orphan = true;
     assert_eq!(put(&mut g, m.clone()), [Action::Orphan("o".into())]);
     assert!(put(&mut g, m).is_empty());
+    // A dependent appearing meanwhile brings the orphaning back.
+    let actions = put(
+        &mut g,
+        meta("a", "late", "l", vec![owner_ref("o", "owner", false)]),
+    );
+    assert_eq!(actions, [Action::Orphan("o".into())]);
 }
 
 #[test]
