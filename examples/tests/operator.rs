@@ -243,11 +243,7 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
     // kube-controller-manager's does on a cluster.
     tokio::time::timeout(
         WAIT,
-        await_condition(
-            pages.clone(),
-            "docs-pages",
-            conditions::is_deleted(&cm_uid),
-        ),
+        await_condition(pages.clone(), "docs-pages", conditions::is_deleted(&cm_uid)),
     )
     .await
     .expect("the garbage collector took the pages ConfigMap")

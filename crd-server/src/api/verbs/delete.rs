@@ -13,7 +13,7 @@ use crate::api::object::{has_finalizers, is_deleting, meta_mut, name_of, now, st
 use crate::api::request::media::read_body;
 use crate::api::request::{DeleteOptions, Propagation, Query};
 use crate::api::state::Shared;
-use crate::api::status::{self, ApiError};
+use crate::api::status::{self, ApiError, Qualified};
 use crate::api::storage::{self, Target, UPDATE_ATTEMPTS, WriteError};
 
 /// DELETE of the named object.
@@ -23,36 +23,54 @@ pub async fn delete(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     delete_object(scope.shared, scope.target(), &options).await
 }
 
-/// The preconditions of a delete, checked against the current object.
+/// The preconditions of a delete, checked against the current object. The first
+/// check is `rest.BeforeDelete`'s (the resource named by its kind); after a race the
+/// storage layer's, as kube-apiserver's store reports it.
 fn check_preconditions(
     t: Target<'_>,
     options: &DeleteOptions,
     current: &storage::Current,
+    first: bool,
 ) -> Result<(), ApiError> {
     let q = &t.res.info().q;
-    if let Some(uid) = &options.precondition_uid {
-        let actual = str_at(&current.obj, "/metadata/uid");
-        if uid != actual {
-            return Err(ApiError::conflict_because(
+    let by_kind = Qualified {
+        plural: q.kind.clone(),
+        ..q.clone()
+    };
+    let fail = |field: &str, wanted: &str, actual: &str| {
+        if first {
+            let (what, why) = match field {
+                "UID" => ("UID", "deleted and then recreated"),
+                _ => ("ResourceVersion", "modified"),
+            };
+            ApiError::conflict_because(
+                &by_kind,
+                t.name,
+                &format!(
+                    "the {what} in the precondition ({wanted}) does not match the {what} in record ({actual}). The object might have been {why}"
+                ),
+            )
+        } else {
+            ApiError::conflict_because(
                 q,
                 t.name,
                 &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {actual}"
+                    "StorageError: invalid object, Code: 4, Key: {}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: {field} in precondition: {wanted}, {field} in object meta: {actual}",
+                    t.key()
                 ),
-            ));
+            )
+        }
+    };
+    if let Some(uid) = &options.precondition_uid {
+        let actual = str_at(&current.obj, "/metadata/uid");
+        if uid != actual {
+            return Err(fail("UID", uid, actual));
         }
     }
     if let Some(rv) = &options.precondition_resource_version
         && *rv != current.revision.to_string()
     {
-        return Err(ApiError::conflict_because(
-            q,
-            t.name,
-            &format!(
-                "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
-                current.revision
-            ),
-        ));
+        return Err(fail("ResourceVersion", rv, &current.revision.to_string()));
     }
     Ok(())
 }
@@ -88,9 +106,8 @@ fn orphans(res: &Resource, finalizers: &[Value], options: &DeleteOptions) -> boo
     if let Some(orphan) = options.orphan_dependents {
         return orphan;
     }
-    match options.propagation {
-        Some(p) => return p == Propagation::Orphan,
-        None => {}
+    if let Some(p) = options.propagation {
+        return p == Propagation::Orphan;
     }
     for f in finalizers {
         if f == ORPHAN_FINALIZER {
@@ -103,15 +120,19 @@ fn orphans(res: &Resource, finalizers: &[Value], options: &DeleteOptions) -> boo
     res.default_gc_policy() == GcPolicy::OrphanDependents
 }
 
-/// Whether the delete waits for the dependents (`shouldDeleteDependents`).
+/// Whether the delete waits for the dependents (`shouldDeleteDependentsInForeground`):
+/// the options, then the first of the object's GC finalizers.
 fn foreground(finalizers: &[Value], options: &DeleteOptions) -> bool {
     if options.orphan_dependents.is_some() {
         return false;
     }
-    match options.propagation {
-        Some(p) => p == Propagation::Foreground,
-        None => finalizers.iter().any(|f| f == FOREGROUND_FINALIZER),
+    if let Some(p) = options.propagation {
+        return p == Propagation::Foreground;
     }
+    finalizers
+        .iter()
+        .find(|f| *f == ORPHAN_FINALIZER || *f == FOREGROUND_FINALIZER)
+        .is_some_and(|f| f == FOREGROUND_FINALIZER)
 }
 
 /// The object's finalizers with the garbage collector's set as the delete asks
@@ -152,9 +173,9 @@ pub async fn delete_object(
     options: &DeleteOptions,
 ) -> Result<Reply, ApiError> {
     t.res.check_delete(t.name)?;
-    for _ in 0..UPDATE_ATTEMPTS {
+    for attempt in 0..UPDATE_ATTEMPTS {
         let current = storage::get(shared, t).await?;
-        check_preconditions(t, options, &current)?;
+        check_preconditions(t, options, &current, attempt == 0)?;
         let mut marked = current.obj.clone();
         let changed_finalizers = gc_finalizers(t.res, &marked, options);
         if let Some(f) = &changed_finalizers {
@@ -170,6 +191,14 @@ pub async fn delete_object(
                 }
                 let meta = meta_mut(&mut marked);
                 if !was_deleting {
+                    // `markAsDeleting`: a kind with generations records the deletion as
+                    // a new one (kinds that begin a deletion of their own do not).
+                    if let Some(g) = meta.get("generation").and_then(Value::as_i64)
+                        && g > 0
+                        && !began
+                    {
+                        meta.insert("generation".into(), json!(g + 1));
+                    }
                     meta.insert("deletionTimestamp".into(), json!(now()));
                     // A kind's own deletion (a namespace's, a CRD's) sets no grace period.
                     if !began {

@@ -323,12 +323,12 @@ impl Graph {
         })
     }
 
-    /// Whether an attempt verified `identity` absent (upstream checks its cache under
-    /// the cluster-scoped coordinates, then the dependent's namespace).
+    /// Whether an attempt verified the owner `r` names absent (upstream checks its
+    /// cache under the cluster-scoped coordinates, then the dependent's namespace).
+    /// Deleted uids are not consulted here: a cluster-scoped dependent of a deleted
+    /// namespaced owner is invalid, not garbage ([`Graph::known`] comes after that).
     pub fn is_absent(&self, r: &OwnerRef, namespace: &str) -> bool {
-        self.gone.contains(&r.uid)
-            || self.absent.contains(&r.identity(""))
-            || self.absent.contains(&r.identity(namespace))
+        self.absent.contains(&r.identity("")) || self.absent.contains(&r.identity(namespace))
     }
 
     /// Records an owner an API lookup did not find.
@@ -387,7 +387,7 @@ impl Graph {
                 out.push(Action::Delete(r.uid.clone()));
                 continue;
             };
-            let waiting = owner.deleting_dependents;
+            let (waiting, orphaning) = (owner.deleting_dependents, owner.orphaning);
             if !suspicious {
                 let owner_id = &owner.identity;
                 let owner_namespaced = !owner_id.namespace.is_empty();
@@ -411,6 +411,10 @@ impl Graph {
             if waiting {
                 // Its owner already waits for its dependents: this one too.
                 out.push(Action::Delete(uid.to_string()));
+            }
+            if orphaning {
+                // Named by a dependent while it orphans them: this one is orphaned too.
+                out.push(Action::Orphan(r.uid.clone()));
             }
         }
         if suspicious {

@@ -93,6 +93,9 @@ fn a_deleted_owner_sends_its_dependents_to_attempts() {
         g.known(&owner_ref("o", "other-name", false), "b", true),
         Some(Known::Dangling)
     );
+    // Only once the owner's scope is known (a cluster-scoped dependent of a namespaced
+    // owner is invalid, not garbage).
+    assert!(!g.is_absent(&owner_ref("o", "owner", false), ""));
     // A dependent's deletion no longer touches the owner.
     assert!(g.remove(&key("a", "d1")).is_empty());
 }
@@ -141,6 +144,12 @@ fn orphaning_starts_once() {
     m.orphan = true;
     assert_eq!(put(&mut g, m.clone()), [Action::Orphan("o".into())]);
     assert!(put(&mut g, m).is_empty());
+    // A dependent appearing meanwhile brings the orphaning back.
+    let actions = put(
+        &mut g,
+        meta("a", "late", "l", vec![owner_ref("o", "owner", false)]),
+    );
+    assert_eq!(actions, [Action::Orphan("o".into())]);
 }
 
 #[test]
