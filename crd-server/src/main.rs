@@ -79,6 +79,15 @@ struct Args {
     leader_elect_resource_namespace: String,
 }
 
+/// Prints a line on stdout; a closed stdout (the reader went away) is no reason to stop
+/// serving, where `println!` would panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -158,13 +167,13 @@ async fn run(args: Args) -> Result<(), String> {
         config.leader_election.resource_namespace, config.leader_election.resource_name
     );
     let mut server = crd_server::start(config).await.map_err(|e| e.to_string())?;
-    println!(
+    say!(
         "crd-server listening on {} (store: {})",
         server.url(),
         server.store_description()
     );
     if let Some(id) = server.leader_identity() {
-        println!("leader election: attempting to acquire lease {lease} as {id}");
+        say!("leader election: attempting to acquire lease {lease} as {id}");
         tokio::spawn(report_leadership(server.leading(), lease, id.to_string()));
     }
     let stopped = tokio::select! {
@@ -208,6 +217,6 @@ async fn report_leadership(
         } else {
             "stopped leading; lost or released lease"
         };
-        println!("leader election: {id} {what} {lease}");
+        say!("leader election: {id} {what} {lease}");
     }
 }

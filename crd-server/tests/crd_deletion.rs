@@ -409,6 +409,8 @@ async fn another_replica_finishes_a_deletion() {
         listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
         store: crd_server::StoreConfig::Etcd(vec![etcd.url.clone()]),
         controllers: controllers.parse().expect("controllers"),
+        // Both replicas run their own controllers: no Lease decides between them.
+        leader_election: crd_server::LeaderElection::disabled(),
         ..crd_server::Config::default()
     };
     let a = crd_server::start(replica("*,-customresourcecleanup"))

@@ -516,6 +516,8 @@ async fn a_replica_started_later_finishes_the_cascades() {
         listen: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
         store: crd_server::StoreConfig::Etcd(vec![etcd.url.clone()]),
         controllers: controllers.parse().unwrap(),
+        // Both replicas run their own controllers: no Lease decides between them.
+        leader_election: crd_server::LeaderElection::disabled(),
         ..crd_server::Config::default()
     };
     // Replica a runs no garbage collector: the cascades start and wait.
