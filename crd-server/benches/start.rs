@@ -6,7 +6,8 @@
 //! - the same with the CronTab CRD installed, to the first answered CronTab list;
 //! - idle RSS of the `crd-server` binary (in-memory store) just started, and after one
 //!   list of every served resource (which builds every kind's schema);
-//! - creates/s and gets/s of ConfigMaps next to CronTabs on the embedded store.
+//! - creates/s and gets/s of ConfigMaps next to CronTabs on the embedded store, with the
+//!   lifecycle controllers running and without them.
 //!
 //! `cargo bench -p crd-server --bench start --profile load`; BENCHMARKS.md records a run.
 
@@ -150,7 +151,9 @@ async fn idle_rss() {
     let _ = child.wait();
 }
 
-async fn throughput() {
+/// Creates and gets per second on the embedded store, with the lifecycle controllers
+/// `controllers` running (the garbage collector follows every write).
+async fn throughput(controllers: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
     let crds = crd_runtime::load_crds("crd-full.yaml", CRD)
         .expect("crd")
@@ -165,6 +168,7 @@ async fn throughput() {
         tls: None,
         token: None,
         engine: Default::default(),
+        controllers: controllers.parse().expect("controllers"),
         ..Default::default()
     };
     let server = crd_server::start(config).await.expect("server");
@@ -208,7 +212,7 @@ async fn throughput() {
         })
         .await;
         println!(
-            "embedded {label}: creates/s {creates:.0} ({CLIENTS} clients, {CREATES} objects), gets/s {gets:.0}"
+            "embedded {label}, --controllers '{controllers}': creates/s {creates:.0} ({CLIENTS} clients, {CREATES} objects), gets/s {gets:.0}"
         );
     }
 }
@@ -234,6 +238,9 @@ fn main() {
             starts(true).await,
         );
         idle_rss().await;
-        throughput().await;
+        // Side by side: what the controllers (the garbage collector's informer above all)
+        // cost a write-heavy suite.
+        throughput("*").await;
+        throughput("").await;
     });
 }

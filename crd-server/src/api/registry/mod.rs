@@ -32,6 +32,9 @@ pub struct CustomKinds {
     kinds: Vec<Arc<CustomKind>>,
     /// (group, version, plural) → the kind at that version.
     resources: HashMap<(String, String, String), Resource>,
+    /// Each kind at its served version of highest priority (the version whose strategy
+    /// reads its stored objects' metadata, for the controllers).
+    preferred: Vec<Resource>,
 }
 
 impl CustomKinds {
@@ -56,6 +59,24 @@ impl CustomKinds {
         }
         out.kinds
             .sort_by(|a, b| (&a.q.group, &a.q.plural).cmp(&(&b.q.group, &b.q.plural)));
+        out.preferred = out
+            .kinds
+            .iter()
+            .filter_map(|kind| {
+                let version = kind
+                    .versions
+                    .iter()
+                    .filter(|v| v.served)
+                    .map(|v| v.name.as_str())
+                    .min_by(|a, b| compare_versions(a, b))?;
+                let key = (
+                    kind.q.group.clone(),
+                    version.to_string(),
+                    kind.q.plural.clone(),
+                );
+                out.resources.get(&key).cloned()
+            })
+            .collect();
         out
     }
 
@@ -176,27 +197,48 @@ impl Registry {
     }
 
     /// The kind an `apiVersion` and `kind` name (an owner reference's), at that version.
+    /// Called per owner lookup: no list of every resource is built.
     pub fn resolve_kind(&self, api_version: &str, kind: &str) -> Option<Resource> {
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        self.resources().into_iter().find(|r| {
+        let builtin = self.builtins.iter().find(|r| {
             let info = r.info();
             info.q.group == group && info.version == version && info.q.kind == kind
-        })
+        });
+        if let Some(r) = builtin {
+            return Some(r.clone());
+        }
+        let custom = self.custom();
+        let plural = custom
+            .kinds
+            .iter()
+            .find(|k| k.q.group == group && k.q.kind == kind)
+            .map(|k| k.q.plural.clone())?;
+        custom
+            .resources
+            .get(&(group.to_string(), version.to_string(), plural))
+            .cloned()
     }
 
-    /// The served resource a storage key belongs to (the first version served of its
-    /// kind: every version reads the same metadata), with the key's namespace and name.
+    /// The served resource a storage key belongs to (a custom kind at its version of
+    /// highest priority: every version reads the same metadata), with the key's
+    /// namespace and name. Called for every change the controllers see: it scans the
+    /// kinds without building a list of every resource.
     pub fn resource_for_key(&self, key: &str) -> Option<(Resource, Option<String>, String)> {
-        self.resources().into_iter().find_map(|r| {
-            let info = r.info();
-            let rest = key.strip_prefix(info.prefix.as_str())?;
-            if info.namespaced {
-                let (ns, name) = rest.split_once('/')?;
-                (!name.contains('/')).then(|| (r.clone(), Some(ns.to_string()), name.to_string()))
-            } else {
-                (!rest.contains('/')).then(|| (r.clone(), None, rest.to_string()))
-            }
-        })
+        let custom = self.custom();
+        self.builtins
+            .iter()
+            .chain(custom.preferred.iter())
+            .find_map(|r| {
+                let info = r.info();
+                let rest = key.strip_prefix(info.prefix.as_str())?;
+                if info.namespaced {
+                    let (ns, name) = rest.split_once('/')?;
+                    (!name.contains('/'))
+                        .then(|| (r.clone(), Some(ns.to_string()), name.to_string()))
+                } else {
+                    (!rest.contains('/')).then(|| (r.clone(), None, rest.to_string()))
+                }
+            })
     }
 
     /// Every served resource: the built-in kinds, then the custom kinds by group and
