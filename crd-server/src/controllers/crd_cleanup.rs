@@ -12,17 +12,17 @@
 //! Everything is read again from the store on each pass, so a restart or another
 //! replica picks up where this one stopped.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
-use tokio::time::Instant;
 
 use super::client::{Client, Mutation};
 use super::informer::{Change, follow};
+use super::queue::Queue;
 use crate::api::kinds::crd::status::{TERMINATING, condition_true, set_condition};
 use crate::api::kinds::crd::{CLEANUP_FINALIZER, CRD_PREFIX};
 use crate::api::kinds::{Resource, Subresource};
@@ -34,9 +34,8 @@ use crate::store::{KeyValue, ListOptions};
 /// The manager apiextensions-apiserver's loopback client writes as.
 const MANAGER: &str = "kube-apiserver";
 
-/// The first retry of a failed pass waits this long; each failure in a row doubles it.
-const FIRST_RETRY: Duration = Duration::from_millis(5);
-/// The longest wait between retries.
+/// The longest wait between retries of a failed pass (the first waits 5 ms, each
+/// failure in a row doubles it).
 const MAX_RETRY: Duration = Duration::from_secs(60);
 
 /// Kinds whose storage a CRD may share with a built-in resource: their objects are
@@ -70,30 +69,25 @@ pub async fn run(shared: Arc<Shared>) {
         next_watch: 0,
         object_tx,
     };
-    let mut queue = Queue::default();
+    // CRD names to work on: now, or after a backoff.
+    let queue = Queue::<String>::new(MAX_RETRY);
     loop {
-        if let Some(name) = queue.pop_ready(Instant::now()) {
-            match cleanup.sync(&name).await {
-                Ok(()) => queue.forget(&name),
-                Err(_) => queue.retry(name),
-            }
-            continue;
-        }
-        let due = queue.next_due();
+        // Queued names first, then the informers' news.
         tokio::select! {
+            biased;
+            name = queue.get() => {
+                match cleanup.sync(&name).await {
+                    Ok(()) => queue.forget(&name),
+                    Err(_) => queue.retry(name.clone()),
+                }
+                queue.done(&name);
+            }
             change = crd_rx.recv() => match change {
-                Some(change) => cleanup.on_crd(change, &mut queue),
+                Some(change) => cleanup.on_crd(change, &queue),
                 None => return,
             },
-            Some(event) = object_rx.recv() => cleanup.on_object(event, &mut queue),
-            _ = sleep_until(due), if due.is_some() => {}
+            Some(event) = object_rx.recv() => cleanup.on_object(event, &queue),
         }
-    }
-}
-
-async fn sleep_until(due: Option<Instant>) {
-    if let Some(at) = due {
-        tokio::time::sleep_until(at).await;
     }
 }
 
@@ -103,64 +97,6 @@ struct Aborting(AbortHandle);
 impl Drop for Aborting {
     fn drop(&mut self) {
         self.0.abort();
-    }
-}
-
-/// CRD names to work on: now, or after a backoff (a workqueue with its rate limiter).
-#[derive(Default)]
-struct Queue {
-    ready: VecDeque<String>,
-    queued: HashSet<String>,
-    delayed: HashMap<String, Instant>,
-    failures: HashMap<String, u32>,
-}
-
-impl Queue {
-    /// Queued at once (a retry waiting for its backoff included).
-    fn add(&mut self, name: &str) {
-        self.delayed.remove(name);
-        if self.queued.insert(name.to_string()) {
-            self.ready.push_back(name.to_string());
-        }
-    }
-
-    /// Queued again after a backoff that doubles with each failure in a row.
-    fn retry(&mut self, name: String) {
-        let failures = self.failures.entry(name.clone()).or_insert(0);
-        *failures = failures.saturating_add(1);
-        let wait = FIRST_RETRY
-            .saturating_mul(1u32 << (*failures - 1).min(20))
-            .min(MAX_RETRY);
-        if !self.queued.contains(&name) {
-            self.delayed.insert(name, Instant::now() + wait);
-        }
-    }
-
-    fn forget(&mut self, name: &str) {
-        self.failures.remove(name);
-    }
-
-    /// The next name to work on, once its backoff has passed.
-    fn pop_ready(&mut self, now: Instant) -> Option<String> {
-        let due: Vec<String> = self
-            .delayed
-            .iter()
-            .filter(|(_, at)| **at <= now)
-            .map(|(n, _)| n.clone())
-            .collect();
-        for name in due {
-            self.delayed.remove(&name);
-            if self.queued.insert(name.clone()) {
-                self.ready.push_back(name);
-            }
-        }
-        let name = self.ready.pop_front()?;
-        self.queued.remove(&name);
-        Some(name)
-    }
-
-    fn next_due(&self) -> Option<Instant> {
-        self.delayed.values().min().copied()
     }
 }
 
@@ -248,7 +184,7 @@ fn failed(reason: &'static str, message: String, e: ApiError) -> Instances {
 }
 
 impl Cleanup {
-    fn on_crd(&mut self, change: Change, queue: &mut Queue) {
+    fn on_crd(&mut self, change: Change, queue: &Queue<String>) {
         match change {
             Change::Put { kv, prev } => {
                 let Some(crd) = decode(&kv) else { return };
@@ -264,7 +200,7 @@ impl Cleanup {
                     .and_then(decode)
                     .is_some_and(|p| without_own_writes(&p) == without_own_writes(&crd));
                 if !own_write {
-                    queue.add(&name);
+                    queue.add(name.clone());
                 }
             }
             Change::Delete(kv) => {
@@ -278,7 +214,7 @@ impl Cleanup {
         }
     }
 
-    fn on_object(&mut self, (name, id, change): ObjectEvent, queue: &mut Queue) {
+    fn on_object(&mut self, (name, id, change): ObjectEvent, queue: &Queue<String>) {
         let Some(w) = self.watches.get_mut(&name).filter(|w| w.id == id) else {
             return;
         };
@@ -293,7 +229,7 @@ impl Cleanup {
                     if w.synced {
                         // An object to delete (written by a replica that had not yet
                         // seen the CRD terminating).
-                        queue.add(&name);
+                        queue.add(name.clone());
                     }
                 }
             }
@@ -301,13 +237,13 @@ impl Cleanup {
                 w.keys.remove(&kv.key);
                 w.live.remove(&kv.key);
                 if w.synced && w.keys.is_empty() {
-                    queue.add(&name);
+                    queue.add(name.clone());
                 }
             }
             Change::Synced(_) => {
                 w.synced = true;
                 if w.keys.is_empty() || !w.live.is_empty() {
-                    queue.add(&name);
+                    queue.add(name.clone());
                 }
             }
         }
@@ -545,28 +481,6 @@ mod tests {
     fn aggregates_as_client_go() {
         assert_eq!(aggregate(&["a".into()]), "a");
         assert_eq!(aggregate(&["a".into(), "b".into(), "a".into()]), "[a, b]");
-    }
-
-    #[test]
-    fn backoff_doubles_and_is_bounded() {
-        let mut q = Queue::default();
-        let start = Instant::now();
-        q.retry("x".into());
-        let first = q.next_due().unwrap() - start;
-        assert!(
-            first <= FIRST_RETRY + Duration::from_millis(50),
-            "{first:?}"
-        );
-        for _ in 0..40 {
-            q.retry("x".into());
-        }
-        let last = q.next_due().unwrap() - start;
-        assert!(last <= MAX_RETRY + Duration::from_secs(1), "{last:?}");
-        assert!(last >= MAX_RETRY - Duration::from_secs(1), "{last:?}");
-        // An event makes it ready at once.
-        q.add("x");
-        assert_eq!(q.pop_ready(start), Some("x".into()));
-        assert_eq!(q.next_due(), None);
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod gc;
 pub mod informer;
 mod leader;
 mod namespace;
+mod queue;
 mod selection;
 
 use std::sync::Arc;

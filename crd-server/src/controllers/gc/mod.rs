@@ -3,7 +3,7 @@
 //! dependents; an orphaning owner has its references removed from its dependents.
 //!
 //! One informer follows the whole store; its events build the dependency graph
-//! ([`graph`]) and queue work (dedup, backoff: [`queue`]) for a few workers, which act
+//! ([`graph`]) and queue work (dedup, backoff: [`Queue`]) for a few workers, which act
 //! through the API ([`attempt`], [`orphan`]) with uid preconditions. Nothing polls: a
 //! worker runs on an event or on the retry of a failed attempt. All state is rebuilt
 //! from the store on start, so a replica taking over mid-cascade finishes it.
@@ -11,10 +11,10 @@
 mod attempt;
 mod graph;
 mod orphan;
-mod queue;
 mod refs;
 
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -22,18 +22,20 @@ use tokio::task::JoinSet;
 
 use super::client::Client;
 use super::informer::{self, Change};
+use super::queue::Queue;
 use crate::api::kinds::Resource;
 use crate::api::kinds::crd::CRD_PREFIX;
 use crate::api::state::Shared;
 use crate::store::KeyValue;
 use graph::{Action, Graph};
-use queue::Queue;
 use refs::{Identity, OwnerRef, read_meta};
 
 /// The name events and `managedFields` give the garbage collector.
 const COMPONENT: &str = "garbage-collector-controller";
 /// Attempts running at once.
 const WORKERS: usize = 8;
+/// The longest a failed attempt waits for its retry.
+const MAX_RETRY: Duration = Duration::from_secs(16);
 
 /// A unit of work.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -126,7 +128,7 @@ pub async fn run(shared: Arc<Shared>) {
     let gc = Arc::new(Gc {
         client: Client::new(shared, COMPONENT),
         graph: Mutex::new(Graph::default()),
-        queue: Queue::default(),
+        queue: Queue::new(MAX_RETRY),
     });
     // Dropped with this future: the informer and the workers stop with it.
     let mut tasks = JoinSet::new();

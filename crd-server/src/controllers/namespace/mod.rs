@@ -12,17 +12,17 @@
 mod conditions;
 mod deleter;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
-use tokio::time::Instant;
 
 use super::client::Client;
 use super::informer::{self, Change};
+use super::queue::Queue;
 use crate::api::kinds::namespace::NAMESPACE_PREFIX;
 use crate::api::state::Shared;
 use crate::store::{KeyValue, Revision, Store, WatchItem};
@@ -35,9 +35,8 @@ const MANAGER: &str = "kube-controller-manager";
 /// change is seen (kube-controller-manager's re-check: half its 15 s estimate, plus 1).
 const RECHECK: Duration = Duration::from_secs(8);
 
-/// The back-off after a failed pass doubles from this (client-go's per-item limiter)…
-const FIRST_BACKOFF: Duration = Duration::from_millis(5);
-/// …up to this.
+/// The longest back-off after failed passes (it doubles from 5 ms, client-go's per-item
+/// limiter).
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// Runs the namespace controller until aborted.
@@ -88,13 +87,9 @@ async fn wake_on_change(
 
 struct Controller {
     client: Client,
-    /// Namespaces to pass over, each at most once.
-    queue: VecDeque<String>,
-    queued: HashSet<String>,
-    /// When a namespace is due for its next pass.
-    due: HashMap<String, Instant>,
-    /// Failed passes in a row, per namespace (the back-off's exponent).
-    failures: HashMap<String, u32>,
+    /// Namespaces to pass over, each at most once: now, after a back-off or at the
+    /// re-check.
+    queue: Queue<String>,
     /// The watches over the content each namespace waits on.
     watches: HashMap<String, Vec<AbortHandle>>,
     wake: mpsc::UnboundedSender<String>,
@@ -114,10 +109,7 @@ impl Controller {
         let (wake, woken) = mpsc::unbounded_channel();
         Controller {
             client,
-            queue: VecDeque::new(),
-            queued: HashSet::new(),
-            due: HashMap::new(),
-            failures: HashMap::new(),
+            queue: Queue::new(MAX_BACKOFF),
             watches: HashMap::new(),
             wake,
             woken: Some(woken),
@@ -129,30 +121,18 @@ impl Controller {
             return;
         };
         loop {
-            while let Some(name) = self.queue.pop_front() {
-                self.queued.remove(&name);
-                self.pass(name).await;
-            }
-            let next = self.due.values().min().copied();
+            // Queued namespaces first, then the news.
             tokio::select! {
+                biased;
+                name = self.queue.get() => {
+                    self.pass(&name).await;
+                    self.queue.done(&name);
+                }
                 change = changes.recv() => match change {
                     Some(c) => self.observe(c),
                     None => return,
                 },
-                Some(name) = woken.recv() => self.enqueue(name),
-                _ = tokio::time::sleep_until(next.unwrap_or_else(Instant::now)), if next.is_some() => {
-                    let now = Instant::now();
-                    let ripe: Vec<String> = self
-                        .due
-                        .iter()
-                        .filter(|(_, at)| **at <= now)
-                        .map(|(n, _)| n.clone())
-                        .collect();
-                    for name in ripe {
-                        self.due.remove(&name);
-                        self.enqueue(name);
-                    }
-                }
+                Some(name) = woken.recv() => self.queue.add(name),
             }
         }
     }
@@ -167,7 +147,7 @@ impl Controller {
                     return;
                 };
                 if deleting(&kv) {
-                    self.enqueue(name.to_string());
+                    self.queue.add(name.to_string());
                 } else {
                     self.forget(name);
                 }
@@ -181,17 +161,10 @@ impl Controller {
         }
     }
 
-    fn enqueue(&mut self, name: String) {
-        if self.queued.insert(name.clone()) {
-            self.queue.push_back(name);
-        }
-    }
-
     /// Drops what is kept about a namespace that is gone or no longer being deleted.
     fn forget(&mut self, name: &str) {
         self.stop_watching(name);
-        self.due.remove(name);
-        self.failures.remove(name);
+        self.queue.forget(name);
     }
 
     fn stop_watching(&mut self, name: &str) {
@@ -200,15 +173,13 @@ impl Controller {
         }
     }
 
-    async fn pass(&mut self, name: String) {
-        self.stop_watching(&name);
-        self.due.remove(&name);
-        match deleter::sync(&self.client, &name).await {
-            Outcome::Done => {
-                self.failures.remove(&name);
-            }
+    /// One pass (the queue has dropped the one it was due for, if any).
+    async fn pass(&mut self, name: &str) {
+        self.stop_watching(name);
+        match deleter::sync(&self.client, name).await {
+            Outcome::Done => self.queue.forget(name),
             Outcome::Waiting(prefixes) => {
-                self.failures.remove(&name);
+                self.queue.forget(name);
                 let store = self.client.shared().store.clone();
                 let handles = prefixes
                     .into_iter()
@@ -217,23 +188,16 @@ impl Controller {
                             store.clone(),
                             prefix,
                             after,
-                            name.clone(),
+                            name.to_string(),
                             self.wake.clone(),
                         );
                         tokio::spawn(task).abort_handle()
                     })
                     .collect();
-                self.watches.insert(name.clone(), handles);
-                self.due.insert(name, Instant::now() + RECHECK);
+                self.watches.insert(name.to_string(), handles);
+                self.queue.add_after(name.to_string(), RECHECK);
             }
-            Outcome::Failed(_) => {
-                let n = self.failures.entry(name.clone()).or_default();
-                let backoff = FIRST_BACKOFF
-                    .saturating_mul(2u32.saturating_pow(*n))
-                    .min(MAX_BACKOFF);
-                *n = n.saturating_add(1);
-                self.due.insert(name, Instant::now() + backoff);
-            }
+            Outcome::Failed(_) => self.queue.retry(name.to_string()),
         }
     }
 }

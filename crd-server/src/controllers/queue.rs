@@ -1,8 +1,10 @@
-//! A work queue with client-go's guarantees, for the garbage collector's workers: an
-//! item added while queued is queued once; an item added while a worker has it is
-//! processed again after that worker is done, never by two workers at once; failed
-//! items come back after a per-item exponential backoff.
+//! The controllers' work queue, with client-go's guarantees: an item added while
+//! queued is queued once; an item added while a worker has it is processed again after
+//! that worker is done, never by two workers at once; failed items come back after a
+//! per-item exponential backoff. An item waits for at most one delayed pass, and a
+//! worker taking it cancels that one (the pass it starts covers it).
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::hash::Hash;
 use std::sync::Mutex;
@@ -11,10 +13,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-/// The first retry's delay; each failure doubles it.
+/// The first retry's delay; each failure doubles it (client-go's per-item limiter).
 const BASE_DELAY: Duration = Duration::from_millis(5);
-/// The longest delay between retries.
-const MAX_DELAY: Duration = Duration::from_secs(16);
 
 struct State<T> {
     ready: VecDeque<T>,
@@ -23,30 +23,17 @@ struct State<T> {
     processing: HashSet<T>,
     /// Items to add at an instant (the counter keeps equal instants apart).
     later: BTreeMap<(Instant, u64), T>,
+    /// Each waiting item's key in `later`.
+    waiting: HashMap<T, (Instant, u64)>,
     seq: u64,
     failures: HashMap<T, u32>,
+    max_delay: Duration,
 }
 
 /// The queue.
 pub struct Queue<T> {
     state: Mutex<State<T>>,
     wake: Notify,
-}
-
-impl<T: Clone + Eq + Hash> Default for Queue<T> {
-    fn default() -> Self {
-        Queue {
-            state: Mutex::new(State {
-                ready: VecDeque::new(),
-                dirty: HashSet::new(),
-                processing: HashSet::new(),
-                later: BTreeMap::new(),
-                seq: 0,
-                failures: HashMap::new(),
-            }),
-            wake: Notify::new(),
-        }
-    }
 }
 
 impl<T: Clone + Eq + Hash> State<T> {
@@ -66,19 +53,58 @@ impl<T: Clone + Eq + Hash> State<T> {
                 break;
             }
             let item = entry.remove();
+            self.waiting.remove(&item);
             self.add(item);
         }
     }
+
+    /// Drops the item's delayed pass, if it waits for one.
+    fn cancel<Q: Eq + Hash + ?Sized>(&mut self, item: &Q)
+    where
+        T: Borrow<Q>,
+    {
+        if let Some(key) = self.waiting.remove(item) {
+            self.later.remove(&key);
+        }
+    }
+
+    /// Whether the item now waits until `at` (an earlier wait is kept, as client-go's).
+    fn add_at(&mut self, item: T, at: Instant) -> bool {
+        if self.waiting.get(&item).is_some_and(|k| k.0 <= at) {
+            return false;
+        }
+        self.cancel(&item);
+        self.seq += 1;
+        let key = (at, self.seq);
+        self.waiting.insert(item.clone(), key);
+        self.later.insert(key, item);
+        true
+    }
 }
 
-/// The delay after `failures` failures in a row.
-fn backoff(failures: u32) -> Duration {
-    BASE_DELAY
-        .saturating_mul(1u32 << failures.min(16))
-        .min(MAX_DELAY)
+/// The delay after `failures` failures in a row, at most `max`.
+fn backoff(failures: u32, max: Duration) -> Duration {
+    BASE_DELAY.saturating_mul(1u32 << failures.min(16)).min(max)
 }
 
 impl<T: Clone + Eq + Hash> Queue<T> {
+    /// An empty queue whose retries wait at most `max_delay`.
+    pub fn new(max_delay: Duration) -> Self {
+        Queue {
+            state: Mutex::new(State {
+                ready: VecDeque::new(),
+                dirty: HashSet::new(),
+                processing: HashSet::new(),
+                later: BTreeMap::new(),
+                waiting: HashMap::new(),
+                seq: 0,
+                failures: HashMap::new(),
+                max_delay,
+            }),
+            wake: Notify::new(),
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State<T>> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -90,23 +116,35 @@ impl<T: Clone + Eq + Hash> Queue<T> {
         }
     }
 
-    /// Queues `item` again after its backoff (doubled with every failure in a row).
-    pub fn retry(&self, item: T) {
-        let mut s = self.lock();
-        let failures = s.failures.entry(item.clone()).or_insert(0);
-        let delay = backoff(*failures);
-        *failures += 1;
-        s.seq += 1;
-        let seq = s.seq;
-        s.later.insert((Instant::now() + delay, seq), item);
-        drop(s);
-        // A waiting worker recomputes its deadline.
-        self.wake.notify_one();
+    /// Queues `item` after `delay` (unless it already waits for less).
+    pub fn add_after(&self, item: T, delay: Duration) {
+        if self.lock().add_at(item, Instant::now() + delay) {
+            // A waiting worker recomputes its deadline.
+            self.wake.notify_one();
+        }
     }
 
-    /// Clears the item's failures (it succeeded).
-    pub fn forget(&self, item: &T) {
-        self.lock().failures.remove(item);
+    /// Queues `item` again after its backoff (doubled with every failure in a row).
+    pub fn retry(&self, item: T) {
+        let delay = {
+            let mut s = self.lock();
+            let max = s.max_delay;
+            let failures = s.failures.entry(item.clone()).or_insert(0);
+            let delay = backoff(*failures, max);
+            *failures = failures.saturating_add(1);
+            delay
+        };
+        self.add_after(item, delay);
+    }
+
+    /// Clears the item's failures and drops its delayed pass (it needs no more work).
+    pub fn forget<Q: Eq + Hash + ?Sized>(&self, item: &Q)
+    where
+        T: Borrow<Q>,
+    {
+        let mut s = self.lock();
+        s.failures.remove(item);
+        s.cancel(item);
     }
 
     /// The next item; the caller must call [`Queue::done`] with it.
@@ -117,6 +155,7 @@ impl<T: Clone + Eq + Hash> Queue<T> {
                 s.promote(Instant::now());
                 if let Some(item) = s.ready.pop_front() {
                     s.dirty.remove(&item);
+                    s.cancel(&item);
                     s.processing.insert(item.clone());
                     let more = !s.ready.is_empty();
                     drop(s);
@@ -163,6 +202,8 @@ impl<T: Clone + Eq + Hash> Queue<T> {
 mod tests {
     use super::*;
 
+    const MAX: Duration = Duration::from_secs(16);
+
     async fn next(q: &Queue<u32>) -> u32 {
         tokio::time::timeout(Duration::from_secs(5), q.get())
             .await
@@ -171,7 +212,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_item_queued_twice_is_processed_once() {
-        let q = Queue::default();
+        let q = Queue::new(MAX);
         q.add(1);
         q.add(2);
         q.add(1);
@@ -183,7 +224,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_item_added_while_processed_comes_back_after_done() {
-        let q = Queue::default();
+        let q = Queue::new(MAX);
         q.add(7);
         let item = next(&q).await;
         q.add(7);
@@ -197,16 +238,19 @@ mod tests {
 
     #[test]
     fn the_backoff_doubles_up_to_a_bound() {
-        assert_eq!(backoff(0), BASE_DELAY);
-        assert_eq!(backoff(1), BASE_DELAY * 2);
-        assert_eq!(backoff(3), BASE_DELAY * 8);
-        assert_eq!(backoff(30), MAX_DELAY);
-        assert_eq!(backoff(u32::MAX), MAX_DELAY);
+        assert_eq!(backoff(0, MAX), BASE_DELAY);
+        assert_eq!(backoff(1, MAX), BASE_DELAY * 2);
+        assert_eq!(backoff(3, MAX), BASE_DELAY * 8);
+        assert_eq!(backoff(30, MAX), MAX);
+        assert_eq!(backoff(u32::MAX, MAX), MAX);
+        let longer = Duration::from_secs(60);
+        assert_eq!(backoff(13, longer), BASE_DELAY * 8192);
+        assert_eq!(backoff(14, longer), longer);
     }
 
     #[tokio::test]
     async fn retries_come_back_later_and_forget_resets() {
-        let q = Queue::default();
+        let q = Queue::new(MAX);
         q.add(3);
         let item = next(&q).await;
         let start = Instant::now();
@@ -226,7 +270,7 @@ mod tests {
 
     #[tokio::test]
     async fn workers_share_the_items() {
-        let q = std::sync::Arc::new(Queue::default());
+        let q = std::sync::Arc::new(Queue::new(MAX));
         let mut workers = Vec::new();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         for _ in 0..4 {
@@ -253,5 +297,57 @@ mod tests {
         for w in workers {
             w.abort();
         }
+    }
+
+    #[tokio::test]
+    async fn a_pass_covers_the_retry_waiting_for_it() {
+        let q = Queue::new(MAX);
+        q.retry(4);
+        q.retry(4);
+        assert_eq!(q.len(), 1, "one delayed pass per item");
+        q.add(4);
+        assert_eq!(next(&q).await, 4);
+        assert_eq!(q.len(), 0, "the pass taken cancels the delayed one");
+        q.done(&4);
+        // The failures still count until forgotten.
+        assert_eq!(q.lock().failures.get(&4), Some(&2));
+    }
+
+    #[tokio::test]
+    async fn forget_drops_a_delayed_pass() {
+        let q = Queue::new(MAX);
+        q.add_after(5, Duration::from_secs(30));
+        q.retry(6);
+        q.forget(&5);
+        assert_eq!(q.len(), 1);
+        assert_eq!(next(&q).await, 6);
+        assert_eq!(q.len(), 0);
+    }
+
+    #[tokio::test]
+    async fn add_after_keeps_the_earlier_time() {
+        let q = Queue::new(MAX);
+        q.add_after(8, Duration::from_millis(20));
+        q.add_after(8, Duration::from_secs(30));
+        assert_eq!(q.len(), 1);
+        let start = Instant::now();
+        assert_eq!(next(&q).await, 8);
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn get_can_wait_beside_other_channels() {
+        let q = Queue::new(MAX);
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<u32>();
+        tx.send(9).unwrap();
+        // A get() dropped by select! loses nothing.
+        let first = tokio::select! {
+            biased;
+            n = rx.recv() => n.unwrap(),
+            n = q.get() => n,
+        };
+        assert_eq!(first, 9);
+        q.add(first);
+        assert_eq!(next(&q).await, 9);
     }
 }
