@@ -224,7 +224,11 @@ async fn without_the_controller_a_deleted_crd_stays_terminating() {
 
 fn stays(url: &str, dir: &Path) {
     install(url, dir);
-    kubectl_ok(url, &["delete", "crd", CRD, "--wait=false"]);
+    // The first DELETE only begins the cleanup: no `foregroundDeletion` finalizer.
+    kubectl_ok(
+        url,
+        &["delete", "crd", CRD, "--wait=false", "--cascade=foreground"],
+    );
     let crd = crd_json(url);
     assert!(
         crd.pointer("/metadata/deletionTimestamp").is_some(),

@@ -250,9 +250,21 @@ fn terminate(url: &str) {
     let held = json_of(url, &["get", "widget", "held", "-n", "doomed"]);
     assert!(held["metadata"]["deletionTimestamp"].is_string(), "{held}");
 
-    // A second delete answers the namespace as it is.
-    let again = kubectl_ok(url, &["delete", "namespace", "doomed", "--wait=false"]);
+    // A second delete answers the namespace as it is, whatever its propagation policy:
+    // no `orphan` finalizer while `spec.finalizers` remain.
+    let again = kubectl_ok(
+        url,
+        &[
+            "delete",
+            "namespace",
+            "doomed",
+            "--wait=false",
+            "--cascade=orphan",
+        ],
+    );
     assert_eq!(again.trim(), "namespace \"doomed\" deleted");
+    let ns = json_of(url, &["get", "namespace", "doomed"]);
+    assert!(ns["metadata"].get("finalizers").is_none(), "{ns}");
 
     // Creates are refused as the NamespaceLifecycle admission refuses them.
     let why = "is forbidden: unable to create new content in namespace doomed because it is being terminated";

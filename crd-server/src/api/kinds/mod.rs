@@ -301,6 +301,14 @@ pub trait Strategy: Send + Sync {
         false
     }
 
+    /// Whether a DELETE of `obj` sets the garbage collector's finalizers (`orphan`,
+    /// `foregroundDeletion`) from its options. Most kinds: always. The kinds with a
+    /// `Delete` of their own decide: a CRD's first DELETE only begins its cleanup; a
+    /// namespace already terminating is left as it is while `spec.finalizers` remain.
+    fn gc_finalizers_on_delete(&self, _obj: &Value) -> bool {
+        true
+    }
+
     /// `ShouldDeleteDuringUpdate`: whether an object being deleted goes with the write
     /// that left it as `obj` (no finalizer left; a namespace also waits on its
     /// `spec.finalizers`).

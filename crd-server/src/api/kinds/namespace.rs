@@ -297,6 +297,12 @@ impl Strategy for Namespaces {
         true
     }
 
+    fn gc_finalizers_on_delete(&self, obj: &Value) -> bool {
+        // The first DELETE sets them with the phase; a later one changes nothing until
+        // the namespace is finalized (its REST `Delete`).
+        !is_deleting(obj) || spec_finalizer_names(obj).is_empty()
+    }
+
     fn finalized(&self, obj: &Value) -> bool {
         // `ShouldDeleteNamespaceDuringUpdate`: `spec.finalizers` must be empty as well.
         is_deleting(obj) && !has_finalizers(obj) && spec_finalizer_names(obj).is_empty()

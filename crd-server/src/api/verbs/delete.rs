@@ -177,7 +177,11 @@ pub async fn delete_object(
         let current = storage::get(shared, t).await?;
         check_preconditions(t, options, &current, attempt == 0)?;
         let mut marked = current.obj.clone();
-        let changed_finalizers = gc_finalizers(t.res, &marked, options);
+        let changed_finalizers = if t.res.gc_finalizers_on_delete(&marked) {
+            gc_finalizers(t.res, &marked, options)
+        } else {
+            None
+        };
         if let Some(f) = &changed_finalizers {
             meta_mut(&mut marked).insert("finalizers".into(), Value::Array(f.clone()));
         }

@@ -248,6 +248,12 @@ impl Strategy for Crds {
         true
     }
 
+    /// The first DELETE only begins the cleanup (its REST `Delete`); a later one goes
+    /// through the generic store, which sets them.
+    fn gc_finalizers_on_delete(&self, obj: &Value) -> bool {
+        crate::api::object::is_deleting(obj)
+    }
+
     fn defines_kinds(&self) -> bool {
         true
     }
