@@ -299,8 +299,14 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         source,
     })?;
     let (shared, store_description) = open(&config, addr).await?;
-    let controllers =
-        crate::controllers::start(&shared, &config.controllers, &config.leader_election);
+    // Only etcd is shared between processes: the embedded store's file is locked.
+    let exclusive = !matches!(config.store, StoreConfig::Etcd(_));
+    let controllers = crate::controllers::start(
+        &shared,
+        &config.controllers,
+        &config.leader_election,
+        exclusive,
+    );
     let app = router(shared.clone());
     let in_process = app.clone();
     let scheme = if tls.is_some() { "https" } else { "http" };

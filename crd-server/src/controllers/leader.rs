@@ -146,7 +146,17 @@ impl Drop for Election {
 }
 
 /// Joins the election: the selected controllers run while this replica leads.
-pub(crate) fn start(shared: Arc<Shared>, selection: Selection, cfg: LeaderElection) -> Election {
+///
+/// `exclusive`: the store is one only this process can open (the embedded store's file
+/// is locked, memory is private), so a Lease another identity holds there was left by a
+/// process that is gone — a restart after `kill -9` — and is taken over at once instead
+/// of after its lease duration.
+pub(crate) fn start(
+    shared: Arc<Shared>,
+    selection: Selection,
+    cfg: LeaderElection,
+    exclusive: bool,
+) -> Election {
     let identity = identity();
     let leading = Arc::new(Mutex::new(Leading::default()));
     let (stop, stop_rx) = watch::channel(false);
@@ -158,6 +168,7 @@ pub(crate) fn start(shared: Arc<Shared>, selection: Selection, cfg: LeaderElecti
             .resolve("coordination.k8s.io", "v1", "leases"),
         identity: identity.clone(),
         cfg,
+        exclusive,
         lease: None,
         observed: None,
     };
@@ -231,6 +242,8 @@ struct Elector {
     leases: Option<Resource>,
     identity: String,
     cfg: LeaderElection,
+    /// No other process can write the store: any other holder is gone.
+    exclusive: bool,
     /// The Lease as last read or written: the `resourceVersion` of the next update.
     lease: Option<Value>,
     observed: Option<Observed>,
@@ -357,7 +370,7 @@ impl Elector {
         if self.observed.as_ref().map(|o| &o.record) != Some(&old) {
             self.observe(old.clone());
         }
-        if !old.holder.is_empty() && self.lease_valid(now) && !self.is_leader() {
+        if !old.holder.is_empty() && self.lease_valid(now) && !self.is_leader() && !self.exclusive {
             return false;
         }
         if self.is_leader() {

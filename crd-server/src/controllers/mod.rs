@@ -68,16 +68,24 @@ impl Drop for Running {
 }
 
 /// Starts the selected controllers in the background: at once, or whenever this
-/// replica leads when `election` is on.
+/// replica leads when `election` is on. `exclusive`: no other process can open the
+/// store (embedded or in memory), so a Lease left there by a previous process is taken
+/// over at once.
 pub(crate) fn start(
     shared: &Arc<Shared>,
     selection: &Selection,
     election: &LeaderElection,
+    exclusive: bool,
 ) -> Running {
     if !election.leader_elect {
         return spawn(shared, selection);
     }
-    let election = leader::start(shared.clone(), selection.clone(), election.clone());
+    let election = leader::start(
+        shared.clone(),
+        selection.clone(),
+        election.clone(),
+        exclusive,
+    );
     Running {
         tasks: Vec::new(),
         election: Some(election),
