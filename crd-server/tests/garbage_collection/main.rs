@@ -74,11 +74,7 @@ async fn a_deployment_owns_across_kinds_with_kube_api() {
     .await;
     let cm = config_map(&c, &ns, "web-config", owned_by(&[&deployment])).await;
     let tab = crontab(&c, &ns, "web-tab", owned_by(&[&deployment])).await;
-    deployment
-        .api(&c)
-        .delete("web", &DeleteParams::background())
-        .await
-        .unwrap();
+    deployment.delete(&c, &DeleteParams::background()).await;
     wait_gone(&c, &cm).await;
     wait_gone(&c, &tab).await;
     wait_gone(&c, &deployment).await;
@@ -176,13 +172,11 @@ async fn foreground_with_kube_api_deletes_dependents_first() {
         )
         .await,
     ];
-    let answer = owner
-        .api(&c)
-        .delete("owner", &DeleteParams::foreground())
-        .await
-        .unwrap();
     // Answered while it waits for them.
-    let waiting = answer.left().expect("the owner, waiting");
+    let waiting = owner
+        .delete(&c, &DeleteParams::foreground())
+        .await
+        .expect("the owner, waiting");
     assert!(waiting.metadata.deletion_timestamp.is_some());
     assert_eq!(
         waiting.metadata.finalizers,
@@ -227,11 +221,7 @@ async fn orphan_removes_the_references_and_keeps_the_dependents() {
     // The same through kube::Api.
     let owner2 = crontab(&c, &ns, "owner2", json!({})).await;
     let dep = config_map(&c, &ns, "dep2", owned_by(&[&owner2])).await;
-    owner2
-        .api(&c)
-        .delete("owner2", &DeleteParams::orphan())
-        .await
-        .unwrap();
+    owner2.delete(&c, &DeleteParams::orphan()).await;
     wait_gone(&c, &owner2).await;
     settle(&c, &ns).await;
     let kept = dep.get(&c).await.expect("orphaned, not deleted");
@@ -280,11 +270,7 @@ async fn dangling_and_wrong_uid_references() {
     // still go, the new one stays.
     let first = crontab(&c, &ns, "again", json!({})).await;
     let gc_dep = config_map(&c, &ns, "of-first", owned_by(&[&first])).await;
-    first
-        .api(&c)
-        .delete("again", &DeleteParams::background())
-        .await
-        .unwrap();
+    first.delete(&c, &DeleteParams::background()).await;
     wait_gone(&c, &first).await;
     let second = crontab(&c, &ns, "again", json!({})).await;
     wait_gone(&c, &gc_dep).await;
@@ -307,10 +293,7 @@ async fn a_dependent_goes_with_its_last_owner() {
     let tab = crontab(&c, &ns, "tab", json!({})).await;
     let cm = config_map(&c, &ns, "cm", json!({})).await;
     let dep = config_map(&c, &ns, "dep", owned_by(&[&tab, &cm])).await;
-    tab.api(&c)
-        .delete("tab", &DeleteParams::background())
-        .await
-        .unwrap();
+    tab.delete(&c, &DeleteParams::background()).await;
     // The solid owner keeps it; the dangling reference is removed.
     wait_for("the dangling reference to go", || async {
         dep.get(&c)
@@ -318,10 +301,7 @@ async fn a_dependent_goes_with_its_last_owner() {
             .is_some_and(|o| owner_uids(&o) == [cm.uid.clone()])
     })
     .await;
-    cm.api(&c)
-        .delete("cm", &DeleteParams::background())
-        .await
-        .unwrap();
+    cm.delete(&c, &DeleteParams::background()).await;
     wait_gone(&c, &dep).await;
 }
 
@@ -374,11 +354,7 @@ async fn owners_in_another_scope_are_warned_about() {
     })
     .await;
     wait_gone(&c, &stray).await;
-    owner
-        .api(&c)
-        .delete("owner", &DeleteParams::background())
-        .await
-        .unwrap();
+    owner.delete(&c, &DeleteParams::background()).await;
     wait_gone(&c, &owner).await;
     settle(&c, &ns).await;
     assert!(
@@ -410,10 +386,7 @@ async fn a_job_deleted_without_policy_orphans_its_pods() {
                "spec": {"containers": [{"name": "pi", "image": "perl"}]}}),
     )
     .await;
-    job.api(&c)
-        .delete("pi", &DeleteParams::default())
-        .await
-        .unwrap();
+    job.delete(&c, &DeleteParams::default()).await;
     wait_gone(&c, &job).await;
     let kept = pod.get(&c).await.expect("the pod is orphaned, not deleted");
     assert!(owner_uids(&kept).is_empty(), "{kept}");
@@ -448,11 +421,7 @@ async fn without_the_garbage_collector_dependents_stay() {
         json!({"ownerReferences": [waiting.owner_ref(true)]}),
     )
     .await;
-    waiting
-        .api(&c)
-        .delete("waiting", &DeleteParams::foreground())
-        .await
-        .unwrap();
+    waiting.delete(&c, &DeleteParams::foreground()).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(
         dep.get(&c).await.is_some(),
@@ -495,11 +464,8 @@ async fn deletes_check_preconditions_and_mark_a_new_generation() {
         )
     );
     let marked = tab
-        .api(&c)
-        .delete("held", &DeleteParams::background())
+        .delete(&c, &DeleteParams::background())
         .await
-        .unwrap()
-        .left()
         .expect("waits on its finalizer");
     assert!(marked.metadata.deletion_timestamp.is_some());
     assert_eq!(marked.metadata.generation, Some(2));
@@ -548,19 +514,9 @@ async fn a_replica_started_later_finishes_the_cascades() {
     let bg_dep = config_map(&c, ns, "bg-1", owned_by(&[&bg])).await;
     let orphaning = config_map(&c, ns, "orphaning", json!({})).await;
     let kept = config_map(&c, ns, "kept", owned_by(&[&orphaning])).await;
-    fg.api(&c)
-        .delete(&fg.name, &DeleteParams::foreground())
-        .await
-        .unwrap();
-    bg.api(&c)
-        .delete(&bg.name, &DeleteParams::background())
-        .await
-        .unwrap();
-    orphaning
-        .api(&c)
-        .delete(&orphaning.name, &DeleteParams::orphan())
-        .await
-        .unwrap();
+    fg.delete(&c, &DeleteParams::foreground()).await;
+    bg.delete(&c, &DeleteParams::background()).await;
+    orphaning.delete(&c, &DeleteParams::orphan()).await;
     assert!(fg.get(&c).await.is_some() && orphaning.get(&c).await.is_some());
     assert!(bg_dep.get(&c).await.is_some());
 

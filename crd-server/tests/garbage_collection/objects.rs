@@ -80,6 +80,20 @@ impl Obj {
         api(c, self.ns.as_deref(), &self.api_version, &self.kind)
     }
 
+    /// Deletes this object with `params`: the object as answered while it waits on
+    /// finalizers, `None` when the answer is a `Status` (it went at once).
+    pub(crate) async fn delete(
+        &self,
+        c: &kube::Client,
+        params: &kube::api::DeleteParams,
+    ) -> Option<DynamicObject> {
+        self.api(c)
+            .delete(&self.name, params)
+            .await
+            .unwrap_or_else(|e| panic!("delete {} {}: {e}", self.kind, self.name))
+            .left()
+    }
+
     pub(crate) async fn get(&self, c: &kube::Client) -> Option<Value> {
         let found = self.api(c).get_opt(&self.name).await.expect("get");
         found.map(|o| serde_json::to_value(o).unwrap())
