@@ -27,6 +27,7 @@
 //! `tests/tests/public_api.rs`).
 #![deny(missing_docs)]
 
+pub mod admission;
 #[cfg(feature = "cel")]
 pub mod cel;
 pub mod check;

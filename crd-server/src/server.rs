@@ -268,9 +268,12 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String)
     let store: Arc<dyn Store> = Arc::new(FanOut::new(open_store(&config.store).await?));
     let store_description = store.describe();
     let registry = Registry::start(store.clone(), config.engine).await?;
+    let admission =
+        crate::api::admission::Admission::start(store.clone(), config.engine.kube_version).await;
     let shared = Arc::new(Shared {
         store,
         registry,
+        admission,
         token: config.token.clone(),
     });
     seed(&shared, &config.crds).await?;

@@ -4,6 +4,7 @@
 //! the verb ([`verbs`]) through the kind's strategy ([`kinds`]) and the shared write
 //! path ([`write`]) over the generic storage ([`storage`]).
 
+pub mod admission;
 pub mod conversion;
 pub mod discovery;
 pub mod kinds;

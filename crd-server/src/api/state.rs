@@ -11,6 +11,8 @@ pub struct Shared {
     pub store: Arc<dyn Store>,
     /// The served kinds.
     pub registry: Arc<Registry>,
+    /// The admission plugins (webhooks, policies).
+    pub admission: Arc<crate::api::admission::Admission>,
     /// Bearer token required on every request but health checks (`None`: no auth).
     pub token: Option<String>,
 }

@@ -6,6 +6,9 @@
 
 use serde_json::{Value, json};
 
+use crd_runtime::admission::Operation;
+
+use crate::api::admission;
 use crate::api::kinds::{Allocation, Context, Resource, Subresource, unknown_fields};
 use crate::api::object::{meta_mut, name_of, now, random_suffix, str_at};
 use crate::api::request::WriteOptions;
@@ -193,9 +196,24 @@ pub async fn create(
     tracking: Tracking<'_>,
 ) -> Result<Written, WriteError> {
     let info = res.info();
-    let warnings = unknown_fields(info, res.decode(&mut obj)?, opts.validation)?;
+    let mut warnings = unknown_fields(info, res.decode(&mut obj)?, opts.validation)?;
     res.check_create(&obj)?;
     admit_namespace(shared, res, ns, &obj).await?;
+    let admission = (!shared.admission.is_idle()).then(|| admission::Request {
+        res,
+        operation: Operation::Create,
+        sub: Subresource::Main,
+        ns,
+        name: name_of(&obj),
+        dry_run: opts.dry_run,
+        field_manager: opts.field_manager.as_deref(),
+        delete_options: None,
+    });
+    if let Some(request) = &admission {
+        let mut attrs = request.attributes(Some(obj.clone()), None);
+        warnings.extend(shared.admission.mutate(shared, res, &mut attrs).await?);
+        obj = mutated(res, obj, attrs.object)?;
+    }
     stamp_create(&mut obj)?;
     res.prepare_for_create(&mut obj);
     let cx = Context {
@@ -226,6 +244,20 @@ async fn admit_and_store(
     };
     warnings.extend(res.validate(&cx, &mut obj, None, Subresource::Main).await?);
     res.canonicalize(&mut obj);
+    if !shared.admission.is_idle() {
+        let request = admission::Request {
+            res,
+            operation: Operation::Create,
+            sub: Subresource::Main,
+            ns,
+            name: name_of(&obj),
+            dry_run: opts.dry_run,
+            field_manager: opts.field_manager.as_deref(),
+            delete_options: None,
+        };
+        let attrs = request.attributes(Some(obj.clone()), None);
+        warnings.extend(shared.admission.validate(shared, res, &attrs).await?);
+    }
     if let Tracking::Update(manager) = tracking {
         let api_version = info.api_version();
         let writer = ssa::Writer {
@@ -260,6 +292,32 @@ async fn admit_and_store(
         warnings,
         json: saved.json,
     })
+}
+
+/// The object as the mutating phase left it: decoded again (pruned, defaulted) when a
+/// plugin changed it, as the API server decodes a webhook's patched object.
+fn mutated(res: &Resource, before: Value, after: Option<Value>) -> Result<Value, WriteError> {
+    match after {
+        Some(mut after) if after != before => {
+            res.decode(&mut after)?;
+            Ok(after)
+        }
+        _ => Ok(before),
+    }
+}
+
+/// What admission sees of an update.
+fn update_request<'a>(u: &'a Update<'a>) -> admission::Request<'a> {
+    admission::Request {
+        res: u.target.res,
+        operation: Operation::Update,
+        sub: u.sub,
+        ns: u.target.ns,
+        name: u.target.name,
+        dry_run: u.opts.dry_run,
+        field_manager: u.opts.field_manager.as_deref(),
+        delete_options: None,
+    }
 }
 
 /// What an update request changes, through which endpoint and by whom.
@@ -376,6 +434,13 @@ async fn update_once(
             res.reset_fields(u.sub),
         );
     }
+    let mut warnings = warnings;
+    if !u.shared.admission.is_idle() {
+        let attrs_of = update_request(u);
+        let mut attrs = attrs_of.attributes(Some(new.clone()), Some(old.clone()));
+        warnings.extend(u.shared.admission.mutate(u.shared, res, &mut attrs).await?);
+        new = mutated(res, new, attrs.object)?;
+    }
     res.prepare_for_update(&mut new, &old, u.sub);
     let cx = Context {
         store: u.shared.store.as_ref(),
@@ -408,6 +473,10 @@ async fn admit_and_replace(
     };
     warnings.extend(res.validate(&cx, &mut new, Some(&old), u.sub).await?);
     res.canonicalize(&mut new);
+    if !u.shared.admission.is_idle() {
+        let attrs = update_request(u).attributes(Some(new.clone()), Some(old.clone()));
+        warnings.extend(u.shared.admission.validate(u.shared, res, &attrs).await?);
+    }
     if new == old || u.opts.dry_run {
         return Ok(Written {
             obj: new,

@@ -177,6 +177,39 @@ pub struct DeleteOptions {
 }
 
 impl DeleteOptions {
+    /// The options as the `DeleteOptions` object admission and webhooks see.
+    pub fn to_json(&self) -> Value {
+        let mut o = serde_json::json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"});
+        if let Some(g) = self.grace_period_seconds {
+            o["gracePeriodSeconds"] = g.into();
+        }
+        if let Some(p) = self.propagation {
+            o["propagationPolicy"] = match p {
+                Propagation::Orphan => "Orphan",
+                Propagation::Background => "Background",
+                Propagation::Foreground => "Foreground",
+            }
+            .into();
+        }
+        if let Some(o2) = self.orphan_dependents {
+            o["orphanDependents"] = o2.into();
+        }
+        let mut pre = serde_json::Map::new();
+        if let Some(uid) = &self.precondition_uid {
+            pre.insert("uid".into(), uid.clone().into());
+        }
+        if let Some(rv) = &self.precondition_resource_version {
+            pre.insert("resourceVersion".into(), rv.clone().into());
+        }
+        if !pre.is_empty() {
+            o["preconditions"] = Value::Object(pre);
+        }
+        if self.dry_run {
+            o["dryRun"] = serde_json::json!(["All"]);
+        }
+        o
+    }
+
     /// Reads a DELETE's body (empty, or a `DeleteOptions` object) and query, and checks
     /// them as `ValidateDeleteOptions` does.
     pub fn parse(body: &[u8], q: &Query) -> Result<DeleteOptions, ApiError> {

@@ -8,7 +8,10 @@ use serde_json::{Value, json};
 
 use super::read::list_objects;
 use super::{Reply, Scope};
-use crate::api::kinds::{Context, GcPolicy, Resource};
+use crd_runtime::admission::Operation;
+
+use crate::api::admission;
+use crate::api::kinds::{Context, GcPolicy, Resource, Subresource};
 use crate::api::object::{has_finalizers, is_deleting, meta_mut, name_of, now, str_at};
 use crate::api::request::media::read_body;
 use crate::api::request::{DeleteOptions, Propagation, Query};
@@ -176,6 +179,7 @@ pub async fn delete_object(
     for attempt in 0..UPDATE_ATTEMPTS {
         let current = storage::get(shared, t).await?;
         check_preconditions(t, options, &current, attempt == 0)?;
+        let warnings = admit_delete(shared, t, options, &current.obj).await?;
         let mut marked = current.obj.clone();
         let changed_finalizers = if t.res.gc_finalizers_on_delete(&marked) {
             gc_finalizers(t.res, &marked, options)
@@ -233,10 +237,40 @@ pub async fn delete_object(
         match written {
             Err(WriteError::Raced(_)) => continue,
             Err(WriteError::Failed(e)) => return Err(e),
-            Ok(reply) => return Ok(reply),
+            Ok(mut reply) => {
+                reply.warnings.extend(warnings);
+                return Ok(reply);
+            }
         }
     }
     Err(ApiError::conflict(&t.res.info().q, t.name))
+}
+
+/// Admission of a DELETE: both phases see the object as it is (`oldObject`) and no
+/// new object; they may refuse it.
+async fn admit_delete(
+    shared: &Shared,
+    t: Target<'_>,
+    options: &DeleteOptions,
+    current: &Value,
+) -> Result<Vec<String>, ApiError> {
+    if shared.admission.is_idle() {
+        return Ok(Vec::new());
+    }
+    let request = admission::Request {
+        res: t.res,
+        operation: Operation::Delete,
+        sub: Subresource::Main,
+        ns: t.ns,
+        name: t.name,
+        dry_run: options.dry_run,
+        field_manager: None,
+        delete_options: Some(options.to_json()),
+    };
+    let mut attrs = request.attributes(None, Some(current.clone()));
+    let mut warnings = shared.admission.mutate(shared, t.res, &mut attrs).await?;
+    warnings.extend(shared.admission.validate(shared, t.res, &attrs).await?);
+    Ok(warnings)
 }
 
 /// DELETE of a collection: every selected object, each like a single delete; the

@@ -1,0 +1,1 @@
+//! ValidatingAdmissionPolicy and MutatingAdmissionPolicy evaluation (being built).
