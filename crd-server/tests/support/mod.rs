@@ -127,3 +127,35 @@ pub fn kubectl_err(url: &str, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// `kubectl ARGS -o json`, parsed.
+pub fn json_of(url: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend(["-o", "json"]);
+    serde_json::from_str(&kubectl_ok(url, &all)).expect("kubectl -o json")
+}
+
+/// The header line of `kubectl get` (columns split on runs of spaces).
+pub fn header(out: &str) -> Vec<String> {
+    out.lines()
+        .next()
+        .unwrap_or("")
+        .split("  ")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The row of `name` in `kubectl get` output, split on runs of spaces.
+pub fn row(out: &str, name: &str) -> Vec<String> {
+    let line = out
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no row {name} in\n{out}"));
+    line.split("  ")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
