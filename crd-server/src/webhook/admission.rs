@@ -217,7 +217,7 @@ pub enum ObjectError {
         message: String,
     },
     /// The typed object does not serialize, or its change does not apply to
-    /// `request.object` (a changed field under one the request lacks).
+    /// `request.object` (an array index the object sent lacks).
     #[error("cannot patch request.object ({kind}): {message}")]
     Patch {
         /// The request's kind, `group/version, Kind=K`.
@@ -289,7 +289,8 @@ pub fn json_patch_ops(original: &Value, mutated: &Value) -> Value {
 ///
 /// The patch is computed against `request.object` as sent, and only carries what
 /// `mutate` changed: fields `T` does not know, or fills with serde defaults, are left
-/// as they are.
+/// as they are (a change under a defaulted member absent from the object adds that
+/// member as `T` has it).
 pub fn mutate_object<T, F>(
     request: &AdmissionRequest,
     mutate: F,
@@ -318,7 +319,7 @@ where
     // drop fields or add defaults, which a plain diff against `raw` would undo.
     let mut patched = raw.clone();
     for op in json_patch::diff(&before, &after).0 {
-        apply_leniently(&mut patched, op).map_err(failed)?;
+        apply_leniently(&mut patched, op, &after).map_err(failed)?;
     }
     let ops = json_patch_ops(raw, &patched);
     let response = AdmissionResponse::allow(&request.uid);
@@ -328,24 +329,39 @@ where
     })
 }
 
-/// Applies `op`, where a `replace` of a member the object lacks (a serde default of
-/// `T`) adds it, and a `remove` of one is already done.
-fn apply_leniently(doc: &mut Value, op: json_patch::PatchOperation) -> Result<(), String> {
+/// Applies `op` of the typed change to the object as sent. What `T` filled with serde
+/// defaults may be missing there: a change under such a member adds the outermost
+/// missing one whole, as the typed object has it in the end (`after`), and removing
+/// one is already done.
+fn apply_leniently(
+    doc: &mut Value,
+    op: json_patch::PatchOperation,
+    after: &Value,
+) -> Result<(), String> {
     use json_patch::{AddOperation, PatchOperation};
     let Err(e) = json_patch::patch(doc, std::slice::from_ref(&op)) else {
         return Ok(());
     };
-    match op {
-        PatchOperation::Replace(r) => {
-            let add = PatchOperation::Add(AddOperation {
-                path: r.path,
-                value: r.value,
-            });
-            json_patch::patch(doc, &[add]).map_err(|e| e.to_string())
-        }
-        PatchOperation::Remove(_) => Ok(()),
-        _ => Err(e.to_string()),
-    }
+    let path = match &op {
+        PatchOperation::Add(a) => a.path.as_str(),
+        PatchOperation::Replace(r) => r.path.as_str(),
+        PatchOperation::Remove(r) if doc.pointer(r.path.as_str()).is_none() => return Ok(()),
+        _ => return Err(e.to_string()),
+    };
+    // Tokens are escaped (`~1` for `/`), so splitting on `/` keeps them whole.
+    let missing = path
+        .match_indices('/')
+        .skip(1)
+        .map(|(i, _)| &path[..i])
+        .chain([path])
+        .find(|prefix| doc.pointer(prefix).is_none())
+        .ok_or_else(|| e.to_string())?;
+    let value = after.pointer(missing).ok_or_else(|| e.to_string())?;
+    let add = PatchOperation::Add(AddOperation {
+        path: json_patch::jsonptr::PointerBuf::parse(missing).map_err(|e| e.to_string())?,
+        value: value.clone(),
+    });
+    json_patch::patch(doc, &[add]).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

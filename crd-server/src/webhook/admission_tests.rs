@@ -306,6 +306,53 @@ fn mutate_object_patches_only_the_typed_change() {
     );
 }
 
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Limits {
+    cpu: i32,
+    #[serde(default)]
+    memory: i32,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct WithDefaults {
+    spec: DefaultedSpec,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct DefaultedSpec {
+    #[serde(default)]
+    limits: Limits,
+    #[serde(default)]
+    tags: Vec<String>,
+}
+
+#[test]
+fn a_change_under_a_member_the_object_lacks_adds_the_member() {
+    // `spec.limits` and `spec.tags` are serde defaults: absent from the object sent.
+    let raw = json!({"spec": {}});
+    let req = request(Some(raw.clone()));
+    let response = mutate_object(&req, |o: &mut WithDefaults| {
+        o.spec.limits.cpu = 2;
+        o.spec.tags.clear();
+    })
+    .unwrap();
+    let ops = decoded_patch(&response);
+    assert_eq!(
+        ops,
+        json!([{"op": "add", "path": "/spec/limits", "value": {"cpu": 2, "memory": 0}}])
+    );
+    let req = request(Some(json!({"spec": {"tags": ["a", "b"]}})));
+    let response = mutate_object(&req, |o: &mut WithDefaults| {
+        o.spec.tags.remove(0);
+    })
+    .unwrap();
+    assert_eq!(
+        decoded_patch(&response),
+        json!([{"op": "replace", "path": "/spec/tags/0", "value": "b"},
+               {"op": "remove", "path": "/spec/tags/1"}])
+    );
+}
+
 #[test]
 fn json_patch_ops_is_rfc_6902() {
     let a = json!({"a": 1, "list": [1, 2, 3], "gone": true, "k/~": 1});
