@@ -9,26 +9,6 @@
 //! For typed objects, [`AdmissionRequestExt::object_as`] decodes `request.object`
 //! (with the path of the field that does not fit), and [`mutate_object`] turns a change
 //! made to the typed object into the JSON patch a mutating webhook answers with.
-//!
-//! ```no_run
-//! # async fn run() -> Result<(), crd_server::StartError> {
-//! use crd_runtime::admission::review::{AdmissionRequest, AdmissionResponse};
-//! use crd_server::webhook::{WebhookConfig, WebhookTls, serve_admission};
-//! let webhook = serve_admission(
-//!     |request: &AdmissionRequest| {
-//!         if request.namespace == "kube-system" {
-//!             AdmissionResponse::deny(&request.uid, "not in kube-system")
-//!         } else {
-//!             AdmissionResponse::allow(&request.uid)
-//!         }
-//!     },
-//!     WebhookConfig { listen: "127.0.0.1:8443".parse().unwrap(), tls: WebhookTls::SelfSigned },
-//! )
-//! .await?;
-//! println!("{} caBundle: {}", webhook.url(), webhook.ca_bundle().unwrap());
-//! webhook.wait().await;
-//! # Ok(()) }
-//! ```
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -120,6 +100,26 @@ impl AdmissionRoutes {
 
 /// Starts an admission webhook answering on every path in the background; its
 /// [`url`](RunningWebhook::url) is `https://ADDR/`.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), crd_server::StartError> {
+/// use crd_runtime::admission::review::{AdmissionRequest, AdmissionResponse};
+/// use crd_server::webhook::{WebhookConfig, WebhookTls, serve_admission};
+/// let webhook = serve_admission(
+///     |request: &AdmissionRequest| {
+///         if request.namespace == "kube-system" {
+///             AdmissionResponse::deny(&request.uid, "not in kube-system")
+///         } else {
+///             AdmissionResponse::allow(&request.uid)
+///         }
+///     },
+///     WebhookConfig { listen: "127.0.0.1:8443".parse().unwrap(), tls: WebhookTls::SelfSigned },
+/// )
+/// .await?;
+/// println!("{} caBundle: {}", webhook.url(), webhook.ca_bundle().unwrap());
+/// webhook.wait().await;
+/// # Ok(()) }
+/// ```
 pub async fn serve_admission<H: AdmissionHandler>(
     handler: H,
     config: WebhookConfig,

@@ -5,22 +5,6 @@
 //! A body that is no `ConversionReview` gets `400` with a `Status`; a conversion that
 //! fails (an unknown desired version, a `TryFrom` error) is a `Failure` result in a
 //! `200` answer, as the API server expects.
-//!
-//! ```no_run
-//! # async fn run(converter: crd_runtime::conversion::Converter<()>) -> Result<(), crd_server::StartError> {
-//! use crd_server::webhook::{WebhookConfig, WebhookTls, serve_conversion};
-//! let webhook = serve_conversion(
-//!     converter,
-//!     WebhookConfig {
-//!         listen: "127.0.0.1:8443".parse().unwrap(),
-//!         tls: WebhookTls::SelfSigned,
-//!     },
-//! )
-//! .await?;
-//! println!("caBundle: {}", webhook.ca_bundle().unwrap());
-//! webhook.wait().await;
-//! # Ok(()) }
-//! ```
 
 use std::sync::Arc;
 
@@ -54,6 +38,22 @@ async fn convert<H: Send + Sync + 'static>(
 
 /// Starts the conversion webhook in the background; its
 /// [`url`](RunningWebhook::url) is `https://ADDR/convert`.
+///
+/// ```no_run
+/// # async fn run(converter: crd_runtime::conversion::Converter<()>) -> Result<(), crd_server::StartError> {
+/// use crd_server::webhook::{WebhookConfig, WebhookTls, serve_conversion};
+/// let webhook = serve_conversion(
+///     converter,
+///     WebhookConfig {
+///         listen: "127.0.0.1:8443".parse().unwrap(),
+///         tls: WebhookTls::SelfSigned,
+///     },
+/// )
+/// .await?;
+/// println!("caBundle: {}", webhook.ca_bundle().unwrap());
+/// webhook.wait().await;
+/// # Ok(()) }
+/// ```
 pub async fn serve_conversion<H: Send + Sync + 'static>(
     converter: Converter<H>,
     config: WebhookConfig,

@@ -8,6 +8,11 @@
 //! ([`RunningWebhook`]: its URL and the `caBundle` to put in a configuration).
 //! [`serve_router`] serves any axum router the same way, e.g. [`AdmissionRoutes`]: a
 //! validating and a mutating handler on two paths.
+//!
+//! As the API server expects: an admission answer carries the review's `apiVersion`
+//! and the request's `uid`; a failed conversion is a `Failure` result in a `200`
+//! answer; a body that is no review gets `400` with a `Status`, one over 3 MiB (the
+//! API server's own limit) `413`, and a panicking admission handler `500`.
 
 use std::net::SocketAddr;
 
