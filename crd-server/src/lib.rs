@@ -6,7 +6,8 @@
 //!   in [`Config::engine`]): a server on an address, stopped when its [`RunningServer`]
 //!   drops; [`app`]: the same API as an axum router without a listener;
 //! - [`TestServer`]: a server on a free loopback port for tests;
-//! - [`webhook`]: serving a conversion webhook (`ConversionReview` over HTTPS);
+//! - [`webhook`]: serving a conversion webhook (`ConversionReview`) or admission webhooks
+//!   (`AdmissionReview`) over HTTPS;
 //! - [`tls`]: serving certificates (files or a self-signed CA);
 //! - [`store`]: the storage contract and its backends (in-memory, embedded redb, etcd);
 //! - [`server::load_crd_files`]: CRDs from YAML/JSON files and directories.

@@ -3,6 +3,8 @@
 #![deny(missing_docs)]
 
 pub mod crontab;
+#[cfg(feature = "kube")]
+pub mod crontab_admission;
 pub mod crontab_v2;
 #[cfg(feature = "kube")]
 pub mod operator;

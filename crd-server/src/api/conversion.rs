@@ -8,15 +8,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use base64::Engine as _;
 use crd_runtime::conversion::{ConversionRequest, ConversionReview};
 use crd_runtime::model::{CustomResourceDefinition, WebhookClientConfig};
-use http_body_util::{BodyExt, Full};
 use serde_json::{Map, Value, json};
-use tokio_rustls::TlsConnector;
-use tokio_rustls::rustls::{self, pki_types::ServerName};
 
 use super::status::ApiError;
+use super::webhook_client::{CallError, ServiceRef, WebhookClient};
 
 /// The `ConversionReview` version the server sends and reads back.
 const REVIEW_API_VERSION: &str = "apiextensions.k8s.io/v1";
@@ -58,129 +55,48 @@ impl Converter {
 
 /// A conversion webhook endpoint.
 pub struct Webhook {
-    uri: http::Uri,
-    host: String,
-    server_name: ServerName<'static>,
-    tls: TlsConnector,
+    client: WebhookClient,
 }
 
 impl Webhook {
     fn new(config: &WebhookClientConfig) -> Result<Webhook, String> {
-        // A service is reached on loopback (this server runs outside a cluster) and
-        // verified by its DNS name, as kube-apiserver verifies it.
-        let (url, name) = match (&config.url, &config.service) {
-            (Some(url), _) => (url.clone(), None),
-            (None, Some(s)) => (
-                format!(
-                    "https://127.0.0.1:{}{}",
-                    s.port.unwrap_or(443),
-                    s.path.as_deref().unwrap_or("/")
-                ),
-                Some(format!("{}.{}.svc", s.name, s.namespace)),
-            ),
-            (None, None) => return Err("the conversion webhook has neither url nor service".into()),
-        };
-        let uri: http::Uri = url
-            .parse()
-            .map_err(|e| format!("conversion webhook url {url:?}: {e}"))?;
-        if uri.scheme_str() != Some("https") {
-            return Err(format!(
-                "conversion webhook url {url:?}: the scheme must be https"
-            ));
-        }
-        let host = uri
-            .host()
-            .ok_or_else(|| format!("conversion webhook url {url:?} has no host"))?
-            .trim_matches(['[', ']'])
-            .to_string();
-        let server_name = ServerName::try_from(name.unwrap_or_else(|| host.clone()))
-            .map_err(|e| format!("conversion webhook host {host:?}: {e}"))?;
-        let mut roots = rustls::RootCertStore::empty();
-        let bundle = config.ca_bundle.as_deref().unwrap_or("");
-        let pem = base64::engine::general_purpose::STANDARD
-            .decode(bundle.trim())
-            .map_err(|e| format!("caBundle is not base64: {e}"))?;
-        for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
-            let cert = cert.map_err(|e| format!("caBundle: {e}"))?;
-            roots.add(cert).map_err(|e| format!("caBundle: {e}"))?;
-        }
-        if roots.is_empty() {
-            return Err("caBundle holds no certificate".into());
-        }
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let tls = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .map_err(|e| format!("TLS: {e}"))?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        Ok(Webhook {
-            host: uri.authority().map(|a| a.to_string()).unwrap_or_default(),
-            uri,
-            server_name,
-            tls: TlsConnector::from(Arc::new(tls)),
-        })
+        let service = config.service.as_ref().map(|s| ServiceRef {
+            namespace: &s.namespace,
+            name: &s.name,
+            path: s.path.as_deref(),
+            port: s.port.and_then(|p| u16::try_from(p).ok()),
+        });
+        let client = WebhookClient::new(
+            config.url.as_deref(),
+            service,
+            config.ca_bundle.as_deref(),
+            "conversion webhook",
+        )?;
+        Ok(Webhook { client })
     }
 
     /// POSTs `review` and returns the answer.
     async fn call(&self, review: &ConversionReview) -> Result<ConversionReview, String> {
         let body = serde_json::to_vec(review).map_err(|e| format!("encoding the review: {e}"))?;
-        let port = self.uri.port_u16().unwrap_or(443);
-        let host = self
-            .uri
-            .host()
-            .unwrap_or_default()
-            .trim_matches(['[', ']'])
-            .to_string();
-        let post = format!("Post \"{}\"", self.uri);
-        let exchange = async {
-            let tcp = tokio::net::TcpStream::connect((host.as_str(), port))
-                .await
-                .map_err(|e| format!("{post}: dial tcp {host}:{port}: {e}"))?;
-            let tls = self
-                .tls
-                .connect(self.server_name.clone(), tcp)
-                .await
-                .map_err(|e| format!("{post}: tls: {e}"))?;
-            let (mut sender, conn) =
-                hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
-                    .await
-                    .map_err(|e| format!("{post}: {e}"))?;
-            tokio::spawn(conn);
-            let path = self.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-            let request = http::Request::post(path)
-                .header(http::header::HOST, &self.host)
-                .header(http::header::CONTENT_TYPE, "application/json")
-                .header(http::header::ACCEPT, "application/json")
-                .body(Full::new(bytes::Bytes::from(body)))
-                .map_err(|e| format!("{post}: {e}"))?;
-            let response = sender
-                .send_request(request)
-                .await
-                .map_err(|e| format!("{post}: {e}"))?;
-            let status = response.status();
-            let body = response
-                .into_body()
-                .collect()
-                .await
-                .map_err(|e| format!("{post}: {e}"))?
-                .to_bytes();
-            if !status.is_success() {
+        let post = format!("Post \"{}\"", self.client.url(None));
+        let body = match self.client.post(None, body, WEBHOOK_TIMEOUT).await {
+            Ok(body) => body,
+            Err(CallError::Transport(e)) => return Err(format!("{post}: {e}")),
+            Err(CallError::TimedOut) => {
+                return Err(format!(
+                    "{post}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
+                ));
+            }
+            Err(CallError::Status(code, body)) => {
                 let text = String::from_utf8_lossy(&body);
                 return Err(format!(
-                    "the server responded with status {}: {}",
-                    status.as_u16(),
+                    "the server responded with status {code}: {}",
                     text.trim()
                 ));
             }
-            serde_json::from_slice(&body)
-                .map_err(|e| format!("the answer is not a ConversionReview: {e}"))
         };
-        match tokio::time::timeout(WEBHOOK_TIMEOUT, exchange).await {
-            Ok(result) => result,
-            Err(_) => Err(format!(
-                "{post}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
-            )),
-        }
+        serde_json::from_slice(&body)
+            .map_err(|e| format!("the answer is not a ConversionReview: {e}"))
     }
 }
 

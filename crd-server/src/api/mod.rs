@@ -23,6 +23,7 @@ pub mod status;
 pub mod storage;
 pub mod table;
 pub mod verbs;
+pub mod webhook_client;
 pub mod write;
 
 use std::sync::Arc;

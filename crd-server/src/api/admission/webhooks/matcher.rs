@@ -1,0 +1,137 @@
+//! `ShouldCallHook` for one request: selectors and rules (crd-runtime's matchers),
+//! the request's namespace read from the store only for a webhook whose
+//! `namespaceSelector` needs it, the equivalent versions of a custom resource for
+//! `matchPolicy: Equivalent`, and the conversions between the request's version and
+//! the one a webhook is sent.
+
+use crd_runtime::admission::Attributes;
+use crd_runtime::admission::matching::{Equivalent, Invocation, SelectorError, match_webhook};
+use crd_runtime::admission::{GroupVersionKind, GroupVersionResource, selector};
+use serde_json::Value;
+
+use super::call::internal;
+use super::config::Hook;
+use crate::api::kinds::Resource;
+use crate::api::kinds::namespace::NAMESPACE_PREFIX;
+use crate::api::state::Shared;
+use crate::api::status::{ApiError, Qualified};
+
+/// Matching state kept over one request's webhooks.
+pub struct Matcher<'a> {
+    shared: &'a Shared,
+    /// The namespace object, once read (`Some(None)`: it does not exist).
+    namespace: Option<Option<Value>>,
+    equivalents: Option<Vec<Equivalent>>,
+}
+
+impl<'a> Matcher<'a> {
+    pub fn new(shared: &'a Shared) -> Matcher<'a> {
+        Matcher {
+            shared,
+            namespace: None,
+            equivalents: None,
+        }
+    }
+
+    /// How `hook` is invoked for `attrs`, or `None` when it does not apply.
+    pub async fn should_call(
+        &mut self,
+        hook: &Hook,
+        attrs: &Attributes,
+    ) -> Result<Option<Invocation>, ApiError> {
+        let needs_namespace =
+            !attrs.namespace.is_empty() && !selector::is_empty(hook.spec.get("namespaceSelector"));
+        if needs_namespace && self.namespace.is_none() {
+            self.namespace = Some(self.read_namespace(&attrs.namespace).await?);
+        }
+        if self.equivalents.is_none() {
+            self.equivalents = Some(self.equivalents_of(attrs));
+        }
+        let namespace = self.namespace.as_ref().and_then(Option::as_ref);
+        let equivalents = self.equivalents.as_deref().unwrap_or(&[]);
+        match match_webhook(&hook.spec, attrs, namespace, equivalents) {
+            Ok(invocation) => Ok(invocation),
+            Err(SelectorError::NamespaceNotFound(name)) => Err(ApiError::not_found(
+                &Qualified {
+                    group: String::new(),
+                    plural: "namespaces".into(),
+                    kind: "Namespace".into(),
+                },
+                &name,
+            )),
+            Err(SelectorError::Invalid(e)) => Err(internal(e)),
+        }
+    }
+
+    async fn read_namespace(&self, name: &str) -> Result<Option<Value>, ApiError> {
+        let key = format!("{NAMESPACE_PREFIX}{name}");
+        match self.shared.store.get(&key).await {
+            Ok(kv) => Ok(kv.and_then(|kv| serde_json::from_slice(&kv.value).ok())),
+            Err(e) => Err(internal(e.to_string())),
+        }
+    }
+
+    /// The other served versions of a custom resource (built-in kinds are served in
+    /// one version here).
+    fn equivalents_of(&self, attrs: &Attributes) -> Vec<Equivalent> {
+        let r = &attrs.resource;
+        let custom = self.shared.registry.custom();
+        let Some(kind) = custom
+            .all()
+            .iter()
+            .find(|k| k.q.group == r.group && k.q.plural == r.resource)
+        else {
+            return Vec::new();
+        };
+        kind.versions
+            .iter()
+            .filter(|v| v.served)
+            .map(|v| Equivalent {
+                resource: GroupVersionResource {
+                    group: r.group.clone(),
+                    version: v.name.clone(),
+                    resource: r.resource.clone(),
+                },
+                kind: GroupVersionKind {
+                    group: r.group.clone(),
+                    version: v.name.clone(),
+                    kind: kind.q.kind.clone(),
+                },
+            })
+            .collect()
+    }
+}
+
+/// `attrs` with its objects converted to the version `invocation` is sent in.
+pub async fn convert_to(
+    shared: &Shared,
+    attrs: &Attributes,
+    invocation: &Invocation,
+) -> Result<Attributes, ApiError> {
+    let r = &invocation.resource;
+    let target = shared
+        .registry
+        .resolve(&r.group, &r.version, &r.resource)
+        .ok_or_else(|| {
+            internal(format!(
+                "unable to convert to {}/{}, Resource={}: unknown kind",
+                r.group, r.version, r.resource
+            ))
+        })?;
+    let mut out = attrs.clone();
+    out.object = convert_one(&target, attrs.object.clone()).await?;
+    out.old_object = convert_one(&target, attrs.old_object.clone()).await?;
+    Ok(out)
+}
+
+/// `object` read in `res`'s version (the way back from a webhook's version).
+pub async fn convert_one(res: &Resource, object: Option<Value>) -> Result<Option<Value>, ApiError> {
+    let Some(object) = object.filter(|o| !o.is_null()) else {
+        return Ok(None);
+    };
+    let mut out = res
+        .read_stored(vec![object])
+        .await
+        .map_err(|e| internal(e.message))?;
+    Ok(out.pop())
+}

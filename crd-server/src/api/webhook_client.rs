@@ -1,0 +1,301 @@
+//! The HTTPS client the server calls webhooks with (conversion and admission): JSON
+//! POSTed to `clientConfig.url`, or to a `service` — reached on loopback, as this
+//! server runs outside a cluster, and verified by its DNS name `NAME.NAMESPACE.svc`
+//! as kube-apiserver verifies it — trusting only the certificates of `caBundle`.
+//! Connections are kept alive and reused between calls.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine as _;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::SendRequest;
+use tokio_rustls::TlsConnector;
+use tokio_rustls::rustls::{self, pki_types::ServerName};
+
+/// A `service` reference of a webhook's `clientConfig`.
+pub struct ServiceRef<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub path: Option<&'a str>,
+    pub port: Option<u16>,
+}
+
+/// Why a call produced no answer to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallError {
+    /// The exchange failed: what Go's transport says after `Post "URL": `.
+    Transport(String),
+    /// No answer within the timeout.
+    TimedOut,
+    /// The webhook answered with a status other than 2xx.
+    Status(u16, Bytes),
+}
+
+/// How many idle connections are kept for later calls.
+const IDLE_CONNECTIONS: usize = 8;
+
+/// One webhook endpoint.
+pub struct WebhookClient {
+    uri: http::Uri,
+    /// The `Host` header (the URL's authority).
+    authority: String,
+    /// Where to connect.
+    host: String,
+    port: u16,
+    server_name: ServerName<'static>,
+    tls: TlsConnector,
+    idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
+}
+
+impl WebhookClient {
+    /// The client of a `clientConfig` (`url` or `service`, and `caBundle`). `what`
+    /// names the webhook in messages (`conversion webhook`).
+    pub fn new(
+        url: Option<&str>,
+        service: Option<ServiceRef<'_>>,
+        ca_bundle: Option<&str>,
+        what: &str,
+    ) -> Result<WebhookClient, String> {
+        let (url, name) = match (url, service) {
+            (Some(url), _) => (url.to_string(), None),
+            (None, Some(s)) => (
+                format!(
+                    "https://127.0.0.1:{}{}",
+                    s.port.unwrap_or(443),
+                    s.path.unwrap_or("/")
+                ),
+                Some(format!("{}.{}.svc", s.name, s.namespace)),
+            ),
+            (None, None) => return Err(format!("the {what} has neither url nor service")),
+        };
+        let uri: http::Uri = url
+            .parse()
+            .map_err(|e| format!("{what} url {url:?}: {e}"))?;
+        if uri.scheme_str() != Some("https") {
+            return Err(format!("{what} url {url:?}: the scheme must be https"));
+        }
+        let host = uri
+            .host()
+            .ok_or_else(|| format!("{what} url {url:?} has no host"))?
+            .trim_matches(['[', ']'])
+            .to_string();
+        let server_name = ServerName::try_from(name.unwrap_or_else(|| host.clone()))
+            .map_err(|e| format!("{what} host {host:?}: {e}"))?;
+        let tls = tls_connector(ca_bundle.unwrap_or(""))?;
+        Ok(WebhookClient {
+            authority: uri.authority().map(|a| a.to_string()).unwrap_or_default(),
+            port: uri.port_u16().unwrap_or(443),
+            host,
+            uri,
+            server_name,
+            tls,
+            idle: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The URL called, with `query` (`timeout=10s`) added as Go's client adds it.
+    pub fn url(&self, query: Option<&str>) -> String {
+        match query {
+            None => self.uri.to_string(),
+            Some(q) if self.uri.query().is_some() => format!("{}&{q}", self.uri),
+            Some(q) => format!("{}?{q}", self.uri),
+        }
+    }
+
+    /// POSTs `body` (JSON) to the URL with `query`, and returns the answer's body.
+    pub async fn post(
+        &self,
+        query: Option<&str>,
+        body: Vec<u8>,
+        timeout: Duration,
+    ) -> Result<Bytes, CallError> {
+        let path = {
+            let p = self.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+            match query {
+                None => p.to_string(),
+                Some(q) if self.uri.query().is_some() => format!("{p}&{q}"),
+                Some(q) => format!("{p}?{q}"),
+            }
+        };
+        let body = Bytes::from(body);
+        let exchange = async {
+            let pooled = self.take_idle();
+            let (mut sender, reused) = match pooled {
+                Some(s) => (s, true),
+                None => (self.connect().await?, false),
+            };
+            let answer = match self.send(&mut sender, &path, body.clone()).await {
+                // A kept connection the webhook closed meanwhile: once more on a new one.
+                Err(_) if reused => {
+                    sender = self.connect().await?;
+                    self.send(&mut sender, &path, body).await
+                }
+                other => other,
+            }?;
+            self.keep(sender);
+            Ok(answer)
+        };
+        match tokio::time::timeout(timeout, exchange).await {
+            Ok(result) => result,
+            Err(_) => Err(CallError::TimedOut),
+        }
+    }
+
+    fn take_idle(&self) -> Option<SendRequest<Full<Bytes>>> {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        while let Some(s) = idle.pop() {
+            if !s.is_closed() {
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    fn keep(&self, sender: SendRequest<Full<Bytes>>) {
+        if sender.is_closed() {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < IDLE_CONNECTIONS {
+            idle.push(sender);
+        }
+    }
+
+    async fn connect(&self) -> Result<SendRequest<Full<Bytes>>, CallError> {
+        let (host, port) = (self.host.as_str(), self.port);
+        let tcp = tokio::net::TcpStream::connect((host, port))
+            .await
+            .map_err(|e| CallError::Transport(format!("dial tcp {host}:{port}: {}", go_io(&e))))?;
+        let _ = tcp.set_nodelay(true);
+        let tls = self
+            .tls
+            .connect(self.server_name.clone(), tcp)
+            .await
+            .map_err(|e| CallError::Transport(format!("tls: {e}")))?;
+        let (sender, conn) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+                .await
+                .map_err(|e| CallError::Transport(e.to_string()))?;
+        tokio::spawn(conn);
+        Ok(sender)
+    }
+
+    async fn send(
+        &self,
+        sender: &mut SendRequest<Full<Bytes>>,
+        path: &str,
+        body: Bytes,
+    ) -> Result<Bytes, CallError> {
+        let transport = |e: &dyn std::fmt::Display| CallError::Transport(e.to_string());
+        sender.ready().await.map_err(|e| transport(&e))?;
+        let request = http::Request::post(path)
+            .header(http::header::HOST, &self.authority)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json")
+            .body(Full::new(body))
+            .map_err(|e| transport(&e))?;
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|e| transport(&e))?;
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| transport(&e))?
+            .to_bytes();
+        if !status.is_success() {
+            return Err(CallError::Status(status.as_u16(), body));
+        }
+        Ok(body)
+    }
+}
+
+/// A socket error as Go's net package words the common ones.
+fn go_io(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::ConnectionRefused => "connect: connection refused".into(),
+        std::io::ErrorKind::ConnectionReset => "read: connection reset by peer".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// A TLS client trusting only the certificates of `bundle` (base64 of PEM).
+fn tls_connector(bundle: &str) -> Result<TlsConnector, String> {
+    let mut roots = rustls::RootCertStore::empty();
+    let pem = base64::engine::general_purpose::STANDARD
+        .decode(bundle.trim())
+        .map_err(|e| format!("caBundle is not base64: {e}"))?;
+    for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
+        let cert = cert.map_err(|e| format!("caBundle: {e}"))?;
+        roots.add(cert).map_err(|e| format!("caBundle: {e}"))?;
+    }
+    if roots.is_empty() {
+        return Err("caBundle holds no certificate".into());
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(TlsConnector::from(Arc::new(tls)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configurations_are_checked() {
+        let err = |url: &str, ca: &str| {
+            WebhookClient::new(Some(url), None, Some(ca), "admission webhook")
+                .err()
+                .unwrap()
+        };
+        assert_eq!(
+            err("http://127.0.0.1:1/x", ""),
+            "admission webhook url \"http://127.0.0.1:1/x\": the scheme must be https"
+        );
+        assert_eq!(
+            err("https://127.0.0.1:1/x", ""),
+            "caBundle holds no certificate"
+        );
+        assert!(err("https://127.0.0.1:1/x", "%%").starts_with("caBundle is not base64"));
+        assert_eq!(
+            WebhookClient::new(None, None, None, "admission webhook").err(),
+            Some("the admission webhook has neither url nor service".into())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_refused_connection_is_worded_as_go_words_it() {
+        let ca = crate::tls::SelfSigned::generate().unwrap();
+        let bundle = base64::engine::general_purpose::STANDARD.encode(&ca.ca_pem);
+        // A port just released: nothing listens there.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let url = format!("https://127.0.0.1:{port}/check");
+        let client = WebhookClient::new(Some(&url), None, Some(&bundle), "webhook").unwrap();
+        assert_eq!(
+            client.url(Some("timeout=10s")),
+            format!("https://127.0.0.1:{port}/check?timeout=10s")
+        );
+        let e = client
+            .post(Some("timeout=10s"), b"{}".to_vec(), Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e,
+            CallError::Transport(format!(
+                "dial tcp 127.0.0.1:{port}: connect: connection refused"
+            ))
+        );
+    }
+}

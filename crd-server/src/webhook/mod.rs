@@ -1,0 +1,173 @@
+//! Serving webhooks the API server calls, over HTTPS (rustls):
+//! - [`serve_conversion`]: a conversion webhook (`ConversionReview`, `POST /convert`);
+//! - [`serve_admission`]: an admission webhook (`AdmissionReview` v1 and v1beta1, any
+//!   path), with helpers to read typed objects and answer with a JSON patch.
+//!
+//! Both share the plumbing here: where to listen ([`WebhookConfig`]), which certificate
+//! ([`WebhookTls`]: PEM files or a fresh self-signed CA), and the running server
+//! ([`RunningWebhook`]: its URL and the `caBundle` to put in a configuration).
+//! [`serve_router`] serves any axum router the same way, e.g. [`AdmissionRoutes`]: a
+//! validating and a mutating handler on two paths.
+//!
+//! As the API server expects: an admission answer carries the review's `apiVersion`
+//! and the request's `uid`; a failed conversion is a `Failure` result in a `200`
+//! answer; a body that is no review gets `400` with a `Status`, one over 3 MiB (the
+//! API server's own limit) `413`, and a panicking admission handler `500`.
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use serde_json::json;
+use tokio::net::TcpListener;
+
+use crate::config::{StartError, TlsFiles};
+use crate::tls::SelfSigned;
+
+mod admission;
+mod conversion;
+
+pub use admission::{
+    AdmissionHandler, AdmissionRequestExt, AdmissionRoutes, ObjectError, admission_route,
+    admission_router, json_patch_ops, mutate_object, serve_admission,
+};
+pub use conversion::{router, serve_conversion};
+
+/// Where the webhook listens and with which certificate.
+#[derive(Clone, Debug)]
+pub struct WebhookConfig {
+    /// Address to listen on (port 0: any free port).
+    pub listen: SocketAddr,
+    /// The serving certificate.
+    pub tls: WebhookTls,
+}
+
+/// The serving certificate of a webhook.
+#[derive(Clone, Debug)]
+pub enum WebhookTls {
+    /// PEM files.
+    Files(TlsFiles),
+    /// A fresh CA and a certificate it signed for `127.0.0.1`, `::1` and `localhost`;
+    /// the CA is [`RunningWebhook::ca_pem`].
+    SelfSigned,
+}
+
+/// A running webhook; dropping it stops it.
+pub struct RunningWebhook {
+    addr: SocketAddr,
+    ca_pem: Option<String>,
+    path: &'static str,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl RunningWebhook {
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The webhook's URL for a configuration's `clientConfig.url`:
+    /// `https://ADDR/convert` for [`serve_conversion`], `https://ADDR/` for
+    /// [`serve_admission`] and [`serve_router`].
+    pub fn url(&self) -> String {
+        self.url_for(self.path)
+    }
+
+    /// `https://ADDR` followed by `path` (e.g. `/validate`).
+    pub fn url_for(&self, path: &str) -> String {
+        format!("https://{}{path}", self.addr)
+    }
+
+    /// The self-signed CA (PEM), when [`WebhookTls::SelfSigned`].
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.ca_pem.as_deref()
+    }
+
+    /// The CA base64-encoded, as a `clientConfig.caBundle` takes it.
+    pub fn ca_bundle(&self) -> Option<String> {
+        self.ca_pem
+            .as_ref()
+            .map(|pem| base64::engine::general_purpose::STANDARD.encode(pem))
+    }
+
+    /// Serves until the process ends.
+    pub async fn wait(mut self) {
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl Drop for RunningWebhook {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The largest review accepted: the API server's own request body limit (3 MiB).
+const BODY_LIMIT: usize = 3 * 1024 * 1024;
+
+/// `200` with a JSON body.
+fn json_ok(body: Vec<u8>) -> Response {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+/// `400` with a `metav1.Status` saying why the body was refused.
+fn bad_request(message: String) -> Response {
+    let status = json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {},
+        "status": "Failure", "message": message, "reason": "BadRequest", "code": 400
+    });
+    (
+        StatusCode::BAD_REQUEST,
+        [(header::CONTENT_TYPE, "application/json")],
+        status.to_string(),
+    )
+        .into_response()
+}
+
+/// Serves `app` over HTTPS in the background, with the certificate of `config`: the
+/// plumbing of [`serve_conversion`] and [`serve_admission`], for routers that combine
+/// several handlers ([`AdmissionRoutes`]).
+pub async fn serve_router(
+    app: Router,
+    config: WebhookConfig,
+) -> Result<RunningWebhook, StartError> {
+    serve(app, config, "/").await
+}
+
+async fn serve(
+    app: Router,
+    config: WebhookConfig,
+    path: &'static str,
+) -> Result<RunningWebhook, StartError> {
+    let (acceptor, ca_pem) = match &config.tls {
+        WebhookTls::Files(files) => (crate::tls::load(files)?, None),
+        WebhookTls::SelfSigned => {
+            let generated = SelfSigned::generate()?;
+            (generated.acceptor(), Some(generated.ca_pem))
+        }
+    };
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| StartError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| StartError::Bind {
+        addr: config.listen,
+        source,
+    })?;
+    let task = tokio::spawn(crate::tls::serve(listener, acceptor, app));
+    Ok(RunningWebhook {
+        addr,
+        ca_pem,
+        path,
+        task,
+    })
+}
