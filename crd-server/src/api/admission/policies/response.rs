@@ -79,3 +79,69 @@ pub fn denied(attrs: &Attributes, denial: &Denial) -> ApiError {
         details: Some(json!({"name": name, "group": group, "kind": plural, "causes": causes})),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crd_runtime::admission::GroupVersionResource;
+
+    fn attrs(name: &str, object: Option<Value>) -> Attributes {
+        Attributes {
+            resource: GroupVersionResource {
+                group: "stable.example.com".into(),
+                version: "v1".into(),
+                resource: "crontabs".into(),
+            },
+            name: name.into(),
+            object,
+            ..Default::default()
+        }
+    }
+
+    fn denial(message: &str, reason: &str, code: u16) -> Denial {
+        Denial {
+            message: message.into(),
+            reason: reason.into(),
+            code,
+        }
+    }
+
+    #[test]
+    fn a_validation_failure_names_the_object_and_gives_its_cause() {
+        let inner =
+            "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed expression: x";
+        let e = denied(&attrs("x", None), &denial(inner, "Invalid", 422));
+        assert_eq!(e.code, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(e.reason, "Invalid");
+        assert_eq!(
+            e.message,
+            format!("crontabs.stable.example.com \"x\" is forbidden: {inner}")
+        );
+        let details = e.details.unwrap();
+        assert_eq!(details["kind"], "crontabs");
+        assert_eq!(details["causes"], json!([{ "message": inner }]));
+        // The whole message given: the same answer.
+        let whole = format!("crontabs.stable.example.com \"x\" is forbidden: {inner}");
+        assert_eq!(
+            denied(&attrs("x", None), &denial(&whole, "Invalid", 422)).message,
+            whole
+        );
+    }
+
+    #[test]
+    fn names_and_reasons() {
+        let obj = json!({"metadata": {"generateName": "gen-"}});
+        let e = denied(&attrs("", Some(obj)), &denial("no", "Forbidden", 403));
+        assert_eq!((e.code, e.reason), (StatusCode::FORBIDDEN, "Forbidden"));
+        assert_eq!(e.details.unwrap()["name"], "gen-");
+        let e = denied(&attrs("", None), &denial("no", "", 0));
+        assert_eq!(
+            (e.code, e.reason),
+            (StatusCode::UNPROCESSABLE_ENTITY, "Invalid")
+        );
+        assert!(e.message.contains("\"Unknown\" is forbidden"));
+        let config = "policy 'p' with binding 'b' denied request: failed to configure binding: x";
+        let e = denied(&attrs("x", None), &denial(config, "Forbidden", 403));
+        assert_eq!(e.message, config);
+    }
+}
