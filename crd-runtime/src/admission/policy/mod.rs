@@ -13,10 +13,12 @@
 //! and `error()` are empty, `errored()` is false).
 
 mod activation;
+mod apply;
 mod conditions;
 mod declarations;
 mod evaluator;
 mod expression;
+mod json_patch;
 mod literal;
 mod mutating;
 mod plan;
@@ -97,3 +99,6 @@ pub struct ParamQuery {
 
 #[cfg(test)]
 mod validating_tests;
+
+#[cfg(test)]
+mod mutating_tests;
