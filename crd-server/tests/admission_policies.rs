@@ -168,14 +168,14 @@ async fn deny_invalid_forbidden_and_warn() {
             "  - expression: \"variables.replicas <= 3\"\n    messageExpression: \"'at most 3 replicas, got ' + string(variables.replicas)\"\n    reason: Forbidden",
         ));
         c.until_refused(&crontab("probe", "default", 4, ""));
-        let (err, file) = c.create_err("y.yaml", &crontab("y", "default", 4, ""));
+        let (err, file) = c.create_err("y.yaml", &crontab("forbid", "default", 4, ""));
         assert_eq!(
             err.trim_end(),
             format!(
-                "Error from server (Forbidden): error when creating \"{file}\": crontabs.stable.example.com \"y\" is forbidden: ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-binding' denied request: at most 3 replicas, got 4"
+                "Error from server (Forbidden): error when creating \"{file}\": crontabs.stable.example.com \"forbid\" is forbidden: ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-binding' denied request: at most 3 replicas, got 4"
             )
         );
-        c.not_stored("crontab", "y", "default");
+        c.not_stored("crontab", "forbid", "default");
 
         // Warn: admitted, kubectl prints the warning.
         c.apply(&binding("replica-limit-binding", "replica-limit", "Warn", ""));
@@ -511,10 +511,10 @@ async fn mutating_policies_not_served_before_1_36() {
             &[
                 "create",
                 "-f",
-                &c.file("n.yaml", &crontab("n", "default", 1, "")),
+                &c.file("n.yaml", &crontab("plain", "default", 1, "")),
             ],
         );
-        let out = kubectl_ok(&c.url, &["get", "crontab", "n", "-o", "json"]);
+        let out = kubectl_ok(&c.url, &["get", "crontab", "plain", "-o", "json"]);
         let v: Value = serde_json::from_str(&out).expect("json");
         assert!(v.pointer("/metadata/labels/mutated").is_none(), "{v}");
     })

@@ -43,5 +43,10 @@ pub async fn run(shared: Arc<Shared>) {
                 .map_err(|e| e.message)
         }
     };
-    status::run(&shared.admission.policies, write).await;
+    let registry = shared.registry.clone();
+    let schema_of = move |group: &str, version: &str, resource: &str| {
+        let res = registry.resolve(group, version, resource)?;
+        Some((res.info().q.kind.clone(), res.schema()?.clone()))
+    };
+    status::run(&shared.admission.policies, &schema_of, write).await;
 }

@@ -12,6 +12,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crd_runtime::admission::policy::SchemaOf;
+use crd_runtime::model::JSONSchemaProps;
+
 use super::follow::Followed;
 use super::{Compiled, Policies};
 
@@ -50,12 +53,21 @@ pub fn outdated(stored: &Value, generation: i64) -> bool {
     current == generation && generation > observed
 }
 
-/// The policies whose status is behind their generation.
-pub fn pending(compiled: &Compiled) -> Vec<Pending> {
+/// The policies whose status is behind their generation. `schema_of` gives the kind
+/// and structural schema of a served resource (the expressions are type-checked
+/// against each kind a policy names).
+pub fn pending(compiled: &Compiled, schema_of: SchemaOf) -> Vec<Pending> {
     let stored = &compiled.objects.kinds[Followed::ValidatingPolicy as usize];
+    let behind = stored.values().any(|p| {
+        let generation = p.pointer("/metadata/generation").and_then(Value::as_i64);
+        generation.is_some_and(|g| outdated(p, g))
+    });
+    if !behind {
+        return Vec::new();
+    }
     compiled
         .validating
-        .type_checking()
+        .type_checking_with(schema_of)
         .into_iter()
         .filter(|(name, generation, _)| stored.get(name).is_some_and(|p| outdated(p, *generation)))
         .map(|(name, generation, warnings)| Pending {
@@ -68,8 +80,9 @@ pub fn pending(compiled: &Compiled) -> Vec<Pending> {
 
 /// Writes the pending statuses whenever the policies change, until the task is
 /// aborted. `write` stores one (`Err`: tried again after a backoff).
-pub async fn run<W, F>(policies: &Policies, write: W)
+pub async fn run<S, W, F>(policies: &Policies, schema_of: &S, write: W)
 where
+    S: Fn(&str, &str, &str) -> Option<(String, JSONSchemaProps)> + Sync,
     W: Fn(Pending) -> F,
     F: Future<Output = Result<(), String>>,
 {
@@ -77,7 +90,8 @@ where
     let mut retry = Duration::from_millis(50);
     loop {
         let mut failed = false;
-        for p in pending(&policies.current()) {
+        let todo = pending(&policies.current(), schema_of);
+        for p in todo {
             if write(p).await.is_err() {
                 failed = true;
             }
