@@ -520,3 +520,81 @@ async fn mutating_policies_not_served_before_1_36() {
     })
     .await;
 }
+
+/// A CRD served as v1 and v2 (no conversion webhook: the versions share the schema).
+const TWO_VERSIONS: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.stable.example.com}
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+  - name: v2
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer}}}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn equivalent_versions() {
+    let cluster = Cluster::start(crd_server::TestServer::builder().crd_yaml(TWO_VERSIONS)).await;
+    run(cluster, |c| {
+        // The policy names v1 only; `matchPolicy: Equivalent` (the default) also
+        // catches a v2 request, with the object seen as v1.
+        let v1_only = r#"    - apiGroups: ["stable.example.com"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["widgets"]"#;
+        c.apply(&policy(
+            "small-widgets",
+            v1_only,
+            "",
+            "  - expression: \"object.apiVersion == 'stable.example.com/v1' && object.spec.size <= 2\"\n    message: too big",
+        ));
+        c.apply(&binding("small-widgets-binding", "small-widgets", "Deny", ""));
+        let widget = |name: &str, version: &str, size: i64| {
+            format!(
+                "apiVersion: stable.example.com/{version}\nkind: Widget\nmetadata: {{name: {name}, namespace: default}}\nspec: {{size: {size}}}\n"
+            )
+        };
+        c.until_refused(&widget("probe", "v2", 3));
+        let (err, _) = c.create_err("big.yaml", &widget("big", "v2", 3));
+        assert_eq!(
+            err.trim_end(),
+            "The widgets \"big\" is invalid: : ValidatingAdmissionPolicy 'small-widgets' with binding 'small-widgets-binding' denied request: too big"
+        );
+        c.not_stored("widget", "big", "default");
+        let f = c.file("small.yaml", &widget("small", "v2", 2));
+        kubectl_ok(&c.url, &["create", "-f", &f]);
+        // Exact: a v2 request no longer matches.
+        c.apply(&policy(
+            "small-widgets",
+            v1_only,
+            "    matchPolicy: Exact",
+            "  - expression: \"object.spec.size <= 2\"\n    message: too big",
+        ));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let out = loop {
+            let (out, _) = c.create("huge.yaml", &widget("huge", "v2", 9));
+            if out.status.success() || Instant::now() > deadline {
+                break out;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    })
+    .await;
+}
