@@ -58,7 +58,7 @@ impl Objects {
 pub trait Sink: Send + Sync + 'static {
     /// The followed objects, shared by the followers.
     fn objects(&self) -> &Mutex<Objects>;
-    /// Called after every change (the objects are already updated).
+    /// Called after every change, the objects updated and still locked.
     fn changed(&self, objects: &Objects);
 }
 
@@ -80,12 +80,10 @@ pub async fn list_once(store: &dyn Store, kind: Followed, sink: &dyn Sink) -> Op
             Some((name.to_string(), parse(&kv.value)?))
         })
         .collect();
-    let snapshot = {
-        let mut objects = sink.objects().lock().unwrap_or_else(|e| e.into_inner());
-        objects.kinds[kind as usize] = map;
-        objects.clone()
-    };
-    sink.changed(&snapshot);
+    // Compiled under the lock: two followers' changes cannot land out of order.
+    let mut objects = sink.objects().lock().unwrap_or_else(|e| e.into_inner());
+    objects.kinds[kind as usize] = map;
+    sink.changed(&objects);
     Some(listed.revision)
 }
 
@@ -112,20 +110,17 @@ pub async fn follow(store: Arc<dyn Store>, kind: Followed, mut revision: u64, si
             let Some(name) = e.kv.key.strip_prefix(prefix) else {
                 continue;
             };
-            let snapshot = {
-                let mut objects = sink.objects().lock().unwrap_or_else(|e| e.into_inner());
-                let map = &mut objects.kinds[kind as usize];
-                match (e.kind, parse(&e.kv.value)) {
-                    (EventKind::Put, Some(v)) => {
-                        map.insert(name.to_string(), v);
-                    }
-                    _ => {
-                        map.remove(name);
-                    }
+            let mut objects = sink.objects().lock().unwrap_or_else(|e| e.into_inner());
+            let map = &mut objects.kinds[kind as usize];
+            match (e.kind, parse(&e.kv.value)) {
+                (EventKind::Put, Some(v)) => {
+                    map.insert(name.to_string(), v);
                 }
-                objects.clone()
-            };
-            sink.changed(&snapshot);
+                _ => {
+                    map.remove(name);
+                }
+            }
+            sink.changed(&objects);
         }
         // The watch broke: list again (what changed meanwhile is in the new list).
         revision = 0;

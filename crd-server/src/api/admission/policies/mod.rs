@@ -288,3 +288,45 @@ fn runs(plan: &Plan) -> Vec<Plan> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::store::MemoryStore;
+
+    #[tokio::test]
+    async fn follows_bindings_and_policies() {
+        let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+        let binding = serde_json::json!({"metadata": {"name": "b"}, "spec": {"policyName": "p", "validationActions": ["Deny"]}});
+        let key = "/registry/validatingadmissionpolicybindings/b";
+        store
+            .create(key, serde_json::to_vec(&binding).unwrap().into())
+            .await
+            .unwrap();
+        let policies = Policies::start(store.clone(), KubeVersion::NEWEST).await;
+        assert!(
+            !policies.is_idle(),
+            "a binding listed at start counts at once"
+        );
+        let mut changes = policies.changes();
+        store.delete(key, None).await.unwrap();
+        let idle = async {
+            while !policies.is_idle() {
+                changes.changed().await.unwrap();
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), idle)
+            .await
+            .expect("the deletion is seen");
+        let ns = serde_json::json!({"spec": {"matchConstraints": {"namespaceSelector": {"matchLabels": {"a": "b"}}}}});
+        assert!(reads_namespace(&ns));
+        assert!(!reads_namespace(
+            &serde_json::json!({"spec": {"matchConstraints": {"namespaceSelector": {}}}})
+        ));
+        assert!(reads_namespace(
+            &serde_json::json!({"spec": {"validations": [{"expression": "namespaceObject.metadata.name == 'x'"}]}})
+        ));
+    }
+}
