@@ -490,6 +490,42 @@ async fn mutating_policies() {
         assert_eq!(obj["metadata"]["labels"]["keep"], "me", "{obj}");
         assert_eq!(obj["spec"]["color"], "blue", "{obj}");
         assert_eq!(obj["spec"]["replicas"], 1, "{obj}");
+
+        // A mutation that fails under failurePolicy Fail refuses the request (403 with
+        // reason Invalid, as the generic policy dispatcher answers).
+        c.apply(
+            r#"apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: strict}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["stable.example.com"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["crontabs"]
+    objectSelector: {matchLabels: {strict: "yes"}}
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: '[JSONPatch{op: "replace", path: "/spec/replicas", value: object.spec.missing}]'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: strict-binding}
+spec:
+  policyName: strict
+"#,
+        );
+        c.until_refused(&crontab("probe", "default", 1, "strict: \"yes\""));
+        let (err, _) = c.create_err("s.yaml", &crontab("strict", "default", 1, "strict: \"yes\""));
+        assert!(
+            err.starts_with("The crontabs \"strict\" is invalid: : policy 'strict' with binding 'strict-binding' denied request: "),
+            "{err}"
+        );
+        c.not_stored("crontab", "strict", "default");
     })
     .await;
 }
