@@ -20,7 +20,9 @@ mod tests {
     #[test]
     fn keys_are_escaped_as_pointer_tokens() {
         let p = Program::compile("jsonpatch.escapeKey('example.com/a~b')").unwrap();
-        let got = super::super::env::with_root(|ctx| p.execute(ctx));
+        let mut ctx = kube_cel::cel::Context::default();
+        super::register(&mut ctx);
+        let got = p.execute(&ctx);
         assert_eq!(got, Ok(Value::from("example.com~1a~0b")));
     }
 }
