@@ -53,7 +53,7 @@ struct Args {
     service_node_port_range: String,
     /// The lifecycle controllers to run, as kube-controller-manager's flag: `*` for all,
     /// `NAME` to enable one, `-NAME` to disable one (garbagecollector, namespace,
-    /// customresourcecleanup).
+    /// customresourcecleanup, validatingadmissionpolicy-status-controller).
     #[arg(long, value_name = "NAMES", default_value = "*")]
     controllers: crd_server::Controllers,
     /// Elect a leader among the replicas sharing the store before running the

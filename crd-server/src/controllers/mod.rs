@@ -15,6 +15,7 @@ mod gc;
 pub mod informer;
 mod leader;
 mod namespace;
+mod policy_status;
 mod queue;
 mod selection;
 
@@ -103,6 +104,9 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection) -> Running {
             "garbagecollector" => tokio::spawn(gc::run(shared.clone())),
             "namespace" => tokio::spawn(namespace::run(shared.clone())),
             "customresourcecleanup" => tokio::spawn(crd_cleanup::run(shared.clone())),
+            "validatingadmissionpolicy-status-controller" => {
+                tokio::spawn(policy_status::run(shared.clone()))
+            }
             _ => continue,
         };
         running.tasks.push(task.abort_handle());

@@ -7,7 +7,12 @@ use std::str::FromStr;
 
 /// The controllers crd-server runs, each with the other names kube-controller-manager
 /// accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 3] = ["garbagecollector", "namespace", "customresourcecleanup"];
+pub const CONTROLLERS: [&str; 4] = [
+    "garbagecollector",
+    "namespace",
+    "customresourcecleanup",
+    "validatingadmissionpolicy-status-controller",
+];
 
 const ALIASES: [(&str, &str); 2] = [
     ("garbage-collector-controller", "garbagecollector"),

@@ -405,5 +405,23 @@ pub(crate) fn is_cel_identifier(name: &str) -> bool {
         && !crd_runtime::cel::is_reserved(name)
 }
 
+/// The admission policies' and bindings' `PrepareForCreate`: generation 1 (the
+/// status controller compares it with `status.observedGeneration`).
+fn generation_on_create(obj: &mut Value) {
+    crate::api::object::meta_mut(obj).insert("generation".into(), json!(1));
+}
+
+/// Their `PrepareForUpdate`: the generation moves on when the spec changes (the status
+/// endpoint keeps it).
+fn generation_on_update(new: &mut Value, old: &Value, sub: crate::api::kinds::Subresource) {
+    let kept = old
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let changed = sub == crate::api::kinds::Subresource::Main && new.get("spec") != old.get("spec");
+    let generation = if changed { kept + 1 } else { kept };
+    crate::api::object::meta_mut(new).insert("generation".into(), json!(generation));
+}
+
 #[cfg(test)]
 mod tests;

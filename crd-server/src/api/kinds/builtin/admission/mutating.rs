@@ -31,6 +31,19 @@ fn served(v: KubeVersion) -> bool {
 pub struct MutatingPolicies;
 
 impl Behaviour for MutatingPolicies {
+    fn prepare_for_create(&self, obj: &mut Value) {
+        super::generation_on_create(obj);
+    }
+
+    fn prepare_for_update(
+        &self,
+        new: &mut Value,
+        old: &Value,
+        sub: crate::api::kinds::Subresource,
+    ) {
+        super::generation_on_update(new, old, sub);
+    }
+
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         default_spec(obj.get_mut("spec"));
         Ok(())
@@ -145,6 +158,19 @@ fn mutation(m: &Value, at: &Path, errs: &mut ErrorList) {
 pub struct MutatingBindings;
 
 impl Behaviour for MutatingBindings {
+    fn prepare_for_create(&self, obj: &mut Value) {
+        super::generation_on_create(obj);
+    }
+
+    fn prepare_for_update(
+        &self,
+        new: &mut Value,
+        old: &Value,
+        sub: crate::api::kinds::Subresource,
+    ) {
+        super::generation_on_update(new, old, sub);
+    }
+
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         default_binding(obj.get_mut("spec"));
         Ok(())

@@ -140,6 +140,19 @@ pub(crate) fn variable_names(spec: &Value) -> Vec<String> {
 pub struct ValidatingPolicies;
 
 impl Behaviour for ValidatingPolicies {
+    fn prepare_for_create(&self, obj: &mut Value) {
+        super::generation_on_create(obj);
+    }
+
+    fn prepare_for_update(
+        &self,
+        new: &mut Value,
+        old: &Value,
+        sub: crate::api::kinds::Subresource,
+    ) {
+        super::generation_on_update(new, old, sub);
+    }
+
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         default_spec(obj.get_mut("spec"));
         Ok(())
@@ -403,6 +416,19 @@ pub(crate) fn param_ref_cell(o: &Value) -> Value {
 pub struct ValidatingBindings;
 
 impl Behaviour for ValidatingBindings {
+    fn prepare_for_create(&self, obj: &mut Value) {
+        super::generation_on_create(obj);
+    }
+
+    fn prepare_for_update(
+        &self,
+        new: &mut Value,
+        old: &Value,
+        sub: crate::api::kinds::Subresource,
+    ) {
+        super::generation_on_update(new, old, sub);
+    }
+
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         default_binding(obj.get_mut("spec"));
         Ok(())
