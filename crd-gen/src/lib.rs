@@ -43,6 +43,7 @@ pub mod json_stream;
 // `pub`); not an API.
 #[doc(hidden)]
 pub mod par;
+pub mod policy;
 pub mod roundtrip;
 pub mod walk;
 
