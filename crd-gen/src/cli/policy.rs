@@ -185,7 +185,7 @@ impl Policies {
             }
             .map_err(strings)?;
         }
-        let outcome = self.set.validate(&target, doc, old);
+        let outcome = self.set.validate_owned(&target, doc, old);
         warnings.extend(outcome.warnings);
         match outcome.denial {
             Some(message) => Err(vec![message]),

@@ -39,6 +39,7 @@ mod kinds;
 mod load;
 mod params;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crd_runtime::CustomResourceDefinition;
@@ -189,7 +190,7 @@ impl PolicySet {
     }
 
     /// The admission attributes of a CREATE of `object` (an UPDATE when `old` is given).
-    pub fn attributes(target: &Target, object: &Value, old: Option<&Value>) -> Attributes {
+    pub fn attributes(target: &Target, object: Value, old: Option<&Value>) -> Attributes {
         let meta_str = |k: &str| {
             object
                 .get("metadata")
@@ -206,11 +207,7 @@ impl PolicySet {
         } else if target.namespaced {
             let ns = meta_str("namespace");
             // kubectl sends objects without a namespace to its context's, `default`.
-            if ns.is_empty() {
-                "default".to_string()
-            } else {
-                ns
-            }
+            if ns.is_empty() { "default".to_string() } else { ns }
         } else {
             String::new()
         };
@@ -226,7 +223,7 @@ impl PolicySet {
             subresource: String::new(),
             name,
             namespace,
-            object: Some(object.clone()),
+            object: Some(object),
             old_object: old.cloned(),
             options: Some(
                 json!({"kind": operation.options_kind(), "apiVersion": "meta.k8s.io/v1"}),
@@ -242,19 +239,16 @@ impl PolicySet {
 
     /// `namespaceObject` for a request: the Namespace given, else one with that name
     /// and no labels; none for cluster-scoped requests and Namespaces themselves.
-    fn namespace_of(&self, attrs: &Attributes) -> Option<Value> {
+    fn namespace_of(&self, attrs: &Attributes) -> Option<Cow<'_, Value>> {
         if attrs.namespace.is_empty() || attrs.is_namespace() {
             return None;
         }
-        Some(
-            self.namespaces
-                .get(&attrs.namespace)
-                .cloned()
-                .unwrap_or_else(|| {
-                    json!({"apiVersion": "v1", "kind": "Namespace",
-                   "metadata": {"name": attrs.namespace}})
-                }),
-        )
+        Some(match self.namespaces.get(&attrs.namespace) {
+            Some(ns) => Cow::Borrowed(ns),
+            None => Cow::Owned(
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": attrs.namespace}}),
+            ),
+        })
     }
 
     /// Runs the mutating policies on `object`; `schema` is its structural schema when
@@ -269,24 +263,33 @@ impl PolicySet {
         if self.mutating.is_empty() {
             return Ok(Mutation::default());
         }
-        let mut attrs = PolicySet::attributes(target, object, old);
-        let namespace = self.namespace_of(&attrs);
+        // The object moves into the request and back: no copy.
+        let mut attrs = PolicySet::attributes(target, std::mem::take(object), old);
+        let result = self.mutate_request(target, &mut attrs, schema);
+        if let Some(o) = attrs.object.take() {
+            *object = o;
+        }
+        result
+    }
+
+    fn mutate_request(
+        &self,
+        target: &Target,
+        attrs: &mut Attributes,
+        schema: Option<&JSONSchemaProps>,
+    ) -> Result<Mutation, String> {
+        let namespace = self.namespace_of(attrs).map(Cow::into_owned);
         let plan = self
             .mutating
-            .plan(&attrs, namespace.as_ref(), &target.equivalents);
+            .plan(attrs, namespace.as_ref(), &target.equivalents);
         if plan.is_empty() {
             return Ok(Mutation::default());
         }
         let lookup = |q: &_| self.params.find(q);
         let outcome = self
             .mutating
-            .mutate(&plan, &mut attrs, namespace.as_ref(), schema, &lookup)
+            .mutate(&plan, attrs, namespace.as_ref(), schema, &lookup)
             .map_err(|d| d.message)?;
-        if outcome.changed
-            && let Some(mutated) = attrs.object.take()
-        {
-            *object = mutated;
-        }
         Ok(Mutation {
             changed: outcome.changed,
             warnings: outcome.warnings,
@@ -295,21 +298,40 @@ impl PolicySet {
 
     /// Runs the validating policies on the admitted `object`.
     pub fn validate(&self, target: &Target, object: &Value, old: Option<&Value>) -> Outcome {
+        self.validate_owned(target, &mut object.clone(), old)
+    }
+
+    /// [`PolicySet::validate`] without copying `object`: it moves into the request for
+    /// the evaluation and back, unchanged.
+    pub fn validate_owned(
+        &self,
+        target: &Target,
+        object: &mut Value,
+        old: Option<&Value>,
+    ) -> Outcome {
         if self.validating.is_empty() {
             return Outcome::default();
         }
-        let attrs = PolicySet::attributes(target, object, old);
-        let namespace = self.namespace_of(&attrs);
+        let mut attrs = PolicySet::attributes(target, std::mem::take(object), old);
+        let outcome = self.decide(target, &attrs);
+        if let Some(o) = attrs.object.take() {
+            *object = o;
+        }
+        outcome
+    }
+
+    fn decide(&self, target: &Target, attrs: &Attributes) -> Outcome {
+        let namespace = self.namespace_of(attrs);
         let plan = self
             .validating
-            .plan(&attrs, namespace.as_ref(), &target.equivalents);
+            .plan(attrs, namespace.as_deref(), &target.equivalents);
         if plan.is_empty() {
             return Outcome::default();
         }
         let lookup = |q: &_| self.params.find(q);
         let verdict = self
             .validating
-            .decide(&plan, &attrs, namespace.as_ref(), &lookup);
+            .decide(&plan, attrs, namespace.as_deref(), &lookup);
         Outcome {
             denial: verdict.denied.map(|d| d.message),
             warnings: verdict.warnings,
