@@ -207,7 +207,11 @@ impl PolicySet {
         } else if target.namespaced {
             let ns = meta_str("namespace");
             // kubectl sends objects without a namespace to its context's, `default`.
-            if ns.is_empty() { "default".to_string() } else { ns }
+            if ns.is_empty() {
+                "default".to_string()
+            } else {
+                ns
+            }
         } else {
             String::new()
         };
