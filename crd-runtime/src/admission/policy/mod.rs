@@ -12,15 +12,24 @@
 //! every check through `authorizer` is allowed (`allowed()` is true, `reason()`
 //! and `error()` are empty, `errored()` is false).
 
+mod activation;
 mod conditions;
+mod declarations;
+mod evaluator;
+mod expression;
+mod literal;
 mod mutating;
 mod plan;
+mod typecheck;
 mod validating;
+mod validator;
 
 pub use crate::KubeVersion;
 pub use conditions::MatchConditions;
+pub use declarations::admission_declarations;
 pub use mutating::{MutatingPolicies, MutationOutcome};
 pub use plan::{Plan, Step};
+pub use typecheck::SchemaOf;
 pub use validating::ValidatingPolicies;
 
 use serde_json::Value;
@@ -85,3 +94,6 @@ pub struct ParamQuery {
     /// cluster-scoped `paramKind``) rather than the request's namespace.
     pub namespace_given: bool,
 }
+
+#[cfg(test)]
+mod validating_tests;
