@@ -447,3 +447,35 @@ spec: {replicas: 1, selector: {matchLabels: {app: x}}}
         "Deployment \"no-template\" is invalid:\nspec.template: Required value\n"
     );
 }
+
+#[test]
+fn old_objects_make_updates() {
+    let dir = scratch("update");
+    let no_scale_down = "apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: no-scale-down}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [deployments]}
+  validations:
+  - expression: \"object.spec.replicas >= oldObject.spec.replicas && request.operation == 'UPDATE'\"
+    messageExpression: \"'cannot scale down from ' + string(oldObject.spec.replicas)\"
+";
+    let policies = format!(
+        "{no_scale_down}---\n{}",
+        binding("b", "no-scale-down", "Deny", "")
+    );
+    let policies = write(dir.path(), "policy.yaml", &policies);
+    let old = write(dir.path(), "old.yaml", &deployment("web", "default", 4));
+    let new = write(dir.path(), "new.yaml", &deployment("web", "default", 2));
+    // A create: the policy matches only updates.
+    let (code, _, stderr) = run(&["--policy", &policies, &new], None);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, _) = run(&["--policy", &policies, "--old", &old, &new], None);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout,
+        "Deployment \"web\" is invalid:\nValidatingAdmissionPolicy 'no-scale-down' with binding 'b' denied request: cannot scale down from 4\n"
+    );
+}

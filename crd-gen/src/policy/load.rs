@@ -4,7 +4,8 @@
 //! every CEL expression compiled in the admission environment.
 
 use crd_runtime::KubeVersion;
-use crd_runtime::cel::{CelEnvironment, DeclType, Declarations, compile_expression};
+use crd_runtime::admission::policy::admission_declarations;
+use crd_runtime::cel::{CelEnvironment, Declarations, compile_expression};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
@@ -203,51 +204,10 @@ fn check_binding(doc: &Value, errs: &mut ErrorList) {
     }
 }
 
-/// What expressions may refer to: kube-apiserver's admission variables.
-fn declarations(params: bool, variables: &[String], authorizer: bool) -> Declarations {
-    let mut d = Declarations::new()
-        .variable("object", DeclType::Dyn)
-        .variable("oldObject", DeclType::Dyn)
-        .variable("request", DeclType::Dyn)
-        .variable("namespaceObject", DeclType::Dyn);
-    if params {
-        d = d.variable("params", DeclType::Dyn);
-    }
-    if authorizer {
-        d = d
-            .variable("authorizer", DeclType::Opaque)
-            .variable("authorizer.requestResource", DeclType::Opaque);
-        for f in [
-            "path",
-            "group",
-            "serviceAccount",
-            "resource",
-            "subresource",
-            "namespace",
-            "name",
-            "fieldSelector",
-            "labelSelector",
-            "check",
-        ] {
-            d = d.function(f, DeclType::Opaque);
-        }
-        d = d
-            .function("allowed", DeclType::Bool)
-            .function("errored", DeclType::Bool)
-            .function("reason", DeclType::String)
-            .function("error", DeclType::String);
-    }
-    if !variables.is_empty() {
-        let fields: serde_json::Map<String, Value> =
-            variables.iter().map(|n| (n.clone(), json!({}))).collect();
-        let schema = serde_json::from_value(json!({"type": "object", "properties": fields}))
-            .unwrap_or_default();
-        d = d.variable(
-            "variables",
-            DeclType::Object(crd_runtime::cel::CelSchema::new(&schema)),
-        );
-    }
-    d
+/// What expressions may refer to: kube-apiserver's admission variables, `variables`
+/// when the policy declares some (those before the expression).
+fn declarations(params: bool, variables: &[String], any: bool, authorizer: bool) -> Declarations {
+    admission_declarations(params, authorizer, any.then_some(variables))
 }
 
 /// Compiles one expression; `want` is the type it must have (`None`: any).
@@ -303,8 +263,9 @@ fn check_policy(doc: &Value, mutating: bool, version: KubeVersion, errs: &mut Er
         ));
     }
     let mut names = Vec::new();
+    let has_variables = !list(spec, "variables").is_empty();
     for (i, v) in list(spec, "variables").iter().enumerate() {
-        let decls = declarations(params, &names, true);
+        let decls = declarations(params, &names, has_variables, true);
         compile(
             text(v, "expression"),
             None,
@@ -315,18 +276,20 @@ fn check_policy(doc: &Value, mutating: bool, version: KubeVersion, errs: &mut Er
         );
         names.push(text(v, "name").to_string());
     }
-    let decls = declarations(params, &names, true);
+    // Match conditions see no variables.
+    let conditions = declarations(params, &[], false, true);
     for (i, c) in list(spec, "matchConditions").iter().enumerate() {
         compile(
             text(c, "expression"),
             Some("bool"),
-            &decls,
+            &conditions,
             version,
             at.child("matchConditions").index(i).child("expression"),
             errs,
         );
     }
-    let no_authorizer = declarations(params, &names, false);
+    let decls = declarations(params, &names, has_variables, true);
+    let no_authorizer = declarations(params, &names, has_variables, false);
     if mutating {
         if list(spec, "mutations").is_empty() {
             errs.push(FieldError::required(
