@@ -112,11 +112,10 @@ mod tests {
 
     fn eval(src: &str) -> ResolveResult {
         let p = Program::compile(src).expect("parses");
-        super::super::env::with_root(|root| {
-            let mut ctx = root.new_inner_scope();
-            ctx.add_variable_from_value("authorizer", authorizer_value());
-            p.execute(&ctx)
-        })
+        let mut ctx = Context::default();
+        register(&mut ctx);
+        ctx.add_variable_from_value("authorizer", authorizer_value());
+        p.execute(&ctx)
     }
 
     #[test]

@@ -61,6 +61,7 @@ fn build() -> Context<'static> {
     ctx.add_function(super::equality::EQ, super::equality::typed_eq);
     ctx.add_function(super::equality::NE, super::equality::typed_ne);
     super::authz::register(&mut ctx);
+    super::jsonpatch::register(&mut ctx);
     ctx
 }
 

@@ -39,6 +39,7 @@ mod equality;
 mod escape;
 mod expression;
 pub(crate) mod field_path;
+mod jsonpatch;
 mod parse_limits;
 mod pass;
 mod rewrite;

@@ -11,12 +11,48 @@
 //! `namespaceObject`, `variables` and `authorizer`. There is no authorizer here:
 //! every check through `authorizer` is allowed (`allowed()` is true, `reason()`
 //! and `error()` are empty, `errored()` is false).
+//!
+//! ```
+//! use crd_runtime::admission::policy::{KubeVersion, ParamQuery, ValidatingPolicies};
+//! use crd_runtime::admission::{Attributes, GroupVersionKind, GroupVersionResource, Operation};
+//! use serde_json::{Value, json};
+//!
+//! let policy = json!({"metadata": {"name": "max-replicas"}, "spec": {
+//!     "matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
+//!         "operations": ["CREATE", "UPDATE"], "resources": ["deployments"]}]},
+//!     "validations": [{"expression": "object.spec.replicas <= 5",
+//!         "messageExpression": "'replicas must be at most 5, not ' + string(object.spec.replicas)"}]}});
+//! let binding = json!({"metadata": {"name": "max-replicas-binding"},
+//!     "spec": {"policyName": "max-replicas", "validationActions": ["Deny"]}});
+//! let policies = ValidatingPolicies::new(&[policy], &[binding], KubeVersion::NEWEST);
+//!
+//! let attrs = Attributes {
+//!     operation: Some(Operation::Create),
+//!     kind: GroupVersionKind { group: "apps".into(), version: "v1".into(), kind: "Deployment".into() },
+//!     resource: GroupVersionResource { group: "apps".into(), version: "v1".into(), resource: "deployments".into() },
+//!     name: "web".into(),
+//!     namespace: "default".into(),
+//!     object: Some(json!({"metadata": {"name": "web"}, "spec": {"replicas": 10}})),
+//!     ..Default::default()
+//! };
+//! let namespace = json!({"metadata": {"name": "default"}});
+//! // Phase 1: what matches (and which parameters it needs); phase 2: evaluate.
+//! let plan = policies.plan(&attrs, Some(&namespace), &[]);
+//! let no_params = |_: &ParamQuery| -> Result<Vec<Value>, String> { Ok(vec![]) };
+//! let verdict = policies.decide(&plan, &attrs, Some(&namespace), &no_params);
+//! let denial = verdict.denied.unwrap();
+//! assert_eq!(denial.code, 422);
+//! assert_eq!(denial.message, "ValidatingAdmissionPolicy 'max-replicas' with binding \
+//!     'max-replicas-binding' denied request: replicas must be at most 5, not 10");
+//! ```
 
 mod activation;
+mod apply;
 mod conditions;
 mod declarations;
 mod evaluator;
 mod expression;
+mod json_patch;
 mod literal;
 mod mutating;
 mod plan;
@@ -97,3 +133,6 @@ pub struct ParamQuery {
 
 #[cfg(test)]
 mod validating_tests;
+
+#[cfg(test)]
+mod mutating_tests;
