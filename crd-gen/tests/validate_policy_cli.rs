@@ -479,3 +479,91 @@ spec:
         "Deployment \"web\" is invalid:\nValidatingAdmissionPolicy 'no-scale-down' with binding 'b' denied request: cannot scale down from 4\n"
     );
 }
+
+const ADD_LABEL: &str = "apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: add-owner}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: \"Object{metadata: Object.metadata{labels: {'owner': 'platform'}}}\"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: add-owner}
+spec: {policyName: add-owner}
+";
+
+#[test]
+fn mutating_policies_change_the_admitted_object_before_validation() {
+    let dir = scratch("mutate");
+    // The validating policy needs the label the mutating one adds.
+    let policies = [
+        ADD_LABEL.to_string(),
+        policy(
+            "owned",
+            "",
+            "has(object.metadata.labels) && object.metadata.labels['owner'] == 'platform'",
+            "no owner",
+        ),
+        binding("owned", "owned", "Deny", ""),
+    ]
+    .join("---\n");
+    let policies = write(dir.path(), "policy.yaml", &policies);
+    let objects = write(dir.path(), "objects.yaml", &deployment("web", "default", 1));
+    let (code, stdout, stderr) = run(&["--policy", &policies, "--output", "json", &objects], None);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let admitted: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(
+        admitted["metadata"]["labels"],
+        serde_json::json!({"owner": "platform"})
+    );
+}
+
+#[test]
+fn mutated_custom_objects_are_defaulted_again() {
+    let dir = scratch("mutate-crd");
+    let drop_replicas = "apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: drop-replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [stable.example.com], apiVersions: [v1], operations: [CREATE], resources: [crontabs]}
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: \"[JSONPatch{op: 'remove', path: '/spec/replicas'}]\"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: drop-replicas}
+spec: {policyName: drop-replicas}
+";
+    let policies = write(dir.path(), "policy.yaml", drop_replicas);
+    let objects = "apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: t, namespace: default}
+spec: {cronSpec: \"* * * * *\", image: x, replicas: 7}
+";
+    let objects = write(dir.path(), "objects.yaml", objects);
+    let args = [
+        "--crd",
+        &crontab_crd(),
+        "--policy",
+        &policies,
+        "--output",
+        "json",
+        &objects,
+    ];
+    let (code, stdout, stderr) = run(&args, None);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let admitted: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    // Removed by the patch, then defaulted by the CRD's schema as the server re-decodes.
+    assert_eq!(admitted["spec"]["replicas"], 1);
+}
