@@ -67,7 +67,8 @@ impl MatchConditions {
 
     /// `Ok(None)`: all true (matches). `Ok(Some(name))`: condition `name` is false
     /// (no match). `Err(e)`: an error evaluating one (the caller applies its
-    /// failurePolicy; `e` is kube-apiserver's text).
+    /// failurePolicy; `e` is kube-apiserver's text). As in kube-apiserver,
+    /// `namespaceObject` is null in match conditions whatever `input.namespace` is.
     pub fn evaluate(&self, input: &Input) -> Result<Option<String>, String> {
         let mut ev = Evaluator::new(input, false, &[], MATCH_CONDITIONS_BUDGET);
         match self.evaluate_with(&mut ev) {

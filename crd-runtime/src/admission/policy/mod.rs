@@ -119,7 +119,12 @@ pub struct ParamQuery {
     pub api_version: String,
     /// The policy's `paramKind.kind`.
     pub kind: String,
-    /// The namespace to look in; `None`: cluster-scoped params or all namespaces.
+    /// `paramRef.namespace`, else the request's namespace (`None` for a
+    /// cluster-scoped request). The caller decides by the `paramKind`'s scope: a
+    /// cluster-scoped kind ignores it (and fails with `paramRef.namespace must not
+    /// be provided for a cluster-scoped `paramKind`` when `namespace_given`); a
+    /// namespaced kind without one fails with `cannot use namespaced paramRef in
+    /// policy binding that matches cluster-scoped resources`.
     pub namespace: Option<String>,
     /// One object by name (`paramRef.name`).
     pub name: Option<String>,

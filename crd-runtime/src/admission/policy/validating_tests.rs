@@ -378,3 +378,79 @@ fn type_checking_uses_the_schema_of_named_kinds() {
     let w = got[0].2[0]["warning"].as_str().unwrap();
     assert!(w.starts_with("apps/v1, Kind=Deployment: compilation failed: ERROR: <input>:1:12: undefined field 'nope'"), "{w}");
 }
+
+#[test]
+fn the_shared_budget_runs_out() {
+    let a = deployment(1);
+    let costly = json!({"expression": "lists.range(100000).all(i, i >= 0)"});
+    let validations: Vec<Value> = std::iter::repeat_n(costly, 20).collect();
+    let v = run(
+        json!({"validations": validations}),
+        binding(&["Deny"], json!({})),
+        &a,
+    );
+    assert_eq!(
+        denial(&v).0,
+        "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: validation failed due to running out of cost budget, no further validation rules will be run"
+    );
+    let v = run(
+        json!({"validations": [{"expression": "lists.range(1000).all(i, lists.range(1000).all(j, j >= 0))"}]}),
+        binding(&["Deny"], json!({})),
+        &a,
+    );
+    assert_eq!(
+        denial(&v).0,
+        "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: expression 'lists.range(1000).all(i, lists.range(1000).all(j, j >= 0))' resulted in error: operation cancelled: actual cost limit exceeded"
+    );
+}
+
+#[test]
+fn deletes_and_namespaces() {
+    let mut a = deployment(1);
+    a.operation = Some(Operation::Delete);
+    a.old_object = a.object.take();
+    let spec = json!({"matchConstraints": {"resourceRules": [{"apiGroups": ["*"], "apiVersions": ["*"],
+        "operations": ["*"], "resources": ["*"]}]},
+        "validations": [{"expression": "object == null && oldObject.spec.replicas == 1 && request.operation == 'DELETE'"},
+                        {"expression": "namespaceObject == null || namespaceObject.metadata.name == request.namespace"}]});
+    let p = json!({"metadata": {"name": "p"}, "spec": spec});
+    let vp = ValidatingPolicies::new(&[p], &[binding(&["Deny"], json!({}))], KubeVersion::NEWEST);
+    let ns = json!({"metadata": {"name": "default"}});
+    assert_eq!(
+        vp.decide(&vp.plan(&a, Some(&ns), &[]), &a, Some(&ns), &no_params),
+        Verdict::default()
+    );
+    // A Namespace's own request has no namespaceObject.
+    let nsreq = Attributes {
+        operation: Some(Operation::Create),
+        kind: GroupVersionKind {
+            group: String::new(),
+            version: "v1".into(),
+            kind: "Namespace".into(),
+        },
+        resource: GroupVersionResource {
+            group: String::new(),
+            version: "v1".into(),
+            resource: "namespaces".into(),
+        },
+        name: "dev".into(),
+        namespace: "dev".into(),
+        object: Some(json!({"metadata": {"name": "dev"}})),
+        ..Default::default()
+    };
+    let spec = json!({"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+        "operations": ["CREATE"], "resources": ["namespaces"]}]},
+        "validations": [{"expression": "namespaceObject == null", "message": "has a namespaceObject"}]});
+    let p = json!({"metadata": {"name": "p"}, "spec": spec});
+    let vp = ValidatingPolicies::new(&[p], &[binding(&["Deny"], json!({}))], KubeVersion::NEWEST);
+    let own = json!({"metadata": {"name": "dev"}});
+    assert_eq!(
+        vp.decide(
+            &vp.plan(&nsreq, Some(&own), &[]),
+            &nsreq,
+            Some(&own),
+            &no_params
+        ),
+        Verdict::default()
+    );
+}
