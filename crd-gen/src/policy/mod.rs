@@ -154,6 +154,16 @@ impl PolicySet {
         version: KubeVersion,
     ) -> Result<PolicySet, Vec<String>> {
         let sorted = load::sort(documents, version)?;
+        let param_kinds: Vec<(String, String)> = sorted
+            .validating
+            .iter()
+            .chain(&sorted.mutating)
+            .filter_map(|p| p.pointer("/spec/paramKind"))
+            .map(|pk| {
+                let at = |k: &str| pk.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                (at("apiVersion"), at("kind"))
+            })
+            .collect();
         let mut namespaces = HashMap::new();
         for o in &sorted.others {
             if is_namespace(o) {
@@ -167,7 +177,7 @@ impl PolicySet {
                 version,
             ),
             mutating: MutatingPolicies::new(&sorted.mutating, &sorted.mutating_bindings, version),
-            params: params::Params::new(sorted.others),
+            params: params::Params::new(sorted.others, &param_kinds),
             namespaces,
         })
     }

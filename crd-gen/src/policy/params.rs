@@ -10,11 +10,14 @@ use serde_json::Value;
 
 use super::kinds;
 
+/// By apiVersion, then kind: looked up by `&str` without allocating.
+type ByKind<T> = HashMap<String, HashMap<String, T>>;
+
 /// The objects given besides policies and bindings, by (apiVersion, kind).
 pub struct Params {
-    objects: HashMap<(String, String), Vec<Value>>,
-    /// Scopes known from CRDs: (apiVersion, kind) → namespaced.
-    crd_scopes: HashMap<(String, String), bool>,
+    objects: ByKind<Vec<Value>>,
+    /// Whether each parameter kind is namespaced (`None`: unknown), worked out once.
+    scopes: ByKind<Option<bool>>,
 }
 
 fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -25,56 +28,56 @@ fn meta_str<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get("metadata").map_or("", |m| str_at(m, key))
 }
 
+fn get<'m, T>(map: &'m ByKind<T>, api_version: &str, kind: &str) -> Option<&'m T> {
+    map.get(api_version).and_then(|kinds| kinds.get(kind))
+}
+
 impl Params {
-    pub fn new(others: Vec<Value>) -> Params {
-        let mut objects: HashMap<(String, String), Vec<Value>> = HashMap::new();
+    /// `others`: the objects; `param_kinds`: the (apiVersion, kind) of each policy's
+    /// `paramKind`.
+    pub fn new(others: Vec<Value>, param_kinds: &[(String, String)]) -> Params {
+        let mut objects: ByKind<Vec<Value>> = HashMap::new();
         for o in others {
-            let key = (
-                str_at(&o, "apiVersion").to_string(),
-                str_at(&o, "kind").to_string(),
-            );
-            objects.entry(key).or_default().push(o);
+            let (api_version, kind) = (str_at(&o, "apiVersion"), str_at(&o, "kind"));
+            objects
+                .entry(api_version.to_string())
+                .or_default()
+                .entry(kind.to_string())
+                .or_default()
+                .push(o);
         }
-        Params {
-            objects,
-            crd_scopes: HashMap::new(),
+        let mut scopes: ByKind<Option<bool>> = HashMap::new();
+        for (api_version, kind) in param_kinds {
+            let given = get(&objects, api_version, kind).map_or(&[][..], Vec::as_slice);
+            let scope = scope_of(api_version, kind, given);
+            scopes
+                .entry(api_version.clone())
+                .or_default()
+                .insert(kind.clone(), scope);
         }
+        Params { objects, scopes }
     }
 
+    /// A CRD tells the scope of its kinds.
     pub fn add_crd(&mut self, crd: &CustomResourceDefinition) {
         for v in &crd.spec.versions {
             let api_version = format!("{}/{}", crd.spec.group, v.name);
-            self.crd_scopes.insert(
-                (api_version, crd.spec.names.kind.clone()),
-                crd.spec.scope == "Namespaced",
+            self.scopes.entry(api_version).or_default().insert(
+                crd.spec.names.kind.clone(),
+                Some(crd.spec.scope == "Namespaced"),
             );
         }
-    }
-
-    /// Whether the kind is namespaced: from its CRD, Kubernetes' own kinds, else from
-    /// the objects given (`None`: unknown, none given).
-    fn namespaced(&self, api_version: &str, kind: &str, given: &[Value]) -> Option<bool> {
-        let key = (api_version.to_string(), kind.to_string());
-        if let Some(n) = self.crd_scopes.get(&key) {
-            return Some(*n);
-        }
-        let gvk = kinds::gvk(api_version, kind);
-        if kinds::builtin_schema(&gvk, crd_runtime::KubeVersion::NEWEST).is_some() {
-            return Some(kinds::builtin_namespaced(kind));
-        }
-        given
-            .first()
-            .map(|_| given.iter().any(|o| !meta_str(o, "namespace").is_empty()))
     }
 
     /// The objects `q` selects; errors are kube-apiserver's for a paramRef that does
     /// not fit the parameter kind's scope.
     pub fn find(&self, q: &ParamQuery) -> Result<Vec<Value>, String> {
-        let given = self
-            .objects
-            .get(&(q.api_version.clone(), q.kind.clone()))
-            .map_or(&[][..], Vec::as_slice);
-        let namespace = match self.namespaced(&q.api_version, &q.kind, given) {
+        let given = get(&self.objects, &q.api_version, &q.kind).map_or(&[][..], Vec::as_slice);
+        let scope = match get(&self.scopes, &q.api_version, &q.kind) {
+            Some(scope) => *scope,
+            None => scope_of(&q.api_version, &q.kind, given),
+        };
+        let namespace = match scope {
             Some(false) if q.namespace_given => {
                 return Err(
                     "paramRef.namespace must not be provided for a cluster-scoped `paramKind`"
@@ -108,4 +111,16 @@ impl Params {
         }
         Ok(found)
     }
+}
+
+/// Whether a kind is namespaced: Kubernetes' own kinds by their scope, others by the
+/// objects given (`None`: unknown, none given).
+fn scope_of(api_version: &str, kind: &str, given: &[Value]) -> Option<bool> {
+    let gvk = kinds::gvk(api_version, kind);
+    if kinds::builtin_schema(&gvk, crd_runtime::KubeVersion::NEWEST).is_some() {
+        return Some(kinds::builtin_namespaced(kind));
+    }
+    given
+        .first()
+        .map(|_| given.iter().any(|o| !meta_str(o, "namespace").is_empty()))
 }
