@@ -23,6 +23,8 @@
 //! - [`roundtrip`]: generate, compile, emit the CRDs again and compare with the input;
 //! - [`json_stream::for_each_json_value`]: objects to validate, as one JSON document or
 //!   JSON lines, each bad line costing only itself.
+//! - [`policy::PolicySet`]: admission policies, bindings and parameters from files,
+//!   evaluated on objects as the API server would (`crd-gen validate --policy`).
 //!
 //! The listing of every public item is `public-api.txt` beside this crate's manifest.
 //!
@@ -43,6 +45,7 @@ pub mod json_stream;
 // `pub`); not an API.
 #[doc(hidden)]
 pub mod par;
+pub mod policy;
 pub mod roundtrip;
 pub mod walk;
 

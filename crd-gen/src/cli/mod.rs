@@ -5,6 +5,7 @@ pub mod diff;
 pub mod documents;
 pub mod generate;
 pub mod inputs;
+pub mod policy;
 pub mod roundtrip;
 pub mod summary;
 pub mod type_options;

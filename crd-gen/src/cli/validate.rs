@@ -20,6 +20,12 @@
 //! errors on values unchanged from the old object are dropped (ratcheting).
 //! `--kube-version X.Y` picks the Kubernetes release to behave like.
 //!
+//! With `--policy FILE`, the ValidatingAdmissionPolicies, MutatingAdmissionPolicies,
+//! bindings and parameter objects of those files are applied too ([`super::policy`]):
+//! a denial is an error with kube-apiserver's message, `Warn` actions are warnings
+//! (`FILE: document N: Warning: ...` on stderr, `"warnings"` with `--format json`),
+//! and objects of built-in kinds (or of no known kind) need no CRD.
+//!
 //! A bad JSON line or YAML document is reported (`file:line:column: message`) and
 //! skipped; reading goes on with the next line or `---`.
 //!
@@ -35,11 +41,12 @@ use clap::ValueEnum;
 use crd_runtime::KubeVersion;
 use crd_runtime::engine::{Engine, EngineOptions, SchemaOptions};
 use crd_runtime::load::{self, LoadError, crds_from_documents, parse_documents_bytes};
-use crd_runtime::{ErrorList, JSONSchemaProps};
+use crd_runtime::{CustomResourceDefinition, ErrorList, JSONSchemaProps};
 use serde_json::Value;
 
 use super::documents::{for_each_document, for_each_json_document, is_json, json_pieces};
 use super::inputs::{Input, read_inputs};
+use super::policy::Policies;
 
 /// Arguments of `crd-gen validate`.
 #[derive(clap::Args)]
@@ -49,13 +56,17 @@ pub struct Args {
         long = "crd",
         value_name = "PATH",
         value_delimiter = ',',
-        required_unless_present = "schema",
+        required_unless_present_any = ["schema", "policy"],
         conflicts_with = "schema"
     )]
     crds: Vec<PathBuf>,
     /// A bare openAPIV3Schema (YAML or JSON) to validate values against instead.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "policy")]
     schema: Option<PathBuf>,
+    /// Admission policies, their bindings and parameter objects (files or
+    /// directories; `-` reads stdin), applied to every object as the API server would.
+    #[arg(long = "policy", value_name = "FILE", value_delimiter = ',')]
+    policy: Vec<PathBuf>,
     /// Previous versions of the objects (files or directories): objects matched by
     /// kind, namespace and name are validated as updates (transition rules run).
     #[arg(long = "old", value_name = "OLD-FILE", value_delimiter = ',')]
@@ -120,7 +131,8 @@ type OldObjects = HashMap<(String, String, String), Value>;
 
 /// Runs the subcommand.
 pub fn run(args: Args) -> ExitCode {
-    let engines = match load_engines(&args) {
+    let mut crds = Vec::new();
+    let engines = match load_engines(&args, &mut crds) {
         Ok(e) => e,
         Err(msg) => {
             eprintln!("{msg}");
@@ -137,17 +149,56 @@ pub fn run(args: Args) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut totals = Totals::default();
-    for path in &args.objects {
-        match read_inputs(std::slice::from_ref(path)) {
-            Ok(inputs) => {
-                for input in &inputs {
-                    validate_input(&args, &engines, &olds, input, &mut out, &mut totals);
+    if args.policy.is_empty() {
+        for path in &args.objects {
+            match read_inputs(std::slice::from_ref(path)) {
+                Ok(inputs) => {
+                    let run = Run {
+                        args: &args,
+                        engines: &engines,
+                        olds: &olds,
+                        policies: None,
+                    };
+                    for input in &inputs {
+                        validate_input(&run, input, &mut out, &mut totals);
+                    }
+                }
+                Err(msg) => {
+                    totals.unreadable += 1;
+                    eprintln!("{msg}");
                 }
             }
-            Err(msg) => {
-                totals.unreadable += 1;
-                eprintln!("{msg}");
+        }
+    } else {
+        // Namespaces among the objects are known before any object is admitted.
+        let mut inputs = Vec::new();
+        for path in &args.objects {
+            match read_inputs(std::slice::from_ref(path)) {
+                Ok(i) => inputs.extend(i),
+                Err(msg) => {
+                    totals.unreadable += 1;
+                    eprintln!("{msg}");
+                }
             }
+        }
+        let options =
+            engine_options(&args).unwrap_or_else(|_| EngineOptions::for_version(args.kube_version));
+        let policies =
+            match Policies::load(&args.policy, &crds, &inputs, options, args.kube_version) {
+                Ok(p) => p,
+                Err(msg) => {
+                    eprintln!("{msg}");
+                    return ExitCode::from(2);
+                }
+            };
+        let run = Run {
+            args: &args,
+            engines: &engines,
+            olds: &olds,
+            policies: Some(&policies),
+        };
+        for input in &inputs {
+            validate_input(&run, input, &mut out, &mut totals);
         }
     }
     if let Err(e) = out.flush() {
@@ -187,7 +238,8 @@ fn engine_options(args: &Args) -> Result<EngineOptions, String> {
     Ok(options)
 }
 
-fn load_engines(args: &Args) -> Result<Engines, String> {
+/// The engines of `--crd` (or `--schema`); the CRDs read are pushed to `crds`.
+fn load_engines(args: &Args, crds: &mut Vec<CustomResourceDefinition>) -> Result<Engines, String> {
     let options = engine_options(args)?;
     if let Some(path) = &args.schema {
         let input = read_inputs(std::slice::from_ref(path))?
@@ -224,9 +276,13 @@ fn load_engines(args: &Args) -> Result<Engines, String> {
                     .or_insert_with(HashMap::new)
                     .insert(crd.spec.names.kind.clone(), engine);
             }
+            if !args.policy.is_empty() {
+                crds.push(doc.crd);
+            }
         }
     }
-    if map.is_empty() {
+    // With policies, objects of built-in kinds need no CRD.
+    if map.is_empty() && args.policy.is_empty() {
         return Err("no CustomResourceDefinition found in the --crd inputs".to_string());
     }
     Ok(Engines::Crds(map))
@@ -333,14 +389,7 @@ const DOC_BATCH: usize = 256;
 /// Validates the documents of one input on every core; reports come out in
 /// document order, as a one-by-one run would print them. JSON input is cut into
 /// pieces read by the workers themselves; YAML documents are read first.
-fn validate_input<'i>(
-    args: &Args,
-    engines: &Engines,
-    olds: &OldObjects,
-    input: &'i Input,
-    out: &mut impl Write,
-    totals: &mut Totals,
-) {
+fn validate_input<'i>(run: &Run<'_>, input: &'i Input, out: &mut impl Write, totals: &mut Totals) {
     let threads = crd_gen::par::threads();
     let mut next_index = 0;
     let mut write_failed = false;
@@ -371,7 +420,7 @@ fn validate_input<'i>(
         produce,
         |mut jobs: Vec<Batch<'_>>| {
             let job = jobs.pop().expect("one job per batch");
-            validate_batch(args, engines, olds, input, job)
+            validate_batch(run, input, job)
         },
         |report| {
             totals.objects += report.objects;
@@ -418,13 +467,16 @@ fn write_marked(
     out.write_all(&bytes[from..])
 }
 
-fn validate_batch(
-    args: &Args,
-    engines: &Engines,
-    olds: &OldObjects,
-    input: &Input,
-    batch: Batch<'_>,
-) -> BatchReport {
+/// What every object of a run is checked with.
+struct Run<'a> {
+    args: &'a Args,
+    engines: &'a Engines,
+    olds: &'a OldObjects,
+    policies: Option<&'a Policies>,
+}
+
+fn validate_batch(run: &Run<'_>, input: &Input, batch: Batch<'_>) -> BatchReport {
+    let (args, olds) = (run.args, run.olds);
     let mut r = BatchReport::default();
     let mut buf = Vec::new();
     let mut marks = Vec::new();
@@ -452,15 +504,25 @@ fn validate_batch(
         } else {
             olds.get(&identity(&doc))
         };
-        let result = admit(engines, &mut doc, old);
+        let (result, warnings) = admit(run, &mut doc, old);
         if result.is_err() {
             r.invalid += 1;
+        }
+        if args.format == Format::Text {
+            for w in &warnings {
+                r.after_output(
+                    &mut buf,
+                    &mut marks,
+                    Piece::DocErr(n, format!("Warning: {w}")),
+                );
+            }
         }
         if index_at {
             marks.push((buf.len() + head, n));
         }
+        let policy_warnings = run.policies.map(|_| warnings.as_slice());
         // Writing to a Vec only fails on a value serde_json cannot print.
-        match report(args, &input.name, &doc, &result, &mut buf) {
+        match report(args, &input.name, &doc, &result, policy_warnings, &mut buf) {
             Ok(None) => {}
             Ok(Some(msg)) => {
                 r.after_output(&mut buf, &mut marks, Piece::DocErr(n, msg));
@@ -504,14 +566,25 @@ fn engine_for<'e>(engines: &'e Engines, doc: &Value) -> Result<&'e Engine, Vec<S
     })
 }
 
-/// Admits one object, as an update of `old` when given.
-fn admit(engines: &Engines, doc: &mut Value, old: Option<&Value>) -> Result<(), Vec<String>> {
-    let engine = engine_for(engines, doc)?;
+/// Admits one object, as an update of `old` when given; with `--policy`, through the
+/// admission policies too. Returns the result and the warnings.
+fn admit(
+    run: &Run<'_>,
+    doc: &mut Value,
+    old: Option<&Value>,
+) -> (Result<(), Vec<String>>, Vec<String>) {
+    if let Some(policies) = run.policies {
+        return policies.admit(engine_for(run.engines, doc).ok(), doc, old);
+    }
+    let engine = match engine_for(run.engines, doc) {
+        Ok(e) => e,
+        Err(errors) => return (Err(errors), Vec::new()),
+    };
     let result = match old {
         Some(old) => engine.admit_update(doc, old),
         None => engine.admit(doc),
     };
-    result.map_err(|errs: ErrorList| errs.strings())
+    (result.map_err(|errs: ErrorList| errs.strings()), Vec::new())
 }
 
 /// Writes the report of one document; with `--format json` the `index` value is
@@ -523,6 +596,7 @@ fn report(
     file: &str,
     doc: &Value,
     result: &Result<(), Vec<String>>,
+    warnings: Option<&[String]>,
     out: &mut impl Write,
 ) -> std::io::Result<Option<String>> {
     let kind = str_at(doc, "kind");
@@ -541,6 +615,10 @@ fn report(
         serde_json::to_writer(&mut *out, name)?;
         out.write_all(b",\"errors\":")?;
         serde_json::to_writer(&mut *out, errors)?;
+        if let Some(warnings) = warnings {
+            out.write_all(b",\"warnings\":")?;
+            serde_json::to_writer(&mut *out, warnings)?;
+        }
         out.write_all(b",\"object\":")?;
         serde_json::to_writer(&mut *out, doc)?;
         out.write_all(b"}\n")?;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use kube_cel::cel::common::ast::{Expr, IdedExpr};
 
 use super::declarations::typed_declarations;
-use super::literal::maps_for_literals;
+use super::literal::{maps_for_literals, type_name_errors};
 use crate::cel::{
     CelEnvironment, CelSchema, compile_expression, for_each_child, node_count, parse_program,
 };
@@ -69,13 +69,20 @@ pub(super) struct Expression {
     pub(super) uses: Uses,
     /// What it must evaluate to.
     pub(super) returns: Returns,
+    /// Object literals named against their field path (mutations; reported as
+    /// `type mismatch: …` when the expression is used).
+    pub(super) type_names: Option<String>,
 }
 
 impl Expression {
     /// Compiles `src` for `returns` in `scope`.
     pub(super) fn compile(src: &str, returns: Returns, scope: Scope) -> Expression {
+        let mut type_names = None;
         let program = check(src, returns, scope).and_then(|()| {
             let mut e = parse_program(src).map_err(|e| format!("compilation failed: {e}"))?;
+            if returns == Returns::Unchecked {
+                type_names = type_name_errors(&e);
+            }
             maps_for_literals(&mut e);
             Ok(e)
         });
@@ -93,6 +100,7 @@ impl Expression {
             static_cost,
             uses,
             returns,
+            type_names,
         }
     }
 }

@@ -124,6 +124,10 @@ impl Mutator {
         }
         let mut ev = Evaluator::new(input, true, &self.variables, RUNTIME_BUDGET);
         let result = ev.eval(e).map_err(|f| f.message())?;
+        let type_names = || match &e.type_names {
+            Some(t) => Err(format!("type mismatch: {t}")),
+            None => Ok(()),
+        };
         if apply {
             let Cel::Map(_) = &result else {
                 return Err(format!(
@@ -131,11 +135,13 @@ impl Mutator {
                     go_type_name(&result)
                 ));
             };
+            type_names()?;
             let patch = json_patch::cel_to_json(&result)
                 .map_err(|e| format!("error applying patch: {e}"))?;
             super::apply::merge(object, &patch, schema)
         } else {
             let ops = json_patch::operations(&result)?;
+            type_names()?;
             match json_patch::apply(object, &ops) {
                 Ok(v) => Ok(v),
                 Err(PatchError::TestFailed) => Ok(object.clone()),
