@@ -38,6 +38,7 @@ impl MatchConditions {
             params: with_params,
             authorizer: true,
             variables: &[],
+            composited: false,
             env: CelEnvironment::for_kube(version),
             object: None,
         };
@@ -150,6 +151,13 @@ mod tests {
         assert_eq!(
             c.evaluate(&input),
             Err("[expression 'object.metadata.nope == 'x'' resulted in error: no such key: nope, expression 'object.spec.x == 1' resulted in error: no such key: spec]".into())
+        );
+        // Webhooks have no composited variables.
+        let c = conds(json!([{"name": "v", "expression": "variables.x == 1"}]));
+        assert!(
+            c.evaluate(&input)
+                .unwrap_err()
+                .contains("undeclared reference to 'variables'")
         );
         let c = conds(json!([{"name": "p", "expression": "params.x == 1"}]));
         let err = c.evaluate(&input).unwrap_err();

@@ -40,6 +40,8 @@ pub(super) struct Scope<'a> {
     pub(super) authorizer: bool,
     /// The variables declared before this expression.
     pub(super) variables: &'a [String],
+    /// `variables` is declared (policies; not webhooks' match conditions).
+    pub(super) composited: bool,
     /// The CEL environment of the Kubernetes release.
     pub(super) env: CelEnvironment,
     /// The schema typing `object`/`oldObject` (type checking only).
@@ -113,7 +115,7 @@ pub(super) fn check(src: &str, returns: Returns, scope: Scope) -> Result<(), Str
     let decls = typed_declarations(
         scope.params,
         scope.authorizer,
-        Some(scope.variables),
+        scope.composited.then_some(scope.variables),
         scope.object,
     );
     let got = compile_expression(src, &decls, scope.env)
@@ -155,6 +157,7 @@ mod tests {
             params: false,
             authorizer: true,
             variables: vars,
+            composited: true,
             env: CelEnvironment::NEWEST,
             object: None,
         }

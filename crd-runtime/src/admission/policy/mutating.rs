@@ -70,6 +70,7 @@ impl Mutator {
             params,
             authorizer: true,
             variables: &names,
+            composited: true,
             env,
             object: None,
         };

@@ -89,6 +89,7 @@ pub(super) fn warnings(
                 params: header.param_kind.is_some(),
                 authorizer: e.returns != Returns::String,
                 variables: &validator.variable_names,
+                composited: true,
                 env,
                 object: Some(schema),
             };

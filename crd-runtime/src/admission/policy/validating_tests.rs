@@ -320,6 +320,7 @@ fn string_concatenation_with_dyn_is_a_string() {
         params: true,
         authorizer: false,
         variables: &[],
+        composited: true,
         env: crate::cel::CelEnvironment::NEWEST,
         object: None,
     };

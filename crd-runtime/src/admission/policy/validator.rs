@@ -83,6 +83,7 @@ pub(super) fn compile_variables(
             params,
             authorizer: true,
             variables: &names,
+            composited: true,
             env,
             object: None,
         };
@@ -104,6 +105,7 @@ impl Validator {
             params,
             authorizer: true,
             variables: &names,
+            composited: true,
             env,
             object: None,
         };
