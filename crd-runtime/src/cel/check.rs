@@ -642,6 +642,9 @@ fn orderable(a: &Ty<'_>, b: &Ty<'_>) -> bool {
 fn arithmetic<'a>(op: &str, a: &Ty<'a>, b: &Ty<'a>) -> Option<Ty<'a>> {
     use Ty::*;
     Some(match (op, a, b) {
+        // Only one `+` overload takes a string (or bytes): cel-go's checker picks it.
+        ("_+_", String, Dyn) | ("_+_", Dyn, String) => String,
+        ("_+_", Bytes, Dyn) | ("_+_", Dyn, Bytes) => Bytes,
         (_, Dyn, _) | (_, _, Dyn) => Dyn,
         ("_+_", List(x), List(y)) => List(Box::new(unify((**x).clone(), (**y).clone()))),
         ("_+_", String, String) => String,

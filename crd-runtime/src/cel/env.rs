@@ -60,6 +60,8 @@ fn build() -> Context<'static> {
     ctx.add_function("timestamp", super::conversions::timestamp);
     ctx.add_function(super::equality::EQ, super::equality::typed_eq);
     ctx.add_function(super::equality::NE, super::equality::typed_ne);
+    super::authz::register(&mut ctx);
+    super::jsonpatch::register(&mut ctx);
     ctx
 }
 

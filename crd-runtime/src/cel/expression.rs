@@ -115,6 +115,14 @@ pub fn parse_expression(src: &str) -> Result<(), String> {
     parse(src).map(|_| ())
 }
 
+/// Parses `src` for evaluation: comprehensions metered and `cel.bind` expanded
+/// (see [`super::rewrite`]), with the parser's limits.
+pub(crate) fn parse_program(src: &str) -> Result<kube_cel::cel::common::ast::IdedExpr, String> {
+    let mut e = parse(src)?;
+    super::rewrite::instrument(&mut e);
+    Ok(e)
+}
+
 fn parse(src: &str) -> Result<kube_cel::cel::common::ast::IdedExpr, String> {
     parse_limits::check_source(src)?;
     Parser::new()

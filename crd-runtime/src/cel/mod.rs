@@ -26,6 +26,7 @@
 //! Not supported (the `cel` 0.13 parser has no such macros): two-variable
 //! comprehensions and `sortBy`; they fail to compile with `undeclared reference`.
 
+mod authz;
 mod budget;
 mod check;
 mod compile;
@@ -38,6 +39,7 @@ mod equality;
 mod escape;
 mod expression;
 pub(crate) mod field_path;
+mod jsonpatch;
 mod parse_limits;
 mod pass;
 mod rewrite;
@@ -49,17 +51,25 @@ mod validator;
 pub(crate) mod value;
 
 pub use budget::{Budget, Limits};
+// Crate-internal pieces the admission policy engine evaluates its expressions with.
+pub(crate) use authz::authorizer_value;
+pub(crate) use budget::{COST_LIMIT_EXCEEDED, Exceeded};
 pub use compile::CelEnvironment;
 pub use cost_limits::{
     EstimatedCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
+pub(crate) use env::with_root;
 pub use escape::{escape, is_reserved};
+pub(crate) use expression::parse_program;
 pub use expression::{DeclType, Declarations, compile_expression, parse_expression};
 pub use pass::CelPass;
+pub(crate) use rewrite::{for_each_child, for_each_child_mut, node_count};
 pub use rule_error::{RuleError, RuleField, SUPPORTED_REASONS};
 pub use rules::CompiledRules;
+pub(crate) use rules::cel_go_error;
 pub use schema::CelSchema;
 pub use validator::{SchemaRuleError, Validator, blocking_error};
+pub(crate) use value::from_json;
 
 #[cfg(test)]
 mod equality_tests;

@@ -348,7 +348,7 @@ fn rule_message_or_default(r: &ValidationRule) -> String {
 }
 
 /// An evaluation error in cel-go's words (the API server matches on them).
-fn cel_go_error(e: &ExecutionError) -> String {
+pub(crate) fn cel_go_error(e: &ExecutionError) -> String {
     match e {
         ExecutionError::NoSuchKey(k) => format!("no such key: {k}"),
         ExecutionError::NoSuchOverload

@@ -98,6 +98,11 @@ fn number(n: &serde_json::Number) -> Value {
     }
 }
 
+/// A value without a schema (admission's `object`, `params`, `request`, …).
+pub(crate) fn from_json(v: &Json) -> Value {
+    untyped(v)
+}
+
 /// A value without a schema: its JSON shape.
 fn untyped(v: &Json) -> Value {
     match v {

@@ -1,0 +1,177 @@
+//! `matchConditions`: CEL preconditions of webhooks and policies
+//! (`matchconditions.Matcher`). Every condition is evaluated in order with a shared
+//! budget; a false one means no match even after errors; errors are joined as
+//! Go's `utilerrors.NewAggregate` joins them.
+
+use kube_cel::cel::objects::Value as Cel;
+use serde_json::Value;
+
+use super::evaluator::{Evaluator, Failure, MATCH_CONDITIONS_BUDGET};
+use super::expression::{Expression, Returns, Scope};
+use super::{Input, KubeVersion};
+use crate::cel::CelEnvironment;
+
+/// Compiled `matchConditions` (webhooks: `with_params = false`; policies:
+/// `with_params` = the policy has a `paramKind`).
+#[derive(Debug, Default)]
+pub struct MatchConditions {
+    conditions: Vec<(String, Expression)>,
+}
+
+/// What the conditions decided.
+pub(super) enum Matched {
+    Yes,
+    /// Condition `name` is false.
+    No(String),
+    /// Errors, joined.
+    Error(String),
+}
+
+impl MatchConditions {
+    /// Compiles `conditions` (`[{name, expression}]`).
+    pub fn compile(
+        conditions: &[Value],
+        with_params: bool,
+        version: KubeVersion,
+    ) -> MatchConditions {
+        let scope = Scope {
+            params: with_params,
+            authorizer: true,
+            variables: &[],
+            env: CelEnvironment::for_kube(version),
+            object: None,
+        };
+        Self::compile_in(conditions, scope)
+    }
+
+    /// Compiles `conditions` where a policy's variables are visible.
+    pub(super) fn compile_in(conditions: &[Value], scope: Scope) -> MatchConditions {
+        MatchConditions {
+            conditions: conditions
+                .iter()
+                .map(|c| {
+                    let s = |f: &str| c.get(f).and_then(Value::as_str).unwrap_or("");
+                    (
+                        s("name").to_string(),
+                        Expression::compile(s("expression"), Returns::Bool, scope),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether there are no conditions.
+    pub fn is_empty(&self) -> bool {
+        self.conditions.is_empty()
+    }
+
+    /// `Ok(None)`: all true (matches). `Ok(Some(name))`: condition `name` is false
+    /// (no match). `Err(e)`: an error evaluating one (the caller applies its
+    /// failurePolicy; `e` is kube-apiserver's text). As in kube-apiserver,
+    /// `namespaceObject` is null in match conditions whatever `input.namespace` is.
+    pub fn evaluate(&self, input: &Input) -> Result<Option<String>, String> {
+        let mut ev = Evaluator::new(input, false, &[], MATCH_CONDITIONS_BUDGET);
+        match self.evaluate_with(&mut ev) {
+            Matched::Yes => Ok(None),
+            Matched::No(name) => Ok(Some(name)),
+            Matched::Error(e) => Err(e),
+        }
+    }
+
+    /// Evaluates with a policy's evaluator (its variables, params, budget).
+    pub(super) fn evaluate_with(&self, ev: &mut Evaluator) -> Matched {
+        let mut errors = Vec::new();
+        for (name, e) in &self.conditions {
+            match ev.eval(e) {
+                Ok(Cel::Bool(false)) => return Matched::No(name.clone()),
+                Ok(Cel::Bool(true)) => {}
+                Ok(other) => errors.push(format!(
+                    "expression '{}' resulted in error: no such overload: {}",
+                    e.src,
+                    other.type_of()
+                )),
+                Err(Failure::OutOfBudget) => return Matched::Error(Failure::OutOfBudget.message()),
+                Err(Failure::Error(m)) => errors.push(m),
+            }
+        }
+        match errors.len() {
+            0 => Matched::Yes,
+            1 => Matched::Error(errors.remove(0)),
+            _ => Matched::Error(format!("[{}]", errors.join(", "))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::admission::{Attributes, Operation};
+    use serde_json::json;
+
+    fn attrs() -> Attributes {
+        Attributes {
+            operation: Some(Operation::Create),
+            name: "web".into(),
+            namespace: "default".into(),
+            object: Some(json!({"metadata": {"name": "web", "labels": {"app": "web"}}})),
+            ..Default::default()
+        }
+    }
+
+    fn conds(v: Value) -> MatchConditions {
+        MatchConditions::compile(v.as_array().unwrap(), false, KubeVersion::NEWEST)
+    }
+
+    #[test]
+    fn true_false_and_errors() {
+        let a = attrs();
+        let input = Input {
+            attrs: &a,
+            invocation: None,
+            namespace: None,
+            params: None,
+        };
+        let c = conds(json!([
+            {"name": "is-create", "expression": "request.operation == 'CREATE'"},
+            {"name": "labelled", "expression": "has(object.metadata.labels) && object.metadata.labels.app == 'web'"},
+        ]));
+        assert!(!c.is_empty());
+        assert_eq!(c.evaluate(&input), Ok(None));
+        let c = conds(json!([
+            {"name": "broken", "expression": "object.metadata.nope == 'x'"},
+            {"name": "not-update", "expression": "request.operation == 'UPDATE'"},
+        ]));
+        // A false condition wins over errors.
+        assert_eq!(c.evaluate(&input), Ok(Some("not-update".into())));
+        let c = conds(json!([
+            {"name": "broken", "expression": "object.metadata.nope == 'x'"},
+            {"name": "also", "expression": "object.spec.x == 1"},
+        ]));
+        assert_eq!(
+            c.evaluate(&input),
+            Err("[expression 'object.metadata.nope == 'x'' resulted in error: no such key: nope, expression 'object.spec.x == 1' resulted in error: no such key: spec]".into())
+        );
+        let c = conds(json!([{"name": "p", "expression": "params.x == 1"}]));
+        let err = c.evaluate(&input).unwrap_err();
+        assert!(err.starts_with("compilation error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'params'"), "{err}");
+    }
+
+    #[test]
+    fn cost_limit_is_reported() {
+        let a = attrs();
+        let input = Input {
+            attrs: &a,
+            invocation: None,
+            namespace: None,
+            params: None,
+        };
+        let c = conds(json!([{"name": "big", "expression":
+            "lists.range(1000).all(i, lists.range(1000).all(j, i >= 0))"}]));
+        let err = c.evaluate(&input).unwrap_err();
+        assert!(
+            err == Failure::OutOfBudget.message()
+                || err.ends_with("operation cancelled: actual cost limit exceeded"),
+            "{err}"
+        );
+    }
+}
