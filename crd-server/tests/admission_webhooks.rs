@@ -694,3 +694,49 @@ async fn a_v1beta1_only_webhook_gets_and_answers_v1beta1() {
         "{versions:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn match_conditions_decide_with_cel() {
+    let env = Env::start().await;
+    let webhook = TestWebhook::start(|_, _| Reply::deny("conditions held", 403)).await;
+    let mut hooks = Vec::new();
+    for policy in ["Fail", "Ignore"] {
+        let name = format!("cel-{}.example.com", policy.to_lowercase());
+        let mut hook = webhook.hook(&name, "/cel", rules(&["configmaps"], &["CREATE"]));
+        hook["failurePolicy"] = json!(policy);
+        hook["objectSelector"] = json!({"matchLabels": {"policy": policy}});
+        hook["matchConditions"] = json!([
+            {"name": "named-deny", "expression": "object.metadata.name.startsWith('deny-')"},
+            // An error for objects without the `tier` label.
+            {"name": "tier", "expression": "object.metadata.labels['tier'] != 'free'"},
+        ]);
+        hooks.push(hook);
+    }
+    env.configure("Validating", "cel", &webhook, hooks).await;
+    let labelled =
+        |name: &str, policy: &str| configmap(name, json!({"policy": policy, "tier": "paid"}));
+    let (ok, _, err) = env.create(&labelled("deny-1", "Fail"), &[]).await;
+    assert!(
+        !ok && err.contains(
+            r#"admission webhook "cel-fail.example.com" denied the request: conditions held"#
+        ),
+        "{err}"
+    );
+    // A false condition: the webhook is not called.
+    let (ok, out, err) = env.create(&labelled("other", "Fail"), &[]).await;
+    assert!(ok, "{out}{err}");
+    assert_eq!(webhook.calls("/cel").len(), 1);
+    // An error: Fail refuses the request, Ignore skips the webhook.
+    let (ok, _, err) = env
+        .create(&configmap("deny-2", json!({"policy": "Fail"})), &[])
+        .await;
+    assert!(
+        !ok && err.contains(r#"configmaps "deny-2" is forbidden: "#),
+        "{err}"
+    );
+    let (ok, out, err) = env
+        .create(&configmap("deny-3", json!({"policy": "Ignore"})), &[])
+        .await;
+    assert!(ok, "{out}{err}");
+    assert_eq!(webhook.calls("/cel").len(), 1);
+}
