@@ -3,152 +3,21 @@
 //! MutatingWebhookConfigurations, and what kubectl shows — denials, patches,
 //! warnings, selectors, subresources, `matchPolicy: Equivalent` across a CRD's
 //! versions, failure policies, dry runs, reinvocation, DELETE, a patch that breaks
-//! the schema, and a webhook that speaks only `admission.k8s.io/v1beta1`.
+//! the schema, a webhook that speaks only `admission.k8s.io/v1beta1`, and
+//! `matchConditions`.
 
+#[path = "support/admission_env.rs"]
+mod admission_env;
 #[path = "support/admission_webhook.rs"]
 mod admission_webhook;
 mod support;
 
 use std::time::{Duration, Instant};
 
-use admission_webhook::{PROBE_MESSAGE, PROBE_PATH, Reply, TestWebhook};
+use admission_env::{Env, add_label, configmap, name_of, rules};
+use admission_webhook::{Reply, TestWebhook};
 use base64::Engine as _;
 use serde_json::{Value, json};
-
-/// A server, kubectl's URL for it, and a directory for manifests.
-struct Env {
-    server: crd_server::TestServer,
-    url: String,
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    async fn start() -> Env {
-        let server = crd_server::TestServer::builder()
-            .start()
-            .await
-            .expect("server");
-        Env {
-            url: server.url(),
-            server,
-            dir: tempfile::tempdir().expect("dir"),
-        }
-    }
-
-    /// Runs kubectl off the runtime's threads: (success, stdout, stderr).
-    async fn kubectl(&self, args: &[&str]) -> (bool, String, String) {
-        let url = self.url.clone();
-        let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        let out = tokio::task::spawn_blocking(move || {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            support::kubectl(&url, &args)
-        })
-        .await
-        .expect("kubectl");
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    }
-
-    async fn ok(&self, args: &[&str]) -> String {
-        let (ok, out, err) = self.kubectl(args).await;
-        assert!(ok, "kubectl {args:?} failed: {out}{err}");
-        out
-    }
-
-    async fn err(&self, args: &[&str]) -> String {
-        let (ok, out, err) = self.kubectl(args).await;
-        assert!(!ok, "kubectl {args:?} should fail: {out}");
-        err
-    }
-
-    /// Writes `object` as a manifest; its path.
-    fn file(&self, object: &Value) -> String {
-        let name = format!("{}.json", uuid::Uuid::new_v4());
-        support::write(self.dir.path(), &name, &object.to_string())
-    }
-
-    /// `kubectl create -f` of `object` with more `args`: (success, stdout, stderr).
-    async fn create(&self, object: &Value, args: &[&str]) -> (bool, String, String) {
-        let file = self.file(object);
-        let mut all = vec!["create", "-f", file.as_str()];
-        all.extend(args);
-        self.kubectl(&all).await
-    }
-
-    /// Creates a webhook configuration of `kind` (`Validating` or `Mutating`) named
-    /// `name` with `hooks` plus a probe hook, and waits until the server calls it.
-    async fn configure(&self, kind: &str, name: &str, webhook: &TestWebhook, hooks: Vec<Value>) {
-        let mut hooks = hooks;
-        let mut probe = webhook.hook(
-            &format!("probe.{name}.example.com"),
-            PROBE_PATH,
-            json!([{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["configmaps"]}]),
-        );
-        probe["objectSelector"] = json!({"matchLabels": {"probe": name}});
-        hooks.push(probe);
-        let config = json!({
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": format!("{kind}WebhookConfiguration"),
-            "metadata": {"name": name},
-            "webhooks": hooks,
-        });
-        let (ok, out, err) = self.create(&config, &[]).await;
-        assert!(ok, "creating {name}: {out}{err}");
-        let probe = configmap("probe", json!({"probe": name}));
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let (ok, _, err) = self.create(&probe, &["--dry-run=server"]).await;
-            if !ok && err.contains(PROBE_MESSAGE) {
-                return;
-            }
-            assert!(Instant::now() < deadline, "{name} never took effect: {err}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// A stored object's JSON.
-    async fn get(&self, args: &[&str]) -> Value {
-        let mut all = vec!["get"];
-        all.extend(args);
-        all.extend(["-o", "json"]);
-        serde_json::from_str(&self.ok(&all).await).expect("json")
-    }
-}
-
-fn configmap(name: &str, labels: Value) -> Value {
-    json!({"apiVersion": "v1", "kind": "ConfigMap",
-           "metadata": {"name": name, "namespace": "default", "labels": labels},
-           "data": {"k": "v"}})
-}
-
-fn rules(resources: &[&str], operations: &[&str]) -> Value {
-    json!([{"operations": operations, "apiGroups": [""], "apiVersions": ["v1"], "resources": resources}])
-}
-
-/// The patch adding label `key=value` to the request's object.
-fn add_label(request: &Value, key: &str, value: &str) -> Reply {
-    let has_labels = request
-        .pointer("/object/metadata/labels")
-        .is_some_and(Value::is_object);
-    let op = if has_labels {
-        json!({"op": "add", "path": format!("/metadata/labels/{key}"), "value": value})
-    } else {
-        json!({"op": "add", "path": "/metadata/labels", "value": {key: value}})
-    };
-    Reply::patch(json!([op]))
-}
-
-fn name_of(request: &Value) -> String {
-    request
-        .pointer("/object/metadata/name")
-        .or_else(|| request.pointer("/oldObject/metadata/name"))
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn validating_webhooks_deny_and_warn() {
@@ -693,4 +562,50 @@ async fn a_v1beta1_only_webhook_gets_and_answers_v1beta1() {
         versions.iter().all(|v| v == "admission.k8s.io/v1beta1"),
         "{versions:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn match_conditions_decide_with_cel() {
+    let env = Env::start().await;
+    let webhook = TestWebhook::start(|_, _| Reply::deny("conditions held", 403)).await;
+    let mut hooks = Vec::new();
+    for policy in ["Fail", "Ignore"] {
+        let name = format!("cel-{}.example.com", policy.to_lowercase());
+        let mut hook = webhook.hook(&name, "/cel", rules(&["configmaps"], &["CREATE"]));
+        hook["failurePolicy"] = json!(policy);
+        hook["objectSelector"] = json!({"matchLabels": {"policy": policy}});
+        hook["matchConditions"] = json!([
+            {"name": "named-deny", "expression": "object.metadata.name.startsWith('deny-')"},
+            // An error for objects without the `tier` label.
+            {"name": "tier", "expression": "object.metadata.labels['tier'] != 'free'"},
+        ]);
+        hooks.push(hook);
+    }
+    env.configure("Validating", "cel", &webhook, hooks).await;
+    let labelled =
+        |name: &str, policy: &str| configmap(name, json!({"policy": policy, "tier": "paid"}));
+    let (ok, _, err) = env.create(&labelled("deny-1", "Fail"), &[]).await;
+    assert!(
+        !ok && err.contains(
+            r#"admission webhook "cel-fail.example.com" denied the request: conditions held"#
+        ),
+        "{err}"
+    );
+    // A false condition: the webhook is not called.
+    let (ok, out, err) = env.create(&labelled("other", "Fail"), &[]).await;
+    assert!(ok, "{out}{err}");
+    assert_eq!(webhook.calls("/cel").len(), 1);
+    // An error: Fail refuses the request, Ignore skips the webhook.
+    let (ok, _, err) = env
+        .create(&configmap("deny-2", json!({"policy": "Fail"})), &[])
+        .await;
+    assert!(
+        !ok && err.contains(r#"configmaps "deny-2" is forbidden: "#),
+        "{err}"
+    );
+    let (ok, out, err) = env
+        .create(&configmap("deny-3", json!({"policy": "Ignore"})), &[])
+        .await;
+    assert!(ok, "{out}{err}");
+    assert_eq!(webhook.calls("/cel").len(), 1);
 }

@@ -273,8 +273,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_refused_connection_is_worded_as_go_words_it() {
-        let ca = crate::tls::SelfSigned::generate().unwrap();
-        let bundle = base64::engine::general_purpose::STANDARD.encode(&ca.ca_pem);
+        let ca = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]).unwrap();
+        let bundle = base64::engine::general_purpose::STANDARD.encode(ca.cert.pem());
         // A port just released: nothing listens there.
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()

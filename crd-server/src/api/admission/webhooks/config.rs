@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock, Weak};
 use std::time::Duration;
 
+use crd_runtime::KubeVersion;
+use crd_runtime::admission::policy::MatchConditions;
 use futures::StreamExt;
 use serde_json::Value;
 
@@ -39,10 +41,12 @@ pub struct Hook {
     /// The `AdmissionReview` version sent: the first of `admissionReviewVersions` the
     /// server knows, `None` when it knows none.
     pub review_version: Option<&'static str>,
+    /// The compiled `matchConditions`.
+    pub conditions: MatchConditions,
 }
 
 impl Hook {
-    fn new(spec: &Value) -> Hook {
+    fn new(spec: &Value, version: KubeVersion) -> Hook {
         let text = |f: &str| spec.get(f).and_then(Value::as_str).unwrap_or("");
         let config = spec.get("clientConfig").cloned().unwrap_or(Value::Null);
         let service = config.get("service").map(|s| ServiceRef {
@@ -82,6 +86,13 @@ impl Hook {
             dry_run_safe: matches!(text("sideEffects"), "None" | "NoneOnDryRun"),
             reinvoke: text("reinvocationPolicy") == "IfNeeded",
             review_version,
+            conditions: MatchConditions::compile(
+                spec.get("matchConditions")
+                    .and_then(Value::as_array)
+                    .map_or(&[][..], Vec::as_slice),
+                false,
+                version,
+            ),
             spec: spec.clone(),
         }
     }
@@ -94,12 +105,20 @@ pub struct HookSet {
 }
 
 /// What the follower keeps: each configuration (by storage key) with its webhooks.
-#[derive(Default)]
 pub struct Followed {
+    /// The release whose CEL the match conditions follow.
+    version: KubeVersion,
     configs: BTreeMap<String, (Value, Vec<Arc<Hook>>)>,
 }
 
 impl Followed {
+    pub fn new(version: KubeVersion) -> Followed {
+        Followed {
+            version,
+            configs: BTreeMap::new(),
+        }
+    }
+
     fn put(&mut self, key: &str, config: Value) {
         if self.configs.get(key).is_some_and(|(c, _)| *c == config) {
             return;
@@ -109,7 +128,7 @@ impl Followed {
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .map(|h| Arc::new(Hook::new(h)))
+            .map(|h| Arc::new(Hook::new(h, self.version)))
             .collect();
         self.configs.insert(key.to_string(), (config, hooks));
     }
@@ -130,8 +149,12 @@ impl Followed {
 pub type Current = RwLock<Arc<HookSet>>;
 
 /// Reads the configurations under `prefix` once, for the server's start.
-pub async fn load(store: &dyn Store, prefix: &str) -> (Followed, Option<crate::store::Revision>) {
-    let mut followed = Followed::default();
+pub async fn load(
+    store: &dyn Store,
+    prefix: &str,
+    version: KubeVersion,
+) -> (Followed, Option<crate::store::Revision>) {
+    let mut followed = Followed::new(version);
     let Ok(listed) = store.list(prefix, ListOptions::default()).await else {
         return (followed, None);
     };
@@ -165,7 +188,7 @@ pub async fn follow(
                     tokio::time::sleep(RETRY).await;
                     continue;
                 };
-                followed = Followed::default();
+                followed = Followed::new(followed.version);
                 for kv in &listed.items {
                     if let Ok(v) = serde_json::from_slice(&kv.value) {
                         followed.put(&kv.key, v);
@@ -224,7 +247,7 @@ mod tests {
 
     #[test]
     fn webhooks_are_ordered_by_configuration_name_then_position() {
-        let mut f = Followed::default();
+        let mut f = Followed::new(KubeVersion::default());
         f.put(&format!("{VALIDATING_PREFIX}b"), config(&["b.z", "b.a"]));
         f.put(&format!("{VALIDATING_PREFIX}a"), config(&["a.y"]));
         let names: Vec<String> = f.set().hooks.iter().map(|h| h.name.clone()).collect();

@@ -2,10 +2,11 @@
 //! the request's namespace read from the store only for a webhook whose
 //! `namespaceSelector` needs it, the equivalent versions of a custom resource for
 //! `matchPolicy: Equivalent`, and the conversions between the request's version and
-//! the one a webhook is sent.
+//! the one a webhook is sent; then the webhook's `matchConditions` (CEL).
 
 use crd_runtime::admission::Attributes;
 use crd_runtime::admission::matching::{Equivalent, Invocation, SelectorError, match_webhook};
+use crd_runtime::admission::policy::Input;
 use crd_runtime::admission::{GroupVersionKind, GroupVersionResource, selector};
 use serde_json::Value;
 
@@ -49,17 +50,49 @@ impl<'a> Matcher<'a> {
         }
         let namespace = self.namespace.as_ref().and_then(Option::as_ref);
         let equivalents = self.equivalents.as_deref().unwrap_or(&[]);
-        match match_webhook(&hook.spec, attrs, namespace, equivalents) {
-            Ok(invocation) => Ok(invocation),
-            Err(SelectorError::NamespaceNotFound(name)) => Err(ApiError::not_found(
-                &Qualified {
+        let invocation = match match_webhook(&hook.spec, attrs, namespace, equivalents) {
+            Ok(Some(invocation)) => invocation,
+            Ok(None) => return Ok(None),
+            Err(SelectorError::NamespaceNotFound(name)) => {
+                let namespaces = Qualified {
                     group: String::new(),
                     plural: "namespaces".into(),
                     kind: "Namespace".into(),
-                },
-                &name,
-            )),
-            Err(SelectorError::Invalid(e)) => Err(internal(e)),
+                };
+                return Err(ApiError::not_found(&namespaces, &name));
+            }
+            Err(SelectorError::Invalid(e)) => return Err(internal(e)),
+        };
+        if hook.conditions.is_empty() {
+            return Ok(Some(invocation));
+        }
+        // The conditions see the object in the version the webhook is sent.
+        let converted;
+        let seen = if invocation.converts(attrs) {
+            converted = convert_to(self.shared, attrs, &invocation).await?;
+            &converted
+        } else {
+            attrs
+        };
+        let input = Input {
+            attrs: seen,
+            invocation: Some(&invocation),
+            namespace: None,
+            params: None,
+        };
+        match hook.conditions.evaluate(&input) {
+            Ok(None) => Ok(Some(invocation)),
+            Ok(Some(_false_condition)) => Ok(None),
+            Err(_) if hook.ignore_failures => Ok(None),
+            Err(e) => {
+                let r = &attrs.resource;
+                let q = Qualified {
+                    group: r.group.clone(),
+                    plural: r.resource.clone(),
+                    kind: attrs.kind.kind.clone(),
+                };
+                Err(ApiError::forbidden(&q, &attrs.name, &e))
+            }
         }
     }
 

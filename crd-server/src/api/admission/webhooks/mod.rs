@@ -32,11 +32,11 @@ pub struct Webhooks {
 
 impl Webhooks {
     /// Starts following the webhook configurations in `store`.
-    pub async fn start(store: Arc<dyn Store>, _version: KubeVersion) -> Webhooks {
+    pub async fn start(store: Arc<dyn Store>, version: KubeVersion) -> Webhooks {
         let mut tasks = Vec::new();
         let mut currents = Vec::new();
         for prefix in [config::MUTATING_PREFIX, config::VALIDATING_PREFIX] {
-            let (followed, revision) = config::load(store.as_ref(), prefix).await;
+            let (followed, revision) = config::load(store.as_ref(), prefix, version).await;
             let current: Arc<Current> = Arc::new(RwLock::new(Arc::new(HookSet::default())));
             config::publish(&current, &followed);
             let task = tokio::spawn(config::follow(
