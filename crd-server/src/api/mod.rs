@@ -21,6 +21,7 @@ pub mod ssa;
 pub mod state;
 pub mod status;
 pub mod storage;
+pub mod stored;
 pub mod table;
 pub mod verbs;
 pub mod webhook_client;

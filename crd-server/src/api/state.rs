@@ -17,6 +17,16 @@ pub struct Shared {
     pub token: Option<String>,
 }
 
+impl Shared {
+    /// What admission reads.
+    pub fn backend(&self) -> crate::api::admission::Backend<'_> {
+        crate::api::admission::Backend {
+            store: &self.store,
+            registry: &self.registry,
+        }
+    }
+}
+
 impl Drop for Shared {
     fn drop(&mut self) {
         self.registry.stop();

@@ -10,7 +10,7 @@ use crate::api::kinds::Resource;
 use crate::api::object::{encode, set_resource_version};
 use crate::api::state::Shared;
 use crate::api::status::ApiError;
-use crate::store::{KeyValue, Revision, StoreError};
+use crate::store::{Revision, StoreError};
 
 /// Attempts of an update that races with other writers before it gives up with 409.
 pub const UPDATE_ATTEMPTS: usize = 8;
@@ -65,19 +65,7 @@ impl WriteError {
     }
 }
 
-/// A stored object's JSON with its `resourceVersion`, in the version it is stored in.
-pub fn decode(kv: &KeyValue) -> Result<Value, ApiError> {
-    let mut obj: Value = serde_json::from_slice(&kv.value)
-        .map_err(|e| ApiError::internal(format!("stored object {} is not JSON: {e}", kv.key)))?;
-    set_resource_version(&mut obj, kv.mod_revision);
-    Ok(obj)
-}
-
-/// Stored objects in the addressed version.
-pub async fn present(res: &Resource, kvs: &[KeyValue]) -> Result<Vec<Value>, ApiError> {
-    let decoded = kvs.iter().map(decode).collect::<Result<Vec<_>, _>>()?;
-    res.read_stored(decoded).await
-}
+pub use crate::api::stored::{decode, present};
 
 async fn present_one(res: &Resource, obj: Value) -> Result<Value, ApiError> {
     res.read_stored(vec![obj])

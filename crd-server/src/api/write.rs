@@ -211,7 +211,12 @@ pub async fn create(
     });
     if let Some(request) = &admission {
         let mut attrs = request.attributes(Some(obj.clone()), None);
-        warnings.extend(shared.admission.mutate(shared, res, &mut attrs).await?);
+        warnings.extend(
+            shared
+                .admission
+                .mutate(&shared.backend(), res, &mut attrs)
+                .await?,
+        );
         obj = mutated(res, obj, attrs.object)?;
     }
     stamp_create(&mut obj)?;
@@ -256,7 +261,12 @@ async fn admit_and_store(
             delete_options: None,
         };
         let attrs = request.attributes(Some(obj.clone()), None);
-        warnings.extend(shared.admission.validate(shared, res, &attrs).await?);
+        warnings.extend(
+            shared
+                .admission
+                .validate(&shared.backend(), res, &attrs)
+                .await?,
+        );
     }
     if let Tracking::Update(manager) = tracking {
         let api_version = info.api_version();
@@ -438,7 +448,12 @@ async fn update_once(
     if !u.shared.admission.is_idle() {
         let attrs_of = update_request(u);
         let mut attrs = attrs_of.attributes(Some(new.clone()), Some(old.clone()));
-        warnings.extend(u.shared.admission.mutate(u.shared, res, &mut attrs).await?);
+        warnings.extend(
+            u.shared
+                .admission
+                .mutate(&u.shared.backend(), res, &mut attrs)
+                .await?,
+        );
         new = mutated(res, new, attrs.object)?;
     }
     res.prepare_for_update(&mut new, &old, u.sub);
@@ -475,7 +490,12 @@ async fn admit_and_replace(
     res.canonicalize(&mut new);
     if !u.shared.admission.is_idle() {
         let attrs = update_request(u).attributes(Some(new.clone()), Some(old.clone()));
-        warnings.extend(u.shared.admission.validate(u.shared, res, &attrs).await?);
+        warnings.extend(
+            u.shared
+                .admission
+                .validate(&u.shared.backend(), res, &attrs)
+                .await?,
+        );
     }
     if new == old || u.opts.dry_run {
         return Ok(Written {

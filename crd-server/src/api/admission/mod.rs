@@ -21,9 +21,18 @@ use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::bootstrap::{GROUPS, USER};
 use crate::api::kinds::{Resource, Subresource};
-use crate::api::state::Shared;
+use crate::api::registry::Registry;
 use crate::api::status::ApiError;
 use crate::store::Store;
+
+/// What the plugins read besides their configurations: the store (namespaces,
+/// params) and the registry (kinds, conversions). Not the server's whole state, which
+/// holds the plugins.
+#[derive(Clone, Copy)]
+pub struct Backend<'a> {
+    pub store: &'a Arc<dyn Store>,
+    pub registry: &'a Arc<Registry>,
+}
 
 /// The admission plugins of a server.
 pub struct Admission {
@@ -48,7 +57,7 @@ impl Admission {
     /// The mutating phase: `attrs.object` may change. Returns the warnings to send.
     pub async fn mutate(
         &self,
-        shared: &Shared,
+        shared: &Backend<'_>,
         res: &Resource,
         attrs: &mut Attributes,
     ) -> Result<Vec<String>, ApiError> {
@@ -60,7 +69,7 @@ impl Admission {
     /// The validating phase. Returns the warnings to send.
     pub async fn validate(
         &self,
-        shared: &Shared,
+        shared: &Backend<'_>,
         res: &Resource,
         attrs: &Attributes,
     ) -> Result<Vec<String>, ApiError> {

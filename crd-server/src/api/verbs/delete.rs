@@ -268,8 +268,16 @@ async fn admit_delete(
         delete_options: Some(options.to_json()),
     };
     let mut attrs = request.attributes(None, Some(current.clone()));
-    let mut warnings = shared.admission.mutate(shared, t.res, &mut attrs).await?;
-    warnings.extend(shared.admission.validate(shared, t.res, &attrs).await?);
+    let mut warnings = shared
+        .admission
+        .mutate(&shared.backend(), t.res, &mut attrs)
+        .await?;
+    warnings.extend(
+        shared
+            .admission
+            .validate(&shared.backend(), t.res, &attrs)
+            .await?,
+    );
     Ok(warnings)
 }
 

@@ -25,8 +25,8 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
+use crate::api::admission::Backend;
 use crate::api::kinds::Resource;
-use crate::api::state::Shared;
 use crate::api::status::ApiError;
 use crate::store::Store;
 use follow::{Followed, Objects, Sink};
@@ -171,7 +171,7 @@ impl Policies {
     /// Applies the mutating policies that match (before the mutating webhooks).
     pub async fn mutate(
         &self,
-        shared: &Shared,
+        shared: &Backend<'_>,
         res: &Resource,
         attrs: &mut Attributes,
     ) -> Result<Vec<String>, ApiError> {
@@ -229,7 +229,7 @@ impl Policies {
     /// Evaluates the validating policies that match.
     pub async fn validate(
         &self,
-        shared: &Shared,
+        shared: &Backend<'_>,
         _res: &Resource,
         attrs: &Attributes,
     ) -> Result<Vec<String>, ApiError> {
@@ -262,7 +262,7 @@ impl Policies {
 
 /// The request's namespace object, read only when a policy or binding needs it.
 async fn namespace(
-    shared: &Shared,
+    shared: &Backend<'_>,
     compiled: &Compiled,
     attrs: &Attributes,
 ) -> Result<Option<Value>, ApiError> {

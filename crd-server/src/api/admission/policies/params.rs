@@ -8,8 +8,8 @@ use crd_runtime::admission::policy::ParamQuery;
 use crd_runtime::admission::selector;
 use serde_json::Value;
 
-use crate::api::state::Shared;
-use crate::api::storage;
+use crate::api::admission::Backend;
+use crate::api::stored as storage;
 use crate::store::ListOptions;
 
 /// How Go prints the policy's `ParamKind` in kube-apiserver's messages.
@@ -21,7 +21,7 @@ fn param_kind(q: &ParamQuery) -> String {
 }
 
 /// The objects `q` names (`Err`: kube-apiserver's message for a lookup that failed).
-pub async fn resolve(shared: &Shared, q: &ParamQuery) -> Result<Vec<Value>, String> {
+pub async fn resolve(shared: &Backend<'_>, q: &ParamQuery) -> Result<Vec<Value>, String> {
     let Some(res) = shared.registry.resolve_kind(&q.api_version, &q.kind) else {
         return Err(format!("paramKind kind `{}` not known", param_kind(q)));
     };
@@ -87,7 +87,7 @@ pub struct Answers(Vec<(ParamQuery, Result<Vec<Value>, String>)>);
 
 impl Answers {
     /// Resolves `queries` (each distinct one once).
-    pub async fn collect(shared: &Shared, queries: Vec<&ParamQuery>) -> Answers {
+    pub async fn collect(shared: &Backend<'_>, queries: Vec<&ParamQuery>) -> Answers {
         let mut out: Vec<(ParamQuery, Result<Vec<Value>, String>)> = Vec::new();
         for q in queries {
             if out.iter().any(|(known, _)| known == q) {

@@ -7,16 +7,16 @@ use crd_runtime::admission::matching::{Equivalent, Invocation};
 use crd_runtime::admission::{Attributes, GroupVersionKind, GroupVersionResource};
 use serde_json::Value;
 
+use crate::api::admission::Backend;
 use crate::api::kinds::namespace;
-use crate::api::state::Shared;
 use crate::api::status::ApiError;
-use crate::api::storage;
+use crate::api::stored as storage;
 
 /// The namespace object of a namespaced request (a Namespace's own request has none,
 /// as kube-apiserver's dispatchers skip it). A missing namespace is kube-apiserver's
 /// NotFound for it.
 pub async fn namespace_object(
-    shared: &Shared,
+    shared: &Backend<'_>,
     attrs: &Attributes,
 ) -> Result<Option<Value>, ApiError> {
     if attrs.namespace.is_empty() || attrs.is_namespace() {
@@ -33,7 +33,7 @@ pub async fn namespace_object(
 
 /// The other served versions of the request's resource (a CRD's; each built-in kind
 /// here is served in one version).
-pub fn equivalents(shared: &Shared, attrs: &Attributes) -> Vec<Equivalent> {
+pub fn equivalents(shared: &Backend<'_>, attrs: &Attributes) -> Vec<Equivalent> {
     let custom = shared.registry.custom();
     let Some(kind) = custom
         .all()
@@ -64,7 +64,7 @@ pub fn equivalents(shared: &Shared, attrs: &Attributes) -> Vec<Equivalent> {
 /// `VersionedAttributes`), converted by the CRD's strategy (a conversion webhook's
 /// failure is the request's error, as upstream's conversion error).
 pub async fn converted(
-    shared: &Shared,
+    shared: &Backend<'_>,
     attrs: &Attributes,
     invocation: &Invocation,
 ) -> Result<Attributes, ApiError> {

@@ -12,21 +12,21 @@ use serde_json::Value;
 
 use super::call::internal;
 use super::config::Hook;
+use crate::api::admission::Backend;
 use crate::api::kinds::Resource;
 use crate::api::kinds::namespace::NAMESPACE_PREFIX;
-use crate::api::state::Shared;
 use crate::api::status::{ApiError, Qualified};
 
 /// Matching state kept over one request's webhooks.
 pub struct Matcher<'a> {
-    shared: &'a Shared,
+    shared: &'a Backend<'a>,
     /// The namespace object, once read (`Some(None)`: it does not exist).
     namespace: Option<Option<Value>>,
     equivalents: Option<Vec<Equivalent>>,
 }
 
 impl<'a> Matcher<'a> {
-    pub fn new(shared: &'a Shared) -> Matcher<'a> {
+    pub fn new(shared: &'a Backend<'a>) -> Matcher<'a> {
         Matcher {
             shared,
             namespace: None,
@@ -137,7 +137,7 @@ impl<'a> Matcher<'a> {
 
 /// `attrs` with its objects converted to the version `invocation` is sent in.
 pub async fn convert_to(
-    shared: &Shared,
+    shared: &Backend<'_>,
     attrs: &Attributes,
     invocation: &Invocation,
 ) -> Result<Attributes, ApiError> {

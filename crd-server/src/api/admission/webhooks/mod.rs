@@ -16,8 +16,8 @@ use std::sync::{Arc, RwLock};
 use crd_runtime::KubeVersion;
 use crd_runtime::admission::Attributes;
 
+use crate::api::admission::Backend;
 use crate::api::kinds::Resource;
-use crate::api::state::Shared;
 use crate::api::status::ApiError;
 use crate::store::Store;
 use config::{Current, HookSet};
@@ -71,7 +71,7 @@ impl Webhooks {
     /// Calls the mutating webhooks that match.
     pub async fn mutate(
         &self,
-        shared: &Shared,
+        shared: &Backend<'_>,
         res: &Resource,
         attrs: &mut Attributes,
     ) -> Result<Vec<String>, ApiError> {
@@ -85,7 +85,7 @@ impl Webhooks {
     /// Calls the validating webhooks that match.
     pub async fn validate(
         &self,
-        shared: &Shared,
+        shared: &Backend<'_>,
         _res: &Resource,
         attrs: &Attributes,
     ) -> Result<Vec<String>, ApiError> {

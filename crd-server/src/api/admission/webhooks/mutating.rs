@@ -12,14 +12,14 @@ use serde_json::Value;
 use super::call::{self, HookError, calling_error, denial, internal};
 use super::config::{Hook, HookSet};
 use super::matcher::{Matcher, convert_one, convert_to};
+use crate::api::admission::Backend;
 use crate::api::kinds::Resource;
-use crate::api::state::Shared;
 use crate::api::status::ApiError;
 
 /// Runs the mutating webhooks of `set` on `attrs.object`; the warnings they sent.
 pub async fn dispatch(
     set: &HookSet,
-    shared: &Shared,
+    shared: &Backend<'_>,
     res: &Resource,
     attrs: &mut Attributes,
 ) -> Result<Vec<String>, ApiError> {
@@ -63,7 +63,7 @@ pub async fn dispatch(
 /// Calls one webhook and applies its patch: whether the object changed.
 async fn call_one(
     hook: &Hook,
-    shared: &Shared,
+    shared: &Backend<'_>,
     res: &Resource,
     attrs: &mut Attributes,
     invocation: &Invocation,

@@ -9,13 +9,13 @@ use futures::future::join_all;
 use super::call::{self, HookError, calling_error, denial};
 use super::config::HookSet;
 use super::matcher::{Matcher, convert_to};
-use crate::api::state::Shared;
+use crate::api::admission::Backend;
 use crate::api::status::ApiError;
 
 /// Runs the validating webhooks of `set` on `attrs`; the warnings they sent.
 pub async fn dispatch(
     set: &HookSet,
-    shared: &Shared,
+    shared: &Backend<'_>,
     attrs: &Attributes,
 ) -> Result<Vec<String>, ApiError> {
     let mut matcher = Matcher::new(shared);
