@@ -193,6 +193,22 @@ async fn deny_invalid_forbidden_and_warn() {
             "Warning: Validation failed for ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-binding': at most 3 replicas, got 4"
         );
         kubectl_ok(&c.url, &["get", "crontab", "w"]);
+
+        // A Warn before a Deny: the refused request still carries the warning.
+        c.apply(&policy(
+            "replica-max",
+            CRONTABS,
+            "",
+            "  - expression: \"object.spec.replicas <= 8\"",
+        ));
+        c.apply(&binding("replica-max-binding", "replica-max", "Deny", ""));
+        c.until_refused(&crontab("probe", "default", 9, ""));
+        let (err, _) = c.create_err("both.yaml", &crontab("both", "default", 9, ""));
+        assert_eq!(
+            err.trim_end(),
+            "Warning: Validation failed for ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-binding': at most 3 replicas, got 9\nThe crontabs \"both\" is invalid: : ValidatingAdmissionPolicy 'replica-max' with binding 'replica-max-binding' denied request: failed expression: object.spec.replicas <= 8"
+        );
+        c.not_stored("crontab", "both", "default");
     })
     .await;
 }

@@ -19,6 +19,9 @@ pub struct ApiError {
     pub message: String,
     /// `details`, when the server gives them.
     pub details: Option<Value>,
+    /// Warnings recorded before the request failed (sent as `Warning` headers with
+    /// the error, as kube-apiserver sends a request's warnings whatever its outcome).
+    pub warnings: Vec<String>,
 }
 
 /// A resource's identity in messages: `crontabs.stable.example.com`, `namespaces`.
@@ -63,7 +66,17 @@ impl ApiError {
             reason,
             message: message.into(),
             details: None,
+            warnings: Vec::new(),
         }
+    }
+
+    /// The error with `earlier` warnings sent before its own.
+    pub fn after_warnings(mut self, earlier: &[String]) -> ApiError {
+        if !earlier.is_empty() {
+            let own = std::mem::take(&mut self.warnings);
+            self.warnings = earlier.iter().cloned().chain(own).collect();
+        }
+        self
     }
 
     fn with_details(mut self, details: Value) -> ApiError {
@@ -273,12 +286,25 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = serde_json::to_vec(&self.to_status()).unwrap_or_default();
-        (
+        let mut resp = (
             self.code,
             [(http::header::CONTENT_TYPE, "application/json")],
             body,
         )
-            .into_response()
+            .into_response();
+        add_warnings(&mut resp, &self.warnings);
+        resp
+    }
+}
+
+/// Adds `Warning: 299 - "..."` headers (a text that cannot be a header value is left
+/// out).
+pub fn add_warnings(resp: &mut Response, warnings: &[String]) {
+    for w in warnings {
+        let text = format!("299 - \"{}\"", w.replace('"', "\\\""));
+        if let Ok(v) = http::HeaderValue::from_str(&text) {
+            resp.headers_mut().append(http::header::WARNING, v);
+        }
     }
 }
 

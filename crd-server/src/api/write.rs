@@ -211,12 +211,12 @@ pub async fn create(
     });
     if let Some(request) = &admission {
         let mut attrs = request.attributes(Some(obj.clone()), None);
-        warnings.extend(
-            shared
-                .admission
-                .mutate(&shared.backend(), res, &mut attrs)
-                .await?,
-        );
+        let more = shared
+            .admission
+            .mutate(&shared.backend(), res, &mut attrs)
+            .await
+            .map_err(|e| e.after_warnings(&warnings))?;
+        warnings.extend(more);
         obj = mutated(res, obj, attrs.object)?;
     }
     stamp_create(&mut obj)?;
@@ -261,12 +261,12 @@ async fn admit_and_store(
             delete_options: None,
         };
         let attrs = request.attributes(Some(obj.clone()), None);
-        warnings.extend(
-            shared
-                .admission
-                .validate(&shared.backend(), res, &attrs)
-                .await?,
-        );
+        let more = shared
+            .admission
+            .validate(&shared.backend(), res, &attrs)
+            .await
+            .map_err(|e| e.after_warnings(&warnings))?;
+        warnings.extend(more);
     }
     if let Tracking::Update(manager) = tracking {
         let api_version = info.api_version();
@@ -448,12 +448,13 @@ async fn update_once(
     if !u.shared.admission.is_idle() {
         let attrs_of = update_request(u);
         let mut attrs = attrs_of.attributes(Some(new.clone()), Some(old.clone()));
-        warnings.extend(
-            u.shared
-                .admission
-                .mutate(&u.shared.backend(), res, &mut attrs)
-                .await?,
-        );
+        let more = u
+            .shared
+            .admission
+            .mutate(&u.shared.backend(), res, &mut attrs)
+            .await
+            .map_err(|e| e.after_warnings(&warnings))?;
+        warnings.extend(more);
         new = mutated(res, new, attrs.object)?;
     }
     res.prepare_for_update(&mut new, &old, u.sub);
@@ -490,12 +491,13 @@ async fn admit_and_replace(
     res.canonicalize(&mut new);
     if !u.shared.admission.is_idle() {
         let attrs = update_request(u).attributes(Some(new.clone()), Some(old.clone()));
-        warnings.extend(
-            u.shared
-                .admission
-                .validate(&u.shared.backend(), res, &attrs)
-                .await?,
-        );
+        let more = u
+            .shared
+            .admission
+            .validate(&u.shared.backend(), res, &attrs)
+            .await
+            .map_err(|e| e.after_warnings(&warnings))?;
+        warnings.extend(more);
     }
     if new == old || u.opts.dry_run {
         return Ok(Written {

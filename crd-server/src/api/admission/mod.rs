@@ -62,7 +62,9 @@ impl Admission {
         attrs: &mut Attributes,
     ) -> Result<Vec<String>, ApiError> {
         let mut warnings = self.policies.mutate(shared, res, attrs).await?;
-        warnings.extend(self.webhooks.mutate(shared, res, attrs).await?);
+        let more = (self.webhooks.mutate(shared, res, attrs).await)
+            .map_err(|e| e.after_warnings(&warnings))?;
+        warnings.extend(more);
         Ok(warnings)
     }
 
@@ -74,7 +76,9 @@ impl Admission {
         attrs: &Attributes,
     ) -> Result<Vec<String>, ApiError> {
         let mut warnings = self.policies.validate(shared, res, attrs).await?;
-        warnings.extend(self.webhooks.validate(shared, res, attrs).await?);
+        let more = (self.webhooks.validate(shared, res, attrs).await)
+            .map_err(|e| e.after_warnings(&warnings))?;
+        warnings.extend(more);
         Ok(warnings)
     }
 }

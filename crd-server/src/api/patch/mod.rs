@@ -81,6 +81,7 @@ fn to_api_error(e: error::SmpError) -> ApiError {
             reason: "",
             message: m,
             details: None,
+            warnings: Vec::new(),
         },
     }
 }

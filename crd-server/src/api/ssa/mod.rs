@@ -336,6 +336,7 @@ fn conflict_error(q: &Qualified, list: &[Entry], conflicts: &[(usize, Vec<String
         reason: "Conflict",
         message,
         details: Some(json!({"causes": causes})),
+        warnings: Vec::new(),
     }
 }
 

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderValue, StatusCode};
+use http::StatusCode;
 use serde_json::Value;
 
 use crate::api::kinds::{Resource, Subresource};
@@ -73,12 +73,7 @@ fn raw_json_response(code: StatusCode, bytes: Bytes, warnings: &[String]) -> Res
         bytes,
     )
         .into_response();
-    for w in warnings {
-        let text = format!("299 - \"{}\"", w.replace('"', "\\\""));
-        if let Ok(v) = HeaderValue::from_str(&text) {
-            resp.headers_mut().append(http::header::WARNING, v);
-        }
-    }
+    crate::api::status::add_warnings(&mut resp, warnings);
     resp
 }
 

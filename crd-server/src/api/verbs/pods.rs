@@ -375,5 +375,6 @@ fn budget_violated(pdb: &Value) -> ApiError {
         reason: "TooManyRequests",
         message: "Cannot evict pod as it would violate the pod's disruption budget.".into(),
         details: Some(json!({"causes": [{"reason": "DisruptionBudget", "message": message}]})),
+        warnings: Vec::new(),
     }
 }

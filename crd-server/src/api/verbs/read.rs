@@ -189,6 +189,7 @@ pub async fn list_objects(
                 reason: "Expired",
                 message: "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.".into(),
                 details: None,
+                warnings: Vec::new(),
             },
             e => ApiError::from_store(&info.q, "", e),
         })?;

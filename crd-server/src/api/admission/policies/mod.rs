@@ -253,7 +253,7 @@ impl Policies {
                 .decide(&run, &versioned, ns.as_ref(), &lookup);
             warnings.extend(verdict.warnings);
             if let Some(denial) = verdict.denied {
-                return Err(response::denied(attrs, &denial));
+                return Err(response::denied(attrs, &denial).after_warnings(&warnings));
             }
         }
         Ok(warnings)

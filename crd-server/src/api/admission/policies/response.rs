@@ -77,6 +77,7 @@ pub fn denied(attrs: &Attributes, denial: &Denial) -> ApiError {
         reason,
         message,
         details: Some(json!({"name": name, "group": group, "kind": plural, "causes": causes})),
+        warnings: Vec::new(),
     }
 }
 

@@ -51,6 +51,7 @@ pub fn internal(message: String) -> ApiError {
         reason: "InternalError",
         message: format!("Internal error occurred: {message}"),
         details: Some(json!({"causes": [{"message": message}]})),
+        warnings: Vec::new(),
     }
 }
 
@@ -80,6 +81,7 @@ pub fn denial(name: &str, status: Option<&Value>) -> ApiError {
         reason: known_reason(field("reason")),
         message,
         details: status.and_then(|s| s.get("details")).cloned(),
+        warnings: Vec::new(),
     }
 }
 
