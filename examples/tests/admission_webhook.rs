@@ -5,6 +5,10 @@
 //! review), usage errors (exit 2), and kubectl against crd-server with both
 //! configurations applied (needs the server's webhook dispatcher).
 
+mod support;
+
+use support::example_binary;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -22,60 +26,6 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use serde_json::{Value, json};
 use tokio_rustls::rustls;
-
-/// `target/<profile>/examples/admission-webhook`, brought up to date by cargo (a no-op
-/// after `cargo test`, which builds the examples) with this build's features.
-fn example_binary() -> PathBuf {
-    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap().join("examples");
-    let bin = dir.join(format!("admission-webhook{}", std::env::consts::EXE_SUFFIX));
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !*built {
-        let features = if cfg!(feature = "schemars") {
-            "kube,schemars"
-        } else {
-            "kube"
-        };
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut build = Command::new(cargo);
-        // The package variables `cargo test` sets for this test are not the ones of a
-        // plain build: build scripts watching them (ring's) would rerun, and rebuild
-        // crd-server here and again at the next `cargo test`.
-        for (name, _) in std::env::vars_os() {
-            let name = name.to_string_lossy();
-            if [
-                "CARGO_PKG_",
-                "CARGO_MANIFEST_",
-                "CARGO_CRATE_",
-                "CARGO_BIN_",
-                "CARGO_PRIMARY_",
-            ]
-            .iter()
-            .any(|p| name.starts_with(p))
-                || name == "CARGO_TARGET_TMPDIR"
-            {
-                build.env_remove(name.as_ref());
-            }
-        }
-        let status = build
-            .args(["build", "-q", "-p", "crd-toolkit-examples"])
-            .args(["--features", features, "--example", "admission-webhook"])
-            .status()
-            .unwrap();
-        assert!(
-            status.success(),
-            "building the admission-webhook example failed"
-        );
-        *built = true;
-    }
-    assert!(
-        bin.is_file(),
-        "{} is missing after the build",
-        bin.display()
-    );
-    bin
-}
 
 struct Webhook {
     child: Child,
@@ -96,7 +46,7 @@ fn start() -> Webhook {
     let dir = tempfile::tempdir().unwrap();
     let ca = dir.path().join("ca.pem");
     let configurations = dir.path().join("webhooks.yaml");
-    let mut child = Command::new(example_binary())
+    let mut child = Command::new(example_binary("admission-webhook"))
         .args(["--listen", "127.0.0.1:0", "--self-signed-ca-out"])
         .arg(&ca)
         .arg("--configurations-out")
@@ -380,7 +330,10 @@ fn usage_errors_exit_2() {
         &["--self-signed-ca-out", "x", "--ca-bundle-file", "y"],
         &["--bogus"],
     ] {
-        let out = Command::new(example_binary()).args(args).output().unwrap();
+        let out = Command::new(example_binary("admission-webhook"))
+            .args(args)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert!(

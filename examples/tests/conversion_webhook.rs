@@ -4,6 +4,10 @@
 //! converted with its version's defaults, a Failure result for an unknown version, 400
 //! for a body that is no ConversionReview, and usage errors (exit 2).
 
+mod support;
+
+use support::example_binary;
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -15,51 +19,6 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use serde_json::{Value, json};
 use tokio_rustls::rustls;
-
-/// `target/<profile>/examples/conversion-webhook`, brought up to date by cargo (a
-/// no-op after `cargo test`, which builds the examples) with this build's features, so
-/// nothing else is rebuilt.
-fn example_binary() -> PathBuf {
-    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap().join("examples");
-    let bin = dir.join(format!(
-        "conversion-webhook{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !*built {
-        let features = if cfg!(feature = "schemars") {
-            "kube,schemars"
-        } else {
-            "kube"
-        };
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "-q",
-                "-p",
-                "crd-toolkit-examples",
-                "--features",
-                features,
-            ])
-            .args(["--example", "conversion-webhook"])
-            .status()
-            .unwrap();
-        assert!(
-            status.success(),
-            "building the conversion-webhook example failed"
-        );
-        *built = true;
-    }
-    assert!(
-        bin.is_file(),
-        "{} is missing after the build",
-        bin.display()
-    );
-    bin
-}
 
 struct Webhook {
     child: Child,
@@ -78,7 +37,7 @@ impl Drop for Webhook {
 fn start() -> Webhook {
     let dir = tempfile::tempdir().unwrap();
     let ca = dir.path().join("ca.pem");
-    let mut child = Command::new(example_binary())
+    let mut child = Command::new(example_binary("conversion-webhook"))
         .args(["--listen", "127.0.0.1:0", "--self-signed-ca-out"])
         .arg(&ca)
         .stdout(Stdio::piped())
@@ -280,7 +239,10 @@ fn usage_errors_exit_2() {
         &["--listen", "127.0.0.1:0"],
         &["--bogus"],
     ] {
-        let out = Command::new(example_binary()).args(args).output().unwrap();
+        let out = Command::new(example_binary("conversion-webhook"))
+            .args(args)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert!(
