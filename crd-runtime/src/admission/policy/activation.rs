@@ -2,39 +2,79 @@
 //! `oldObject`, `request` (`CreateAdmissionRequest`), `params`, `namespaceObject`
 //! (`CreateNamespaceObject`), `authorizer`. Absent objects are `null`.
 
+use kube_cel::cel::Context;
 use kube_cel::cel::objects::Value as Cel;
 use serde_json::{Map, Value, json};
 
 use super::Input;
+use crate::admission::Attributes;
+use crate::admission::matching::Invocation;
 use crate::cel::{authorizer_value, from_json};
 
-/// The base variables of one evaluation (everything but `variables`).
-pub(super) struct Activation {
-    pub(super) values: Vec<(&'static str, Cel)>,
+// cel's contexts convert a variable into its evaluation form when it is added, a
+// deep copy: the values are added to layered scopes once (per request, per
+// invocation, per parameter object) and every expression evaluates in a child.
+
+fn or_null(v: Option<&Value>) -> Cel {
+    v.filter(|v| !v.is_null()).map_or(Cel::Null, from_json)
 }
 
-impl Activation {
-    /// The activation for `input`; `with_namespace: false` leaves `namespaceObject`
-    /// null, as match conditions see it.
-    pub(super) fn new(input: &Input, with_namespace: bool) -> Activation {
-        let attrs = input.attrs;
-        let or_null = |v: Option<&Value>| v.filter(|v| !v.is_null()).map_or(Cel::Null, from_json);
-        let namespace = if with_namespace {
-            input.namespace.map(namespace_object)
-        } else {
-            None
-        };
-        Activation {
-            values: vec![
-                ("object", or_null(attrs.object.as_ref())),
-                ("oldObject", or_null(attrs.old_object.as_ref())),
-                ("request", from_json(&request(input))),
-                ("params", or_null(input.params)),
-                ("namespaceObject", or_null(namespace.as_ref())),
-                ("authorizer", authorizer_value()),
-            ],
-        }
-    }
+/// The request's layer: `object`, `oldObject`, `namespaceObject`, `authorizer`.
+pub(super) fn request_scope<'r>(
+    parent: &'r Context<'r>,
+    attrs: &Attributes,
+    namespace: Option<&Value>,
+) -> Context<'r> {
+    let mut ctx = parent.new_inner_scope();
+    ctx.add_variable_from_value("object", or_null(attrs.object.as_ref()));
+    ctx.add_variable_from_value("oldObject", or_null(attrs.old_object.as_ref()));
+    let namespace = namespace.map(namespace_object);
+    ctx.add_variable_from_value("namespaceObject", or_null(namespace.as_ref()));
+    ctx.add_variable_from_value("authorizer", authorizer_value());
+    ctx
+}
+
+/// The layer of one invocation: `request`, with the kind and resource as matched.
+pub(super) fn invocation_scope<'r>(
+    parent: &'r Context<'r>,
+    attrs: &Attributes,
+    invocation: Option<&Invocation>,
+) -> Context<'r> {
+    let mut ctx = parent.new_inner_scope();
+    let input = Input {
+        attrs,
+        invocation,
+        namespace: None,
+        params: None,
+    };
+    ctx.add_variable_from_value("request", from_json(&request(&input)));
+    ctx
+}
+
+/// The layer of one parameter object: `params` (null without one).
+pub(super) fn params_scope<'r>(parent: &'r Context<'r>, params: Option<&Value>) -> Context<'r> {
+    let mut ctx = parent.new_inner_scope();
+    ctx.add_variable_from_value("params", or_null(params));
+    ctx
+}
+
+/// The layer match conditions see: `namespaceObject` null, as kube-apiserver
+/// leaves it there.
+pub(super) fn conditions_scope<'r>(parent: &'r Context<'r>) -> Context<'r> {
+    let mut ctx = parent.new_inner_scope();
+    ctx.add_variable_from_value("namespaceObject", Cel::Null);
+    ctx
+}
+
+/// Runs `f` with the layers of `input` (all values but `variables`) over this
+/// thread's root context.
+pub(super) fn with_input<T>(input: &Input, f: impl FnOnce(&Context) -> T) -> T {
+    crate::cel::with_root(|root| {
+        let base = request_scope(root, input.attrs, input.namespace);
+        let invoked = invocation_scope(&base, input.attrs, input.invocation);
+        let params = params_scope(&invoked, input.params);
+        f(&params)
+    })
 }
 
 fn put(m: &mut Map<String, Value>, k: &str, v: &str) {

@@ -2,10 +2,11 @@
 //! (`validator.Validate`): match conditions, validations with their messages and
 //! reasons, audit annotations.
 
+use kube_cel::cel::Context;
 use kube_cel::cel::objects::Value as Cel;
 use serde_json::Value;
 
-use super::Input;
+use super::activation::conditions_scope;
 use super::conditions::{MatchConditions, Matched};
 use super::evaluator::{Evaluator, Failure, MATCH_CONDITIONS_BUDGET, RUNTIME_BUDGET};
 use super::expression::{Expression, Returns, Scope};
@@ -171,10 +172,11 @@ impl Validator {
         }
     }
 
-    /// `Validate` for one invocation.
-    pub(super) fn validate(&self, input: &Input) -> Outcome {
+    /// `Validate` for one invocation; `scope` holds its activation's values.
+    pub(super) fn validate(&self, scope: &Context) -> Outcome {
         if !self.conditions.is_empty() {
-            let mut ev = Evaluator::new(input, false, &self.variables, MATCH_CONDITIONS_BUDGET);
+            let conditions = conditions_scope(scope);
+            let mut ev = Evaluator::new(&conditions, &self.variables, MATCH_CONDITIONS_BUDGET);
             match self.conditions.evaluate_with(&mut ev) {
                 Matched::Yes => {}
                 Matched::No(_) => return Outcome::default(),
@@ -188,7 +190,7 @@ impl Validator {
                 }
             }
         }
-        let mut ev = Evaluator::new(input, true, &self.variables, RUNTIME_BUDGET);
+        let mut ev = Evaluator::new(scope, &self.variables, RUNTIME_BUDGET);
         let mut results = Vec::with_capacity(self.validations.len());
         for v in &self.validations {
             match ev.eval(&v.expression) {
