@@ -6,7 +6,7 @@
 use kube_cel::cel::objects::Value as Cel;
 use serde_json::Value;
 
-use super::activation::with_input;
+use super::activation::{Needs, with_input};
 use super::evaluator::{Evaluator, Failure, MATCH_CONDITIONS_BUDGET};
 use super::expression::{Expression, Returns, Scope};
 use super::{Input, KubeVersion};
@@ -62,6 +62,13 @@ impl MatchConditions {
         }
     }
 
+    /// The activation values the conditions name.
+    pub(super) fn needs(&self) -> Needs {
+        self.conditions
+            .iter()
+            .fold(Needs::default(), |n, (_, e)| n.union(e.uses.activation))
+    }
+
     /// Whether there are no conditions.
     pub fn is_empty(&self) -> bool {
         self.conditions.is_empty()
@@ -76,7 +83,7 @@ impl MatchConditions {
             namespace: None,
             ..*input
         };
-        let matched = with_input(&input, |scope| {
+        let matched = with_input(&input, self.needs(), |scope| {
             let mut ev = Evaluator::new(scope, &[], MATCH_CONDITIONS_BUDGET);
             self.evaluate_with(&mut ev)
         });

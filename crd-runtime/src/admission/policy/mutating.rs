@@ -10,13 +10,13 @@ use kube_cel::cel::Context;
 use kube_cel::cel::objects::Value as Cel;
 use serde_json::Value;
 
-use super::activation::with_input;
+use super::activation::{Needs, with_input};
 use super::conditions::{MatchConditions, Matched};
 use super::evaluator::{Evaluator, MATCH_CONDITIONS_BUDGET, RUNTIME_BUDGET};
 use super::expression::{Expression, Returns, Scope};
 use super::json_patch::{self, PatchError};
 use super::plan::{self, Binding, Header, resolve_params};
-use super::validator::{compile_variables, go_type_name};
+use super::validator::{compile_variables, expressions_needs, go_type_name, needs_of};
 use super::{Denial, Input, KubeVersion, ParamQuery, Plan};
 use crate::admission::Attributes;
 use crate::admission::matching::Equivalent;
@@ -47,6 +47,8 @@ struct Mutator {
     mutations: Vec<Mutation>,
     /// `reinvocationPolicy: IfNeeded`.
     reinvoke: bool,
+    /// The activation values its expressions name.
+    needs: Needs,
 }
 
 /// The compiled MutatingAdmissionPolicies and their bindings.
@@ -84,7 +86,7 @@ impl Mutator {
                 .unwrap_or("");
             Expression::compile(src, Returns::Unchecked, scope)
         };
-        let mutations = spec
+        let mutations: Vec<Mutation> = spec
             .get("mutations")
             .and_then(Value::as_array)
             .map_or(&[][..], Vec::as_slice)
@@ -101,10 +103,18 @@ impl Mutator {
             .get("matchConditions")
             .and_then(Value::as_array)
             .map_or(&[][..], Vec::as_slice);
+        let conditions = MatchConditions::compile_in(conditions, scope);
+        let needs = expressions_needs(&variables, &conditions).union(needs_of(
+            mutations.iter().filter_map(|m| match m {
+                Mutation::Apply(e) | Mutation::JsonPatch(e) => Some(e),
+                Mutation::Unknown(_) => None,
+            }),
+        ));
         Mutator {
-            conditions: MatchConditions::compile_in(conditions, scope),
+            conditions,
             variables,
             mutations,
+            needs,
             reinvoke: spec.get("reinvocationPolicy").and_then(Value::as_str) == Some("IfNeeded"),
         }
     }
@@ -247,7 +257,7 @@ impl MutatingPolicies {
                         namespace: None,
                         params: param.as_ref(),
                     };
-                    let matched = with_input(&input, |scope| {
+                    let matched = with_input(&input, mutator.needs, |scope| {
                         let mut ev =
                             Evaluator::new(scope, &mutator.variables, MATCH_CONDITIONS_BUDGET);
                         mutator.conditions.evaluate_with(&mut ev)
@@ -273,8 +283,9 @@ impl MutatingPolicies {
                         namespace,
                         params: param.as_ref(),
                     };
-                    let result =
-                        with_input(&input, |scope| mutator.mutate_one(m, scope, object, schema));
+                    let result = with_input(&input, mutator.needs, |scope| {
+                        mutator.mutate_one(m, scope, object, schema)
+                    });
                     match result {
                         Ok(new) => attrs.object = Some(new),
                         Err(e) => error(e, "Invalid"),

@@ -10,7 +10,7 @@ use std::cell::OnceCell;
 
 use kube_cel::cel::Context;
 
-use super::activation;
+use super::activation::{self, Needs};
 use super::plan::{self, Binding, Header, resolve_params};
 use super::validator::{Annotation, Decision, Validator};
 use super::{Denial, KubeVersion, ParamQuery, Plan, Verdict};
@@ -120,7 +120,13 @@ impl ValidatingPolicies {
         let mut collected: Vec<(usize, String, Vec<String>)> = Vec::new();
         with_root(|root| {
             // The activation's values are converted once per request (`request` once
-            // per invocation, `params` once per parameter object), when first needed.
+            // per invocation, `params` once per parameter object), when first needed,
+            // and only those the matched policies' expressions name.
+            let needs = plan.steps.iter().fold(Needs::default(), |n, s| {
+                self.validators
+                    .get(s.policy_index)
+                    .map_or(n, |v| n.union(v.needs))
+            });
             let base = OnceCell::new();
             let mut invoked: Option<(&Invocation, Context)> = None;
             for step in &plan.steps {
@@ -158,18 +164,31 @@ impl ValidatingPolicies {
                 if objects.is_empty() {
                     continue;
                 }
-                let base = base.get_or_init(|| activation::request_scope(root, attrs, namespace));
-                if !invoked
-                    .as_ref()
-                    .is_some_and(|(i, _)| *i == &step.invocation)
-                {
-                    let scope = activation::invocation_scope(base, attrs, Some(&step.invocation));
-                    invoked = Some((&step.invocation, scope));
+                let base =
+                    base.get_or_init(|| activation::request_scope(root, attrs, namespace, needs));
+                let mut scope: &Context = base;
+                if validator.needs.has(Needs::REQUEST) {
+                    if !invoked
+                        .as_ref()
+                        .is_some_and(|(i, _)| *i == &step.invocation)
+                    {
+                        let layer =
+                            activation::invocation_scope(base, attrs, Some(&step.invocation));
+                        invoked = Some((&step.invocation, layer));
+                    }
+                    if let Some((_, layer)) = &invoked {
+                        scope = layer;
+                    }
                 }
-                let Some((_, scope)) = &invoked else { continue };
                 for param in &objects {
-                    let scope = activation::params_scope(scope, param.as_ref());
-                    let outcome = validator.validate(&scope);
+                    let layer;
+                    let scope = if validator.needs.has(Needs::PARAMS) {
+                        layer = activation::params_scope(scope, param.as_ref());
+                        &layer
+                    } else {
+                        scope
+                    };
+                    let outcome = validator.validate(scope);
                     for d in outcome.decisions.into_iter().filter(|d| d.deny) {
                         for action in &binding.actions {
                             match action.as_str() {
