@@ -2,39 +2,133 @@
 //! `oldObject`, `request` (`CreateAdmissionRequest`), `params`, `namespaceObject`
 //! (`CreateNamespaceObject`), `authorizer`. Absent objects are `null`.
 
+use kube_cel::cel::Context;
 use kube_cel::cel::objects::Value as Cel;
 use serde_json::{Map, Value, json};
 
 use super::Input;
+use crate::admission::Attributes;
+use crate::admission::matching::Invocation;
 use crate::cel::{authorizer_value, from_json};
 
-/// The base variables of one evaluation (everything but `variables`).
-pub(super) struct Activation {
-    pub(super) values: Vec<(&'static str, Cel)>,
-}
+// cel's contexts convert a variable into its evaluation form when it is added, a
+// deep copy: the values are added to layered scopes once (per request, per
+// invocation, per parameter object) and every expression evaluates in a child.
 
-impl Activation {
-    /// The activation for `input`; `with_namespace: false` leaves `namespaceObject`
-    /// null, as match conditions see it.
-    pub(super) fn new(input: &Input, with_namespace: bool) -> Activation {
-        let attrs = input.attrs;
-        let or_null = |v: Option<&Value>| v.filter(|v| !v.is_null()).map_or(Cel::Null, from_json);
-        let namespace = if with_namespace {
-            input.namespace.map(namespace_object)
-        } else {
-            None
-        };
-        Activation {
-            values: vec![
-                ("object", or_null(attrs.object.as_ref())),
-                ("oldObject", or_null(attrs.old_object.as_ref())),
-                ("request", from_json(&request(input))),
-                ("params", or_null(input.params)),
-                ("namespaceObject", or_null(namespace.as_ref())),
-                ("authorizer", authorizer_value()),
-            ],
+/// Which activation values a policy's expressions name; the others are not
+/// built (no expression can read a value it does not name).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Needs(u8);
+
+impl Needs {
+    pub(super) const OBJECT: Needs = Needs(1);
+    pub(super) const OLD_OBJECT: Needs = Needs(2);
+    pub(super) const REQUEST: Needs = Needs(4);
+    pub(super) const PARAMS: Needs = Needs(8);
+    pub(super) const NAMESPACE_OBJECT: Needs = Needs(16);
+    pub(super) const AUTHORIZER: Needs = Needs(32);
+
+    /// The value an identifier names, if any.
+    pub(super) fn of_name(name: &str) -> Needs {
+        match name {
+            "object" => Self::OBJECT,
+            "oldObject" => Self::OLD_OBJECT,
+            "request" => Self::REQUEST,
+            "params" => Self::PARAMS,
+            "namespaceObject" => Self::NAMESPACE_OBJECT,
+            "authorizer" => Self::AUTHORIZER,
+            _ => Needs(0),
         }
     }
+
+    pub(super) fn union(self, other: Needs) -> Needs {
+        Needs(self.0 | other.0)
+    }
+
+    pub(super) fn has(self, value: Needs) -> bool {
+        self.0 & value.0 == value.0
+    }
+}
+
+fn or_null(v: Option<&Value>) -> Cel {
+    v.filter(|v| !v.is_null()).map_or(Cel::Null, from_json)
+}
+
+/// The request's layer: `object`, `oldObject`, `namespaceObject`, `authorizer`
+/// (those in `needs`).
+pub(super) fn request_scope<'r>(
+    parent: &'r Context<'r>,
+    attrs: &Attributes,
+    namespace: Option<&Value>,
+    needs: Needs,
+) -> Context<'r> {
+    let mut ctx = parent.new_inner_scope();
+    if needs.has(Needs::OBJECT) {
+        ctx.add_variable_from_value("object", or_null(attrs.object.as_ref()));
+    }
+    if needs.has(Needs::OLD_OBJECT) {
+        ctx.add_variable_from_value("oldObject", or_null(attrs.old_object.as_ref()));
+    }
+    if needs.has(Needs::NAMESPACE_OBJECT) {
+        let namespace = namespace.map(namespace_object);
+        ctx.add_variable_from_value("namespaceObject", or_null(namespace.as_ref()));
+    }
+    if needs.has(Needs::AUTHORIZER) {
+        ctx.add_variable_from_value("authorizer", authorizer_value());
+    }
+    ctx
+}
+
+/// The layer of one invocation: `request`, with the kind and resource as matched.
+pub(super) fn invocation_scope<'r>(
+    parent: &'r Context<'r>,
+    attrs: &Attributes,
+    invocation: Option<&Invocation>,
+) -> Context<'r> {
+    let mut ctx = parent.new_inner_scope();
+    let input = Input {
+        attrs,
+        invocation,
+        namespace: None,
+        params: None,
+    };
+    ctx.add_variable_from_value("request", from_json(&request(&input)));
+    ctx
+}
+
+/// The layer of one parameter object: `params` (null without one).
+pub(super) fn params_scope<'r>(parent: &'r Context<'r>, params: Option<&Value>) -> Context<'r> {
+    let mut ctx = parent.new_inner_scope();
+    ctx.add_variable_from_value("params", or_null(params));
+    ctx
+}
+
+/// The layer match conditions see: `namespaceObject` null, as kube-apiserver
+/// leaves it there.
+pub(super) fn conditions_scope<'r>(parent: &'r Context<'r>) -> Context<'r> {
+    let mut ctx = parent.new_inner_scope();
+    ctx.add_variable_from_value("namespaceObject", Cel::Null);
+    ctx
+}
+
+/// Runs `f` with the layers of `input` (the values in `needs`; not `variables`)
+/// over this thread's root context.
+pub(super) fn with_input<T>(input: &Input, needs: Needs, f: impl FnOnce(&Context) -> T) -> T {
+    crate::cel::with_root(|root| {
+        let base = request_scope(root, input.attrs, input.namespace, needs);
+        let invoked;
+        let mut scope = &base;
+        if needs.has(Needs::REQUEST) {
+            invoked = invocation_scope(scope, input.attrs, input.invocation);
+            scope = &invoked;
+        }
+        let params;
+        if needs.has(Needs::PARAMS) {
+            params = params_scope(scope, input.params);
+            scope = &params;
+        }
+        f(scope)
+    })
 }
 
 fn put(m: &mut Map<String, Value>, k: &str, v: &str) {

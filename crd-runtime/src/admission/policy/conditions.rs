@@ -6,6 +6,7 @@
 use kube_cel::cel::objects::Value as Cel;
 use serde_json::Value;
 
+use super::activation::{Needs, with_input};
 use super::evaluator::{Evaluator, Failure, MATCH_CONDITIONS_BUDGET};
 use super::expression::{Expression, Returns, Scope};
 use super::{Input, KubeVersion};
@@ -61,6 +62,13 @@ impl MatchConditions {
         }
     }
 
+    /// The activation values the conditions name.
+    pub(super) fn needs(&self) -> Needs {
+        self.conditions
+            .iter()
+            .fold(Needs::default(), |n, (_, e)| n.union(e.uses.activation))
+    }
+
     /// Whether there are no conditions.
     pub fn is_empty(&self) -> bool {
         self.conditions.is_empty()
@@ -71,8 +79,15 @@ impl MatchConditions {
     /// failurePolicy; `e` is kube-apiserver's text). As in kube-apiserver,
     /// `namespaceObject` is null in match conditions whatever `input.namespace` is.
     pub fn evaluate(&self, input: &Input) -> Result<Option<String>, String> {
-        let mut ev = Evaluator::new(input, false, &[], MATCH_CONDITIONS_BUDGET);
-        match self.evaluate_with(&mut ev) {
+        let input = Input {
+            namespace: None,
+            ..*input
+        };
+        let matched = with_input(&input, self.needs(), |scope| {
+            let mut ev = Evaluator::new(scope, &[], MATCH_CONDITIONS_BUDGET);
+            self.evaluate_with(&mut ev)
+        });
+        match matched {
             Matched::Yes => Ok(None),
             Matched::No(name) => Ok(Some(name)),
             Matched::Error(e) => Err(e),

@@ -1,19 +1,18 @@
 //! Evaluating a policy's expressions for one request (and one parameter object):
-//! the activation, the composited `variables` (each evaluated at most once, when
-//! an expression reads it, as kube-apiserver's lazy variables), and the cost
-//! budget (`PerCallLimit` per expression, a runtime budget shared by the
-//! expressions of one evaluation).
+//! in the scope of the activation's values (see [`super::activation`]), the
+//! composited `variables` (each evaluated at most once, when an expression reads
+//! it, as kube-apiserver's lazy variables), and the cost budget (`PerCallLimit`
+//! per expression, a runtime budget shared by the expressions of one evaluation).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use kube_cel::cel::Context;
 use kube_cel::cel::objects::{Key, Map, Value as Cel};
 
-use super::Input;
-use super::activation::Activation;
 use super::expression::Expression;
-use crate::cel::{Budget, COST_LIMIT_EXCEEDED, Exceeded, Limits, cel_go_error, with_root};
+use crate::cel::{Budget, COST_LIMIT_EXCEEDED, Exceeded, Limits, cel_go_error};
 
 /// `celconfig.PerCallLimit`.
 pub(super) const PER_CALL_LIMIT: u64 = 1_000_000;
@@ -47,26 +46,30 @@ impl Failure {
 }
 
 /// The evaluation state of one (policy, binding, param) invocation.
-pub(super) struct Evaluator<'p> {
-    base: Activation,
+pub(super) struct Evaluator<'p, 'c> {
+    /// The activation's values (all but `variables`).
+    scope: &'c Context<'c>,
     variables: &'p [(String, Expression)],
     /// Evaluated variables: their value, or the error reading them gives.
     done: HashMap<String, Result<Cel, Failure>>,
+    /// `scope` with `variables` (the evaluated ones) added; `None` once another
+    /// variable is evaluated, so it is converted again only then.
+    composited: Option<Context<'c>>,
     budget: Budget,
 }
 
-impl<'p> Evaluator<'p> {
-    /// An evaluator for `input` with the policy's `variables` and a shared `budget`.
+impl<'p, 'c> Evaluator<'p, 'c> {
+    /// An evaluator in `scope` with the policy's `variables` and a shared `budget`.
     pub(super) fn new(
-        input: &Input,
-        with_namespace: bool,
+        scope: &'c Context<'c>,
         variables: &'p [(String, Expression)],
         budget: u64,
     ) -> Self {
         Evaluator {
-            base: Activation::new(input, with_namespace),
+            scope,
             variables,
             done: HashMap::new(),
+            composited: None,
             budget: Budget::new(Limits {
                 per_expression: PER_CALL_LIMIT,
                 per_object: budget,
@@ -163,6 +166,9 @@ impl<'p> Evaluator<'p> {
             }
         };
         let out = result.as_ref().map(|_| ()).map_err(Clone::clone);
+        if result.is_ok() {
+            self.composited = None;
+        }
         self.done.insert(name.to_string(), result);
         out
     }
@@ -185,17 +191,16 @@ impl<'p> Evaluator<'p> {
         if self.budget.is_exhausted() {
             return Err(Failure::OutOfBudget);
         }
-        let variables = self.variables_value();
-        let base = &self.base;
-        let budget = &mut self.budget;
-        let (result, exceeded) = with_root(|root| {
-            let mut ctx = root.new_inner_scope();
-            for (name, v) in &base.values {
-                ctx.add_variable_from_value(*name, v.clone());
+        let ctx = match self.composited.take() {
+            Some(ctx) => ctx,
+            None => {
+                let mut ctx = self.scope.new_inner_scope();
+                ctx.add_variable_from_value("variables", self.variables_value());
+                ctx
             }
-            ctx.add_variable_from_value("variables", variables);
-            budget.meter(static_cost, || ctx.resolve(program))
-        });
+        };
+        let (result, exceeded) = self.budget.meter(static_cost, || ctx.resolve(program));
+        self.composited = Some(ctx);
         match exceeded {
             Some(Exceeded::Object) => {
                 self.budget = exhausted();

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use kube_cel::cel::common::ast::{Expr, IdedExpr};
 
+use super::activation::Needs;
 use super::declarations::typed_declarations;
 use super::literal::{maps_for_literals, type_name_errors};
 use crate::cel::{
@@ -55,6 +56,8 @@ pub(super) struct Uses {
     pub(super) names: BTreeSet<String>,
     /// `variables` used otherwise (`variables['x']`): every variable is needed.
     pub(super) all: bool,
+    /// The activation values it names.
+    pub(super) activation: Needs,
 }
 
 /// A compiled expression.
@@ -144,6 +147,7 @@ fn collect_uses(e: &IdedExpr, uses: &mut Uses) {
             uses.names.insert(s.field.clone());
         }
         Expr::Ident(n) if n == "variables" => uses.all = true,
+        Expr::Ident(n) => uses.activation = uses.activation.union(Needs::of_name(n)),
         _ => for_each_child(e, &mut |c| collect_uses(c, uses)),
     }
 }
@@ -197,5 +201,26 @@ mod tests {
         let e = Expression::compile("[variables][0].a", Returns::Any, scope(&vars));
         assert!(e.program.is_ok());
         assert!(e.uses.all);
+    }
+
+    #[test]
+    fn activation_values_named_are_collected() {
+        let e = Expression::compile(
+            "request.name == object.metadata.name && has(oldObject.spec)",
+            Returns::Bool,
+            scope(&[]),
+        );
+        let n = e.uses.activation;
+        assert!(n.has(Needs::REQUEST) && n.has(Needs::OBJECT) && n.has(Needs::OLD_OBJECT));
+        assert!(!n.has(Needs::PARAMS) && !n.has(Needs::NAMESPACE_OBJECT));
+        assert!(!n.has(Needs::AUTHORIZER));
+        let e = Expression::compile(
+            "authorizer.group('').resource('pods').check('get').allowed() && namespaceObject == null",
+            Returns::Bool,
+            scope(&[]),
+        );
+        let n = e.uses.activation;
+        assert!(n.has(Needs::AUTHORIZER) && n.has(Needs::NAMESPACE_OBJECT));
+        assert!(!n.has(Needs::OBJECT));
     }
 }

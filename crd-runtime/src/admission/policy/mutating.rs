@@ -6,15 +6,17 @@
 //! Errors of `failurePolicy: Fail` policies deny the request with the first one
 //! (`policy 'P' with binding 'B' denied request: …`, 403); `Ignore` skips them.
 
+use kube_cel::cel::Context;
 use kube_cel::cel::objects::Value as Cel;
 use serde_json::Value;
 
+use super::activation::{Needs, with_input};
 use super::conditions::{MatchConditions, Matched};
 use super::evaluator::{Evaluator, MATCH_CONDITIONS_BUDGET, RUNTIME_BUDGET};
 use super::expression::{Expression, Returns, Scope};
 use super::json_patch::{self, PatchError};
 use super::plan::{self, Binding, Header, resolve_params};
-use super::validator::{compile_variables, go_type_name};
+use super::validator::{compile_variables, expressions_needs, go_type_name, needs_of};
 use super::{Denial, Input, KubeVersion, ParamQuery, Plan};
 use crate::admission::Attributes;
 use crate::admission::matching::Equivalent;
@@ -45,6 +47,8 @@ struct Mutator {
     mutations: Vec<Mutation>,
     /// `reinvocationPolicy: IfNeeded`.
     reinvoke: bool,
+    /// The activation values its expressions name.
+    needs: Needs,
 }
 
 /// The compiled MutatingAdmissionPolicies and their bindings.
@@ -82,7 +86,7 @@ impl Mutator {
                 .unwrap_or("");
             Expression::compile(src, Returns::Unchecked, scope)
         };
-        let mutations = spec
+        let mutations: Vec<Mutation> = spec
             .get("mutations")
             .and_then(Value::as_array)
             .map_or(&[][..], Vec::as_slice)
@@ -99,10 +103,18 @@ impl Mutator {
             .get("matchConditions")
             .and_then(Value::as_array)
             .map_or(&[][..], Vec::as_slice);
+        let conditions = MatchConditions::compile_in(conditions, scope);
+        let needs = expressions_needs(&variables, &conditions).union(needs_of(
+            mutations.iter().filter_map(|m| match m {
+                Mutation::Apply(e) | Mutation::JsonPatch(e) => Some(e),
+                Mutation::Unknown(_) => None,
+            }),
+        ));
         Mutator {
-            conditions: MatchConditions::compile_in(conditions, scope),
+            conditions,
             variables,
             mutations,
+            needs,
             reinvoke: spec.get("reinvocationPolicy").and_then(Value::as_str) == Some("IfNeeded"),
         }
     }
@@ -111,7 +123,7 @@ impl Mutator {
     fn mutate_one(
         &self,
         m: &Mutation,
-        input: &Input,
+        scope: &Context,
         object: &Value,
         schema: Option<&JSONSchemaProps>,
     ) -> Result<Value, String> {
@@ -123,7 +135,7 @@ impl Mutator {
         if let Err(c) = &e.program {
             return Err(c.clone());
         }
-        let mut ev = Evaluator::new(input, true, &self.variables, RUNTIME_BUDGET);
+        let mut ev = Evaluator::new(scope, &self.variables, RUNTIME_BUDGET);
         let result = ev.eval(e).map_err(|f| f.message())?;
         let type_names = || match &e.type_names {
             Some(t) => Err(format!("type mismatch: {t}")),
@@ -238,16 +250,19 @@ impl MutatingPolicies {
             };
             for param in &objects {
                 if !mutator.conditions.is_empty() {
-                    let snapshot = attrs.clone();
+                    // Match conditions see no namespaceObject.
                     let input = Input {
-                        attrs: &snapshot,
+                        attrs,
                         invocation: Some(&step.invocation),
-                        namespace,
+                        namespace: None,
                         params: param.as_ref(),
                     };
-                    let mut ev =
-                        Evaluator::new(&input, false, &mutator.variables, MATCH_CONDITIONS_BUDGET);
-                    match mutator.conditions.evaluate_with(&mut ev) {
+                    let matched = with_input(&input, mutator.needs, |scope| {
+                        let mut ev =
+                            Evaluator::new(scope, &mutator.variables, MATCH_CONDITIONS_BUDGET);
+                        mutator.conditions.evaluate_with(&mut ev)
+                    });
+                    match matched {
                         Matched::Yes => {}
                         Matched::No(_) => continue,
                         Matched::Error(e) => {
@@ -258,17 +273,20 @@ impl MutatingPolicies {
                 }
                 for m in &mutator.mutations {
                     // No object (a DELETE): nothing to patch.
-                    let Some(object) = attrs.object.clone() else {
+                    let Some(object) = &attrs.object else {
                         continue;
                     };
-                    let snapshot = attrs.clone();
+                    // Each mutation sees the object as the ones before left it.
                     let input = Input {
-                        attrs: &snapshot,
+                        attrs,
                         invocation: Some(&step.invocation),
                         namespace,
                         params: param.as_ref(),
                     };
-                    match mutator.mutate_one(m, &input, &object, schema) {
+                    let result = with_input(&input, mutator.needs, |scope| {
+                        mutator.mutate_one(m, scope, object, schema)
+                    });
+                    match result {
                         Ok(new) => attrs.object = Some(new),
                         Err(e) => error(e, "Invalid"),
                     }

@@ -6,12 +6,17 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use std::cell::OnceCell;
+
+use kube_cel::cel::Context;
+
+use super::activation::{self, Needs};
 use super::plan::{self, Binding, Header, resolve_params};
 use super::validator::{Annotation, Decision, Validator};
-use super::{Denial, Input, KubeVersion, ParamQuery, Plan, Verdict};
+use super::{Denial, KubeVersion, ParamQuery, Plan, Verdict};
 use crate::admission::Attributes;
-use crate::admission::matching::Equivalent;
-use crate::cel::CelEnvironment;
+use crate::admission::matching::{Equivalent, Invocation};
+use crate::cel::{CelEnvironment, with_root};
 
 /// The audit annotation of `Audit` failures.
 const VALIDATION_FAILURE_KEY: &str = "validation.policy.admission.k8s.io/validation_failure";
@@ -113,49 +118,80 @@ impl ValidatingPolicies {
         let namespace = if own_namespace { None } else { namespace };
         // Audit annotations are collected per policy: key -> distinct values.
         let mut collected: Vec<(usize, String, Vec<String>)> = Vec::new();
-        for step in &plan.steps {
-            let Some((header, bindings)) = self.headers.get(step.policy_index) else {
-                continue;
-            };
-            let validator = &self.validators[step.policy_index];
-            let binding = step.binding_index.and_then(|i| bindings.get(i));
-            let config_error = |msg: String, denied: &mut Vec<Denied>| {
-                if header.fail {
-                    denied.push(Denied {
-                        policy: header.name.clone(),
-                        binding: binding.map(|b| b.name.clone()),
-                        decision: Decision {
-                            deny: true,
-                            message: msg,
-                            reason: String::new(),
-                            index: 0,
-                        },
-                    });
-                }
-            };
-            if let Some(e) = &step.error {
-                config_error(e.clone(), &mut denied);
-                continue;
-            }
-            let Some(binding) = binding else { continue };
-            let objects = match resolve_params(step, binding, params) {
-                Ok(o) => o,
-                Err(e) => {
-                    config_error(e, &mut denied);
+        with_root(|root| {
+            // The activation's values are converted once per request (`request` once
+            // per invocation, `params` once per parameter object), when first needed,
+            // and only those the matched policies' expressions name.
+            let needs = plan.steps.iter().fold(Needs::default(), |n, s| {
+                self.validators
+                    .get(s.policy_index)
+                    .map_or(n, |v| n.union(v.needs))
+            });
+            let base = OnceCell::new();
+            let mut invoked: Option<(&Invocation, Context)> = None;
+            for step in &plan.steps {
+                let Some((header, bindings)) = self.headers.get(step.policy_index) else {
+                    continue;
+                };
+                let validator = &self.validators[step.policy_index];
+                let binding = step.binding_index.and_then(|i| bindings.get(i));
+                let config_error = |msg: String, denied: &mut Vec<Denied>| {
+                    if header.fail {
+                        denied.push(Denied {
+                            policy: header.name.clone(),
+                            binding: binding.map(|b| b.name.clone()),
+                            decision: Decision {
+                                deny: true,
+                                message: msg,
+                                reason: String::new(),
+                                index: 0,
+                            },
+                        });
+                    }
+                };
+                if let Some(e) = &step.error {
+                    config_error(e.clone(), &mut denied);
                     continue;
                 }
-            };
-            for param in &objects {
-                let input = Input {
-                    attrs,
-                    invocation: Some(&step.invocation),
-                    namespace,
-                    params: param.as_ref(),
+                let Some(binding) = binding else { continue };
+                let objects = match resolve_params(step, binding, params) {
+                    Ok(o) => o,
+                    Err(e) => {
+                        config_error(e, &mut denied);
+                        continue;
+                    }
                 };
-                let outcome = validator.validate(&input);
-                for d in outcome.decisions.into_iter().filter(|d| d.deny) {
-                    for action in &binding.actions {
-                        match action.as_str() {
+                if objects.is_empty() {
+                    continue;
+                }
+                let base =
+                    base.get_or_init(|| activation::request_scope(root, attrs, namespace, needs));
+                let mut scope: &Context = base;
+                if validator.needs.has(Needs::REQUEST) {
+                    if !invoked
+                        .as_ref()
+                        .is_some_and(|(i, _)| *i == &step.invocation)
+                    {
+                        let layer =
+                            activation::invocation_scope(base, attrs, Some(&step.invocation));
+                        invoked = Some((&step.invocation, layer));
+                    }
+                    if let Some((_, layer)) = &invoked {
+                        scope = layer;
+                    }
+                }
+                for param in &objects {
+                    let layer;
+                    let scope = if validator.needs.has(Needs::PARAMS) {
+                        layer = activation::params_scope(scope, param.as_ref());
+                        &layer
+                    } else {
+                        scope
+                    };
+                    let outcome = validator.validate(scope);
+                    for d in outcome.decisions.into_iter().filter(|d| d.deny) {
+                        for action in &binding.actions {
+                            match action.as_str() {
                             "Deny" => denied.push(Denied {
                                 policy: header.name.clone(),
                                 binding: Some(binding.name.clone()),
@@ -174,41 +210,42 @@ impl ValidatingPolicies {
                             )),
                             _ => {}
                         }
-                    }
-                }
-                for a in outcome.annotations {
-                    match a {
-                        Annotation::Publish(key, mut value) => {
-                            if value.len() > MAX_AUDIT_ANNOTATION_VALUE {
-                                let mut cut = MAX_AUDIT_ANNOTATION_VALUE;
-                                while !value.is_char_boundary(cut) {
-                                    cut -= 1;
-                                }
-                                value.truncate(cut);
-                            }
-                            match collected
-                                .iter_mut()
-                                .find(|(p, k, _)| *p == step.policy_index && *k == key)
-                            {
-                                Some((_, _, values)) if values.contains(&value) => {}
-                                Some((_, _, values)) => values.push(value),
-                                None => collected.push((step.policy_index, key, vec![value])),
-                            }
                         }
-                        Annotation::Error(message) => denied.push(Denied {
-                            policy: header.name.clone(),
-                            binding: Some(binding.name.clone()),
-                            decision: Decision {
-                                deny: true,
-                                message,
-                                reason: String::new(),
-                                index: 0,
-                            },
-                        }),
+                    }
+                    for a in outcome.annotations {
+                        match a {
+                            Annotation::Publish(key, mut value) => {
+                                if value.len() > MAX_AUDIT_ANNOTATION_VALUE {
+                                    let mut cut = MAX_AUDIT_ANNOTATION_VALUE;
+                                    while !value.is_char_boundary(cut) {
+                                        cut -= 1;
+                                    }
+                                    value.truncate(cut);
+                                }
+                                match collected
+                                    .iter_mut()
+                                    .find(|(p, k, _)| *p == step.policy_index && *k == key)
+                                {
+                                    Some((_, _, values)) if values.contains(&value) => {}
+                                    Some((_, _, values)) => values.push(value),
+                                    None => collected.push((step.policy_index, key, vec![value])),
+                                }
+                            }
+                            Annotation::Error(message) => denied.push(Denied {
+                                policy: header.name.clone(),
+                                binding: Some(binding.name.clone()),
+                                decision: Decision {
+                                    deny: true,
+                                    message,
+                                    reason: String::new(),
+                                    index: 0,
+                                },
+                            }),
+                        }
                     }
                 }
             }
-        }
+        });
         for (pi, key, values) in collected {
             let name = &self.headers[pi].0.name;
             verdict

@@ -455,3 +455,72 @@ fn deletes_and_namespaces() {
         Verdict::default()
     );
 }
+
+#[test]
+fn policies_of_one_request_share_its_activation() {
+    // Policies naming different values (one neither `request` nor `params`, one
+    // both, one with match conditions and variables) in one request, twice with
+    // two parameter objects: each sees its own params and the same request.
+    let named = |name: &str, spec: Value| {
+        let mut spec = spec;
+        spec["matchConstraints"] = constraints();
+        json!({"metadata": {"name": name}, "spec": spec})
+    };
+    let bound = |name: &str, extra: Value| {
+        let mut spec = json!({"policyName": name, "validationActions": ["Warn"]});
+        if let Value::Object(m) = extra {
+            for (k, v) in m {
+                spec[k] = v;
+            }
+        }
+        json!({"metadata": {"name": name}, "spec": spec})
+    };
+    let policies = [
+        named(
+            "plain",
+            json!({"validations": [{"expression": "object.spec.replicas < 3"}]}),
+        ),
+        named(
+            "both",
+            json!({"paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+            "validations": [{"expression": "request.name + '/' + params.data.x == 'web/a'",
+                "messageExpression": "'saw ' + request.name + '/' + params.data.x"}]}),
+        ),
+        named(
+            "conditioned",
+            json!({
+            "matchConditions": [{"name": "no-ns", "expression": "namespaceObject == null && variables.r > 1"}],
+            "variables": [{"name": "r", "expression": "object.spec.replicas"}],
+            "validations": [{"expression": "variables.r < 4 && namespaceObject.metadata.name == 'default'",
+                "message": "r too big"}]}),
+        ),
+    ];
+    let bindings = [
+        bound("plain", json!({})),
+        bound(
+            "both",
+            json!({"paramRef": {"selector": {}, "parameterNotFoundAction": "Deny"}}),
+        ),
+        bound("conditioned", json!({})),
+    ];
+    let vp = ValidatingPolicies::new(&policies, &bindings, KubeVersion::NEWEST);
+    let a = deployment(5);
+    let ns = json!({"metadata": {"name": "default"}});
+    let plan = vp.plan(&a, Some(&ns), &[]);
+    let params = |_: &ParamQuery| -> Result<Vec<Value>, String> {
+        Ok(vec![
+            json!({"data": {"x": "a"}}),
+            json!({"data": {"x": "b"}}),
+        ])
+    };
+    let v = vp.decide(&plan, &a, Some(&ns), &params);
+    // Policies run in the order of their names.
+    assert_eq!(
+        v.warnings,
+        [
+            "Validation failed for ValidatingAdmissionPolicy 'both' with binding 'both': saw web/b",
+            "Validation failed for ValidatingAdmissionPolicy 'conditioned' with binding 'conditioned': r too big",
+            "Validation failed for ValidatingAdmissionPolicy 'plain' with binding 'plain': failed expression: object.spec.replicas < 3",
+        ]
+    );
+}

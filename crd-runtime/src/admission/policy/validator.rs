@@ -2,10 +2,11 @@
 //! (`validator.Validate`): match conditions, validations with their messages and
 //! reasons, audit annotations.
 
+use kube_cel::cel::Context;
 use kube_cel::cel::objects::Value as Cel;
 use serde_json::Value;
 
-use super::Input;
+use super::activation::{Needs, conditions_scope};
 use super::conditions::{MatchConditions, Matched};
 use super::evaluator::{Evaluator, Failure, MATCH_CONDITIONS_BUDGET, RUNTIME_BUDGET};
 use super::expression::{Expression, Returns, Scope};
@@ -30,6 +31,8 @@ pub(super) struct Validator {
     conditions: MatchConditions,
     pub(super) validations: Vec<Validation>,
     audit: Vec<(String, Expression)>,
+    /// The activation values its expressions name.
+    pub(super) needs: Needs,
 }
 
 /// One decision of a validation (`PolicyDecision`).
@@ -67,6 +70,19 @@ fn list<'a>(spec: &'a Value, f: &str) -> &'a [Value] {
     spec.get(f)
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
+}
+
+/// The activation values `expressions` name.
+pub(super) fn needs_of<'e>(expressions: impl Iterator<Item = &'e Expression>) -> Needs {
+    expressions.fold(Needs::default(), |n, e| n.union(e.uses.activation))
+}
+
+/// The activation values a policy's variables and match conditions name.
+pub(super) fn expressions_needs(
+    variables: &[(String, Expression)],
+    conditions: &MatchConditions,
+) -> Needs {
+    needs_of(variables.iter().map(|(_, e)| e)).union(conditions.needs())
 }
 
 /// Compiles the composited `variables` of a policy spec: each sees those before it.
@@ -113,7 +129,7 @@ impl Validator {
             authorizer: false,
             ..scope
         };
-        let validations = list(spec, "validations")
+        let validations: Vec<Validation> = list(spec, "validations")
             .iter()
             .map(|v| Validation {
                 expression: Expression::compile(str_field(v, "expression"), Returns::Bool, scope),
@@ -124,7 +140,7 @@ impl Validator {
                 reason: v.get("reason").and_then(Value::as_str).map(String::from),
             })
             .collect();
-        let audit = list(spec, "auditAnnotations")
+        let audit: Vec<(String, Expression)> = list(spec, "auditAnnotations")
             .iter()
             .map(|a| {
                 (
@@ -137,13 +153,20 @@ impl Validator {
                 )
             })
             .collect();
+        let conditions = MatchConditions::compile_in(list(spec, "matchConditions"), scope);
+        let needs = expressions_needs(&variables, &conditions)
+            .union(needs_of(validations.iter().flat_map(|v| {
+                std::iter::once(&v.expression).chain(&v.message_expression)
+            })))
+            .union(needs_of(audit.iter().map(|(_, e)| e)));
         Validator {
             fail,
             variable_names: names.clone(),
-            conditions: MatchConditions::compile_in(list(spec, "matchConditions"), scope),
+            conditions,
             variables,
             validations,
             audit,
+            needs,
         }
     }
 
@@ -171,10 +194,11 @@ impl Validator {
         }
     }
 
-    /// `Validate` for one invocation.
-    pub(super) fn validate(&self, input: &Input) -> Outcome {
+    /// `Validate` for one invocation; `scope` holds its activation's values.
+    pub(super) fn validate(&self, scope: &Context) -> Outcome {
         if !self.conditions.is_empty() {
-            let mut ev = Evaluator::new(input, false, &self.variables, MATCH_CONDITIONS_BUDGET);
+            let conditions = conditions_scope(scope);
+            let mut ev = Evaluator::new(&conditions, &self.variables, MATCH_CONDITIONS_BUDGET);
             match self.conditions.evaluate_with(&mut ev) {
                 Matched::Yes => {}
                 Matched::No(_) => return Outcome::default(),
@@ -188,7 +212,7 @@ impl Validator {
                 }
             }
         }
-        let mut ev = Evaluator::new(input, true, &self.variables, RUNTIME_BUDGET);
+        let mut ev = Evaluator::new(scope, &self.variables, RUNTIME_BUDGET);
         let mut results = Vec::with_capacity(self.validations.len());
         for v in &self.validations {
             match ev.eval(&v.expression) {
