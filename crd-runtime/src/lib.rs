@@ -19,6 +19,9 @@
 //! - `cel` (feature `cel`, on by default): evaluation of `x-kubernetes-validations` rules,
 //!   which every [`Engine`] runs.
 //! - [`version`]: which Kubernetes release to behave like ([`KubeVersion`]).
+//! - [`admission`]: admission requests, `AdmissionReview`, the matching of webhooks and
+//!   policies, and (feature `cel`) the ValidatingAdmissionPolicy / MutatingAdmissionPolicy
+//!   engine shared by crd-server and `crd-gen validate --policy`.
 //!
 //! The entry points most code needs are re-exported here: [`load_crds`],
 //! [`validate_crd`], [`Engine`] (with [`Engine::admit`] and

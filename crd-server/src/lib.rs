@@ -13,7 +13,9 @@
 //! - [`server::load_crd_files`]: CRDs from YAML/JSON files and directories.
 //!
 //! Inside, the API is shaped like kube-apiserver's: a registry of kinds, each with a
-//! strategy (what differs per kind), and verbs that are the same for every kind.
+//! strategy (what differs per kind), and verbs that are the same for every kind;
+//! every write runs the admission chain (admission policies and webhooks) as
+//! kube-apiserver does.
 #![deny(missing_docs)]
 
 mod api;

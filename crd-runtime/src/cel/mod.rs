@@ -3,10 +3,10 @@
 //! Built on [kube-cel](https://crates.io/crates/kube-cel) (the Kubernetes CEL
 //! libraries for the `cel` crate). This module adds what the API server does
 //! around the interpreter:
-//! - [`value`]: JSON values typed by the schema (int-or-string, timestamps,
+//! - `value`: JSON values typed by the schema (int-or-string, timestamps,
 //!   durations, bytes, escaped property names, resource-root metadata);
-//! - static checks at compile time ([`check`]: unknown fields, undeclared
-//!   references, operator type errors; [`field_path`]: `fieldPath`);
+//! - static checks at compile time (`check`: unknown fields, undeclared
+//!   references, operator type errors; `field_path`: `fieldPath`);
 //! - [`CompiledRules`] per schema node and the whole-schema [`Validator`] with
 //!   `self`/`oldSelf` (correlated like the server), `optionalOldSelf`,
 //!   `message`, `messageExpression`, `reason` and `fieldPath`, and the server's

@@ -55,7 +55,7 @@ pub fn validate_openapi_schema(s: &JSONSchemaProps, path: &Path, opts: &CheckOpt
     errs
 }
 
-/// Only the `type` rule of [`validate_openapi_schema`]: every node whose `type` is not
+/// Only the `type` rule of `validate_openapi_schema`: every node whose `type` is not
 /// an OpenAPI v3 type, over the nodes the whole check visits. Cheap enough to run
 /// before anything that must understand every `type` (it allocates only for errors).
 pub fn validate_property_types(s: &JSONSchemaProps, path: &Path) -> ErrorList {
