@@ -5,15 +5,12 @@
 //! `authorizer` and `authorizer.requestResource` with the authorizer library, and
 //! `variables` when the policy composes variables — and checked against the type
 //! each field needs. Errors read `compilation failed: ERROR: <input>:…` as the
-//! server's do. The library's declarations are added here: the engine's checker
-//! knows only the schema-rule environment.
+//! server's do. The declarations are the policy engine's
+//! ([`admission_declarations`]), so what is stored compiles as it is evaluated.
 
-use std::sync::{Arc, OnceLock};
-
-use crd_runtime::cel::{CelEnvironment, CelSchema, DeclType, Declarations, compile_expression};
+use crd_runtime::admission::policy::admission_declarations;
+use crd_runtime::cel::{CelEnvironment, compile_expression};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
-use crd_runtime::model::JSONSchemaProps;
-use serde_json::{Value, json};
 
 use super::Scope;
 
@@ -30,127 +27,14 @@ pub enum Expr {
     Any,
 }
 
-fn schema(value: Value) -> Arc<CelSchema> {
-    let props: JSONSchemaProps =
-        serde_json::from_value(value).unwrap_or_else(|_| JSONSchemaProps::default());
-    CelSchema::new(&props)
-}
-
-fn object(props: Value) -> Value {
-    json!({"type": "object", "properties": props})
-}
-
-fn string() -> Value {
-    json!({"type": "string"})
-}
-
-/// `BuildRequestType`: the request without `uid`, `object`, `oldObject`.
-fn request() -> Arc<CelSchema> {
-    static SCHEMA: OnceLock<Arc<CelSchema>> = OnceLock::new();
-    SCHEMA
-        .get_or_init(|| {
-            let gvk = object(json!({"group": string(), "version": string(), "kind": string()}));
-            let gvr = object(json!({"group": string(), "version": string(), "resource": string()}));
-            let strings = json!({"type": "array", "items": string()});
-            let user = object(json!({
-                "username": string(), "uid": string(), "groups": strings,
-                "extra": {"type": "object", "additionalProperties": strings},
-            }));
-            schema(object(json!({
-                "kind": gvk, "resource": gvr, "subResource": string(),
-                "requestKind": gvk, "requestResource": gvr, "requestSubResource": string(),
-                "name": string(), "namespace": string(), "operation": string(),
-                "userInfo": user, "dryRun": {"type": "boolean"},
-                "options": {"x-kubernetes-preserve-unknown-fields": true},
-            })))
-        })
-        .clone()
-}
-
-/// `BuildNamespaceType`.
-fn namespace() -> Arc<CelSchema> {
-    static SCHEMA: OnceLock<Arc<CelSchema>> = OnceLock::new();
-    SCHEMA
-        .get_or_init(|| {
-            let strings = json!({"type": "array", "items": string()});
-            let string_map = json!({"type": "object", "additionalProperties": string()});
-            let time = json!({"type": "string", "format": "date-time"});
-            let int = json!({"type": "integer"});
-            let condition = object(json!({
-                "status": string(), "type": string(), "lastTransitionTime": time,
-                "message": string(), "reason": string(),
-            }));
-            schema(object(json!({
-                "metadata": object(json!({
-                    "name": string(), "generateName": string(), "namespace": string(),
-                    "labels": string_map, "annotations": string_map, "UID": string(),
-                    "creationTimestamp": time, "deletionGracePeriodSeconds": int,
-                    "deletionTimestamp": time, "generation": int,
-                    "resourceVersion": string(), "finalizers": strings,
-                })),
-                "spec": object(json!({"finalizers": strings})),
-                "status": object(json!({
-                    "conditions": {"type": "array", "items": condition},
-                    "phase": string(),
-                })),
-            })))
-        })
-        .clone()
-}
-
-/// The authorizer library (`library.Authz`, with field and label selectors).
-fn authorizer(d: Declarations) -> Declarations {
-    let d = d
-        .variable("authorizer", DeclType::Opaque)
-        .variable("authorizer.requestResource", DeclType::Opaque);
-    let checks = [
-        "path",
-        "group",
-        "serviceAccount",
-        "resource",
-        "subresource",
-        "namespace",
-        "name",
-        "fieldSelector",
-        "labelSelector",
-        "check",
-    ];
-    let d = checks
-        .iter()
-        .fold(d, |d, f| d.function(f, DeclType::Opaque));
-    d.function("allowed", DeclType::Bool)
-        .function("errored", DeclType::Bool)
-        .function("reason", DeclType::String)
-        .function("error", DeclType::String)
-}
-
-fn declarations(scope: Scope) -> Declarations {
-    let mut d = Declarations::new()
-        .variable("object", DeclType::Dyn)
-        .variable("oldObject", DeclType::Dyn)
-        .variable("request", DeclType::Object(request()))
-        .variable("namespaceObject", DeclType::Object(namespace()));
-    if scope.params {
-        d = d.variable("params", DeclType::Dyn);
-    }
-    if scope.authorizer {
-        d = authorizer(d);
-    }
-    if let Some(names) = scope.variables {
-        let fields: serde_json::Map<String, Value> =
-            names.iter().map(|n| (n.clone(), json!({}))).collect();
-        d = d.variable("variables", DeclType::Object(schema(object(fields.into()))));
-    }
-    d
-}
-
 /// Compiles `expression` as the server does for `path`, pushing its error.
 pub fn compile(expression: &str, want: Expr, scope: Scope, path: &Path, errs: &mut ErrorList) {
     let env = CelEnvironment::for_kube(scope.version);
     let invalid = |detail: String| {
         FieldError::invalid(path.clone(), BadValue::Str(expression.into()), detail)
     };
-    let got = match compile_expression(expression, &declarations(scope), env) {
+    let decls = admission_declarations(scope.params, scope.authorizer, scope.variables);
+    let got = match compile_expression(expression, &decls, env) {
         Ok(t) => t,
         Err(issues) => {
             errs.push(invalid(format!("compilation failed: {issues}")));
