@@ -7,12 +7,10 @@
 
 mod support;
 
-use support::example_binary;
+use support::{example_binary, post, spawn_listening};
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -22,10 +20,7 @@ use crd_toolkit_examples::crontab_admission::{
     self, ADMITTED_LABEL, ADMITTED_VALUE, DEFAULT_IMAGE, MUTATING_WEBHOOK, VALIDATING_WEBHOOK,
     check_cron_spec,
 };
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
 use serde_json::{Value, json};
-use tokio_rustls::rustls;
 
 struct Webhook {
     child: Child,
@@ -46,24 +41,17 @@ fn start() -> Webhook {
     let dir = tempfile::tempdir().unwrap();
     let ca = dir.path().join("ca.pem");
     let configurations = dir.path().join("webhooks.yaml");
-    let mut child = Command::new(example_binary("admission-webhook"))
-        .args(["--listen", "127.0.0.1:0", "--self-signed-ca-out"])
-        .arg(&ca)
-        .arg("--configurations-out")
-        .arg(&configurations)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
+    let (child, url) = spawn_listening(
+        "admission-webhook",
+        &[
+            "--listen".as_ref(),
+            "127.0.0.1:0".as_ref(),
+            "--self-signed-ca-out".as_ref(),
+            ca.as_os_str(),
+            "--configurations-out".as_ref(),
+            configurations.as_os_str(),
+        ],
+    );
     Webhook {
         child,
         url,
@@ -71,52 +59,6 @@ fn start() -> Webhook {
         configurations,
         _dir: dir,
     }
-}
-
-/// POSTs `body` to `url` over TLS, trusting only `ca`.
-async fn post(url: &str, ca: &Path, body: Vec<u8>) -> (u16, Value) {
-    let pem = std::fs::read(ca).unwrap();
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    let uri: hyper::Uri = url.parse().unwrap();
-    let authority = uri.authority().unwrap().clone();
-    let tcp = tokio::net::TcpStream::connect(authority.as_str())
-        .await
-        .unwrap();
-    let server_name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
-    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
-        .connect(server_name, tcp)
-        .await
-        .expect("TLS handshake trusting the written CA");
-    let (mut sender, conn) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
-            .await
-            .unwrap();
-    tokio::spawn(conn);
-    let request = hyper::Request::post(uri.path())
-        .header("host", authority.as_str())
-        .header("content-type", "application/json")
-        .body(Full::new(Bytes::from(body)))
-        .unwrap();
-    let response = tokio::time::timeout(Duration::from_secs(10), sender.send_request(request))
-        .await
-        .expect("answer within 10 s")
-        .unwrap();
-    let status = response.status().as_u16();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
 }
 
 fn crontab(name: &str, spec: Value) -> Value {

@@ -1,7 +1,16 @@
-//! What the example-binary tests share: building an example once per test binary.
+//! What the example-binary tests share: building an example once per test binary,
+//! starting it, and POSTing to it over TLS.
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use serde_json::Value;
+use tokio_rustls::rustls;
 
 /// `target/<profile>/examples/NAME`, brought up to date by cargo (a no-op after
 /// `cargo test`, which builds the examples) with this build's features.
@@ -52,4 +61,71 @@ pub fn example_binary(name: &str) -> PathBuf {
         bin.display()
     );
     bin
+}
+
+/// Starts the example `name` with `args`, and the `https://...` URL it prints first
+/// (`listening on URL`).
+pub fn spawn_listening(name: &str, args: &[&std::ffi::OsStr]) -> (Child, String) {
+    let mut child = Command::new(example_binary(name))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    (child, url)
+}
+
+/// POSTs `body` to `url` over TLS, trusting only `ca`.
+pub async fn post(url: &str, ca: &Path, body: Vec<u8>) -> (u16, Value) {
+    let pem = std::fs::read(ca).unwrap();
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let uri: hyper::Uri = url.parse().unwrap();
+    let authority = uri.authority().unwrap().clone();
+    let tcp = tokio::net::TcpStream::connect(authority.as_str())
+        .await
+        .unwrap();
+    let server_name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(server_name, tcp)
+        .await
+        .expect("TLS handshake trusting the written CA");
+    let (mut sender, conn) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+            .await
+            .unwrap();
+    tokio::spawn(conn);
+    let request = hyper::Request::post(uri.path())
+        .header("host", authority.as_str())
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(body)))
+        .unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(10), sender.send_request(request))
+        .await
+        .expect("answer within 10 s")
+        .unwrap();
+    let status = response.status().as_u16();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
 }
