@@ -7,10 +7,10 @@
 
 mod support;
 
-use support::{example_binary, post, spawn_listening};
+use support::{example_binary, kubectl, kubectl_err, kubectl_ok, post, spawn_listening};
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -393,34 +393,4 @@ fn get(url: &str, name: &str) -> Value {
         &["get", "crontab", name, "-n", "default", "-o", "json"],
     );
     serde_json::from_str(&out).unwrap()
-}
-
-fn kubectl(url: &str, args: &[&str]) -> std::process::Output {
-    let home = tempfile::tempdir().unwrap();
-    Command::new("kubectl")
-        .arg("-s")
-        .arg(url)
-        .args(args)
-        .env("KUBECONFIG", home.path().join("config"))
-        .env("HOME", home.path())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run kubectl ({e}); it must be installed and on PATH"))
-}
-
-fn kubectl_ok(url: &str, args: &[&str]) -> String {
-    let out = kubectl(url, args);
-    assert!(
-        out.status.success(),
-        "kubectl {args:?} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn kubectl_err(url: &str, args: &[&str]) -> String {
-    let out = kubectl(url, args);
-    assert!(!out.status.success(), "kubectl {args:?} should fail");
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }

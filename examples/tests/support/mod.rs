@@ -1,5 +1,6 @@
 //! What the example-binary tests share: building an example once per test binary,
-//! starting it, and POSTing to it over TLS.
+//! starting it, POSTing to it over TLS, and kubectl with a throwaway home.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -128,4 +129,37 @@ pub async fn post(url: &str, ca: &Path, body: Vec<u8>) -> (u16, Value) {
         status,
         serde_json::from_slice(&bytes).unwrap_or(Value::Null),
     )
+}
+
+/// kubectl against `url`, with a fresh home and kubeconfig.
+pub fn kubectl(url: &str, args: &[&str]) -> std::process::Output {
+    let home = tempfile::tempdir().unwrap();
+    Command::new("kubectl")
+        .arg("-s")
+        .arg(url)
+        .args(args)
+        .env("KUBECONFIG", home.path().join("config"))
+        .env("HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run kubectl ({e}); it must be installed and on PATH"))
+}
+
+/// kubectl that must succeed: its stdout.
+pub fn kubectl_ok(url: &str, args: &[&str]) -> String {
+    let out = kubectl(url, args);
+    assert!(
+        out.status.success(),
+        "kubectl {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// kubectl that must fail: its stderr.
+pub fn kubectl_err(url: &str, args: &[&str]) -> String {
+    let out = kubectl(url, args);
+    assert!(!out.status.success(), "kubectl {args:?} should fail");
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
