@@ -519,10 +519,17 @@ fn failed_then_retried(url: &str, dir: &Path) {
     let get_crd = || -> Value {
         serde_json::from_str(&kubectl_ok(url, &["get", "crd", name, "-o", "json"])).expect("json")
     };
+    // The controller retries with backoff and writes InstanceDeletionInProgress again,
+    // so reason and message are read from one and the same answer.
+    let mut message = Value::Null;
     wait_until("the failure is recorded", || {
-        condition(&get_crd(), "Terminating")["reason"] == "InstanceDeletionFailed"
+        let terminating = condition(&get_crd(), "Terminating");
+        let failed = terminating["reason"] == "InstanceDeletionFailed";
+        if failed {
+            message = terminating["message"].clone();
+        }
+        failed
     });
-    let message = condition(&get_crd(), "Terminating")["message"].clone();
     assert!(
         message
             .as_str()
