@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod cel_conformance;
 pub mod conformance;
 pub mod module_graph;
 pub mod public_api;
