@@ -39,13 +39,15 @@ pub struct Mismatch {
     pub detail: String,
 }
 
-/// Counts per library: cases (one per expression or rule) and checks run.
-#[derive(Debug, Default, Clone, Copy)]
+/// Counts per library.
+#[derive(Debug, Default, Clone)]
 pub struct Counts {
     /// Expressions and rules in the table.
     pub cases: usize,
     /// Of them, those with at least one mismatch.
     pub failing: usize,
+    /// Cases with a mismatch, by aspect (`result`, `gating`, `estimated`, `runtime`).
+    pub by_aspect: BTreeMap<String, usize>,
 }
 
 /// The outcome of running the whole table.
@@ -175,6 +177,9 @@ pub fn run_all(dir: &FsPath) -> Outcome {
         for case in cases {
             if !case.problems.is_empty() {
                 counts.failing += 1;
+            }
+            for (aspect, _) in &case.problems {
+                *counts.by_aspect.entry(aspect.clone()).or_default() += 1;
             }
             for (aspect, detail) in case.problems {
                 out.mismatches.push(Mismatch {

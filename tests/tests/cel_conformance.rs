@@ -34,11 +34,20 @@ fn cel_conformance_table() {
     let total: usize = outcome.counts.values().map(|c| c.cases).sum();
     let mut summary = Vec::new();
     for (lib, c) in &outcome.counts {
+        let aspects: Vec<String> = c
+            .by_aspect
+            .iter()
+            .map(|(a, n)| format!("{a} {n}"))
+            .collect();
         summary.push(format!(
-            "  {lib}: {} cases, {} passing, {} with known gaps or mismatches",
+            "  {lib}: {} cases, {} pass everything; mismatching: {}",
             c.cases,
             c.cases - c.failing,
-            c.failing
+            if aspects.is_empty() {
+                "none".into()
+            } else {
+                aspects.join(", ")
+            }
         ));
     }
     println!("CEL conformance: {total} cases\n{}", summary.join("\n"));

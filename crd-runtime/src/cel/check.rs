@@ -295,6 +295,14 @@ impl<'a> Checker<'a> {
                 {
                     return if s.test { Ty::Bool } else { t };
                 }
+                // The IP library's type identifiers (`type(ip(s)) == net.IP`).
+                if let Expr::Ident(base) = &s.operand.expr
+                    && base == "net"
+                    && matches!(s.field.as_str(), "IP" | "CIDR")
+                    && self.lookup(base).is_none()
+                {
+                    return Ty::Type;
+                }
                 let operand = self.check(&s.operand);
                 let t = self.select(&operand, &s.field);
                 if s.test { Ty::Bool } else { t }

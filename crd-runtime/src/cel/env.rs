@@ -14,6 +14,8 @@
 //!   (see [`super::conversions`]).
 //! - `@crd.eq`/`@crd.ne`: `==`/`!=` on values holding sets and map lists
 //!   (see [`super::equality`]).
+//! - the Kubernetes library functions whose values or errors kube-cel gets
+//!   wrong, and the `net.IP`/`net.CIDR` type identifiers (see `super::library`).
 
 use std::sync::Arc;
 
@@ -62,6 +64,11 @@ fn build() -> Context<'static> {
     ctx.add_function(super::equality::NE, super::equality::typed_ne);
     super::authz::register(&mut ctx);
     super::jsonpatch::register(&mut ctx);
+    // Where kube-cel's libraries differ from the API server's (see `library`).
+    super::library::quantity::register(&mut ctx);
+    super::library::net::register(&mut ctx, type_value);
+    super::library::semver::register(&mut ctx);
+    super::library::format::register(&mut ctx);
     ctx
 }
 

@@ -40,6 +40,7 @@ mod escape;
 mod expression;
 pub(crate) mod field_path;
 mod jsonpatch;
+mod library;
 mod parse_limits;
 mod pass;
 mod rewrite;
