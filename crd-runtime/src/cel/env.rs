@@ -69,6 +69,7 @@ fn build() -> Context<'static> {
     super::library::net::register(&mut ctx, type_value);
     super::library::semver::register(&mut ctx);
     super::library::format::register(&mut ctx);
+    super::library::urls::register(&mut ctx);
     ctx
 }
 

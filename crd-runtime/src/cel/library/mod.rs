@@ -4,3 +4,4 @@ pub(super) mod format;
 pub(super) mod net;
 pub(super) mod quantity;
 pub(super) mod semver;
+pub(super) mod urls;
