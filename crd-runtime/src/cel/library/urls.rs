@@ -79,6 +79,11 @@ fn url(s: Arc<String>) -> ResolveResult {
     }
 }
 
+/// Go's `url.ParseRequestURI` (the `uri` format checks it too).
+pub(super) fn parse_request_uri(s: &str) -> Result<(), String> {
+    parse(s, true).map(|_| ())
+}
+
 fn is_url(s: Arc<String>) -> ResolveResult {
     Ok(Value::Bool(parse(&s, true).is_ok()))
 }
