@@ -116,7 +116,14 @@ impl<'a> Ty<'a> {
 
 /// Two types unified for a conditional or a list literal.
 fn unify<'a>(a: Ty<'a>, b: Ty<'a>) -> Ty<'a> {
-    if a == b { a } else { Ty::Dyn }
+    match (a, b) {
+        (a, b) if a == b => a,
+        // `optional.none()` is an optional of any type.
+        (Ty::Optional(t), Ty::Optional(d)) | (Ty::Optional(d), Ty::Optional(t)) if d.is_dyn() => {
+            Ty::Optional(t)
+        }
+        _ => Ty::Dyn,
+    }
 }
 
 /// One problem found in a rule.
@@ -301,35 +308,61 @@ impl<'a> Checker<'a> {
             }
             Expr::Comprehension(c) => {
                 let range = self.check(&c.iter_range);
-                let iter_ty = match &range {
-                    Ty::List(e) => (**e).clone(),
-                    Ty::Map(_) => Ty::String,
-                    Ty::Dyn => Ty::Dyn,
+                // (key, element): a list's index and item, a map's key and value.
+                let (key_ty, elem_ty) = match &range {
+                    Ty::List(e) => (Ty::Int, (**e).clone()),
+                    Ty::Map(v) => (Ty::String, (**v).clone()),
+                    Ty::Dyn => (Ty::Dyn, Ty::Dyn),
                     other => {
                         let msg = format!(
                             "expression of type '{}' cannot be the range of a comprehension (must be list, map, or dynamic)",
                             other.name()
                         );
-                        self.problem(msg, None)
+                        (self.problem(msg, None), Ty::Dyn)
                     }
                 };
+                let mut vars = vec![];
+                match &c.iter_var2 {
+                    // One variable: a list's items, a map's keys.
+                    None if matches!(range, Ty::List(_)) => vars.push((&c.iter_var, elem_ty)),
+                    None => vars.push((&c.iter_var, key_ty)),
+                    Some(v2) => vars.extend([(&c.iter_var, key_ty), (v2, elem_ty)]),
+                }
                 let accu = self.check(&c.accu_init);
                 self.scopes.push((c.accu_var.clone(), accu));
-                self.scopes.push((c.iter_var.clone(), iter_ty));
+                let n = vars.len();
+                for (name, ty) in vars {
+                    self.scopes.push((name.clone(), ty));
+                }
                 self.check(&c.loop_cond);
                 let step = self.check(&c.loop_step);
-                self.scopes.pop();
+                self.scopes.truncate(self.scopes.len() - n);
                 // The accumulator's type is what the loop step produces.
-                if let Some(last) = self.scopes.last_mut()
-                    && last.1 != step
-                {
-                    last.1 = unify(last.1.clone(), step);
+                let refined = super::syntax::accumulator_type(c, &self.types);
+                if let Some(last) = self.scopes.last_mut() {
+                    match refined {
+                        Some(t) => last.1 = t,
+                        None if last.1 != step => last.1 = unify(last.1.clone(), step),
+                        None => {}
+                    }
                 }
                 let t = self.check(&c.result);
                 self.scopes.pop();
                 t
             }
             Expr::Call(c) => {
+                // `x.?f`: the field's type, optional.
+                if c.func_name == "_?._"
+                    && let [operand, field] = c.args.as_slice()
+                    && let Expr::Literal(LiteralValue::String(f)) = &field.expr
+                {
+                    let t = match self.check(operand) {
+                        Ty::Optional(inner) => *inner,
+                        t => t,
+                    };
+                    self.check(field);
+                    return Ty::Optional(Box::new(self.select(&t, f.inner())));
+                }
                 if let Some(var) = as_bind(c) {
                     let init = self.check(&c.args[1]);
                     self.scopes.push((var.to_string(), init));
@@ -426,18 +459,18 @@ impl<'a> Checker<'a> {
                 None => self.no_overload(op, &[&a, &b]),
             },
             ("_[_]" | "_[?_]", 2) => {
-                let t = match (&a, &b) {
+                // Indexing an optional indexes its value and stays optional.
+                let (container, optional) = match &a {
+                    Optional(inner) => ((**inner).clone(), true),
+                    _ => (a.clone(), op == "_[?_]"),
+                };
+                let t = match (&container, &b) {
                     (List(e), Int | Uint | Dyn) => (**e).clone(),
                     (Map(v), String | Dyn) => (**v).clone(),
                     (Dyn, _) => Dyn,
-                    (Optional(inner), _) => Optional(inner.clone()),
                     _ => self.no_overload(op, &[&a, &b]),
                 };
-                if op == "_[?_]" {
-                    Optional(Box::new(t))
-                } else {
-                    t
-                }
+                if optional { Optional(Box::new(t)) } else { t }
             }
             ("_?._", 2) => Optional(Box::new(Dyn)),
             _ => self.function(op, target, &args),
@@ -485,6 +518,19 @@ impl<'a> Checker<'a> {
             "dyn" => args.first().cloned().unwrap_or(Dyn),
             "type" => Type,
             "@crd.tick" => args.get(1).cloned().unwrap_or(Dyn),
+            // What the two-variable comprehension and `sortBy` macros expand to.
+            "cel.@mapInsert" => args.first().cloned().unwrap_or(Dyn),
+            "@sortByAssociatedKeys" => {
+                let keys = args.first().cloned().unwrap_or(Dyn);
+                let sortable = match &keys {
+                    List(k) => super::syntax::sortable_key(k),
+                    other => other.is_dyn(),
+                };
+                if !sortable || !list_only(&recv) {
+                    return self.method_overload(name, &recv, args);
+                }
+                recv
+            }
             "duration" => Duration,
             "timestamp" => Timestamp,
             "getFullYear" | "getMonth" | "getDayOfYear" | "getDayOfMonth" | "getDate"

@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use kube_cel::cel::common::ast::IdedExpr;
-use kube_cel::cel::parser::Parser;
 
 use crate::field::{BadValue, ErrorType};
 use crate::model::ValidationRule;
@@ -317,10 +316,7 @@ fn compile_expr<'a>(
     old_ty: Ty<'a>,
 ) -> Result<Checked<'a>, String> {
     parse_limits::check_source(src)?;
-    let parser = Parser::new()
-        .enable_optional_syntax(true)
-        .max_recursion_depth(parse_limits::MAX_RECURSION_DEPTH as u16);
-    let expr = parser
+    let expr = super::syntax::parser(env.libraries)
         .parse(src)
         .map_err(|e| parse_limits::render_parse_errors(src, &e))?;
     let mut checker = Checker::new(self_ty, Some(old_ty))

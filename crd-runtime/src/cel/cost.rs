@@ -340,15 +340,42 @@ impl<'a> Estimator<'a, '_> {
             (range_entry.map(|en| en.key), Step::Keys)
         };
         let path = extend(self.path(&c.iter_range), step);
-        self.locals.push(Local {
-            name: c.iter_var.clone(),
-            path: Some(path),
-            size,
-            entry: None,
-        });
+        let mut vars = 1;
+        match &c.iter_var2 {
+            None => self.locals.push(Local {
+                name: c.iter_var.clone(),
+                path: Some(path),
+                size,
+                entry: None,
+            }),
+            // cel-go's `pushIterKey`/`pushIterValue`: the first variable is a list's
+            // index (no schema node: an int, size 1) or a map's key; the second the
+            // item or value.
+            Some(second) => {
+                vars = 2;
+                let base = self.path(&c.iter_range);
+                let (key_path, value_step) = if is_list {
+                    (None, Step::Items)
+                } else {
+                    (Some(extend(base.clone(), Step::Keys)), Step::Values)
+                };
+                self.locals.push(Local {
+                    name: c.iter_var.clone(),
+                    path: key_path,
+                    size: range_entry.map(|en| en.key),
+                    entry: None,
+                });
+                self.locals.push(Local {
+                    name: second.clone(),
+                    path: Some(extend(base, value_step)),
+                    size: range_entry.map(|en| en.val),
+                    entry: None,
+                });
+            }
+        }
         let loop_cost = self.cost(&c.loop_cond);
         let step_cost = self.cost(&c.loop_step);
-        self.locals.pop();
+        self.locals.truncate(self.locals.len() - vars);
         sum = sum.add(self.cost(&c.result));
         self.locals.pop();
         let count = self.size_or_unknown(&c.iter_range);
@@ -434,6 +461,19 @@ impl<'a> Estimator<'a, '_> {
                     arg_costs[0].add(arg_costs[1].union(arg_costs[2])),
                     Some(size),
                 )
+            }
+            // `sortBy`'s sort: cel-go's `estimateListSortBy` over the keys list.
+            "@sortByAssociatedKeys" if c.args.len() == 1 => {
+                let n = self.size_or_unknown(&c.args[0]);
+                let strings = matches!(
+                    self.ty(&c.args[0]),
+                    Ty::List(k) if matches!(*k, Ty::String | Ty::Bytes)
+                );
+                let squared = n.mul(n);
+                let factor = super::syntax::sort_by_factor(strings);
+                let cost = squared.factor(factor).add(Range::fixed(1 + 10));
+                // cel-go gives the n² of the estimate as the result's size.
+                (cost.add(arg_sum), Some(squared))
             }
             _ => match self.library(&name, target, &c.args) {
                 Some((cost, size)) => (cost.add(arg_sum), size),

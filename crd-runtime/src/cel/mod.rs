@@ -47,6 +47,7 @@ mod rule_error;
 mod rules;
 mod schema;
 mod sizes;
+mod syntax;
 mod validator;
 pub(crate) mod value;
 
@@ -75,3 +76,5 @@ pub(crate) use value::from_json;
 mod equality_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_syntax;

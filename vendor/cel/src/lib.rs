@@ -20,7 +20,7 @@ pub use parser::{ParseError, ParseErrors};
 #[cfg(test)]
 mod ext_tests;
 pub mod functions;
-mod functions_ext;
+pub mod functions_ext;
 mod magic;
 pub mod objects;
 mod resolvers;
