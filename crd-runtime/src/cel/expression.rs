@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::check::{Checker, Ty};
-use super::compile::{CelEnvironment, render_problem};
+use super::compile::{CelEnvironment, render_problems};
 use super::parse_limits;
 use super::schema::CelSchema;
 
@@ -98,12 +98,7 @@ pub fn compile_expression(
     if checker.problems.is_empty() {
         Ok(out.name())
     } else {
-        let msgs: Vec<String> = checker
-            .problems
-            .iter()
-            .map(|p| render_problem(src, p))
-            .collect();
-        Err(msgs.join("\n"))
+        Err(render_problems(src, &checker.problems))
     }
 }
 
