@@ -27,6 +27,7 @@ use super::schema::CelSchema;
 
 use super::decl::{Decl, decl, field_in};
 use super::rewrite::as_bind;
+use super::syntax::Added;
 
 /// The inferred CEL type of an expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -338,7 +339,13 @@ impl<'a> Checker<'a> {
                 let step = self.check(&c.loop_step);
                 self.scopes.truncate(self.scopes.len() - n);
                 // The accumulator's type is what the loop step produces.
-                let refined = super::syntax::accumulator_type(c, &self.types);
+                let ty = |e: &IdedExpr| self.types.get(&e.id).cloned().unwrap_or(Ty::Dyn);
+                let refined = match super::syntax::accumulated(c) {
+                    Some(Added::ListItem(x)) => Some(Ty::List(Box::new(ty(x)))),
+                    Some(Added::MapValue(v)) => Some(Ty::Map(Box::new(ty(v)))),
+                    Some(Added::Entries(m)) => Some(ty(m)).filter(|t| matches!(t, Ty::Map(_))),
+                    None => None,
+                };
                 if let Some(last) = self.scopes.last_mut() {
                     match refined {
                         Some(t) => last.1 = t,
@@ -523,7 +530,7 @@ impl<'a> Checker<'a> {
             "@sortByAssociatedKeys" => {
                 let keys = args.first().cloned().unwrap_or(Dyn);
                 let sortable = match &keys {
-                    List(k) => super::syntax::sortable_key(k),
+                    List(k) => sortable_key(k),
                     other => other.is_dyn(),
                 };
                 if !sortable || !list_only(&recv) {
@@ -656,6 +663,22 @@ impl<'a> Checker<'a> {
             Some(format!(".{name}(")),
         )
     }
+}
+
+/// Whether cel-go's `sortBy` accepts keys of type `t` (its comparable types).
+fn sortable_key(t: &Ty<'_>) -> bool {
+    matches!(
+        t,
+        Ty::Dyn
+            | Ty::Int
+            | Ty::Uint
+            | Ty::Double
+            | Ty::Bool
+            | Ty::String
+            | Ty::Bytes
+            | Ty::Timestamp
+            | Ty::Duration
+    )
 }
 
 fn equatable(a: &Ty<'_>, b: &Ty<'_>) -> bool {

@@ -15,8 +15,6 @@
 //! Here: the parser of an environment, the checker's typing of the
 //! accumulators these macros build, and the runtime cost of `sortBy`.
 
-use std::collections::HashMap;
-
 use kube_cel::cel::common::ast::{ComprehensionExpr, Expr, IdedExpr};
 use kube_cel::cel::extractors::This;
 use kube_cel::cel::objects::Value;
@@ -24,7 +22,6 @@ use kube_cel::cel::parser::{MAP_INSERT, Parser};
 use kube_cel::cel::{FunctionContext, ResolveResult};
 
 use super::budget::charge;
-use super::check::Ty;
 use super::parse_limits;
 
 /// The first environment with cel-go's two-variable comprehensions.
@@ -41,38 +38,27 @@ pub(crate) fn parser(libraries: u32) -> Parser {
         .max_recursion_depth(parse_limits::MAX_RECURSION_DEPTH as u16)
 }
 
-/// The type of a comprehension's accumulator that starts as an empty literal
+/// What the loop step of a macro whose accumulator starts as an empty literal
 /// (`[]` of `map`, `filter`, `transformList`; `{}` of `transformMap`,
-/// `transformMapEntry`): the element type comes from what the loop step adds,
-/// as cel-go's type parameters do. `None` for other accumulators.
-pub(crate) fn accumulator_type<'a>(
-    c: &ComprehensionExpr,
-    types: &HashMap<u64, Ty<'a>>,
-) -> Option<Ty<'a>> {
-    let ty = |e: &IdedExpr| types.get(&e.id).cloned().unwrap_or(Ty::Dyn);
-    let empty_list = matches!(&c.accu_init.expr, Expr::List(l) if l.elements.is_empty());
-    let empty_map = matches!(&c.accu_init.expr, Expr::Map(m) if m.entries.is_empty());
-    if empty_list || empty_map {
-        let added = added_by_step(&c.loop_step, &c.accu_var);
-        return match (empty_list, added?) {
-            (true, Added::ListItem(x)) => Some(Ty::List(Box::new(ty(x)))),
-            (false, Added::MapValue(v)) => Some(Ty::Map(Box::new(ty(v)))),
-            (false, Added::Entries(m)) => match ty(m) {
-                Ty::Map(v) => Some(Ty::Map(v)),
-                _ => None,
-            },
-            _ => None,
-        };
+/// `transformMapEntry`) adds to it: the checker types the accumulator from it, as
+/// cel-go's type parameters do. `None` for other accumulators.
+pub(crate) fn accumulated(c: &ComprehensionExpr) -> Option<Added<'_>> {
+    let added = added_by_step(&c.loop_step, &c.accu_var)?;
+    match (&c.accu_init.expr, &added) {
+        (Expr::List(l), Added::ListItem(_)) if l.elements.is_empty() => Some(added),
+        (Expr::Map(m), Added::MapValue(_) | Added::Entries(_)) if m.entries.is_empty() => {
+            Some(added)
+        }
+        _ => None,
     }
-    None
 }
 
-enum Added<'e> {
-    /// `accu + [x]`
+pub(crate) enum Added<'e> {
+    /// `accu + [x]`: a list of `x`'s type.
     ListItem(&'e IdedExpr),
-    /// `cel.@mapInsert(accu, k, v)`
+    /// `cel.@mapInsert(accu, k, v)`: a map of `v`'s type.
     MapValue(&'e IdedExpr),
-    /// `cel.@mapInsert(accu, m)`
+    /// `cel.@mapInsert(accu, m)`: `m`'s map type.
     Entries(&'e IdedExpr),
 }
 
@@ -93,22 +79,6 @@ fn added_by_step<'e>(step: &'e IdedExpr, accu: &str) -> Option<Added<'e>> {
         (MAP_INSERT, [a, m]) if is_accu(a) => Some(Added::Entries(m)),
         _ => None,
     }
-}
-
-/// Whether cel-go's `sortBy` accepts keys of type `t` (its comparable types).
-pub(crate) fn sortable_key(t: &Ty<'_>) -> bool {
-    matches!(
-        t,
-        Ty::Dyn
-            | Ty::Int
-            | Ty::Uint
-            | Ty::Double
-            | Ty::Bool
-            | Ty::String
-            | Ty::Bytes
-            | Ty::Timestamp
-            | Ty::Duration
-    )
 }
 
 /// The cost per comparison of cel-go's `sortBy`: 2, plus a string traversal
