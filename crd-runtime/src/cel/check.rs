@@ -27,7 +27,8 @@ use super::schema::CelSchema;
 
 use super::decl::{Decl, decl, field_in};
 use super::rewrite::as_bind;
-use super::syntax::Added;
+
+mod macros;
 
 /// The inferred CEL type of an expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -307,68 +308,10 @@ impl<'a> Checker<'a> {
                 let t = self.select(&operand, &s.field);
                 if s.test { Ty::Bool } else { t }
             }
-            Expr::Comprehension(c) => {
-                let range = self.check(&c.iter_range);
-                // (key, element): a list's index and item, a map's key and value.
-                let (key_ty, elem_ty) = match &range {
-                    Ty::List(e) => (Ty::Int, (**e).clone()),
-                    Ty::Map(v) => (Ty::String, (**v).clone()),
-                    Ty::Dyn => (Ty::Dyn, Ty::Dyn),
-                    other => {
-                        let msg = format!(
-                            "expression of type '{}' cannot be the range of a comprehension (must be list, map, or dynamic)",
-                            other.name()
-                        );
-                        (self.problem(msg, None), Ty::Dyn)
-                    }
-                };
-                let mut vars = vec![];
-                match &c.iter_var2 {
-                    // One variable: a list's items, a map's keys.
-                    None if matches!(range, Ty::List(_)) => vars.push((&c.iter_var, elem_ty)),
-                    None => vars.push((&c.iter_var, key_ty)),
-                    Some(v2) => vars.extend([(&c.iter_var, key_ty), (v2, elem_ty)]),
-                }
-                let accu = self.check(&c.accu_init);
-                self.scopes.push((c.accu_var.clone(), accu));
-                let n = vars.len();
-                for (name, ty) in vars {
-                    self.scopes.push((name.clone(), ty));
-                }
-                self.check(&c.loop_cond);
-                let step = self.check(&c.loop_step);
-                self.scopes.truncate(self.scopes.len() - n);
-                // The accumulator's type is what the loop step produces.
-                let ty = |e: &IdedExpr| self.types.get(&e.id).cloned().unwrap_or(Ty::Dyn);
-                let refined = match super::syntax::accumulated(c) {
-                    Some(Added::ListItem(x)) => Some(Ty::List(Box::new(ty(x)))),
-                    Some(Added::MapValue(v)) => Some(Ty::Map(Box::new(ty(v)))),
-                    Some(Added::Entries(m)) => Some(ty(m)).filter(|t| matches!(t, Ty::Map(_))),
-                    None => None,
-                };
-                if let Some(last) = self.scopes.last_mut() {
-                    match refined {
-                        Some(t) => last.1 = t,
-                        None if last.1 != step => last.1 = unify(last.1.clone(), step),
-                        None => {}
-                    }
-                }
-                let t = self.check(&c.result);
-                self.scopes.pop();
-                t
-            }
+            Expr::Comprehension(c) => self.comprehension(c),
             Expr::Call(c) => {
-                // `x.?f`: the field's type, optional.
-                if c.func_name == "_?._"
-                    && let [operand, field] = c.args.as_slice()
-                    && let Expr::Literal(LiteralValue::String(f)) = &field.expr
-                {
-                    let t = match self.check(operand) {
-                        Ty::Optional(inner) => *inner,
-                        t => t,
-                    };
-                    self.check(field);
-                    return Ty::Optional(Box::new(self.select(&t, f.inner())));
+                if let Some(t) = self.optional_select(c) {
+                    return t;
                 }
                 if let Some(var) = as_bind(c) {
                     let init = self.check(&c.args[1]);
@@ -530,7 +473,7 @@ impl<'a> Checker<'a> {
             "@sortByAssociatedKeys" => {
                 let keys = args.first().cloned().unwrap_or(Dyn);
                 let sortable = match &keys {
-                    List(k) => sortable_key(k),
+                    List(k) => macros::sortable_key(k),
                     other => other.is_dyn(),
                 };
                 if !sortable || !list_only(&recv) {
@@ -663,22 +606,6 @@ impl<'a> Checker<'a> {
             Some(format!(".{name}(")),
         )
     }
-}
-
-/// Whether cel-go's `sortBy` accepts keys of type `t` (its comparable types).
-fn sortable_key(t: &Ty<'_>) -> bool {
-    matches!(
-        t,
-        Ty::Dyn
-            | Ty::Int
-            | Ty::Uint
-            | Ty::Double
-            | Ty::Bool
-            | Ty::String
-            | Ty::Bytes
-            | Ty::Timestamp
-            | Ty::Duration
-    )
 }
 
 fn equatable(a: &Ty<'_>, b: &Ty<'_>) -> bool {

@@ -26,6 +26,7 @@ use super::rewrite::as_bind;
 use super::sizes::{Place, Step};
 
 mod library;
+mod macros;
 #[cfg(test)]
 mod tests;
 
@@ -340,39 +341,18 @@ impl<'a> Estimator<'a, '_> {
             (range_entry.map(|en| en.key), Step::Keys)
         };
         let path = extend(self.path(&c.iter_range), step);
-        let mut vars = 1;
-        match &c.iter_var2 {
-            None => self.locals.push(Local {
-                name: c.iter_var.clone(),
-                path: Some(path),
-                size,
-                entry: None,
-            }),
-            // cel-go's `pushIterKey`/`pushIterValue`: the first variable is a list's
-            // index (no schema node: an int, size 1) or a map's key; the second the
-            // item or value.
-            Some(second) => {
-                vars = 2;
-                let base = self.path(&c.iter_range);
-                let (key_path, value_step) = if is_list {
-                    (None, Step::Items)
-                } else {
-                    (Some(extend(base.clone(), Step::Keys)), Step::Values)
-                };
+        let vars = match &c.iter_var2 {
+            None => {
                 self.locals.push(Local {
                     name: c.iter_var.clone(),
-                    path: key_path,
-                    size: range_entry.map(|en| en.key),
+                    path: Some(path),
+                    size,
                     entry: None,
                 });
-                self.locals.push(Local {
-                    name: second.clone(),
-                    path: Some(extend(base, value_step)),
-                    size: range_entry.map(|en| en.val),
-                    entry: None,
-                });
+                1
             }
-        }
+            Some(second) => self.push_two_vars(c, second, is_list, range_entry),
+        };
         let loop_cost = self.cost(&c.loop_cond);
         let step_cost = self.cost(&c.loop_step);
         self.locals.truncate(self.locals.len() - vars);
@@ -462,19 +442,7 @@ impl<'a> Estimator<'a, '_> {
                     Some(size),
                 )
             }
-            // `sortBy`'s sort: cel-go's `estimateListSortBy` over the keys list.
-            "@sortByAssociatedKeys" if c.args.len() == 1 => {
-                let n = self.size_or_unknown(&c.args[0]);
-                let strings = matches!(
-                    self.ty(&c.args[0]),
-                    Ty::List(k) if matches!(*k, Ty::String | Ty::Bytes)
-                );
-                let squared = n.mul(n);
-                let factor = super::syntax::sort_by_factor(strings);
-                let cost = squared.factor(factor).add(Range::fixed(1 + 10));
-                // cel-go gives the n² of the estimate as the result's size.
-                (cost.add(arg_sum), Some(squared))
-            }
+            "@sortByAssociatedKeys" if c.args.len() == 1 => self.sort_by(&c.args[0], arg_sum),
             _ => match self.library(&name, target, &c.args) {
                 Some((cost, size)) => (cost.add(arg_sum), size),
                 None => self.standard(e, &name, target, &c.args, arg_sum),
