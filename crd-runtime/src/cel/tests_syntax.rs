@@ -324,3 +324,28 @@ fn costs_follow_cel_go() {
     // = 152) at 10² × 2 + 1 + 10.
     assert_eq!(cost(list, "self.sortBy(x, -x)").1, 10 + 1 + 1 + 152 + 211);
 }
+
+#[test]
+fn run_time_costs_stop_hostile_loops_and_sorts() {
+    let s = schema(json!({"type": "object", "properties": {
+        "l": {"type": "array", "items": {"type": "integer"},
+              "x-kubernetes-validations": [
+                {"rule": "self.all(i, a, self.all(j, b, self.all(k, c, i + j + k >= 0)))"}]},
+        "s": {"type": "array", "items": {"type": "integer"},
+              "x-kubernetes-validations": [{"rule": "self.sortBy(x, -x).size() >= 0"}]}
+    }}));
+    let (v, errs) = Validator::new_in(&s, true, env(SORT_BY_SINCE));
+    assert!(errs.is_empty(), "{errs:?}");
+    let v = v.expect("rules");
+    let limit = |errs: &[_]| {
+        let errs: Vec<String> = errs.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].contains("actual cost limit exceeded"), "{errs:?}");
+    };
+    let items = |n: i64| json!((0..n).collect::<Vec<_>>());
+    // 200³ iterations of the innermost loop.
+    limit(&v.validate(&json!({"l": items(200)}), None));
+    // Sorting 800 keys costs 800² × 2 + 11 > 1,000,000; 600 keys 720,011.
+    limit(&v.validate(&json!({"s": items(800)}), None));
+    assert!(v.validate(&json!({"s": items(600)}), None).is_empty());
+}
