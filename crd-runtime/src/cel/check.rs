@@ -326,6 +326,7 @@ impl<'a> Checker<'a> {
                     ..
                 }) = c.target.as_deref()
                     && self.lookup(prefix).is_none()
+                    && self.is_namespace(prefix)
                 {
                     let qualified = format!("{prefix}.{}", c.func_name);
                     let args: Vec<Ty<'a>> = c.args.iter().map(|a| self.check(a)).collect();
@@ -337,6 +338,27 @@ impl<'a> Checker<'a> {
             }
             Expr::Unspecified => self.problem("unspecified expression".into(), None),
         }
+    }
+
+    /// Whether `prefix` names a function namespace (`math.abs`): otherwise
+    /// `x.f()` is a method call on an undeclared `x`, reported as `x` (cel-go).
+    fn is_namespace(&self, prefix: &str) -> bool {
+        const NAMESPACES: [&str; 9] = [
+            "optional",
+            "format",
+            "sets",
+            "lists",
+            "math",
+            "strings",
+            "base64",
+            "ip",
+            "jsonpatch",
+        ];
+        NAMESPACES.contains(&prefix)
+            || self
+                .functions
+                .iter()
+                .any(|(n, _)| n.strip_prefix(prefix).is_some_and(|r| r.starts_with('.')))
     }
 
     fn select(&mut self, operand: &Ty<'a>, name: &str) -> Ty<'a> {

@@ -99,6 +99,12 @@ fn issue_rules_compile_from_the_1_32_environment_and_not_before() {
         errs[0].contains("undeclared reference to 'all' (in container '')"),
         "{errs:?}"
     );
+    // `v.size()` is a method of an undeclared `v`, not a function `v.size`.
+    assert!(
+        errs[0].contains("undeclared reference to 'v' (in container '')"),
+        "{errs:?}"
+    );
+    assert!(!errs[0].contains("'v.size'"), "{errs:?}");
     assert!(
         errs[2].contains("undeclared reference to 'transformList'"),
         "{errs:?}"
