@@ -28,6 +28,8 @@ use super::schema::CelSchema;
 use super::decl::{Decl, decl, field_in};
 use super::rewrite::as_bind;
 
+mod macros;
+
 /// The inferred CEL type of an expression.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Ty<'a> {
@@ -116,7 +118,14 @@ impl<'a> Ty<'a> {
 
 /// Two types unified for a conditional or a list literal.
 fn unify<'a>(a: Ty<'a>, b: Ty<'a>) -> Ty<'a> {
-    if a == b { a } else { Ty::Dyn }
+    match (a, b) {
+        (a, b) if a == b => a,
+        // `optional.none()` is an optional of any type.
+        (Ty::Optional(t), Ty::Optional(d)) | (Ty::Optional(d), Ty::Optional(t)) if d.is_dyn() => {
+            Ty::Optional(t)
+        }
+        _ => Ty::Dyn,
+    }
 }
 
 /// One problem found in a rule.
@@ -307,37 +316,11 @@ impl<'a> Checker<'a> {
                 let t = self.select(&operand, &s.field);
                 if s.test { Ty::Bool } else { t }
             }
-            Expr::Comprehension(c) => {
-                let range = self.check(&c.iter_range);
-                let iter_ty = match &range {
-                    Ty::List(e) => (**e).clone(),
-                    Ty::Map(_) => Ty::String,
-                    Ty::Dyn => Ty::Dyn,
-                    other => {
-                        let msg = format!(
-                            "expression of type '{}' cannot be the range of a comprehension (must be list, map, or dynamic)",
-                            other.name()
-                        );
-                        self.problem(msg, None)
-                    }
-                };
-                let accu = self.check(&c.accu_init);
-                self.scopes.push((c.accu_var.clone(), accu));
-                self.scopes.push((c.iter_var.clone(), iter_ty));
-                self.check(&c.loop_cond);
-                let step = self.check(&c.loop_step);
-                self.scopes.pop();
-                // The accumulator's type is what the loop step produces.
-                if let Some(last) = self.scopes.last_mut()
-                    && last.1 != step
-                {
-                    last.1 = unify(last.1.clone(), step);
-                }
-                let t = self.check(&c.result);
-                self.scopes.pop();
-                t
-            }
+            Expr::Comprehension(c) => self.comprehension(c),
             Expr::Call(c) => {
+                if let Some(t) = self.optional_select(c) {
+                    return t;
+                }
                 if let Some(var) = as_bind(c) {
                     let init = self.check(&c.args[1]);
                     self.scopes.push((var.to_string(), init));
@@ -351,6 +334,7 @@ impl<'a> Checker<'a> {
                     ..
                 }) = c.target.as_deref()
                     && self.lookup(prefix).is_none()
+                    && self.is_namespace(prefix)
                 {
                     let qualified = format!("{prefix}.{}", c.func_name);
                     let args: Vec<Ty<'a>> = c.args.iter().map(|a| self.check(a)).collect();
@@ -362,6 +346,27 @@ impl<'a> Checker<'a> {
             }
             Expr::Unspecified => self.problem("unspecified expression".into(), None),
         }
+    }
+
+    /// Whether `prefix` names a function namespace (`math.abs`): otherwise
+    /// `x.f()` is a method call on an undeclared `x`, reported as `x` (cel-go).
+    fn is_namespace(&self, prefix: &str) -> bool {
+        const NAMESPACES: [&str; 9] = [
+            "optional",
+            "format",
+            "sets",
+            "lists",
+            "math",
+            "strings",
+            "base64",
+            "ip",
+            "jsonpatch",
+        ];
+        NAMESPACES.contains(&prefix)
+            || self
+                .functions
+                .iter()
+                .any(|(n, _)| n.strip_prefix(prefix).is_some_and(|r| r.starts_with('.')))
     }
 
     fn select(&mut self, operand: &Ty<'a>, name: &str) -> Ty<'a> {
@@ -434,18 +439,18 @@ impl<'a> Checker<'a> {
                 None => self.no_overload(op, &[&a, &b]),
             },
             ("_[_]" | "_[?_]", 2) => {
-                let t = match (&a, &b) {
+                // Indexing an optional indexes its value and stays optional.
+                let (container, optional) = match &a {
+                    Optional(inner) => ((**inner).clone(), true),
+                    _ => (a.clone(), op == "_[?_]"),
+                };
+                let t = match (&container, &b) {
                     (List(e), Int | Uint | Dyn) => (**e).clone(),
                     (Map(v), String | Dyn) => (**v).clone(),
                     (Dyn, _) => Dyn,
-                    (Optional(inner), _) => Optional(inner.clone()),
                     _ => self.no_overload(op, &[&a, &b]),
                 };
-                if op == "_[?_]" {
-                    Optional(Box::new(t))
-                } else {
-                    t
-                }
+                if optional { Optional(Box::new(t)) } else { t }
             }
             ("_?._", 2) => Optional(Box::new(Dyn)),
             _ => self.function(op, target, &args),
@@ -493,6 +498,19 @@ impl<'a> Checker<'a> {
             "dyn" => args.first().cloned().unwrap_or(Dyn),
             "type" => Type,
             "@crd.tick" => args.get(1).cloned().unwrap_or(Dyn),
+            // What the two-variable comprehension and `sortBy` macros expand to.
+            "cel.@mapInsert" => args.first().cloned().unwrap_or(Dyn),
+            "@sortByAssociatedKeys" => {
+                let keys = args.first().cloned().unwrap_or(Dyn);
+                let sortable = match &keys {
+                    List(k) => macros::sortable_key(k),
+                    other => other.is_dyn(),
+                };
+                if !sortable || !list_only(&recv) {
+                    return self.method_overload(name, &recv, args);
+                }
+                recv
+            }
             "duration" => Duration,
             "timestamp" => Timestamp,
             "getFullYear" | "getMonth" | "getDayOfYear" | "getDayOfMonth" | "getDate"

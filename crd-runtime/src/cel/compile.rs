@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use kube_cel::cel::common::ast::IdedExpr;
-use kube_cel::cel::parser::Parser;
 
 use crate::field::{BadValue, ErrorType};
 use crate::model::ValidationRule;
@@ -317,10 +316,7 @@ fn compile_expr<'a>(
     old_ty: Ty<'a>,
 ) -> Result<Checked<'a>, String> {
     parse_limits::check_source(src)?;
-    let parser = Parser::new()
-        .enable_optional_syntax(true)
-        .max_recursion_depth(parse_limits::MAX_RECURSION_DEPTH as u16);
-    let expr = parser
+    let expr = super::syntax::parser(env.libraries)
         .parse(src)
         .map_err(|e| parse_limits::render_parse_errors(src, &e))?;
     let mut checker = Checker::new(self_ty, Some(old_ty))
@@ -328,12 +324,7 @@ fn compile_expr<'a>(
         .libraries(env.libraries);
     let ty = checker.check(&expr);
     if !checker.problems.is_empty() {
-        let msgs: Vec<String> = checker
-            .problems
-            .iter()
-            .map(|p| render_problem(src, p))
-            .collect();
-        return Err(msgs.join("\n"));
+        return Err(render_problems(src, &checker.problems));
     }
     let uses_old_self = expr.references().has_variable("oldSelf");
     let max_cost = estimate(&expr, Place::Node(schema, resource_root), &checker.types).max;
@@ -353,17 +344,55 @@ fn compile_expr<'a>(
     })
 }
 
-/// `ERROR: <input>:line:col: message` with cel-go's source snippet, when the
-/// problem can be located in the source.
-pub(super) fn render_problem(src: &str, p: &Problem) -> String {
-    let located = p.near.as_deref().and_then(|needle| {
-        let offset = src.find(needle)?;
+/// The problems as cel-go prints them (`ERROR: <input>:line:col: message` and
+/// the source snippet), sorted by position as cel-go sorts its errors.
+///
+/// A problem is located by the text it names: identifiers as whole words, and
+/// the n-th problem naming the same text at its n-th occurrence (an undeclared
+/// variable used twice is reported twice).
+pub(super) fn render_problems(src: &str, problems: &[Problem]) -> String {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut out: Vec<(usize, String)> = problems
+        .iter()
+        .map(|p| {
+            let offset = p.near.as_deref().and_then(|needle| {
+                let nth = seen.entry(needle).or_default();
+                *nth += 1;
+                locate(src, needle, *nth - 1)
+            });
+            (offset.unwrap_or(0), render_at(src, p, offset))
+        })
+        .collect();
+    out.sort_by_key(|(offset, _)| *offset);
+    let msgs: Vec<String> = out.into_iter().map(|(_, m)| m).collect();
+    msgs.join("\n")
+}
+
+/// The byte offset of the `nth` occurrence of `needle` (or of its last one),
+/// as a whole word when it is an identifier.
+fn locate(src: &str, needle: &str, nth: usize) -> Option<usize> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let word = !needle.is_empty() && needle.chars().all(ident);
+    let found: Vec<usize> = src
+        .match_indices(needle)
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            !word
+                || (!src[..i].chars().next_back().is_some_and(ident)
+                    && !src[i + needle.len()..].chars().next().is_some_and(ident))
+        })
+        .collect();
+    found.get(nth).or(found.last()).copied()
+}
+
+fn render_at(src: &str, p: &Problem, offset: Option<usize>) -> String {
+    let located = offset.map(|offset| {
         let before = &src[..offset];
         let line = before.matches('\n').count() + 1;
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
         let col = src[line_start..offset].chars().count();
         let text = src[line_start..].lines().next().unwrap_or("");
-        Some((line, col, text))
+        (line, col, text)
     });
     match located {
         Some((line, col, text)) => format!(

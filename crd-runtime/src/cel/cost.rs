@@ -26,6 +26,7 @@ use super::rewrite::as_bind;
 use super::sizes::{Place, Step};
 
 mod library;
+mod macros;
 #[cfg(test)]
 mod tests;
 
@@ -340,15 +341,21 @@ impl<'a> Estimator<'a, '_> {
             (range_entry.map(|en| en.key), Step::Keys)
         };
         let path = extend(self.path(&c.iter_range), step);
-        self.locals.push(Local {
-            name: c.iter_var.clone(),
-            path: Some(path),
-            size,
-            entry: None,
-        });
+        let vars = match &c.iter_var2 {
+            None => {
+                self.locals.push(Local {
+                    name: c.iter_var.clone(),
+                    path: Some(path),
+                    size,
+                    entry: None,
+                });
+                1
+            }
+            Some(second) => self.push_two_vars(c, second, is_list, range_entry),
+        };
         let loop_cost = self.cost(&c.loop_cond);
         let step_cost = self.cost(&c.loop_step);
-        self.locals.pop();
+        self.locals.truncate(self.locals.len() - vars);
         sum = sum.add(self.cost(&c.result));
         self.locals.pop();
         let count = self.size_or_unknown(&c.iter_range);
@@ -435,6 +442,7 @@ impl<'a> Estimator<'a, '_> {
                     Some(size),
                 )
             }
+            "@sortByAssociatedKeys" if c.args.len() == 1 => self.sort_by(&c.args[0], arg_sum),
             _ => match self.library(&name, target, &c.args) {
                 Some((cost, size)) => (cost.add(arg_sum), size),
                 None => self.standard(e, &name, target, &c.args, arg_sum),

@@ -58,6 +58,11 @@ fn build() -> Context<'static> {
     }
     ctx.add_function("replace", guarded_replace);
     ctx.add_function("lists.range", guarded_range);
+    // `sortBy`'s O(n²) sort, charged as cel-go's tracker does.
+    ctx.add_function(
+        kube_cel::cel::parser::SORT_BY_ASSOCIATED_KEYS,
+        super::syntax::metered_sort_by,
+    );
     ctx.add_function("duration", super::conversions::duration);
     ctx.add_function("timestamp", super::conversions::timestamp);
     ctx.add_function(super::equality::EQ, super::equality::typed_eq);

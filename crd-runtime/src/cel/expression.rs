@@ -5,10 +5,8 @@
 
 use std::sync::Arc;
 
-use kube_cel::cel::parser::Parser;
-
 use super::check::{Checker, Ty};
-use super::compile::{CelEnvironment, render_problem};
+use super::compile::{CelEnvironment, render_problems};
 use super::parse_limits;
 use super::schema::CelSchema;
 
@@ -82,7 +80,7 @@ pub fn compile_expression(
     decls: &Declarations,
     env: CelEnvironment,
 ) -> Result<String, String> {
-    let expr = parse(src)?;
+    let expr = parse_in(src, env.libraries)?;
     let variables = decls
         .variables
         .iter()
@@ -100,12 +98,7 @@ pub fn compile_expression(
     if checker.problems.is_empty() {
         Ok(out.name())
     } else {
-        let msgs: Vec<String> = checker
-            .problems
-            .iter()
-            .map(|p| render_problem(src, p))
-            .collect();
-        Err(msgs.join("\n"))
+        Err(render_problems(src, &checker.problems))
     }
 }
 
@@ -123,11 +116,16 @@ pub(crate) fn parse_program(src: &str) -> Result<kube_cel::cel::common::ast::Ide
     Ok(e)
 }
 
+/// Parses with every macro: what compiles was checked in its environment
+/// ([`compile_expression`]).
 fn parse(src: &str) -> Result<kube_cel::cel::common::ast::IdedExpr, String> {
+    parse_in(src, u32::MAX)
+}
+
+/// Parses with the macros of the environment of `1.libraries`.
+fn parse_in(src: &str, libraries: u32) -> Result<kube_cel::cel::common::ast::IdedExpr, String> {
     parse_limits::check_source(src)?;
-    Parser::new()
-        .enable_optional_syntax(true)
-        .max_recursion_depth(parse_limits::MAX_RECURSION_DEPTH as u16)
+    super::syntax::parser(libraries)
         .parse(src)
         .map_err(|e| parse_limits::render_parse_errors(src, &e))
 }

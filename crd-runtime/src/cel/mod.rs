@@ -48,6 +48,7 @@ mod rule_error;
 mod rules;
 mod schema;
 mod sizes;
+mod syntax;
 mod validator;
 pub(crate) mod value;
 
@@ -76,3 +77,5 @@ pub(crate) use value::from_json;
 mod equality_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_syntax;
