@@ -7,7 +7,7 @@ use kube_cel::cel::common::ast::IdedExpr;
 use kube_cel::cel::parser::Parser;
 
 use crate::field::{BadValue, ErrorType};
-use crate::model::ValidationRule;
+use crate::model::{PreexistingExpressions, ValidationRule};
 
 use super::check::{Checker, Problem, Ty};
 use super::cost::estimate;
@@ -19,43 +19,127 @@ use super::rule_error::{FIELD_PATH_INVALID, RuleError, RuleField, SUPPORTED_REAS
 use super::schema::CelSchema;
 use super::sizes::Place;
 
-/// The Kubernetes CEL environment rules are compiled in
-/// (`celEnvironmentCompatibilityVersion`).
+/// The Kubernetes CEL environment an expression is compiled in.
+///
+/// A 1.N server has two (`environment.EnvSet`): expressions it has not stored
+/// before are compiled at its compatibility version 1.(N-1)
+/// ([`CelEnvironment::for_kube`]), so that a rollback to 1.(N-1) can still run
+/// them; expressions already stored (the rules of an installed CRD or policy,
+/// and rules an update leaves unchanged) at 1.N
+/// ([`CelEnvironment::stored_for_kube`]). See [`super::releases`] for what
+/// each release declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CelEnvironment {
     /// Property names that are CEL keywords (`if`, `namespace`, ...) can be
     /// selected as they are (`self.if`), not only escaped (`self.__if__`):
-    /// Kubernetes 1.31 and later.
+    /// compatibility version 1.31 and later.
     pub keywords_as_field_names: bool,
     /// A failed rule prints the value of a scalar and no value for an object or
-    /// array, instead of the schema type (Kubernetes 1.35 and later).
+    /// array, instead of the schema type (servers of 1.35 and later).
     pub prints_values: bool,
-    /// The Kubernetes minor release whose function libraries are declared: the
-    /// format library from 1.31, semver from 1.33 (older releases report
-    /// `undeclared reference`).
+    /// The compatibility version (minor of 1.x) whose base.go libraries are
+    /// declared: the format library from 1.31, semver from 1.33 (older
+    /// environments report `undeclared reference`).
     pub libraries: u32,
+    /// The server release (minor of 1.x): what comes with the cel-go it
+    /// vendors (`first`/`last` from 1.33) rather than with base.go.
+    pub release: u32,
 }
 
 impl CelEnvironment {
-    /// The newest environment this crate implements.
+    /// The newest environment this crate implements (stored expressions of the
+    /// newest release).
     pub const NEWEST: CelEnvironment = CelEnvironment {
         keywords_as_field_names: true,
         prints_values: true,
         libraries: crate::KubeVersion::NEWEST.minor(),
+        release: crate::KubeVersion::NEWEST.minor(),
     };
 
-    /// The environment of Kubernetes `major.minor`.
+    /// The environment a Kubernetes `major.minor` server compiles new
+    /// expressions in (compatibility version one release earlier).
     pub fn for_version(major: u32, minor: u32) -> Self {
+        if major > 1 {
+            return Self::stored_for_version(major, minor);
+        }
+        let compat = minor.saturating_sub(1);
         CelEnvironment {
-            keywords_as_field_names: (major, minor) >= (1, 31),
-            prints_values: (major, minor) >= (1, 35),
-            libraries: if major > 1 { u32::MAX } else { minor },
+            // The stored environment always recognizes keywords (its
+            // compatibility version is unbounded); the new one from 1.31 on.
+            keywords_as_field_names: compat >= 31,
+            prints_values: minor >= 35,
+            libraries: compat,
+            release: minor,
         }
     }
 
-    /// The environment of `version`.
+    /// The environment of new expressions at compatibility version
+    /// `major.minor` (`celEnvironmentCompatibilityVersion`), on the server
+    /// release after it.
+    pub fn for_compatibility_version(major: u32, minor: u32) -> Self {
+        if major > 1 {
+            return Self::stored_for_version(major, minor);
+        }
+        Self::for_version(1, minor.saturating_add(1))
+    }
+
+    /// The environment a Kubernetes `major.minor` server compiles stored
+    /// expressions in (every library of its base.go that is not removed).
+    pub fn stored_for_version(major: u32, minor: u32) -> Self {
+        let minor = if major > 1 { u32::MAX } else { minor };
+        CelEnvironment {
+            keywords_as_field_names: minor >= 31,
+            prints_values: minor >= 35,
+            libraries: minor,
+            release: minor,
+        }
+    }
+
+    /// The environment of new expressions on a `version` server.
     pub fn for_kube(version: crate::KubeVersion) -> Self {
         Self::for_version(1, version.minor())
+    }
+
+    /// The environment of stored expressions on a `version` server: rules of
+    /// installed CRDs and policies evaluated at run time, and rules an update
+    /// does not change.
+    pub fn stored_for_kube(version: crate::KubeVersion) -> Self {
+        Self::stored_for_version(1, version.minor())
+    }
+}
+
+/// Which environment each expression of a CRD is compiled in: the new one,
+/// or the stored one for expressions the update keeps (`RuleEnv`,
+/// `MessageExpressionEnv`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RuleEnvs<'p> {
+    pub(crate) new: CelEnvironment,
+    pub(crate) stored: CelEnvironment,
+    pub(crate) preexisting: Option<&'p PreexistingExpressions>,
+}
+
+impl<'p> RuleEnvs<'p> {
+    /// Every expression in `env`.
+    pub(crate) fn uniform(env: CelEnvironment) -> Self {
+        RuleEnvs {
+            new: env,
+            stored: env,
+            preexisting: None,
+        }
+    }
+
+    fn rule(&self, src: &str) -> CelEnvironment {
+        match self.preexisting {
+            Some(p) if p.rules.contains(src) => self.stored,
+            _ => self.new,
+        }
+    }
+
+    fn message(&self, src: &str) -> CelEnvironment {
+        match self.preexisting {
+            Some(p) if p.message_expressions.contains(src) => self.stored,
+            _ => self.new,
+        }
     }
 }
 
@@ -89,7 +173,7 @@ pub(super) fn compile_one(
     rule: &ValidationRule,
     schema: &CelSchema,
     resource_root: bool,
-    env: CelEnvironment,
+    envs: RuleEnvs<'_>,
     errors: &mut Vec<RuleError>,
 ) -> CompiledRule {
     let mut push = |field: RuleField, type_: ErrorType, bad_value: BadValue, detail: String| {
@@ -218,7 +302,7 @@ pub(super) fn compile_one(
         &rule.rule,
         schema,
         resource_root,
-        env,
+        envs.rule(&rule.rule),
         self_ty.clone(),
         old_ty.clone(),
     ) {
@@ -265,7 +349,7 @@ pub(super) fn compile_one(
         .as_deref()
         .filter(|m| !m.trim().is_empty())
     {
-        match compile_expr(me, schema, resource_root, env, self_ty, old_ty) {
+        match compile_expr(me, schema, resource_root, envs.message(me), self_ty, old_ty) {
             Err(detail) => push(
                 RuleField::MessageExpression,
                 ErrorType::Invalid,
@@ -323,9 +407,7 @@ fn compile_expr<'a>(
     let expr = parser
         .parse(src)
         .map_err(|e| parse_limits::render_parse_errors(src, &e))?;
-    let mut checker = Checker::new(self_ty, Some(old_ty))
-        .keywords_as_field_names(env.keywords_as_field_names)
-        .libraries(env.libraries);
+    let mut checker = Checker::new(self_ty, Some(old_ty)).environment(env);
     let ty = checker.check(&expr);
     if !checker.problems.is_empty() {
         let msgs: Vec<String> = checker

@@ -26,6 +26,7 @@ use super::rewrite::as_bind;
 use super::sizes::{Place, Step};
 
 mod library;
+mod lists;
 #[cfg(test)]
 mod tests;
 
@@ -435,7 +436,10 @@ impl<'a> Estimator<'a, '_> {
                     Some(size),
                 )
             }
-            _ => match self.library(&name, target, &c.args) {
+            _ => match self
+                .library(&name, target, &c.args)
+                .or_else(|| self.ext_lists(&name, target, &c.args))
+            {
                 Some((cost, size)) => (cost.add(arg_sum), size),
                 None => self.standard(e, &name, target, &c.args, arg_sum),
             },

@@ -93,9 +93,7 @@ pub fn compile_expression(
         .iter()
         .map(|(n, d)| (n.clone(), ty(d)))
         .collect();
-    let mut checker = Checker::standalone(variables, functions)
-        .keywords_as_field_names(env.keywords_as_field_names)
-        .libraries(env.libraries);
+    let mut checker = Checker::standalone(variables, functions).environment(env);
     let out = checker.check(&expr);
     if checker.problems.is_empty() {
         Ok(out.name())

@@ -28,11 +28,19 @@ pub fn cel_rule_errors(schema: &JSONSchemaProps, root: &Path, opts: &CheckOption
     // Rules inside allOf are forbidden in structural schemas (reported by the
     // structural checks); upstream does not compile them.
     drop_all_of_rules(&mut compilable);
-    let env = match opts.cel_environment_version {
-        Some((major, minor)) => CelEnvironment::for_version(major, minor),
-        None => CelEnvironment::NEWEST,
+    // New expressions at the compatibility version; on an update, those the old
+    // CRD had in the environment of the server (one release newer).
+    let (new, stored) = match opts.cel_environment_version {
+        Some((major, minor)) => (
+            CelEnvironment::for_compatibility_version(major, minor),
+            CelEnvironment::stored_for_version(major, minor.saturating_add(1)),
+        ),
+        None => (CelEnvironment::NEWEST, CelEnvironment::NEWEST),
     };
-    let (validator, problems) = Validator::new_in(&compilable, true, env);
+    let (validator, problems) = match &opts.preexisting_expressions {
+        Some(old) => Validator::new_for_update(&compilable, true, new, stored, old),
+        None => Validator::new_in(&compilable, true, new),
+    };
     errs.extend(
         problems
             .iter()
