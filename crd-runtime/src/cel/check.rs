@@ -126,7 +126,9 @@ fn unify<'a>(a: Ty<'a>, b: Ty<'a>) -> Ty<'a> {
 pub(crate) struct Problem {
     pub(crate) message: String,
     /// Text to locate in the source for a line:column (best effort: the `cel`
-    /// crate keeps no positions for a successfully parsed expression).
+    /// crate keeps no positions for a successfully parsed expression). A text
+    /// ending in `(` (a call) or `{` (a message literal) is located at that
+    /// bracket, as cel-go locates them.
     pub(crate) near: Option<String>,
 }
 
@@ -284,7 +286,7 @@ impl<'a> Checker<'a> {
                     "undeclared reference to '{}' (in container '')",
                     s.type_name
                 ),
-                Some(s.type_name.clone()),
+                Some(format!("{}{{", s.type_name)),
             ),
             Expr::Select(s) => {
                 if let Expr::Ident(base) = &s.operand.expr
@@ -603,10 +605,11 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// An undeclared function: cel-go locates a call at its `(`.
     fn undeclared(&mut self, name: &str) -> Ty<'a> {
         self.problem(
             format!("undeclared reference to '{name}' (in container '')"),
-            Some(name.rsplit('.').next().unwrap_or(name).to_string()),
+            Some(format!("{}(", name.rsplit('.').next().unwrap_or(name))),
         )
     }
 

@@ -439,7 +439,10 @@ fn compile_expr<'a>(
 /// problem can be located in the source.
 pub(super) fn render_problem(src: &str, p: &Problem) -> String {
     let located = p.near.as_deref().and_then(|needle| {
-        let offset = src.find(needle)?;
+        let mut offset = src.find(needle)?;
+        if needle.ends_with(['(', '{']) {
+            offset += needle.len() - 1;
+        }
         let before = &src[..offset];
         let line = before.matches('\n').count() + 1;
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);

@@ -74,6 +74,8 @@ pub use validator::{SchemaRuleError, Validator, blocking_error};
 pub(crate) use value::from_json;
 
 #[cfg(test)]
+mod check_library_tests;
+#[cfg(test)]
 mod equality_tests;
 #[cfg(test)]
 mod tests;

@@ -356,13 +356,13 @@ fn compile_errors_name_the_rule() {
             "{p}[7].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule"
         ),
         format!(
-            "{p}[8].rule: Invalid value: \"Foo{{a: 1}}\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'Foo'"
+            "{p}[8].rule: Invalid value: \"Foo{{a: 1}}\": compilation failed: ERROR: <input>:1:4: undeclared reference to 'Foo'"
         ),
         format!(
-            "{p}[9].rule: Invalid value: \"self.replicas.startsWith('a')\": compilation failed: ERROR: <input>:1:14: found no matching overload for 'startsWith' applied to 'int.(string)'"
+            "{p}[9].rule: Invalid value: \"self.replicas.startsWith('a')\": compilation failed: ERROR: <input>:1:25: found no matching overload for 'startsWith' applied to 'int.(string)'"
         ),
         format!(
-            "{p}[10].rule: Invalid value: \"unknownFn(self)\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'unknownFn'"
+            "{p}[10].rule: Invalid value: \"unknownFn(self)\": compilation failed: ERROR: <input>:1:10: undeclared reference to 'unknownFn'"
         ),
         format!("{p}[11].rule: Required value: rule is not specified"),
     ];
