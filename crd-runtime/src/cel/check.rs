@@ -25,8 +25,8 @@ use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 
 use super::schema::CelSchema;
 
-use super::compile::CelEnvironment;
 use super::decl::{Decl, decl, field_in};
+use super::environment::CelEnvironment;
 use super::releases;
 use super::rewrite::as_bind;
 

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use kube_cel::cel::parser::Parser;
 
 use super::check::{Checker, Ty};
-use super::compile::{CelEnvironment, render_problem};
+use super::compile::render_problem;
+use super::environment::CelEnvironment;
 use super::parse_limits;
 use super::schema::CelSchema;
 

@@ -225,9 +225,16 @@ mod tests {
     use crate::cel::{Budget, Limits};
     use kube_cel::cel::Program;
 
+    /// The standard library plus these functions.
+    fn context() -> Context<'static> {
+        let mut ctx = Context::default();
+        register(&mut ctx);
+        ctx
+    }
+
     fn eval(src: &str) -> ResolveResult {
         let p = Program::compile(src).expect("parses");
-        super::super::env::with_root(|ctx| p.execute(ctx))
+        p.execute(&context())
     }
 
     fn ints(v: &[i64]) -> Value {
@@ -308,7 +315,8 @@ mod tests {
         let cost = |src: &str| {
             let p = Program::compile(src).expect("parses");
             let mut b = Budget::new(Limits::default());
-            let (r, e) = b.meter(0, || super::super::env::with_root(|ctx| p.execute(ctx)));
+            let ctx = context();
+            let (r, e) = b.meter(0, || p.execute(&ctx));
             assert!(r.is_ok() && e.is_none(), "{src}");
             b.spent()
         };

@@ -35,6 +35,7 @@ mod cost;
 mod cost_limits;
 mod decl;
 mod env;
+mod environment;
 mod equality;
 mod escape;
 mod expression;
@@ -56,11 +57,11 @@ pub use budget::{Budget, Limits};
 // Crate-internal pieces the admission policy engine evaluates its expressions with.
 pub(crate) use authz::authorizer_value;
 pub(crate) use budget::{COST_LIMIT_EXCEEDED, Exceeded};
-pub use compile::CelEnvironment;
 pub use cost_limits::{
     EstimatedCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 pub(crate) use env::with_root;
+pub use environment::CelEnvironment;
 pub use escape::{escape, is_reserved};
 pub(crate) use expression::parse_program;
 pub use expression::{DeclType, Declarations, compile_expression, parse_expression};

@@ -7,7 +7,7 @@ use crate::field::{ErrorList, Path};
 use crate::model::JSONSchemaProps;
 
 use super::budget::{Budget, Limits};
-use super::compile::CelEnvironment;
+use super::environment::CelEnvironment;
 use super::validator::{SchemaRuleError, Validator, blocking_error};
 
 /// Evaluates every `x-kubernetes-validations` rule of a schema after the

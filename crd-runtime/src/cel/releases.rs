@@ -10,7 +10,7 @@
 //! `cel.OptionalTypes()`): those follow the server release for both kinds of
 //! expression.
 
-use super::compile::CelEnvironment;
+use super::environment::CelEnvironment;
 
 /// What decides whether a library is present.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,8 +10,9 @@ use crate::field::{BadValue, FieldError, Path};
 use crate::model::{JSONSchemaProps, ValidationRule};
 
 use super::budget::{Budget, Exceeded};
-use super::compile::{CelEnvironment, CompiledRule, RuleEnvs, compile_one};
+use super::compile::{CompiledRule, RuleEnvs, compile_one};
 use super::env::with_root;
+use super::environment::CelEnvironment;
 use super::field_path;
 use super::rule_error::RuleError;
 use super::schema::CelSchema;

@@ -18,7 +18,8 @@ use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::model::JSONSchemaProps;
 
 use super::budget::{Budget, Limits};
-use super::compile::{CelEnvironment, RuleEnvs};
+use super::compile::RuleEnvs;
+use super::environment::CelEnvironment;
 use super::rule_error::{RuleError, RuleField};
 use super::rules::CompiledRules;
 use super::schema::CelSchema;
