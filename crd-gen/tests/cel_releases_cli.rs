@@ -128,3 +128,53 @@ fn functions_no_release_has_are_undeclared() {
     let rule = "base64.encode(bytes(self.s)) != ''";
     assert_eq!(check("1.37", rule), (1, refusal(rule, "base64.encode")));
 }
+
+/// `crd-gen validate --crd CRD --kube-version VERSION` on one `Thing`.
+fn validate(version: &str, rule: &str, spec: &str) -> (i32, String) {
+    let dir = tempfile::Builder::new()
+        .prefix("crd-gen-cel-releases-validate-")
+        .tempdir()
+        .unwrap();
+    let crd_file = dir.path().join("crd.yaml");
+    std::fs::write(&crd_file, crd(rule)).unwrap();
+    let obj = dir.path().join("thing.yaml");
+    std::fs::write(
+        &obj,
+        format!("apiVersion: example.com/v1\nkind: Thing\nmetadata: {{name: a, namespace: ns}}\nspec: {spec}\n"),
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["validate", "--kube-version", version, "--crd"])
+        .arg(&crd_file)
+        .arg(&obj)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn installed_rules_run_with_the_servers_own_libraries() {
+    // `check --kube-version 1.34` refuses `sort` in a new rule, but a 1.34
+    // server runs it in a CRD it has stored (StoredExpressions).
+    let rule = "self.ips.sort() == self.ips";
+    assert_eq!(check("1.34", rule).0, 1);
+    assert_eq!(validate("1.34", rule, "{ips: [a, b]}"), (0, String::new()));
+    assert_eq!(
+        validate("1.34", rule, "{ips: [b, a]}"),
+        (
+            1,
+            "Thing \"a\" is invalid:\nspec: Invalid value: \"object\": failed rule: self.ips.sort() == self.ips\n"
+                .into()
+        )
+    );
+    // A 1.33 server has no ext.Lists at all: the rule cannot compile.
+    let (code, stdout) = validate("1.33", rule, "{ips: [a, b]}");
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("rule compile error: compilation failed: ERROR: <input>:1:14: undeclared reference to 'sort'"),
+        "{stdout}"
+    );
+}
