@@ -361,6 +361,27 @@ pub(crate) fn declared(name: &str, env: &CelEnvironment) -> Option<bool> {
     known.then_some(false)
 }
 
+/// Whether the receiver macro `name` called with `args` arguments is declared
+/// in `env`: `None` for the standard macros (`all`/`exists`/`exists_one` with
+/// two arguments, `map`, `filter`, `has`), which every release has. For the
+/// parser's macro expansion (two-variable comprehensions, `sortBy`, `optMap`).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn macro_declared(name: &str, args: usize, env: &CelEnvironment) -> Option<bool> {
+    let library = match (name, args) {
+        ("all" | "exists" | "existsOne" | "exists_one", 3)
+        | ("transformList" | "transformMap" | "transformMapEntry", 3 | 4) => {
+            "ext.TwoVarComprehensions"
+        }
+        ("sortBy", 2) => "ext.Lists(v3)",
+        ("optMap" | "optFlatMap", 2) => "cel.OptionalTypes",
+        _ => return None,
+    };
+    LIBRARIES
+        .iter()
+        .find(|l| l.name == library)
+        .map(|l| l.in_env(env))
+}
+
 /// Whether `name` needs a host declaration beyond the release (authorizer,
 /// JSON patch functions) in every library that has it.
 pub(crate) fn host_only(name: &str) -> bool {
@@ -445,6 +466,26 @@ mod tests {
             declared("first", &CelEnvironment::stored_for_kube(kube(32))),
             Some(false)
         );
+    }
+
+    #[test]
+    fn macros_follow_their_library() {
+        let new = |minor| CelEnvironment::for_kube(kube(minor));
+        assert_eq!(macro_declared("all", 2, &new(30)), None);
+        assert_eq!(macro_declared("all", 3, &new(32)), Some(false));
+        assert_eq!(macro_declared("all", 3, &new(33)), Some(true));
+        assert_eq!(macro_declared("transformMap", 4, &new(33)), Some(true));
+        assert_eq!(
+            macro_declared(
+                "transformMap",
+                3,
+                &CelEnvironment::stored_for_kube(kube(32))
+            ),
+            Some(true)
+        );
+        assert_eq!(macro_declared("sortBy", 2, &new(34)), Some(false));
+        assert_eq!(macro_declared("sortBy", 2, &new(35)), Some(true));
+        assert_eq!(macro_declared("optMap", 2, &new(30)), Some(true));
     }
 
     #[test]
