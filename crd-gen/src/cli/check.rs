@@ -55,7 +55,8 @@ struct Totals {
 pub fn run(args: Args) -> ExitCode {
     let out = Printer(args.format);
     let opts = CheckOptions {
-        cel_environment_version: Some((1, args.kube_version.minor())),
+        // A 1.N server checks new rules at compatibility version 1.(N-1).
+        cel_environment_version: Some((1, args.kube_version.minor().saturating_sub(1))),
         ..CheckOptions::v1_create()
     };
     let mut totals = Totals::default();

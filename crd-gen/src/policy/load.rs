@@ -225,6 +225,8 @@ fn compile(
     }
     let invalid =
         |detail: String| FieldError::invalid(at.clone(), BadValue::Str(src.into()), detail);
+    // The API server's create validation of the policy: new expressions, at
+    // the compatibility version one release back.
     match compile_expression(src, decls, CelEnvironment::for_kube(version)) {
         Err(issues) => errs.push(invalid(format!("compilation failed: {issues}"))),
         Ok(got) => match want {

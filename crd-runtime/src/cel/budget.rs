@@ -4,8 +4,9 @@
 //! rule's work can grow faster than its input: comprehension iterations (`all`,
 //! `exists`, `map`, `filter`, ... — the loop condition of every comprehension is
 //! rewritten to call a metering function, see [`super::rewrite`]) and the library
-//! functions whose output can be much larger than their input (`replace`,
-//! `lists.range`), which are replaced by guarded versions (see [`super::env`]).
+//! functions whose output can be much larger than their input (`replace`, and
+//! the list functions, which charge cel-go's run-time call cost: see
+//! [`super::env`] and [`super::lists`]).
 //! Everything else a rule does is linear in the size of the rule and the object.
 //!
 //! A cost unit approximates cel-go's: one unit per evaluated node of a loop body,

@@ -26,6 +26,8 @@ use kube_cel::cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue};
 use super::schema::CelSchema;
 
 use super::decl::{Decl, decl, field_in};
+use super::environment::CelEnvironment;
+use super::releases;
 use super::rewrite::as_bind;
 
 mod macros;
@@ -133,7 +135,9 @@ fn unify<'a>(a: Ty<'a>, b: Ty<'a>) -> Ty<'a> {
 pub(crate) struct Problem {
     pub(crate) message: String,
     /// Text to locate in the source for a line:column (best effort: the `cel`
-    /// crate keeps no positions for a successfully parsed expression).
+    /// crate keeps no positions for a successfully parsed expression). A text
+    /// ending in `(` (a call) or `{` (a message literal) is located at that
+    /// bracket, as cel-go locates them.
     pub(crate) near: Option<String>,
 }
 
@@ -148,8 +152,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) types: HashMap<u64, Ty<'a>>,
     /// `self.if` selects a property named `if` (Kubernetes 1.31 and later).
     keyword_fields: bool,
-    /// The Kubernetes minor release whose libraries are declared.
-    libraries: u32,
+    /// The release whose libraries are declared (see [`super::releases`]).
+    env: CelEnvironment,
     /// Whether `self`/`oldSelf` exist (not in standalone expressions).
     declares_self: bool,
     /// Variables of standalone expressions (`object`, `request`, ...); a dotted name
@@ -169,7 +173,7 @@ impl<'a> Checker<'a> {
             problems: Vec::new(),
             types: HashMap::new(),
             keyword_fields: true,
-            libraries: u32::MAX,
+            env: CelEnvironment::NEWEST,
             declares_self: true,
             variables: Vec::new(),
             functions: Vec::new(),
@@ -196,15 +200,11 @@ impl<'a> Checker<'a> {
             .map(|(_, t)| t.clone())
     }
 
-    /// Declares only the function libraries of Kubernetes `1.minor`.
-    pub(crate) fn libraries(mut self, minor: u32) -> Self {
-        self.libraries = minor;
-        self
-    }
-
-    /// Whether property names that are CEL keywords can be selected unescaped.
-    pub(crate) fn keywords_as_field_names(mut self, yes: bool) -> Self {
-        self.keyword_fields = yes;
+    /// Checks in `env`: its libraries and whether property names that are CEL
+    /// keywords can be selected unescaped.
+    pub(crate) fn environment(mut self, env: CelEnvironment) -> Self {
+        self.env = env;
+        self.keyword_fields = env.keywords_as_field_names;
         self
     }
 
@@ -295,7 +295,7 @@ impl<'a> Checker<'a> {
                     "undeclared reference to '{}' (in container '')",
                     s.type_name
                 ),
-                Some(s.type_name.clone()),
+                Some(format!("{}{{", s.type_name)),
             ),
             Expr::Select(s) => {
                 if let Expr::Ident(base) = &s.operand.expr
@@ -468,11 +468,10 @@ impl<'a> Checker<'a> {
             _ => Dyn,
         };
 
-        if introduced_in(name) > self.libraries {
-            return self.problem(
-                format!("undeclared reference to '{name}' (in container '')"),
-                Some(name.rsplit('.').next().unwrap_or(name).to_string()),
-            );
+        let declared = releases::declared(name, &self.env);
+        let host_declared = || self.functions.iter().any(|(n, _)| n == name);
+        if declared == Some(false) || (releases::host_only(name) && !host_declared()) {
+            return self.undeclared(name);
         }
         match name {
             // Standard library.
@@ -552,13 +551,36 @@ impl<'a> Checker<'a> {
                 }
                 String
             }
-            "reverse" => recv,
             "strings.quote" => String,
-            // Lists library.
+            // Lists libraries (Kubernetes' and cel-go's ext.Lists).
             "isSorted" => Bool,
-            "slice" | "sort" | "distinct" => recv,
-            "flatten" => List(Box::new(Dyn)),
-            "first" | "last" => Optional(Box::new(elem)),
+            "includes" => Bool,
+            "slice" | "distinct" | "reverse" => {
+                if !list_only(&recv) {
+                    return self.method_overload(name, &recv, args);
+                }
+                recv
+            }
+            "sort" => match &recv {
+                List(e) if comparable(e) || e.is_dyn() => recv,
+                Dyn => Dyn,
+                _ => self.method_overload(name, &recv, args),
+            },
+            "flatten" => match (&recv, args.first()) {
+                (List(e), None) => match &**e {
+                    List(inner) => List(inner.clone()),
+                    Dyn => List(Box::new(Dyn)),
+                    _ => self.method_overload(name, &recv, args),
+                },
+                (List(_) | Dyn, Some(Int | Dyn)) | (Dyn, None) => List(Box::new(Dyn)),
+                _ => self.method_overload(name, &recv, args),
+            },
+            "first" | "last" => {
+                if !list_only(&recv) {
+                    return self.method_overload(name, &recv, args);
+                }
+                Optional(Box::new(elem))
+            }
             "lists.range" => List(Box::new(Int)),
             "sets.contains" | "sets.equivalent" | "sets.intersects" => Bool,
             // Regex, URLs, IPs, semver, quantities, named formats.
@@ -568,10 +590,6 @@ impl<'a> Checker<'a> {
             | "isSemver"
             | "isQuantity"
             | "ip.isCanonical"
-            | "isIPv4"
-            | "isIPv6"
-            | "isCIDRv4"
-            | "isCIDRv6"
             | "isLoopback"
             | "isUnspecified"
             | "isLinkLocalMulticast"
@@ -595,34 +613,30 @@ impl<'a> Checker<'a> {
             | "format.uuid"
             | "format.byte"
             | "format.date"
-            | "format.datetime"
-            | "format.named" => Opaque,
+            | "format.datetime" => Opaque,
+            "format.named" => Optional(Box::new(Opaque)),
             "validate" => Optional(Box::new(List(Box::new(String)))),
             "getScheme" | "getHost" | "getHostname" | "getPort" | "getEscapedPath" => String,
             "getQuery" => Map(Box::new(List(Box::new(String)))),
             "family" | "prefixLength" | "major" | "minor" | "patch" | "compareTo" | "sign"
             | "asInteger" => Int,
             "asApproximateFloat" => Double,
-            "math.ceil" | "math.floor" | "math.round" | "math.trunc" | "math.sqrt" => Double,
-            "math.isInf" | "math.isNaN" | "math.isFinite" => Bool,
-            "math.bitAnd" | "math.bitOr" | "math.bitXor" | "math.bitNot" | "math.bitShiftLeft"
-            | "math.bitShiftRight" | "math.abs" | "math.sign" | "math.greatest" | "math.least" => {
-                args.first().cloned().unwrap_or(Dyn)
-            }
-            "base64.decode" => Bytes,
-            "base64.encode" => String,
-            "jsonpatch.escapeKey" => String,
             _ if self.functions.iter().any(|(n, _)| n == name) => self
                 .functions
                 .iter()
                 .find(|(n, _)| n == name)
                 .map(|(_, t)| t.clone())
                 .unwrap_or(Dyn),
-            _ => self.problem(
-                format!("undeclared reference to '{name}' (in container '')"),
-                Some(name.rsplit('.').next().unwrap_or(name).to_string()),
-            ),
+            _ => self.undeclared(name),
         }
+    }
+
+    /// An undeclared function: cel-go locates a call at its `(`.
+    fn undeclared(&mut self, name: &str) -> Ty<'a> {
+        self.problem(
+            format!("undeclared reference to '{name}' (in container '')"),
+            Some(format!("{}(", name.rsplit('.').next().unwrap_or(name))),
+        )
     }
 
     fn method_overload(&mut self, name: &str, recv: &Ty<'a>, args: &[Ty<'a>]) -> Ty<'a> {
@@ -655,6 +669,21 @@ fn equatable(a: &Ty<'_>, b: &Ty<'_>) -> bool {
     }
 }
 
+/// The element types cel-go's `sort` has an overload for.
+fn comparable(t: &Ty<'_>) -> bool {
+    matches!(
+        t,
+        Ty::Int
+            | Ty::Uint
+            | Ty::Double
+            | Ty::Bool
+            | Ty::Duration
+            | Ty::Timestamp
+            | Ty::String
+            | Ty::Bytes
+    )
+}
+
 fn orderable(a: &Ty<'_>, b: &Ty<'_>) -> bool {
     if a.is_dyn() || b.is_dyn() {
         return true;
@@ -685,16 +714,4 @@ fn arithmetic<'a>(op: &str, a: &Ty<'a>, b: &Ty<'a>) -> Option<Ty<'a>> {
         (_, Double, Double) => Double,
         _ => return None,
     })
-}
-
-/// The Kubernetes minor release whose CEL environment first declares function
-/// `name` (`environment/base.go`): 0 for what every supported release has.
-fn introduced_in(name: &str) -> u32 {
-    match name {
-        // library.Format.
-        n if n.starts_with("format.") => 31,
-        // library.SemverLib.
-        "isSemver" | "semver" => 33,
-        _ => 0,
-    }
 }

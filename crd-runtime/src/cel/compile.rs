@@ -6,10 +6,11 @@ use std::collections::HashMap;
 use kube_cel::cel::common::ast::IdedExpr;
 
 use crate::field::{BadValue, ErrorType};
-use crate::model::ValidationRule;
+use crate::model::{PreexistingExpressions, ValidationRule};
 
 use super::check::{Checker, Problem, Ty};
 use super::cost::estimate;
+use super::environment::CelEnvironment;
 use super::equality;
 use super::field_path::{self, Step};
 use super::parse_limits;
@@ -18,49 +19,38 @@ use super::rule_error::{FIELD_PATH_INVALID, RuleError, RuleField, SUPPORTED_REAS
 use super::schema::CelSchema;
 use super::sizes::Place;
 
-/// The Kubernetes CEL environment rules are compiled in
-/// (`celEnvironmentCompatibilityVersion`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CelEnvironment {
-    /// Property names that are CEL keywords (`if`, `namespace`, ...) can be
-    /// selected as they are (`self.if`), not only escaped (`self.__if__`):
-    /// Kubernetes 1.31 and later.
-    pub keywords_as_field_names: bool,
-    /// A failed rule prints the value of a scalar and no value for an object or
-    /// array, instead of the schema type (Kubernetes 1.35 and later).
-    pub prints_values: bool,
-    /// The Kubernetes minor release whose function libraries are declared: the
-    /// format library from 1.31, semver from 1.33 (older releases report
-    /// `undeclared reference`).
-    pub libraries: u32,
+/// Which environment each expression of a CRD is compiled in: the new one,
+/// or the stored one for expressions the update keeps (`RuleEnv`,
+/// `MessageExpressionEnv`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RuleEnvs<'p> {
+    pub(crate) new: CelEnvironment,
+    pub(crate) stored: CelEnvironment,
+    pub(crate) preexisting: Option<&'p PreexistingExpressions>,
 }
 
-impl CelEnvironment {
-    /// The newest environment this crate implements.
-    pub const NEWEST: CelEnvironment = CelEnvironment {
-        keywords_as_field_names: true,
-        prints_values: true,
-        libraries: crate::KubeVersion::NEWEST.minor(),
-    };
-
-    /// The environment of Kubernetes `major.minor`.
-    pub fn for_version(major: u32, minor: u32) -> Self {
-        CelEnvironment {
-            keywords_as_field_names: (major, minor) >= (1, 31),
-            prints_values: (major, minor) >= (1, 35),
-            libraries: if major > 1 { u32::MAX } else { minor },
+impl<'p> RuleEnvs<'p> {
+    /// Every expression in `env`.
+    pub(crate) fn uniform(env: CelEnvironment) -> Self {
+        RuleEnvs {
+            new: env,
+            stored: env,
+            preexisting: None,
         }
     }
 
-    /// The environment of `version`.
-    pub fn for_kube(version: crate::KubeVersion) -> Self {
-        Self::for_version(1, version.minor())
+    fn rule(&self, src: &str) -> CelEnvironment {
+        match self.preexisting {
+            Some(p) if p.rules.contains(src) => self.stored,
+            _ => self.new,
+        }
     }
-}
 
-impl Default for CelEnvironment {
-    fn default() -> Self {
-        Self::NEWEST
+    fn message(&self, src: &str) -> CelEnvironment {
+        match self.preexisting {
+            Some(p) if p.message_expressions.contains(src) => self.stored,
+            _ => self.new,
+        }
     }
 }
 
@@ -88,7 +78,7 @@ pub(super) fn compile_one(
     rule: &ValidationRule,
     schema: &CelSchema,
     resource_root: bool,
-    env: CelEnvironment,
+    envs: RuleEnvs<'_>,
     errors: &mut Vec<RuleError>,
 ) -> CompiledRule {
     let mut push = |field: RuleField, type_: ErrorType, bad_value: BadValue, detail: String| {
@@ -217,7 +207,7 @@ pub(super) fn compile_one(
         &rule.rule,
         schema,
         resource_root,
-        env,
+        envs.rule(&rule.rule),
         self_ty.clone(),
         old_ty.clone(),
     ) {
@@ -264,7 +254,7 @@ pub(super) fn compile_one(
         .as_deref()
         .filter(|m| !m.trim().is_empty())
     {
-        match compile_expr(me, schema, resource_root, env, self_ty, old_ty) {
+        match compile_expr(me, schema, resource_root, envs.message(me), self_ty, old_ty) {
             Err(detail) => push(
                 RuleField::MessageExpression,
                 ErrorType::Invalid,
@@ -319,9 +309,7 @@ fn compile_expr<'a>(
     let expr = super::syntax::parser(env.libraries)
         .parse(src)
         .map_err(|e| parse_limits::render_parse_errors(src, &e))?;
-    let mut checker = Checker::new(self_ty, Some(old_ty))
-        .keywords_as_field_names(env.keywords_as_field_names)
-        .libraries(env.libraries);
+    let mut checker = Checker::new(self_ty, Some(old_ty)).environment(env);
     let ty = checker.check(&expr);
     if !checker.problems.is_empty() {
         return Err(render_problems(src, &checker.problems));
@@ -358,7 +346,13 @@ pub(super) fn render_problems(src: &str, problems: &[Problem]) -> String {
             let offset = p.near.as_deref().and_then(|needle| {
                 let nth = seen.entry(needle).or_default();
                 *nth += 1;
-                locate(src, needle, *nth - 1)
+                // Calls and message literals are located at their bracket, as cel-go does.
+                let at_bracket = if needle.ends_with(['(', '{']) {
+                    needle.len() - 1
+                } else {
+                    0
+                };
+                locate(src, needle, *nth - 1).map(|o| o + at_bracket)
             });
             (offset.unwrap_or(0), render_at(src, p, offset))
         })

@@ -27,6 +27,7 @@ use super::sizes::{Place, Step};
 
 mod library;
 mod macros;
+mod lists;
 #[cfg(test)]
 mod tests;
 
@@ -443,7 +444,10 @@ impl<'a> Estimator<'a, '_> {
                 )
             }
             "@sortByAssociatedKeys" if c.args.len() == 1 => self.sort_by(&c.args[0], arg_sum),
-            _ => match self.library(&name, target, &c.args) {
+            _ => match self
+                .library(&name, target, &c.args)
+                .or_else(|| self.ext_lists(&name, target, &c.args))
+            {
                 Some((cost, size)) => (cost.add(arg_sum), size),
                 None => self.standard(e, &name, target, &c.args, arg_sum),
             },

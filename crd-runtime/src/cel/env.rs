@@ -6,10 +6,12 @@
 //! - `type(x)` and the type identifiers `int`, `uint`, `double`, `bool`,
 //!   `string`, `bytes`, `list`, `map`, `null_type`, `type` (the `cel` crate has
 //!   no type values; rules on int-or-string fields need them).
-//! - `replace` and `lists.range`: guarded versions that charge their output size
-//!   before producing it (a chain of `replace` calls can otherwise grow a string
-//!   exponentially without any loop). `replace` with a negative count replaces
-//!   every occurrence, as in cel-go (kube-cel 0.8 replaces none).
+//! - `replace`: a guarded version that charges its output size before
+//!   producing it (a chain of `replace` calls can otherwise grow a string
+//!   exponentially without any loop). With a negative count it replaces every
+//!   occurrence, as in cel-go (kube-cel 0.8 replaces none).
+//! - the list functions of cel-go's `ext.Lists` and `includes`, with cel-go's
+//!   errors and run-time costs (see [`super::lists`]).
 //! - `duration(x)` and `timestamp(x)`: cel-go's parsing and errors
 //!   (see [`super::conversions`]).
 //! - `@crd.eq`/`@crd.ne`: `==`/`!=` on values holding sets and map lists
@@ -57,12 +59,7 @@ fn build() -> Context<'static> {
         ctx.add_variable_from_value(name, type_value(name));
     }
     ctx.add_function("replace", guarded_replace);
-    ctx.add_function("lists.range", guarded_range);
-    // `sortBy`'s O(n²) sort, charged as cel-go's tracker does.
-    ctx.add_function(
-        kube_cel::cel::parser::SORT_BY_ASSOCIATED_KEYS,
-        super::syntax::metered_sort_by,
-    );
+    super::lists::register(&mut ctx);
     ctx.add_function("duration", super::conversions::duration);
     ctx.add_function("timestamp", super::conversions::timestamp);
     ctx.add_function(super::equality::EQ, super::equality::typed_eq);
@@ -158,18 +155,6 @@ fn guarded_replace(This(this): This<Arc<String>>, Arguments(args): Arguments) ->
     Ok(Value::String(Arc::new(out)))
 }
 
-/// `lists.range(n)` with `n` charged first.
-fn guarded_range(n: i64) -> ResolveResult {
-    if n < 0 {
-        return Err(ExecutionError::function_error(
-            "lists.range",
-            "range argument must be non-negative",
-        ));
-    }
-    charge(n as u64 + 1)?;
-    Ok(Value::List(Arc::new((0..n).map(Value::Int).collect())))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,13 +190,5 @@ mod tests {
         assert_eq!(eval("'aaa'.replace('a', 'b', 2)"), Ok(Value::from("bba")));
         assert_eq!(eval("'aaa'.replace('a', 'b', -1)"), Ok(Value::from("bbb")));
         assert_eq!(eval("'ab'.replace('', '-')"), Ok(Value::from("-a-b-")));
-        assert_eq!(
-            eval("lists.range(3)"),
-            Ok(Value::List(Arc::new(vec![
-                Value::Int(0),
-                Value::Int(1),
-                Value::Int(2)
-            ])))
-        );
     }
 }

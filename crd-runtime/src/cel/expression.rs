@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use super::check::{Checker, Ty};
-use super::compile::{CelEnvironment, render_problems};
+use super::compile::render_problems;
+use super::environment::CelEnvironment;
 use super::parse_limits;
 use super::schema::CelSchema;
 
@@ -91,9 +92,7 @@ pub fn compile_expression(
         .iter()
         .map(|(n, d)| (n.clone(), ty(d)))
         .collect();
-    let mut checker = Checker::standalone(variables, functions)
-        .keywords_as_field_names(env.keywords_as_field_names)
-        .libraries(env.libraries);
+    let mut checker = Checker::standalone(variables, functions).environment(env);
     let out = checker.check(&expr);
     if checker.problems.is_empty() {
         Ok(out.name())

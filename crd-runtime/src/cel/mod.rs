@@ -35,14 +35,17 @@ mod cost;
 mod cost_limits;
 mod decl;
 mod env;
+mod environment;
 mod equality;
 mod escape;
 mod expression;
 pub(crate) mod field_path;
 mod jsonpatch;
 mod library;
+mod lists;
 mod parse_limits;
 mod pass;
+mod releases;
 mod rewrite;
 mod rule_error;
 mod rules;
@@ -56,11 +59,11 @@ pub use budget::{Budget, Limits};
 // Crate-internal pieces the admission policy engine evaluates its expressions with.
 pub(crate) use authz::authorizer_value;
 pub(crate) use budget::{COST_LIMIT_EXCEEDED, Exceeded};
-pub use compile::CelEnvironment;
 pub use cost_limits::{
     EstimatedCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
 pub(crate) use env::with_root;
+pub use environment::CelEnvironment;
 pub use escape::{escape, is_reserved};
 pub(crate) use expression::parse_program;
 pub use expression::{DeclType, Declarations, compile_expression, parse_expression};
@@ -73,6 +76,8 @@ pub use schema::CelSchema;
 pub use validator::{SchemaRuleError, Validator, blocking_error};
 pub(crate) use value::from_json;
 
+#[cfg(test)]
+mod check_library_tests;
 #[cfg(test)]
 mod equality_tests;
 #[cfg(test)]

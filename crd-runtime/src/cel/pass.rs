@@ -7,7 +7,7 @@ use crate::field::{ErrorList, Path};
 use crate::model::JSONSchemaProps;
 
 use super::budget::{Budget, Limits};
-use super::compile::CelEnvironment;
+use super::environment::CelEnvironment;
 use super::validator::{SchemaRuleError, Validator, blocking_error};
 
 /// Evaluates every `x-kubernetes-validations` rule of a schema after the
@@ -49,14 +49,19 @@ impl CelPass {
     }
 
     /// [`CelPass::new`] with the environment and messages of Kubernetes `version`,
-    /// and ratcheting as that release has it by default.
+    /// and ratcheting as that release has it by default. The rules are those of
+    /// an installed CRD, so they are compiled in the release's stored-expression
+    /// environment (`StoredExpressionsEnvLoader`), as the server evaluates them.
     pub fn for_version(
         schema: &JSONSchemaProps,
         resource_root: bool,
         version: KubeVersion,
     ) -> (CelPass, Vec<SchemaRuleError>) {
-        let (validator, problems) =
-            Validator::new_in(schema, resource_root, CelEnvironment::for_kube(version));
+        let (validator, problems) = Validator::new_in(
+            schema,
+            resource_root,
+            CelEnvironment::stored_for_kube(version),
+        );
         (
             CelPass {
                 validator,

@@ -10,8 +10,9 @@ use crate::field::{BadValue, FieldError, Path};
 use crate::model::{JSONSchemaProps, ValidationRule};
 
 use super::budget::{Budget, Exceeded};
-use super::compile::{CelEnvironment, CompiledRule, compile_one};
+use super::compile::{CompiledRule, RuleEnvs, compile_one};
 use super::env::with_root;
+use super::environment::CelEnvironment;
 use super::field_path;
 use super::rule_error::RuleError;
 use super::schema::CelSchema;
@@ -54,18 +55,29 @@ impl CompiledRules {
         resource_root: bool,
         env: CelEnvironment,
     ) -> (Self, Vec<RuleError>) {
+        Self::for_node_with(schema, rules, resource_root, RuleEnvs::uniform(env))
+    }
+
+    /// [`CompiledRules::for_node`] with each expression in the environment
+    /// `envs` picks for it.
+    pub(crate) fn for_node_with(
+        schema: Arc<CelSchema>,
+        rules: &[ValidationRule],
+        resource_root: bool,
+        envs: RuleEnvs<'_>,
+    ) -> (Self, Vec<RuleError>) {
         let mut errors = Vec::new();
         let compiled = rules
             .iter()
             .enumerate()
-            .map(|(i, r)| compile_one(i, r, &schema, resource_root, env, &mut errors))
+            .map(|(i, r)| compile_one(i, r, &schema, resource_root, envs, &mut errors))
             .collect();
         (
             CompiledRules {
                 schema,
                 resource_root,
                 rules: compiled,
-                prints_values: env.prints_values,
+                prints_values: envs.new.prints_values,
             },
             errors,
         )

@@ -16,12 +16,8 @@
 //! accumulators these macros build, and the runtime cost of `sortBy`.
 
 use kube_cel::cel::common::ast::{ComprehensionExpr, Expr, IdedExpr};
-use kube_cel::cel::extractors::This;
-use kube_cel::cel::objects::Value;
 use kube_cel::cel::parser::{MAP_INSERT, Parser};
-use kube_cel::cel::{FunctionContext, ResolveResult};
 
-use super::budget::charge;
 use super::parse_limits;
 
 /// The first environment with cel-go's two-variable comprehensions.
@@ -85,25 +81,4 @@ fn added_by_step<'e>(step: &'e IdedExpr, accu: &str) -> Option<Added<'e>> {
 /// (0.1) for string or bytes keys.
 pub(crate) fn sort_by_factor(string_keys: bool) -> f64 {
     if string_keys { 2.1 } else { 2.0 }
-}
-
-/// cel-go's runtime cost of sorting by `n` keys (`trackListSortBy`): `n²`
-/// comparisons at [`sort_by_factor`] (rounded down), plus the call and the list
-/// it allocates.
-pub(crate) fn sort_by_cost(n: u64, string_keys: bool) -> u64 {
-    let compares = n.saturating_mul(n) as f64 * sort_by_factor(string_keys);
-    (compares as u64).saturating_add(1 + 10)
-}
-
-/// `@sortByAssociatedKeys` with cel-go's runtime cost charged first.
-pub(crate) fn metered_sort_by(
-    ftx: &FunctionContext,
-    This(list): This<Value>,
-    keys: Value,
-) -> ResolveResult {
-    if let Value::List(k) = &keys {
-        let string_keys = matches!(k.first(), Some(Value::String(_) | Value::Bytes(_)));
-        charge(sort_by_cost(k.len() as u64, string_keys))?;
-    }
-    kube_cel::cel::functions_ext::sort_by_associated_keys(ftx, This(list), keys)
 }

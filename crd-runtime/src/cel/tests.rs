@@ -356,13 +356,13 @@ fn compile_errors_name_the_rule() {
             "{p}[7].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule"
         ),
         format!(
-            "{p}[8].rule: Invalid value: \"Foo{{a: 1}}\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'Foo'"
+            "{p}[8].rule: Invalid value: \"Foo{{a: 1}}\": compilation failed: ERROR: <input>:1:4: undeclared reference to 'Foo'"
         ),
         format!(
-            "{p}[9].rule: Invalid value: \"self.replicas.startsWith('a')\": compilation failed: ERROR: <input>:1:14: found no matching overload for 'startsWith' applied to 'int.(string)'"
+            "{p}[9].rule: Invalid value: \"self.replicas.startsWith('a')\": compilation failed: ERROR: <input>:1:25: found no matching overload for 'startsWith' applied to 'int.(string)'"
         ),
         format!(
-            "{p}[10].rule: Invalid value: \"unknownFn(self)\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'unknownFn'"
+            "{p}[10].rule: Invalid value: \"unknownFn(self)\": compilation failed: ERROR: <input>:1:10: undeclared reference to 'unknownFn'"
         ),
         format!("{p}[11].rule: Required value: rule is not specified"),
     ];
@@ -428,7 +428,7 @@ fn blocking_errors_stop_cel() {
 }
 
 #[test]
-fn keywords_are_field_names_from_kubernetes_1_31() {
+fn keywords_are_field_names_from_compatibility_version_1_31() {
     let s = schema(json!({"type": "object", "properties": {"if": {"type": "integer"}}}));
     let errors = |rule: &str, env: CelEnvironment| {
         let mut s = s.clone();
@@ -436,10 +436,20 @@ fn keywords_are_field_names_from_kubernetes_1_31() {
             Some(vec![serde_json::from_value(json!({"rule": rule})).unwrap()]);
         Validator::new_in(&s, true, env).1.len()
     };
-    let v1_30 = CelEnvironment::for_version(1, 30);
-    assert_eq!(errors("self.__if__ > 0", v1_30), 0);
-    assert_eq!(errors("self.if > 0", v1_30), 1);
-    assert_eq!(errors("self.if > 0", CelEnvironment::for_version(1, 31)), 0);
+    // A 1.31 server compiles new rules at 1.30: only the escaped name works.
+    let new_1_31 = CelEnvironment::for_version(1, 31);
+    assert_eq!(errors("self.__if__ > 0", new_1_31), 0);
+    assert_eq!(errors("self.if > 0", new_1_31), 1);
+    assert_eq!(errors("self.if > 0", CelEnvironment::for_version(1, 32)), 0);
+    // Its stored environment (unbounded compatibility version) has them.
+    assert_eq!(
+        errors("self.if > 0", CelEnvironment::stored_for_version(1, 31)),
+        0
+    );
+    assert_eq!(
+        errors("self.if > 0", CelEnvironment::stored_for_version(1, 30)),
+        1
+    );
     assert_eq!(errors("self.if > 0", CelEnvironment::NEWEST), 0);
 }
 
@@ -449,24 +459,63 @@ fn libraries_arrive_with_their_release() {
         {"rule": "isSemver(self.name)"},
         {"rule": "!format.dns1123Label().validate(self.name).hasValue()"}
     ]));
-    let errors = |minor| {
-        let (_, errs) = Validator::new_in(&s, true, CelEnvironment::for_version(1, minor));
+    let errors = |env| {
+        let (_, errs) = Validator::new_in(&s, true, env);
         errs.iter()
             .map(|e| e.to_field_error(&Path::new("s")).to_string())
             .collect::<Vec<_>>()
     };
-    assert!(errors(33).is_empty(), "{:?}", errors(33));
-    let e32 = errors(32);
-    assert_eq!(e32.len(), 1, "{e32:?}");
+    // Semver is base.go's 1.33 library: new rules on 1.34 servers, stored
+    // ones on 1.33 servers.
+    let new = |minor| errors(CelEnvironment::for_version(1, minor));
+    assert!(new(34).is_empty(), "{:?}", new(34));
+    assert!(errors(CelEnvironment::stored_for_version(1, 33)).is_empty());
+    let e33 = new(33);
+    assert_eq!(e33.len(), 1, "{e33:?}");
     assert!(
-        e32[0].contains("undeclared reference to 'isSemver' (in container '')"),
-        "{e32:?}"
+        e33[0].contains("undeclared reference to 'isSemver' (in container '')"),
+        "{e33:?}"
     );
-    let e30 = errors(30);
-    assert_eq!(e30.len(), 2, "{e30:?}");
+    // Format is 1.31's: a 1.31 server refuses it in a new rule.
+    let e31 = new(31);
+    assert_eq!(e31.len(), 2, "{e31:?}");
     assert!(
-        e30[1].contains("undeclared reference to 'format.dns1123Label'"),
-        "{e30:?}"
+        e31[1].contains("undeclared reference to 'format.dns1123Label'"),
+        "{e31:?}"
+    );
+    assert_eq!(new(32).len(), 1);
+}
+
+#[test]
+fn unchanged_rules_of_an_update_compile_in_the_stored_environment() {
+    let s = rules(json!([
+        {"rule": "isSemver(self.name)"},
+        {"rule": "isSemver(self.name + '.0')"}
+    ]));
+    let v = |minor| crate::KubeVersion::new(minor).unwrap();
+    let mut old = crate::model::PreexistingExpressions::default();
+    old.rules.insert("isSemver(self.name)".into());
+    let (_, errs) = Validator::new_for_update(
+        &s,
+        true,
+        CelEnvironment::for_kube(v(33)),
+        CelEnvironment::stored_for_kube(v(33)),
+        &old,
+    );
+    let errs: Vec<String> = errs
+        .iter()
+        .map(|e| e.to_field_error(&Path::new("s")).to_string())
+        .collect();
+    // The kept semver rule compiles (1.33 has the library); the new one is
+    // compiled at 1.32 and refused.
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(
+        errs[0].starts_with("s[1]") || errs[0].contains("[1]"),
+        "{errs:?}"
+    );
+    assert!(
+        errs[0].contains("undeclared reference to 'isSemver'"),
+        "{errs:?}"
     );
 }
 

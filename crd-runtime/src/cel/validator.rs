@@ -18,10 +18,12 @@ use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::model::JSONSchemaProps;
 
 use super::budget::{Budget, Limits};
-use super::compile::CelEnvironment;
+use super::compile::RuleEnvs;
+use super::environment::CelEnvironment;
 use super::rule_error::{RuleError, RuleField};
 use super::rules::CompiledRules;
 use super::schema::CelSchema;
+use crate::model::PreexistingExpressions;
 
 /// The compiled rules of a schema tree; nodes without rules below them are left out.
 #[derive(Debug)]
@@ -97,6 +99,32 @@ impl Validator {
         resource_root: bool,
         env: CelEnvironment,
     ) -> (Option<Self>, Vec<SchemaRuleError>) {
+        Self::with_envs(schema, resource_root, RuleEnvs::uniform(env))
+    }
+
+    /// [`Validator::new`] for a CRD update: rules and message expressions the
+    /// old CRD had (`preexisting`) are compiled in `stored`, the others in `new`,
+    /// as the API server does.
+    pub fn new_for_update(
+        schema: &JSONSchemaProps,
+        resource_root: bool,
+        new: CelEnvironment,
+        stored: CelEnvironment,
+        preexisting: &PreexistingExpressions,
+    ) -> (Option<Self>, Vec<SchemaRuleError>) {
+        let envs = RuleEnvs {
+            new,
+            stored,
+            preexisting: Some(preexisting),
+        };
+        Self::with_envs(schema, resource_root, envs)
+    }
+
+    fn with_envs(
+        schema: &JSONSchemaProps,
+        resource_root: bool,
+        envs: RuleEnvs<'_>,
+    ) -> (Option<Self>, Vec<SchemaRuleError>) {
         let mut errors = Vec::new();
         let v = Self::build(
             &CelSchema::new(schema),
@@ -104,7 +132,7 @@ impl Validator {
             &Path::root(),
             None,
             Some(1),
-            env,
+            envs,
             &mut errors,
         );
         (v, errors)
@@ -116,14 +144,14 @@ impl Validator {
         path: &Path,
         uncorrelatable: Option<&Path>,
         cardinality: Option<u64>,
-        env: CelEnvironment,
+        env: RuleEnvs<'_>,
         errors: &mut Vec<SchemaRuleError>,
     ) -> Option<Self> {
         let child_cardinality = cardinality
             .zip(super::sizes::child_factor(schema))
             .map(|(a, b)| a.saturating_mul(b));
         let own = schema.x_kubernetes_validations.as_deref().unwrap_or(&[]);
-        let (rules, errs) = CompiledRules::for_node_in(schema.clone(), own, resource_root, env);
+        let (rules, errs) = CompiledRules::for_node_with(schema.clone(), own, resource_root, env);
         errors.extend(errs.into_iter().map(|error| SchemaRuleError {
             node: path.clone(),
             error,
@@ -150,7 +178,7 @@ impl Validator {
         for (i, branch) in schema.all_of_rules.iter().enumerate() {
             if let Some(branch_rules) = branch {
                 let (r, errs) =
-                    CompiledRules::for_node_in(schema.clone(), branch_rules, resource_root, env);
+                    CompiledRules::for_node_with(schema.clone(), branch_rules, resource_root, env);
                 let branch_path = path.child("allOf").index(i);
                 errors.extend(errs.into_iter().map(|error| SchemaRuleError {
                     node: branch_path.clone(),

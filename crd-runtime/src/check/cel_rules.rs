@@ -28,11 +28,19 @@ pub fn cel_rule_errors(schema: &JSONSchemaProps, root: &Path, opts: &CheckOption
     // Rules inside allOf are forbidden in structural schemas (reported by the
     // structural checks); upstream does not compile them.
     drop_all_of_rules(&mut compilable);
-    let env = match opts.cel_environment_version {
-        Some((major, minor)) => CelEnvironment::for_version(major, minor),
-        None => CelEnvironment::NEWEST,
+    // New expressions at the compatibility version; on an update, those the old
+    // CRD had in the environment of the server (one release newer).
+    let (new, stored) = match opts.cel_environment_version {
+        Some((major, minor)) => (
+            CelEnvironment::for_compatibility_version(major, minor),
+            CelEnvironment::stored_for_version(major, minor.saturating_add(1)),
+        ),
+        None => (CelEnvironment::NEWEST, CelEnvironment::NEWEST),
     };
-    let (validator, problems) = Validator::new_in(&compilable, true, env);
+    let (validator, problems) = match &opts.preexisting_expressions {
+        Some(old) => Validator::new_for_update(&compilable, true, new, stored, old),
+        None => Validator::new_in(&compilable, true, new),
+    };
     errs.extend(
         problems
             .iter()
@@ -121,5 +129,53 @@ fn drop_all_of_rules(s: &mut JSONSchemaProps) {
     }
     if let Some(JSONSchemaPropsOrBool::Schema(ap)) = s.additional_properties.as_deref_mut() {
         drop_all_of_rules(ap);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::check::{CheckOptions, validate_crd};
+    use crate::model::PreexistingExpressions;
+
+    fn crd(rules: &[&str]) -> crate::CustomResourceDefinition {
+        let rules: Vec<String> = rules.iter().map(|r| format!("- rule: {r:?}")).collect();
+        let yaml = format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+             metadata: {{name: things.example.com}}\nspec:\n  group: example.com\n  scope: Namespaced\n  \
+             names: {{plural: things, kind: Thing}}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    \
+             schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          \
+             v: {{type: string, maxLength: 10}}\n        x-kubernetes-validations:\n        {}\n",
+            rules.join("\n        ")
+        );
+        crate::load_crds("crd.yaml", &yaml)
+            .unwrap()
+            .crds
+            .remove(0)
+            .crd
+    }
+
+    #[test]
+    fn an_update_keeps_compiling_its_rules_in_the_stored_environment() {
+        // A 1.33 server: new rules at 1.32 (no semver), kept ones at 1.33.
+        let old = crd(&["isSemver(self.v)"]);
+        let new = crd(&["isSemver(self.v)", "isSemver(self.v + '.0')"]);
+        let create = CheckOptions {
+            cel_environment_version: Some((1, 32)),
+            ..CheckOptions::v1_create()
+        };
+        assert_eq!(validate_crd(&old, &create).len(), 1);
+        let update = CheckOptions {
+            preexisting_expressions: Some(Arc::new(PreexistingExpressions::of(&old))),
+            ..create
+        };
+        let errs = validate_crd(&new, &update).strings();
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].contains("x-kubernetes-validations[1].rule")
+                && errs[0].contains("undeclared reference to 'isSemver'"),
+            "{errs:?}"
+        );
     }
 }

@@ -38,8 +38,10 @@ pub use openapi::validate_property_types;
 pub use schema::{validate_schema, validate_validation};
 pub use structural::{conversion_error as structural_conversion_error, validate_structural};
 
+use std::sync::Arc;
+
 use crate::field::ErrorList;
-use crate::model::CustomResourceDefinition;
+use crate::model::{CustomResourceDefinition, PreexistingExpressions};
 
 /// Which rules apply, mirroring upstream's `validationOptions` (plus the
 /// structural-schema `ValidationOptions`). Updates of existing CRDs relax some
@@ -72,11 +74,16 @@ pub struct CheckOptions {
     pub require_served_version: bool,
     /// How a v1 CRD's per-version fields map to error paths.
     pub path_style: PathStyle,
-    /// The Kubernetes version (major, minor) whose CEL environment compiles
-    /// `x-kubernetes-validations` (`celEnvironmentCompatibilityVersion`);
+    /// The CEL compatibility version (major, minor) new
+    /// `x-kubernetes-validations` are compiled at
+    /// (`celEnvironmentCompatibilityVersion`; a 1.N server uses 1.(N-1));
     /// `None`: the newest this crate implements. Before 1.31, property names
     /// that are CEL keywords can only be selected escaped (`self.__if__`).
     pub cel_environment_version: Option<(u32, u32)>,
+    /// On an update: the rules and message expressions of the old CRD, which
+    /// are compiled in the stored-expression environment (one release newer
+    /// than the compatibility version) instead.
+    pub preexisting_expressions: Option<Arc<PreexistingExpressions>>,
 }
 
 impl CheckOptions {
@@ -97,6 +104,7 @@ impl CheckOptions {
             require_served_version: true,
             path_style: PathStyle::PerVersion,
             cel_environment_version: None,
+            preexisting_expressions: None,
         }
     }
 

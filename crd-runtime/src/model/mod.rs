@@ -2,9 +2,11 @@
 
 mod crd;
 mod either;
+mod preexisting;
 mod schema;
 mod v1beta1;
 
 pub use crd::*;
+pub use preexisting::PreexistingExpressions;
 pub use schema::*;
 pub use v1beta1::CustomResourceDefinitionV1Beta1;

@@ -40,7 +40,9 @@ impl MatchConditions {
             authorizer: true,
             variables: &[],
             composited: false,
-            env: CelEnvironment::for_kube(version),
+            // Installed objects' expressions: the stored environment, as the
+            // admission plugins compile them (`environment.StoredExpressions`).
+            env: CelEnvironment::stored_for_kube(version),
             object: None,
         };
         Self::compile_in(conditions, scope)

@@ -64,7 +64,9 @@ pub(super) fn reason_code(reason: &str) -> u16 {
 impl ValidatingPolicies {
     /// Compiles `policies` and groups `bindings` by `spec.policyName`.
     pub fn new(policies: &[Value], bindings: &[Value], version: KubeVersion) -> Self {
-        let env = CelEnvironment::for_kube(version);
+        // Installed objects' expressions: the stored environment, as the
+        // admission plugins compile them (`environment.StoredExpressions`).
+        let env = CelEnvironment::stored_for_kube(version);
         let compiled = policies
             .iter()
             .map(|p| {

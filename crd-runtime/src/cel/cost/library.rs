@@ -25,7 +25,7 @@ impl<'a> Estimator<'a, '_> {
             "sets.contains" | "sets.equivalent" | "sets.intersects" if args.len() == 2 => {
                 (size(0).mul(size(1)).add(one), None)
             }
-            "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" => {
+            "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" | "includes" => {
                 let (t, sz) = t?;
                 match self.ty(t) {
                     Ty::List(elem) => {
@@ -36,6 +36,8 @@ impl<'a> Estimator<'a, '_> {
                         }
                         (sz.mul(el), None)
                     }
+                    // A dynamic target may be a list: one comparison per element.
+                    _ if name == "includes" => (sz, None),
                     _ => (sz.factor(STRING_TRAVERSAL), None),
                 }
             }

@@ -105,3 +105,26 @@ fn converted_strings_have_no_size_bound() {
     // Unbounded: 100 times the per-expression limit (`cost_limits`) and more.
     assert!(max > 100 * 10_000_000, "{max}");
 }
+
+#[test]
+fn list_library_estimates_follow_cel_go_and_kubernetes() {
+    let ints = json!({"type": "array", "maxItems": 10, "items": {"type": "integer"}});
+    let strings = json!({"type": "array", "maxItems": 10,
+        "items": {"type": "string", "maxLength": 5}});
+    // `includes` (library.Lists v1), from cost_test.go: the literal 10 plus one
+    // comparison per element; a string target is traversed once per byte.
+    assert_eq!(cost(ints.clone(), "[1, 2, 3, 4, 5].includes(3)"), (15, 15));
+    let fifty = format!("'{}'.includes('123')", "0123456789".repeat(5));
+    assert_eq!(cost(ints.clone(), &fifty), (50, 50));
+    // ext.Lists v3: size × factor + 11, `self` 1; sort compares every pair.
+    assert_eq!(cost(ints.clone(), "self.sort()"), (12, 212));
+    assert_eq!(cost(strings, "self.sort()"), (12, 222));
+    assert_eq!(cost(ints.clone(), "self.distinct()"), (12, 212));
+    assert_eq!(cost(ints.clone(), "self.reverse()"), (12, 22));
+    assert_eq!(cost(ints.clone(), "self.slice(1, 3)"), (14, 14));
+    assert_eq!(cost(ints.clone(), "lists.range(5)"), (16, 16));
+    let nested = json!({"type": "array", "maxItems": 10,
+        "items": {"type": "array", "maxItems": 3, "items": {"type": "integer"}}});
+    assert_eq!(cost(nested.clone(), "self.flatten()"), (12, 22));
+    assert_eq!(cost(nested, "self.flatten(2)"), (12, 32));
+}

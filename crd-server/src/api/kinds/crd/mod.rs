@@ -8,10 +8,11 @@
 pub mod status;
 
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
-use crd_runtime::model::{CustomResourceDefinition, JSONSchemaProps};
+use crd_runtime::model::{CustomResourceDefinition, JSONSchemaProps, PreexistingExpressions};
 use crd_runtime::{CheckOptions, validate_crd};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 pub use status::CRD_PREFIX;
 
@@ -163,7 +164,18 @@ impl Strategy for Crds {
         Box::pin(async move {
             let name = name_of(obj).to_string();
             let crd = self.typed(obj)?;
-            let errs = validate_crd(&crd, &CheckOptions::api_server_create());
+            // New rules compile at the server's compatibility version (one
+            // release back); on an update, rules the old CRD had in the
+            // server's own stored-expression environment.
+            let preexisting = old
+                .and_then(|o| self.typed(o).ok())
+                .map(|o| Arc::new(PreexistingExpressions::of(&o)));
+            let opts = CheckOptions {
+                cel_environment_version: Some((1, self.kube_version.minor().saturating_sub(1))),
+                preexisting_expressions: preexisting,
+                ..CheckOptions::api_server_create()
+            };
+            let errs = validate_crd(&crd, &opts);
             if !errs.is_empty() {
                 return Err(ApiError::invalid(&self.info.q, &name, &errs));
             }

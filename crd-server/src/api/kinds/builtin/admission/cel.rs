@@ -29,7 +29,12 @@ pub enum Expr {
 
 /// Compiles `expression` as the server does for `path`, pushing its error.
 pub fn compile(expression: &str, want: Expr, scope: Scope, path: &Path, errs: &mut ErrorList) {
-    let env = CelEnvironment::for_kube(scope.version);
+    // New expressions at the compatibility version, kept ones as stored.
+    let env = if scope.stored.is_some_and(|s| s.contains(expression)) {
+        CelEnvironment::stored_for_kube(scope.version)
+    } else {
+        CelEnvironment::for_kube(scope.version)
+    };
     let invalid = |detail: String| {
         FieldError::invalid(path.clone(), BadValue::Str(expression.into()), detail)
     };
@@ -66,6 +71,7 @@ mod tests {
             authorizer: true,
             variables: None,
             version: KubeVersion::NEWEST,
+            stored: None,
         }
     }
 

@@ -8,6 +8,7 @@
 pub mod cel;
 pub mod mutating;
 pub mod policies;
+mod preexisting;
 pub mod selector;
 pub mod webhooks;
 
@@ -251,6 +252,9 @@ pub(crate) struct Scope<'a> {
     /// The policy's variables (`variables.<name>`), when it has any.
     pub variables: Option<&'a [String]>,
     pub version: KubeVersion,
+    /// Expressions (of the role being compiled) the updated object already had:
+    /// those compile in the stored-expression environment.
+    pub stored: Option<&'a std::collections::HashSet<String>>,
 }
 
 /// `validateMatchConditions`: at most 64, names unique and qualified, expressions

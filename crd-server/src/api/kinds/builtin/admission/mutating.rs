@@ -15,6 +15,7 @@ use super::policies::{
     binding_columns, binding_spec, common_spec, default_binding, default_spec, param_kind_cell,
     variable_names,
 };
+use super::preexisting::Preexisting;
 use super::{list, one_of, text};
 use crate::api::table::Column;
 
@@ -59,14 +60,14 @@ impl Behaviour for MutatingPolicies {
         let spec = obj.get("spec").unwrap_or(&Value::Null);
         let path = Path::new("spec");
         let names = variable_names(spec);
-        common_spec(
-            spec,
-            old.and_then(|o| o.get("spec")),
-            &names,
-            cx,
-            &path,
-            errs,
-        );
+        let old_spec = old.and_then(|o| o.get("spec"));
+        // Only the match conditions of the old policy are looked up (its
+        // variables and mutations are not compiled here).
+        let preexisting = Preexisting {
+            validations: Default::default(),
+            ..Preexisting::of_policy(old_spec)
+        };
+        common_spec(spec, old_spec, &preexisting, &names, cx, &path, errs);
         let mutations = list(spec, "mutations");
         if mutations.is_empty() {
             errs.push(FieldError::required(

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::super::{Behaviour, Validation};
 use super::cel::{Expr, compile};
+use super::preexisting::Preexisting;
 use super::selector::label_name;
 use super::{
     FAILURE_POLICIES, Scope, default, default_match_resources, is_cel_identifier, list,
@@ -49,6 +50,7 @@ pub(crate) fn default_binding(spec: Option<&mut Value>) {
 pub(crate) fn common_spec<'a>(
     spec: &Value,
     old: Option<&Value>,
+    preexisting: &'a Preexisting,
     names: &'a [String],
     cx: &Validation,
     path: &Path,
@@ -79,6 +81,7 @@ pub(crate) fn common_spec<'a>(
         authorizer: true,
         variables: (!names.is_empty()).then_some(names),
         version: cx.kube_version,
+        stored: None,
     };
     // An update that keeps the param kind and conditions does not compile them again.
     let unchanged = old.is_some_and(|o| {
@@ -87,6 +90,10 @@ pub(crate) fn common_spec<'a>(
     });
     if !unchanged {
         let conditions = list(spec, "matchConditions");
+        let scope = Scope {
+            stored: Some(&preexisting.match_conditions),
+            ..scope
+        };
         match_conditions(conditions, scope, &path.child("matchConditions"), errs);
     }
     for (i, v) in list(spec, "variables").iter().enumerate() {
@@ -112,8 +119,10 @@ pub(crate) fn common_spec<'a>(
             ));
         } else {
             // A variable sees the ones declared before it.
+            // Upstream looks variables up among the old validations.
             let earlier = Scope {
                 variables: Some(&names[..i.min(names.len())]),
+                stored: Some(&preexisting.validations),
                 ..scope
             };
             compile(
@@ -172,14 +181,9 @@ impl Behaviour for ValidatingPolicies {
         let spec = obj.get("spec").unwrap_or(&Value::Null);
         let path = Path::new("spec");
         let names = variable_names(spec);
-        let scope = common_spec(
-            spec,
-            old.and_then(|o| o.get("spec")),
-            &names,
-            cx,
-            &path,
-            errs,
-        );
+        let old_spec = old.and_then(|o| o.get("spec"));
+        let preexisting = Preexisting::of_policy(old_spec);
+        let scope = common_spec(spec, old_spec, &preexisting, &names, cx, &path, errs);
         let validations = list(spec, "validations");
         let annotations = list(spec, "auditAnnotations");
         if validations.is_empty() && annotations.is_empty() {
@@ -189,7 +193,8 @@ impl Behaviour for ValidatingPolicies {
             return;
         }
         for (i, v) in validations.iter().enumerate() {
-            validation(v, scope, &path.child("validations").index(i), errs);
+            let at = path.child("validations").index(i);
+            validation(v, scope, &preexisting, &at, errs);
         }
         if annotations.len() > MAX_AUDIT_ANNOTATIONS {
             errs.push(FieldError::invalid(
@@ -205,6 +210,10 @@ impl Behaviour for ValidatingPolicies {
         let mut keys = Vec::new();
         for (i, a) in annotations.iter().enumerate() {
             let at = path.child("auditAnnotations").index(i);
+            let scope = Scope {
+                stored: Some(&preexisting.audit_annotations),
+                ..scope
+            };
             audit_annotation(a, name, scope, &at, errs);
             let key = text(a, "key");
             if keys.contains(&key) {
@@ -245,7 +254,7 @@ pub(crate) fn param_kind_cell(o: &Value) -> Value {
 }
 
 /// `validateValidation`.
-fn validation(v: &Value, scope: Scope, at: &Path, errs: &mut ErrorList) {
+fn validation(v: &Value, scope: Scope, old: &Preexisting, at: &Path, errs: &mut ErrorList) {
     let expression = text(v, "expression");
     if expression.trim().is_empty() {
         errs.push(FieldError::required(
@@ -253,6 +262,10 @@ fn validation(v: &Value, scope: Scope, at: &Path, errs: &mut ErrorList) {
             "expression is not specified",
         ));
     } else {
+        let scope = Scope {
+            stored: Some(&old.validations),
+            ..scope
+        };
         compile(expression, Expr::Bool, scope, &at.child("expression"), errs);
     }
     let message_expression = text(v, "messageExpression");
@@ -265,6 +278,7 @@ fn validation(v: &Value, scope: Scope, at: &Path, errs: &mut ErrorList) {
     } else if !message_expression.is_empty() {
         let no_authorizer = Scope {
             authorizer: false,
+            stored: Some(&old.message_expressions),
             ..scope
         };
         let path = at.child("messageExpression");

@@ -91,3 +91,29 @@ fn bindings_need_a_policy_and_actions() {
     );
     assert_eq!(param_ref_cell(&b), "*/limits");
 }
+
+#[test]
+fn an_update_compiles_kept_expressions_in_the_stored_environment() {
+    // `includes` is 1.37's: a 1.37 server refuses it in a new expression
+    // (compatibility version 1.36) but keeps compiling it where the old policy
+    // already had it.
+    let rules: Value = serde_json::from_str(RULES).unwrap();
+    let with = |validations: Value| {
+        policy(json!({"matchConstraints": rules.clone(), "validations": validations}))
+    };
+    let kept = "object.spec.tags.includes('a')";
+    let old = with(json!([{"expression": kept}]));
+    assert_eq!(errors(&old).len(), 1, "a create compiles it as new");
+    let new = with(json!([
+        {"expression": kept},
+        {"expression": "object.spec.tags.includes('b')"},
+    ]));
+    let mut errs = ErrorList::new();
+    ValidatingPolicies.validate_with(&new, Some(&old), &cx(), &mut errs);
+    let out = errs.strings();
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(
+        out[0].starts_with("spec.validations[1].expression: Invalid value: \"object.spec.tags.includes('b')\": compilation failed: ERROR: <input>:1:26: undeclared reference to 'includes'"),
+        "{out:?}"
+    );
+}

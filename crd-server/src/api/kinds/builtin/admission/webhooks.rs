@@ -8,6 +8,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use super::super::{Behaviour, Validation};
+use super::preexisting::Preexisting;
 use super::selector::{fully_qualified_name, has_invalid_label_value, label_selector};
 use super::{
     FAILURE_POLICIES, Scope, default, list, match_conditions, one_of, rule_with_operations,
@@ -34,6 +35,8 @@ struct Options {
     recognized_review_version: bool,
     unique_names: bool,
     allow_invalid_label_values: bool,
+    /// The old configuration's match conditions (compiled as stored).
+    preexisting: Preexisting,
 }
 
 impl Options {
@@ -44,6 +47,7 @@ impl Options {
             recognized_review_version: true,
             unique_names: true,
             allow_invalid_label_values: false,
+            preexisting: Preexisting::default(),
         }
     }
 
@@ -74,6 +78,7 @@ impl Options {
                 has_invalid_label_value(h.get("namespaceSelector"))
                     || has_invalid_label_value(h.get("objectSelector"))
             }),
+            preexisting: Preexisting::of_webhooks(Some(old)),
         }
     }
 }
@@ -197,6 +202,7 @@ impl Webhooks {
                 authorizer: true,
                 variables: None,
                 version: cx.kube_version,
+                stored: Some(&opts.preexisting.match_conditions),
             };
             let conditions = list(hook, "matchConditions");
             match_conditions(conditions, scope, &at.child("matchConditions"), errs);
