@@ -82,6 +82,32 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
+/// Reads a JSON text as [`StrictValue`] to the API server's depth
+/// ([`super::MAX_DEPTH`]), on a stack sized for the text's nesting. Too deep a text
+/// fails as Go's decoder fails (`invalid character '[' exceeded max depth`).
+pub(crate) fn parse(text: &str) -> Result<StrictValue, serde_json::Error> {
+    use crate::depth::{json_text_depth, with_stack_for};
+    let depth = json_text_depth(text.as_bytes()).map_err(|e| {
+        let before = &text.as_bytes()[..e.offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = e.offset
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1)
+            + 1;
+        // serde_json's errors carry their position in the message.
+        <serde_json::Error as de::Error>::custom(format_args!("{e} at line {line} column {column}"))
+    })?;
+    with_stack_for(depth, || {
+        let mut de = serde_json::Deserializer::from_str(text);
+        de.disable_recursion_limit();
+        let v = StrictValue::deserialize(&mut de)?;
+        de.end()?;
+        Ok(v)
+    })
+}
+
 /// A serde_json error's message without its `at line L column C` tail (positions are
 /// reported separately), in the same words as YAML errors where they mean the same.
 pub fn json_message(e: &serde_json::Error) -> String {
@@ -107,8 +133,8 @@ mod tests {
         assert_eq!(json_message(&e), "duplicate field \"b\"");
         assert_eq!((e.line(), e.column()), (1, 22));
         let deep = "[".repeat(200_000);
-        let e = serde_json::from_str::<StrictValue>(&deep).unwrap_err();
-        assert_eq!(json_message(&e), "document nests deeper than 128 levels");
+        let e = parse(&deep).unwrap_err();
+        assert_eq!(json_message(&e), "invalid character '[' exceeded max depth");
         let v = serde_json::from_str::<StrictValue>(r#"{"a": [1, 2.5, null, "x"]}"#).unwrap();
         assert_eq!(v.0, serde_json::json!({"a": [1, 2.5, null, "x"]}));
     }
