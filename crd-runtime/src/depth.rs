@@ -40,13 +40,18 @@ pub fn stack_bytes(depth: usize) -> usize {
 }
 
 /// Runs `f`, which walks a value `depth` deep, on a stack big enough for it: the
-/// caller's when `depth <= SHALLOW`, else a fresh one of [`stack_bytes`] on the
-/// same thread (`stacker`), freed when `f` returns.
+/// caller's when `depth <= SHALLOW` or when enough of it is left (a sized worker),
+/// else a fresh one of [`stack_bytes`] on the same thread (`stacker`), freed when
+/// `f` returns.
 pub fn with_stack_for<R>(depth: usize, f: impl FnOnce() -> R) -> R {
     if depth <= SHALLOW {
         return f();
     }
-    stacker::grow(stack_bytes(depth), f)
+    let need = stack_bytes(depth);
+    if stacker::remaining_stack().is_some_and(|left| left >= need) {
+        return f();
+    }
+    stacker::grow(need, f)
 }
 
 /// How deeply arrays and objects nest in `v` (a scalar is 0, `[]` is 1), without
