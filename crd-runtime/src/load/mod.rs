@@ -121,7 +121,21 @@ impl std::error::Error for LoadError {}
 /// one document.
 pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Value>, LoadError> {
     if is_json(text) {
-        return match strict_json::parse(text) {
+        let depth = crate::depth::json_text_depth(text.as_bytes()).map_err(|e| {
+            let before = &text.as_bytes()[..e.offset];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+            LoadError::Syntax {
+                source: source.to_string(),
+                line,
+                column: text[start..e.offset].chars().count() + 1,
+                message: e.to_string(),
+            }
+        })?;
+        return match strict_json::parse(text, depth) {
             Ok(StrictValue(v)) => Ok(vec![v]),
             Err(e) => Err(LoadError::Syntax {
                 source: source.to_string(),

@@ -82,24 +82,11 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
-/// Reads a JSON text as [`StrictValue`] to the API server's depth
-/// ([`super::MAX_DEPTH`]), on a stack sized for the text's nesting. Too deep a text
-/// fails as Go's decoder fails (`invalid character '[' exceeded max depth`).
-pub(crate) fn parse(text: &str) -> Result<StrictValue, serde_json::Error> {
-    use crate::depth::{json_text_depth, with_stack_for};
-    let depth = json_text_depth(text.as_bytes()).map_err(|e| {
-        let before = &text.as_bytes()[..e.offset];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = e.offset
-            - before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |p| p + 1)
-            + 1;
-        // serde_json's errors carry their position in the message.
-        <serde_json::Error as de::Error>::custom(format_args!("{e} at line {line} column {column}"))
-    })?;
-    with_stack_for(depth, || {
+/// Reads a JSON text nesting `depth` levels (measured by
+/// [`crate::depth::json_text_depth`], which refuses texts deeper than the API server
+/// reads) as [`StrictValue`], on a stack sized for that depth.
+pub(crate) fn parse(text: &str, depth: usize) -> Result<StrictValue, serde_json::Error> {
+    crate::depth::with_stack_for(depth, || {
         let mut de = serde_json::Deserializer::from_str(text);
         de.disable_recursion_limit();
         let v = StrictValue::deserialize(&mut de)?;
@@ -132,9 +119,9 @@ mod tests {
         let e = serde_json::from_str::<StrictValue>(r#"{"a": {"b": 1, "b": 2}}"#).unwrap_err();
         assert_eq!(json_message(&e), "duplicate field \"b\"");
         assert_eq!((e.line(), e.column()), (1, 22));
-        let deep = "[".repeat(200_000);
-        let e = parse(&deep).unwrap_err();
-        assert_eq!(json_message(&e), "invalid character '[' exceeded max depth");
+        let deep = "[".repeat(20_000);
+        let e = parse(&deep, 20_000).unwrap_err();
+        assert_eq!(json_message(&e), "EOF while parsing a list");
         let v = serde_json::from_str::<StrictValue>(r#"{"a": [1, 2.5, null, "x"]}"#).unwrap();
         assert_eq!(v.0, serde_json::json!({"a": [1, 2.5, null, "x"]}));
     }
