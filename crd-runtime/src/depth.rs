@@ -22,9 +22,10 @@ pub const MAX_DEPTH: usize = 10_000;
 /// thread, a Tokio worker) holds every walk this deep, in debug builds too.
 pub const SHALLOW: usize = 64;
 
-/// Stack each level of the deepest walk may use. Measured (`docs/limits.md`):
-/// debug builds up to ~9 KiB per level (typing a CRD schema into the model),
-/// release builds ~1.5 KiB; the figure keeps a margin over both.
+/// Stack each level of the deepest walk may use. Measured (`tests/depth_stack.rs`,
+/// docs/limits.md): admission ~1.9 KiB per level in debug builds and ~1.1 KiB in
+/// release builds; typing a deep CRD into the model ~22 KiB in debug builds. The
+/// figures keep a margin over those.
 const PER_LEVEL: usize = if cfg!(debug_assertions) {
     32 << 10
 } else {
