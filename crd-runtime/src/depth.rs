@@ -126,30 +126,21 @@ impl std::error::Error for TooDeep {}
 pub fn json_text_depth(text: &[u8]) -> Result<usize, TooDeep> {
     let (mut depth, mut deepest) = (0usize, 0usize);
     let mut i = 0;
-    while let Some(off) = memchr::memchr3(b'"', b'[', b'{', &text[i..])
-        .map(|o| o + i)
-        .map(|o| {
-            // Closing brackets between here and the next opener lower the depth.
-            depth = depth.saturating_sub(closers(&text[i..o]));
-            o
-        })
-    {
-        match text[off] {
-            b'"' => {
-                i = skip_string(text, off + 1);
-                continue;
-            }
-            bracket => {
-                depth += 1;
-                if depth > MAX_DEPTH {
-                    return Err(TooDeep {
-                        bracket,
-                        offset: off,
-                    });
-                }
-                deepest = deepest.max(depth);
-            }
+    while let Some(off) = memchr::memchr3(b'"', b'[', b'{', &text[i..]).map(|o| o + i) {
+        // Closing brackets between here and the next opener lower the depth.
+        depth = depth.saturating_sub(closers(&text[i..off]));
+        if text[off] == b'"' {
+            i = skip_string(text, off + 1);
+            continue;
         }
+        depth += 1;
+        if depth > MAX_DEPTH {
+            return Err(TooDeep {
+                bracket: text[off],
+                offset: off,
+            });
+        }
+        deepest = deepest.max(depth);
         i = off + 1;
     }
     Ok(deepest)
