@@ -251,8 +251,8 @@ fn unreadable_input_exits_2_and_is_never_modified() {
         ("dup.yaml", b"a: 1\na: 2\n".to_vec(), "dup.yaml"),
         (
             "deep.json",
-            "[".repeat(10_000).into_bytes(),
-            "deep.json:1:128: document nests deeper than 128 levels",
+            "[".repeat(10_001).into_bytes(),
+            "deep.json:1:10001: invalid character '[' exceeded max depth",
         ),
         (
             "deep.yaml",
