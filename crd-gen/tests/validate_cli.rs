@@ -256,7 +256,7 @@ fn unreadable_input_exits_2_and_is_never_modified() {
         ),
         (
             "deep.yaml",
-            format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000)).into_bytes(),
+            format!("{}1{}", "[".repeat(10_001), "]".repeat(10_001)).into_bytes(),
             "deep.yaml",
         ),
         ("bad.yaml", b"a: [1, 2\n".to_vec(), "bad.yaml"),
