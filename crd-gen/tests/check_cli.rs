@@ -276,6 +276,24 @@ fn a_schema_10000_levels_deep_is_a_clear_error() {
 }
 
 #[test]
+fn a_json_schema_240_levels_deep_is_accepted() {
+    // Past serde_json's 128 levels of JSON (480 here), within the engine's 256 schema
+    // levels: the server accepts such a CRD, so check does too.
+    let dir = scratch("deep-ok");
+    let mut schema = String::from("{\"type\":\"string\",\"maxLength\":3}");
+    for _ in 0..240 {
+        schema = format!("{{\"type\":\"object\",\"properties\":{{\"a\":{schema}}}}}");
+    }
+    let deep = TestCrd::new("example.com", "Deep");
+    std::fs::write(dir.path().join("deep.json"), deep.json(&schema)).unwrap();
+    let (code, stdout, stderr) = check(&[dir.path().to_str().unwrap()]);
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (0, "checked 1 CRDs: 0 invalid\n", "")
+    );
+}
+
+#[test]
 fn corpus_result() {
     let dir = shared().join("corpus/crds");
     let (code, stdout, stderr) = check(&[dir.to_str().unwrap()]);
