@@ -23,12 +23,85 @@ pub struct SyntaxError {
 /// line is still read, and a bad pretty-printed document costs one error, not one per
 /// line.
 pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Result<Value, SyntaxError>)) {
+    use crd_runtime::depth::{json_text_depth, with_stack_for};
+    // Lines before `bytes[start]`, so positions stay absolute after a too-deep value.
+    let (mut start, mut shift) = (0, 0);
+    let mut emit = |r: Result<Value, SyntaxError>, shift: usize| {
+        f(r.map_err(|mut e| {
+            if e.line > 0 {
+                e.line += shift;
+            }
+            e
+        }))
+    };
+    while start < bytes.len() {
+        let rest = &bytes[start..];
+        match json_text_depth(rest) {
+            // Ordinary input: one scan of the brackets, then serde_json as it is.
+            Ok(depth) => {
+                with_stack_for(depth, || stream(rest, depth, &mut |r| emit(r, shift)));
+                return;
+            }
+            Err(e) => {
+                // The value holding the bracket past the API server's limit is refused
+                // in its words; the documents before it are read, reading resumes after.
+                let head = &rest[..doc_start_before(rest, e.offset)];
+                let depth = json_text_depth(head).unwrap_or(0);
+                with_stack_for(depth, || stream(head, depth, &mut |r| emit(r, shift)));
+                let before = &rest[..e.offset];
+                let column = e.offset
+                    - before
+                        .iter()
+                        .rposition(|&b| b == b'\n')
+                        .map_or(0, |p| p + 1)
+                    + 1;
+                let error = SyntaxError {
+                    line: lines_in(before) + 1,
+                    column,
+                    message: e.to_string(),
+                };
+                emit(Err(error), shift);
+                match next_document_line(rest, e.offset) {
+                    Some(next) => {
+                        shift += lines_in(&rest[..next]);
+                        start += next;
+                    }
+                    None => return,
+                }
+            }
+        }
+    }
+}
+
+/// The start of the last line at or before `offset` that starts with `{` or `[`.
+fn doc_start_before(bytes: &[u8], offset: usize) -> usize {
+    let mut at = offset;
+    loop {
+        let start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        if start == 0 || matches!(bytes[start], b'{' | b'[') {
+            return start;
+        }
+        at = start - 1;
+    }
+}
+
+/// [`for_each_json_value`] on text at most `depth` (≤ the API server's limit) deep,
+/// run on a stack sized for it.
+fn stream(bytes: &[u8], depth: usize, f: &mut dyn FnMut(Result<Value, SyntaxError>)) {
+    let deep = depth > crd_runtime::depth::SHALLOW;
     let mut offset = 0;
     // Line number of `bytes[offset]`, so positions stay absolute after a resume.
     let mut line_base = 0;
     while offset < bytes.len() {
         let rest = &bytes[offset..];
-        let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<StrictValue>();
+        let mut de = serde_json::Deserializer::from_slice(rest);
+        if deep {
+            de.disable_recursion_limit();
+        }
+        let mut stream = de.into_iter::<StrictValue>();
         let mut value_start = 0;
         loop {
             value_start += rest[value_start..]
@@ -131,12 +204,20 @@ mod tests {
             (err.line, err.message.as_str()),
             (2, "duplicate field \"a\"")
         );
-        let deep = "[".repeat(10_000);
-        let (_, err) = json_values(deep.as_bytes());
-        let err = err.unwrap();
-        assert_eq!(err.message, "document nests deeper than 128 levels");
-        // The last value of the input is reported where the parser stopped.
-        assert_eq!((err.line, err.column), (1, 128));
+        // The API server's depth: 10,000 levels read, one more refused in Go's words
+        // at the bracket past the limit, the lines around it still read.
+        let n = crd_runtime::depth::MAX_DEPTH;
+        let at_limit = format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        let over = format!("{}1{}", "[".repeat(n + 1), "]".repeat(n + 1));
+        let input = format!("{{\"a\":1}}\n{over}\n{at_limit}\n");
+        let (v, errs) = json_values_all(input.as_bytes());
+        assert_eq!(v.len(), 2);
+        crd_runtime::depth::drop_value(v.into_iter().nth(1).unwrap());
+        assert_eq!(errs.len(), 1);
+        assert_eq!(errs[0].message, "invalid character '[' exceeded max depth");
+        assert_eq!((errs[0].line, errs[0].column), (2, n + 1));
+        let (_, err) = json_values("[".repeat(n).as_bytes());
+        assert_eq!(err.unwrap().message, "EOF while parsing a list");
         let (_, err) = json_values(b"{\"a\":\"\xff\"}");
         assert!(err.is_some());
     }

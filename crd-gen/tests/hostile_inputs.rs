@@ -39,21 +39,33 @@ fn alias_bombs_are_refused() {
 }
 
 #[test]
-fn nesting_200000_deep_is_refused_at_128_levels() {
+fn nesting_200000_deep_is_refused_at_the_servers_limit() {
     let bench = Bench::new("deep");
     let n = 200_000;
-    let cases = [
+    // JSON as kube-apiserver reads it: 10,000 levels (Go's maxNestingDepth), refused in
+    // its words at the first bracket past that.
+    let json = [
         (
             "array.json",
             format!("{}{}", "[".repeat(n), "]".repeat(n)),
-            "1:128",
+            "1:10001: invalid character '[' exceeded max depth",
         ),
         (
             "object.json",
             format!("{}1{}", r#"{"a":"#.repeat(n), "}".repeat(n)),
-            "1:636",
+            "1:50001: invalid character '{' exceeded max depth",
         ),
-        ("unclosed.json", "[".repeat(n), "1:128"),
+        (
+            "unclosed.json",
+            "[".repeat(n),
+            "1:10001: invalid character '[' exceeded max depth",
+        ),
+    ];
+    for (name, text, want) in json {
+        let file = bench.write(name, text);
+        assert_unreadable(&bench, &file, want);
+    }
+    let cases = [
         (
             "flow.yaml",
             format!("x: {}1{}\n", "[".repeat(n), "]".repeat(n)),

@@ -251,12 +251,12 @@ fn unreadable_input_exits_2_and_is_never_modified() {
         ("dup.yaml", b"a: 1\na: 2\n".to_vec(), "dup.yaml"),
         (
             "deep.json",
-            "[".repeat(10_000).into_bytes(),
-            "deep.json:1:128: document nests deeper than 128 levels",
+            "[".repeat(10_001).into_bytes(),
+            "deep.json:1:10001: invalid character '[' exceeded max depth",
         ),
         (
             "deep.yaml",
-            format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000)).into_bytes(),
+            format!("{}1{}", "[".repeat(10_001), "]".repeat(10_001)).into_bytes(),
             "deep.yaml",
         ),
         ("bad.yaml", b"a: [1, 2\n".to_vec(), "bad.yaml"),

@@ -36,6 +36,7 @@ pub mod cel;
 pub mod check;
 pub mod conversion;
 pub(crate) mod correlation;
+pub mod depth;
 pub mod derive_support;
 pub mod diff;
 pub mod engine;

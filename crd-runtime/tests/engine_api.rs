@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crd_runtime::depth::drop_value;
 use crd_runtime::engine::{Engine, PassContext, SchemaOptions, ValidationPass, too_deep};
 use crd_runtime::{ErrorList, FieldError, JSONSchemaProps, Path};
 use serde_json::{Value, json};
@@ -217,31 +218,39 @@ fn deep_array(depth: usize) -> Value {
 }
 
 #[test]
-fn values_nested_10000_deep_are_errors_not_crashes() {
-    // Building and dropping such a value recurses in serde_json itself, so do it on
-    // a thread with room; the engine never recurses past its limit.
-    std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(|| {
-            let e = bare(json!({"type": "object", "properties": {"a": {"x-kubernetes-preserve-unknown-fields": true}}}));
-            let mut v = json!({"a": deep_array(10_000)});
-            assert!(too_deep(&v));
-            let errs = e.admit(&mut v).unwrap_err();
-            assert_eq!(
-                errs.strings(),
-                vec!["<nil>: Forbidden: the object nests deeper than 128 levels"]
-            );
-            assert_eq!(e.validate(&v).len(), 1);
-            assert!(e.prune(&mut v).is_empty());
-            e.default(&mut v);
-            let nil = Engine::for_optional_schema(None, SchemaOptions::default()).unwrap();
-            let mut arr = deep_array(10_000);
-            assert!(nil.prune(&mut arr).is_empty());
-            assert!(!too_deep(&deep_array(127)));
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+fn values_nested_past_the_servers_limit_are_errors_not_crashes() {
+    // On the test thread's own 2 MiB: the engine sizes its stack for the depth, and
+    // deep values are dropped through `depth::drop_value` (serde_json's drop recurses).
+    let limit = crd_runtime::depth::MAX_DEPTH;
+    let e = bare(
+        json!({"type": "object", "properties": {"a": {"x-kubernetes-preserve-unknown-fields": true}}}),
+    );
+    let mut v = json!({});
+    v["a"] = deep_array(limit);
+    assert!(too_deep(&v));
+    let errs = e.admit(&mut v).unwrap_err();
+    assert_eq!(
+        errs.strings(),
+        vec!["<nil>: Forbidden: the object nests deeper than 10000 levels"]
+    );
+    assert_eq!(e.validate(&v).len(), 1);
+    assert!(e.prune(&mut v).is_empty());
+    e.default(&mut v);
+    drop_value(v);
+    let nil = Engine::for_optional_schema(None, SchemaOptions::default()).unwrap();
+    let mut arr = deep_array(limit);
+    assert!(nil.prune(&mut arr).is_empty());
+    drop_value(arr);
+    // At the limit: admitted, kept whole, validated again as an update of itself.
+    let mut v = json!({});
+    v["a"] = deep_array(limit - 2);
+    assert!(!too_deep(&v));
+    assert_eq!(e.admit(&mut v), Ok(()));
+    assert_eq!(crd_runtime::depth::depth_of(&v, usize::MAX), limit - 1);
+    let old = crd_runtime::depth::with_stack_for(limit, || v.clone());
+    assert!(e.validate_update(&v, &old).is_empty());
+    drop_value(old);
+    drop_value(v);
 }
 
 #[test]

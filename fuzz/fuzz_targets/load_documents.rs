@@ -1,17 +1,47 @@
 //! Document loading: YAML and JSON, multi-document, `List`s, CRDs, and JSON lines.
 //! Never a panic; every error a clean message with a position, and JSON lines lose
-//! no good line to a bad one.
+//! no good line to a bad one. Inputs starting with `#deep` are nested around the
+//! rest to near the API server's 10,000 levels first, so deep values are reached.
 #![no_main]
 
 use crd_toolkit_fuzz::MessageCheck;
 use libfuzzer_sys::fuzz_target;
 
+/// `#deep` + two bytes (depth around the limit, object or array) + the rest: the rest
+/// nested that deep; anything else as it is.
+fn deepen(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let Some([a, b, rest @ ..]) = data.strip_prefix(b"#deep") else {
+        return data.into();
+    };
+    let limit = crd_runtime::depth::MAX_DEPTH;
+    // Mostly within a few levels of the limit, sometimes anywhere below it.
+    let depth = match a % 4 {
+        0 => usize::from(*b) * limit / 255,
+        _ => limit - 3 + usize::from(*b % 6),
+    };
+    let (open, close): (&[u8], &[u8]) = if a & 4 == 0 {
+        (b"[", b"]")
+    } else {
+        (b"{\"k\":", b"}")
+    };
+    let mut out = Vec::with_capacity(rest.len() + depth * (open.len() + 1));
+    (0..depth).for_each(|_| out.extend_from_slice(open));
+    out.extend_from_slice(rest);
+    (0..depth).for_each(|_| out.extend_from_slice(close));
+    out.into()
+}
+
 fuzz_target!(|data: &[u8]| {
+    let data = &*deepen(data);
     let check = MessageCheck::new(data);
-    if let Err(e) = crd_runtime::load::parse_documents_bytes("fuzz.yaml", data) {
-        let message = e.to_string();
-        assert!(message.starts_with("fuzz.yaml"), "{message}");
-        check.assert_clean(&message);
+    match crd_runtime::load::parse_documents_bytes("fuzz.yaml", data) {
+        // Deep values are dropped without recursion.
+        Ok(docs) => docs.into_iter().for_each(crd_runtime::depth::drop_value),
+        Err(e) => {
+            let message = e.to_string();
+            assert!(message.starts_with("fuzz.yaml"), "{message}");
+            check.assert_clean(&message);
+        }
     }
     if let Err(e) = crd_runtime::load::load_crds_bytes("fuzz.yaml", data) {
         check.assert_clean(&e.to_string());
@@ -19,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
     // JSON lines: every value is either read or reported, and reading goes on.
     let mut reported = 0usize;
     crd_gen::json_stream::for_each_json_value(data, |r| match r {
-        Ok(_) => {}
+        Ok(v) => crd_runtime::depth::drop_value(v),
         Err(e) => {
             reported += 1;
             check.assert_clean(&e.message);

@@ -12,7 +12,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::path::PathRef;
-use super::{AdmitError, Engine, default, depth_error, too_deep};
+use super::{AdmitError, Engine, default, depth_error, depth2};
+use crate::depth::{MAX_DEPTH, with_stack_for};
 use crate::field::ErrorList;
 
 /// An admission stopped after its prune: the object has lost its unknown fields and
@@ -55,14 +56,26 @@ impl Admission<'_> {
 impl Engine {
     /// Prune, coerce metadata, default, validate: what the API server does on create.
     pub fn admit(&self, v: &mut Value) -> Result<(), ErrorList> {
-        self.prune_for_admission(v, None, false)?;
-        self.finish_admission(v, None)
+        self.admit_inner(v, None)
     }
 
     /// [`Engine::admit`] for an update of `old`.
     pub fn admit_update(&self, v: &mut Value, old: &Value) -> Result<(), ErrorList> {
-        self.prune_for_admission(v, Some(old), false)?;
-        self.finish_admission(v, Some(old))
+        self.admit_inner(v, Some(old))
+    }
+
+    /// One depth scan sizes the stack of the whole admission.
+    fn admit_inner(&self, v: &mut Value, old: Option<&Value>) -> Result<(), ErrorList> {
+        let depth = depth2(v, old);
+        if depth > MAX_DEPTH {
+            return Err(ErrorList(vec![depth_error()]));
+        }
+        with_stack_for(depth, || {
+            self.prune_here(v, false)?;
+            self.decode_admission_here(v)?;
+            let errs = self.validate_here(v, old);
+            if errs.is_empty() { Ok(()) } else { Err(errs) }
+        })
     }
 
     /// The first step of [`Engine::admit`] (`old: None`) or [`Engine::admit_update`]
@@ -129,11 +142,13 @@ impl Engine {
     /// droppable `null`s pruned, invalid metadata fields dropped (not reported),
     /// defaults applied. Objects nested too deep are left as they are.
     pub fn decode_stored(&self, v: &mut Value) {
-        if self.coerce_converted(v)
-            && let Some(root) = self.schema.root
-        {
-            default::default(&self.schema, v, root, 0);
-        }
+        with_stack_for(depth2(v, None), || {
+            if self.coerce_converted_here(v)
+                && let Some(root) = self.schema.root
+            {
+                default::default(&self.schema, v, root, 0);
+            }
+        })
     }
 
     /// What the API server does to an object converted into this schema's version:
@@ -142,13 +157,17 @@ impl Engine {
     /// Returns `false` (and stops) for an object nested too deep, which the pruner
     /// leaves as it is.
     pub fn coerce_converted(&self, v: &mut Value) -> bool {
-        // The pruner guards its own depth: no separate walk to measure it first.
+        with_stack_for(depth2(v, None), || self.coerce_converted_here(v))
+    }
+
+    fn coerce_converted_here(&self, v: &mut Value) -> bool {
+        // The pruner guards its own depth for values deeper than the stack was sized for.
         let mut p = self.pruner(true, false);
         p.prune(v, self.schema.root, &PathRef::root());
         if p.too_deep {
             return false;
         }
-        let _ = self.coerce_metadata(v, true);
+        let _ = self.coerce_metadata_here(v, true);
         true
     }
 
@@ -168,9 +187,15 @@ impl Engine {
         old: Option<&Value>,
         record: bool,
     ) -> Result<Vec<String>, ErrorList> {
-        if too_deep(v) || old.is_some_and(too_deep) {
+        let depth = depth2(v, old);
+        if depth > MAX_DEPTH {
             return Err(ErrorList(vec![depth_error()]));
         }
+        with_stack_for(depth, || self.prune_here(v, record))
+    }
+
+    /// The prune of an admission on the current stack (the caller sized it).
+    fn prune_here(&self, v: &mut Value, record: bool) -> Result<Vec<String>, ErrorList> {
         let mut p = self.pruner(true, record);
         p.prune(v, self.schema.root, &PathRef::root());
         if p.too_deep {
@@ -183,7 +208,11 @@ impl Engine {
 
     /// Coerce metadata, default: the part of an admission between prune and validate.
     fn decode_admission(&self, v: &mut Value) -> Result<(), ErrorList> {
-        self.coerce_metadata(v, false)
+        with_stack_for(depth2(v, None), || self.decode_admission_here(v))
+    }
+
+    fn decode_admission_here(&self, v: &mut Value) -> Result<(), ErrorList> {
+        self.coerce_metadata_here(v, false)
             .map_err(|e| ErrorList(vec![e]))?;
         if let Some(root) = self.schema.root {
             default::default(&self.schema, v, root, 0);
@@ -192,9 +221,12 @@ impl Engine {
     }
 
     fn finish_admission(&self, v: &mut Value, old: Option<&Value>) -> Result<(), ErrorList> {
-        self.decode_admission(v)?;
-        let errs = self.validate_inner(v, old, true);
-        if errs.is_empty() { Ok(()) } else { Err(errs) }
+        // One depth scan and one stack for the rest of the admission.
+        with_stack_for(depth2(v, old), || {
+            self.decode_admission_here(v)?;
+            let errs = self.validate_here(v, old);
+            if errs.is_empty() { Ok(()) } else { Err(errs) }
+        })
     }
 }
 

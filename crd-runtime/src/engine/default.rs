@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::compiled::{Additional, CompiledSchema, NodeId};
-use crate::load::MAX_DEPTH;
+use crate::depth::MAX_DEPTH;
 
 pub(crate) fn default(schema: &CompiledSchema, v: &mut Value, id: NodeId, depth: usize) {
     let n = schema.node(id);

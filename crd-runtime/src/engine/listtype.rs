@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 use super::compiled::{Additional, CompiledSchema, ListType, NodeId};
 use super::path::PathRef;
 use super::validate::go_json;
+use crate::depth::MAX_DEPTH;
 use crate::field::{BadValue, ErrorList, FieldError};
-use crate::load::MAX_DEPTH;
 
 pub(crate) fn validate(
     schema: &CompiledSchema,

@@ -81,8 +81,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::depth::{MAX_DEPTH, depth_of, with_stack_for};
 use crate::field::{ErrorList, FieldError, Path};
-use crate::load::MAX_DEPTH;
 use crate::model::{CustomResourceDefinition, JSONSchemaProps};
 use crate::version::KubeVersion;
 pub use admission::Admission;
@@ -270,24 +270,14 @@ pub struct Engine {
 /// Whether `v` nests deeper than [`MAX_DEPTH`] (checked without recursion, so values
 /// built in code with any depth are safe to pass in).
 pub fn too_deep(v: &Value) -> bool {
-    fn push<'v>(stack: &mut Vec<(&'v Value, usize)>, c: &'v Value, depth: usize) {
-        if matches!(c, Value::Array(_) | Value::Object(_)) {
-            stack.push((c, depth));
-        }
-    }
-    let mut stack: Vec<(&Value, usize)> = Vec::new();
-    push(&mut stack, v, 0);
-    while let Some((v, depth)) = stack.pop() {
-        if depth >= MAX_DEPTH {
-            return true;
-        }
-        match v {
-            Value::Array(items) => items.iter().for_each(|c| push(&mut stack, c, depth + 1)),
-            Value::Object(map) => map.values().for_each(|c| push(&mut stack, c, depth + 1)),
-            _ => {}
-        }
-    }
-    false
+    depth_of(v, MAX_DEPTH) > MAX_DEPTH
+}
+
+/// How deep `v` (and `old`) nest, counted up to just past [`MAX_DEPTH`]: what the
+/// entry points size their stack by.
+fn depth2(v: &Value, old: Option<&Value>) -> usize {
+    let d = depth_of(v, MAX_DEPTH);
+    old.map_or(d, |o| d.max(depth_of(o, MAX_DEPTH)))
 }
 
 fn depth_error() -> FieldError {
@@ -454,11 +444,12 @@ impl Engine {
     /// Drops unknown fields; returns the pruned paths, sorted (`a.b`, `[1].b`).
     /// Values nested deeper than [`MAX_DEPTH`] are left alone.
     pub fn prune(&self, v: &mut Value) -> Vec<String> {
-        if too_deep(v) {
+        let depth = depth_of(v, MAX_DEPTH);
+        if depth > MAX_DEPTH {
             return Vec::new();
         }
         let mut p = self.pruner(false, true);
-        p.prune(v, self.schema.root, &PathRef::root());
+        with_stack_for(depth, || p.prune(v, self.schema.root, &PathRef::root()));
         let mut out = p.pruned.unwrap_or_default();
         out.sort();
         out
@@ -466,17 +457,26 @@ impl Engine {
 
     /// Drops `null`s of non-nullable fields without a default (never list items).
     pub fn prune_nulls(&self, v: &mut Value) {
-        if too_deep(v) {
+        let depth = depth_of(v, MAX_DEPTH);
+        if depth > MAX_DEPTH {
             return;
         }
         // Unknown keys stay: nulls are only dropped where a schema is known.
-        prune::prune_nulls_only(&self.schema, v, self.schema.root, 0);
+        with_stack_for(depth, || {
+            prune::prune_nulls_only(&self.schema, v, self.schema.root, 0)
+        });
     }
 
     /// Round-trips root (for resources) and embedded `metadata` through `ObjectMeta`
     /// and checks that `apiVersion`/`kind` are strings. With `drop_invalid` (how the
     /// API server reads from storage) bad fields are dropped instead of reported.
     pub fn coerce_metadata(&self, v: &mut Value, drop_invalid: bool) -> Result<(), FieldError> {
+        let depth = depth_of(v, MAX_DEPTH);
+        with_stack_for(depth, || self.coerce_metadata_here(v, drop_invalid))
+    }
+
+    /// [`Engine::coerce_metadata`] on the current stack (the caller sized it).
+    fn coerce_metadata_here(&self, v: &mut Value, drop_invalid: bool) -> Result<(), FieldError> {
         let c = objectmeta::Coercer {
             schema: &self.schema,
             resource_root: self.resource_root,
@@ -487,11 +487,12 @@ impl Engine {
 
     /// Applies defaults.
     pub fn default(&self, v: &mut Value) {
-        if too_deep(v) {
+        let depth = depth_of(v, MAX_DEPTH);
+        if depth > MAX_DEPTH {
             return;
         }
         if let Some(root) = self.schema.root {
-            default::default(&self.schema, v, root, 0);
+            with_stack_for(depth, || default::default(&self.schema, v, root, 0));
         }
     }
 
@@ -510,13 +511,19 @@ impl Engine {
     /// Only the OpenAPI schema validation (kube-openapi).
     pub fn validate_schema(&self, v: &Value) -> ErrorList {
         let mut errs = ErrorList::new();
-        self.schema_errors(v, None, &mut errs);
+        with_stack_for(depth_of(v, MAX_DEPTH), || {
+            self.schema_errors(v, None, &mut errs)
+        });
         errs
     }
 
     /// Only the embedded-resource checks (`x-kubernetes-embedded-resource`, and the
     /// root for a resource-root bare schema).
     pub fn validate_embedded(&self, v: &Value) -> ErrorList {
+        with_stack_for(depth_of(v, MAX_DEPTH), || self.embedded_errors(v))
+    }
+
+    fn embedded_errors(&self, v: &Value) -> ErrorList {
         let mut errs = ErrorList::new();
         let include_root = self.resource_root && self.resource.is_none();
         objectmeta::validate_embedded(
@@ -532,6 +539,10 @@ impl Engine {
 
     /// Only the `x-kubernetes-list-type` checks.
     pub fn validate_list_types(&self, v: &Value) -> ErrorList {
+        with_stack_for(depth_of(v, MAX_DEPTH), || self.list_type_errors(v))
+    }
+
+    fn list_type_errors(&self, v: &Value) -> ErrorList {
         let mut errs = ErrorList::new();
         listtype::validate(
             &self.schema,
@@ -556,11 +567,16 @@ impl Engine {
     }
 
     fn validate_inner(&self, v: &Value, old: Option<&Value>, checked: bool) -> ErrorList {
-        let mut errs = ErrorList::new();
-        if !checked && (too_deep(v) || old.is_some_and(too_deep)) {
-            errs.push(depth_error());
-            return errs;
+        let depth = depth2(v, old);
+        if !checked && depth > MAX_DEPTH {
+            return ErrorList(vec![depth_error()]);
         }
+        with_stack_for(depth, || self.validate_here(v, old))
+    }
+
+    /// [`Engine::validate_inner`] on the current stack (the caller sized it).
+    fn validate_here(&self, v: &Value, old: Option<&Value>) -> ErrorList {
+        let mut errs = ErrorList::new();
         match &self.resource {
             Some(res) => {
                 let type_errs = objectmeta::type_meta_errors(res, v);
@@ -573,11 +589,11 @@ impl Engine {
             }
             None => self.schema_errors(v, old, &mut errs),
         }
-        errs.extend(self.validate_embedded(v));
+        errs.extend(self.embedded_errors(v));
         // Like the server, an update whose old object already broke a list-type
         // invariant is not held to it.
-        if old.is_none_or(|o| self.validate_list_types(o).is_empty()) {
-            errs.extend(self.validate_list_types(v));
+        if old.is_none_or(|o| self.list_type_errors(o).is_empty()) {
+            errs.extend(self.list_type_errors(v));
         }
         #[cfg(feature = "cel")]
         if let Some(cel) = &self.cel {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::compiled::{Additional, CompiledSchema, Node, NodeId};
 use super::path::PathRef;
-use crate::load::MAX_DEPTH;
+use crate::depth::MAX_DEPTH;
 
 /// Keys kept at a resource root and in embedded resources.
 pub(crate) fn is_meta_field(k: &str) -> bool {

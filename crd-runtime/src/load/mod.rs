@@ -46,10 +46,12 @@ use crate::model::{
     KIND,
 };
 
-/// Deepest nesting of mappings/sequences accepted in any input document.
+/// Deepest nesting of mappings/sequences accepted in a YAML document.
 ///
-/// Matches `serde_json`'s own recursion limit, so YAML and JSON inputs behave alike
-/// and every recursive algorithm in this crate stays far from the stack's end.
+/// JSON documents nest as deep as the API server reads them
+/// ([`crate::depth::MAX_DEPTH`]); YAML stays at serde_json's old limit because
+/// serde-saphyr's parser, which every YAML fast path is checked against, refuses
+/// flow collections a few hundred levels deep (docs/limits.md).
 pub const MAX_DEPTH: usize = 128;
 
 /// Why a manifest could not be read.
@@ -119,7 +121,21 @@ impl std::error::Error for LoadError {}
 /// one document.
 pub fn parse_documents(source: &str, text: &str) -> Result<Vec<Value>, LoadError> {
     if is_json(text) {
-        return match serde_json::from_str::<StrictValue>(text) {
+        let depth = crate::depth::json_text_depth(text.as_bytes()).map_err(|e| {
+            let before = &text.as_bytes()[..e.offset];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+            LoadError::Syntax {
+                source: source.to_string(),
+                line,
+                column: text[start..e.offset].chars().count() + 1,
+                message: e.to_string(),
+            }
+        })?;
+        return match strict_json::parse(text, depth) {
             Ok(StrictValue(v)) => Ok(vec![v]),
             Err(e) => Err(LoadError::Syntax {
                 source: source.to_string(),
@@ -193,17 +209,20 @@ pub(crate) fn parse_yaml_saphyr(source: &str, text: &str) -> Result<Vec<Value>, 
     })
 }
 
-/// Stack for YAML parsing: the parser recurses once per nesting level and its
-/// frames are large in debug builds, so [`MAX_DEPTH`] levels need more than the
-/// 2 MiB a test thread (or any spawned thread) gets by default.
-const PARSER_STACK: usize = 64 << 20;
+/// Stack for YAML parsing and typing: both recurse once per nesting level, so
+/// [`crate::depth::MAX_DEPTH`] levels (a JSON document) need the measured stack of that depth (far more than the
+/// 2 MiB a test thread or any spawned thread gets by default). Reserved, not
+/// committed: only the pages a deep document touches are used.
+fn parser_stack() -> usize {
+    crate::depth::stack_bytes(crate::depth::MAX_DEPTH)
+}
 
-/// Runs `f` on a thread with [`PARSER_STACK`] bytes of stack.
+/// Runs `f` on a thread with [`parser_stack`] bytes of stack.
 pub(crate) fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> std::io::Result<T> {
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("crd-runtime-parse".into())
-            .stack_size(PARSER_STACK)
+            .stack_size(parser_stack())
             .spawn_scoped(scope, f)?;
         Ok(handle
             .join()
@@ -654,7 +673,8 @@ mod tests {
 
     #[test]
     fn hostile_input_is_an_error() {
-        let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+        let n = crate::depth::MAX_DEPTH + 1;
+        let deep = format!("{}1{}", "[".repeat(n), "]".repeat(n));
         assert!(matches!(
             parse_documents("d.json", &deep),
             Err(LoadError::Syntax { .. })

@@ -82,6 +82,19 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
+/// Reads a JSON text nesting `depth` levels (measured by
+/// [`crate::depth::json_text_depth`], which refuses texts deeper than the API server
+/// reads) as [`StrictValue`], on a stack sized for that depth.
+pub(crate) fn parse(text: &str, depth: usize) -> Result<StrictValue, serde_json::Error> {
+    crate::depth::with_stack_for(depth, || {
+        let mut de = serde_json::Deserializer::from_str(text);
+        de.disable_recursion_limit();
+        let v = StrictValue::deserialize(&mut de)?;
+        de.end()?;
+        Ok(v)
+    })
+}
+
 /// A serde_json error's message without its `at line L column C` tail (positions are
 /// reported separately), in the same words as YAML errors where they mean the same.
 pub fn json_message(e: &serde_json::Error) -> String {
@@ -106,9 +119,9 @@ mod tests {
         let e = serde_json::from_str::<StrictValue>(r#"{"a": {"b": 1, "b": 2}}"#).unwrap_err();
         assert_eq!(json_message(&e), "duplicate field \"b\"");
         assert_eq!((e.line(), e.column()), (1, 22));
-        let deep = "[".repeat(200_000);
-        let e = serde_json::from_str::<StrictValue>(&deep).unwrap_err();
-        assert_eq!(json_message(&e), "document nests deeper than 128 levels");
+        let deep = "[".repeat(20_000);
+        let e = parse(&deep, 20_000).unwrap_err();
+        assert_eq!(json_message(&e), "EOF while parsing a list");
         let v = serde_json::from_str::<StrictValue>(r#"{"a": [1, 2.5, null, "x"]}"#).unwrap();
         assert_eq!(v.0, serde_json::json!({"a": [1, 2.5, null, "x"]}));
     }

@@ -90,11 +90,16 @@ fn what_tapes_do_not_take_is_left_to_the_value_path() {
 fn deep_documents_are_typed_from_tapes_on_a_big_stack() {
     // The document, spec, versions, the version, schema: 5 levels above the schema,
     // which nests `items` down to a leaf mapping.
-    let schema = (0..MAX_DEPTH - 6).fold(
-        json!({"type": "string"}),
-        |inner, _| json!({"type": "array", "items": inner}),
-    );
-    let text = manifest("CustomResourceDefinition", schema);
+    // Built and written on a sized stack: `json!` copies and `to_yaml` recurse.
+    let text = crate::depth::with_stack_for(crate::depth::MAX_DEPTH, || {
+        let schema = (0..MAX_DEPTH - 6).fold(json!({"type": "string"}), |inner, _| {
+            let mut m = serde_json::Map::new();
+            m.insert("type".into(), json!("array"));
+            m.insert("items".into(), inner);
+            serde_json::Value::Object(m)
+        });
+        manifest("CustomResourceDefinition", schema)
+    });
     let tapes = yaml_scan::parse_tapes(&text).unwrap();
     assert_eq!(tapes[0].depth, MAX_DEPTH);
     // A 2 MiB thread, as tests and many callers have.

@@ -54,6 +54,16 @@ fn main() {
         for target in ["load_documents", "yaml_differential", "crd_check"] {
             write(target, &name, &bytes);
         }
+        // JSON fixtures nested to around the API server's 10,000 levels (`#deep`
+        // mode of load_documents): at, under and over the limit, arrays and objects.
+        if file.extension().is_some_and(|e| e == "json") && i % 4 == 0 {
+            for (j, mode) in [[1u8, 2], [1, 3], [5, 4], [0, 128]].iter().enumerate() {
+                let mut seed = b"#deep".to_vec();
+                seed.extend(mode);
+                seed.extend(&bytes);
+                write("load_documents", &format!("{name}-deep{j}"), &seed);
+            }
+        }
         if file.to_string_lossy().contains("corpus/crds") && i % 3 == 0 {
             let mut seed = vec![0u8];
             seed.extend(&bytes);

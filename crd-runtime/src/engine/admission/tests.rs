@@ -149,14 +149,49 @@ fn a_dropped_null_is_not_unknown_and_the_caller_can_stop_before_defaulting() {
     assert_eq!(v, json!({"n": null, "list": [{}]}));
 }
 
+/// `v` inside `levels` objects `{"any": …}` (moved in: `json!` would copy it).
+fn nest(mut v: Value, levels: usize) -> Value {
+    for _ in 0..levels {
+        v = Value::Object(serde_json::Map::from_iter([("any".to_string(), v)]));
+    }
+    v
+}
+
 #[test]
 fn too_deep_objects_fail_like_admit() {
     let e = &engines()[0];
-    let mut deep = json!(1);
-    for _ in 0..(crate::load::MAX_DEPTH + 1) {
-        deep = json!({ "any": deep });
-    }
-    let want = e.admit(&mut deep.clone()).unwrap_err();
+    let mut deep = nest(json!(1), crate::depth::MAX_DEPTH + 1);
+    // Clones and drops recurse: deep values are copied on a sized stack and
+    // dropped without recursion, as callers of the engine must.
+    let mut copy = crate::depth::with_stack_for(crate::depth::MAX_DEPTH + 1, || deep.clone());
+    let want = e.admit(&mut copy).unwrap_err();
     let got = e.start_admission(&mut deep, None).unwrap_err();
     assert_eq!(got, want);
+    crate::depth::drop_value(copy);
+    crate::depth::drop_value(deep);
+}
+
+#[test]
+fn objects_at_the_limit_are_admitted_on_a_small_stack() {
+    // The test thread has 2 MiB; the engine sizes its own stack for the depth.
+    let e = &engines()[0];
+    let deep = nest(json!({"z": null}), crate::depth::MAX_DEPTH - 3);
+    let mut obj = json!({"zz": 1});
+    obj["keep"] = deep;
+    assert_eq!(
+        crate::depth::depth_of(&obj, usize::MAX),
+        crate::depth::MAX_DEPTH - 1
+    );
+    assert_eq!(e.admit(&mut obj), Ok(()));
+    // Pruned (`zz`), defaulted (`a`), the deep part kept (preserved unknown fields).
+    assert_eq!(obj.get("zz"), None);
+    assert_eq!(obj["a"], json!(1));
+    assert_eq!(
+        crate::depth::depth_of(&obj, usize::MAX),
+        crate::depth::MAX_DEPTH - 1
+    );
+    let old = crate::depth::with_stack_for(crate::depth::MAX_DEPTH, || obj.clone());
+    assert_eq!(e.admit_update(&mut obj, &old), Ok(()));
+    crate::depth::drop_value(old);
+    crate::depth::drop_value(obj);
 }

@@ -15,9 +15,9 @@ use serde_json::Value;
 
 use super::compiled::{CompiledSchema, JsonType, Node, NodeId, NodeRef};
 use super::path::PathRef;
+use crate::depth::MAX_DEPTH;
 use crate::field::{BadValue, ErrorType, FieldError, Path};
 use crate::go::quote as go_quote;
-use crate::load::MAX_DEPTH;
 
 /// Validates values against a compiled schema, collecting every error.
 pub(crate) struct SchemaValidator<'s> {

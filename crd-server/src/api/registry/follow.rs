@@ -40,7 +40,7 @@ pub(super) async fn crds(
                     revision = e.kv.mod_revision;
                     match e.kind {
                         EventKind::Put => {
-                            if let Ok(v) = serde_json::from_slice(&e.kv.value) {
+                            if let Ok(v) = crd_runtime::depth::from_json_slice(&e.kv.value) {
                                 crds.insert(e.kv.key.clone(), v);
                             }
                         }
@@ -67,7 +67,10 @@ pub(super) async fn crds(
                     .items
                     .iter()
                     .filter_map(|kv| {
-                        Some((kv.key.clone(), serde_json::from_slice(&kv.value).ok()?))
+                        Some((
+                            kv.key.clone(),
+                            crd_runtime::depth::from_json_slice(&kv.value).ok()?,
+                        ))
                     })
                     .collect();
                 revision = listed.revision;

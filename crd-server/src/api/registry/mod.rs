@@ -139,7 +139,12 @@ impl Registry {
         let crds: HashMap<String, Value> = listed
             .items
             .iter()
-            .filter_map(|kv| Some((kv.key.clone(), serde_json::from_slice(&kv.value).ok()?)))
+            .filter_map(|kv| {
+                Some((
+                    kv.key.clone(),
+                    crd_runtime::depth::from_json_slice(&kv.value).ok()?,
+                ))
+            })
             .collect();
         let (seen, _) = watch::channel(listed.revision);
         let registry = Arc::new(Registry {

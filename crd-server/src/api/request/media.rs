@@ -332,6 +332,39 @@ pub fn body_type(headers: &HeaderMap) -> Result<BodyType, ApiError> {
     })
 }
 
+/// [`parse_body`] for an object of kind `kind`: a JSON body nested deeper than the
+/// API server decodes fails first, in its words (`handlers.transformDecodeError`:
+/// the decoder reads the type meta before the kind is known).
+pub fn parse_object_body(
+    body: &[u8],
+    ty: BodyType,
+    what: &str,
+    kind: &str,
+) -> Result<Value, ApiError> {
+    if let Err(e) = crd_runtime::depth::json_text_depth(body) {
+        return Err(ApiError::bad_request(format!(
+            "the object provided is unrecognized (must be of type {kind}): {e} ({})",
+            summarize(body)
+        )));
+    }
+    parse_body(body, ty, what)
+}
+
+/// The body as the API server quotes it in a decode error (`summarizeData(body, 30)`):
+/// a JSON object as text, anything else in hex, cut at 30 bytes.
+fn summarize(body: &[u8]) -> String {
+    let cut = &body[..body.len().min(30)];
+    let more = if body.len() > 30 { " ..." } else { "" };
+    match body.first() {
+        None => "<empty>".to_string(),
+        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(cut)),
+        Some(_) => format!(
+            "{}{more}",
+            cut.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        ),
+    }
+}
+
 /// Parses a JSON or YAML body into one value; errors name what is wrong.
 pub fn parse_body(body: &[u8], ty: BodyType, what: &str) -> Result<Value, ApiError> {
     if body.is_empty() {
@@ -343,7 +376,8 @@ pub fn parse_body(body: &[u8], ty: BodyType, what: &str) -> Result<Value, ApiErr
     let text = std::str::from_utf8(body)
         .map_err(|e| ApiError::bad_request(format!("{what}: the body is not UTF-8: {e}")))?;
     if !yaml || text.trim_start().starts_with('{') || text.trim_start().starts_with('[') {
-        return serde_json::from_str(text).map_err(|e| {
+        // As deep as the API server reads JSON (10,000 levels), not serde_json's 128.
+        return crd_runtime::depth::from_json_slice(body).map_err(|e| {
             ApiError::bad_request(format!("{what}: couldn't decode the JSON body: {e}"))
         });
     }

@@ -5,7 +5,7 @@ use axum::body::Body;
 
 use super::{Reply, Scope};
 use crate::api::request::BodyType;
-use crate::api::request::media::{parse_body, read_body};
+use crate::api::request::media::{parse_object_body, read_body};
 use crate::api::status::ApiError;
 use crate::api::write::{self, Tracking};
 
@@ -27,7 +27,9 @@ pub async fn create(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
             .res
             .decode_protobuf(&bytes)
             .unwrap_or_else(|| Err(ApiError::unsupported_media_type(ACCEPTED)))?,
-        BodyType::Json | BodyType::Yaml => parse_body(&bytes, ty, "create")?,
+        BodyType::Json | BodyType::Yaml => {
+            parse_object_body(&bytes, ty, "create", &scope.res.info().q.kind)?
+        }
         _ => return Err(ApiError::unsupported_media_type(ACCEPTED)),
     };
     write::check_body(&scope.res, &mut obj, scope.ns(), None)?;

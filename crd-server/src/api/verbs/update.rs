@@ -5,7 +5,7 @@ use axum::body::Body;
 
 use super::{Reply, Scope};
 use crate::api::request::BodyType;
-use crate::api::request::media::{parse_body, read_body};
+use crate::api::request::media::{parse_object_body, read_body};
 use crate::api::status::ApiError;
 use crate::api::write::{self, Tracking, Update};
 
@@ -19,7 +19,7 @@ pub async fn update(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     }
     let opts = scope.req.write_options()?;
     let bytes = read_body(&scope.req.headers, body).await?;
-    let mut obj = parse_body(&bytes, ty, "update")?;
+    let mut obj = parse_object_body(&bytes, ty, "update", &scope.res.info().q.kind)?;
     // The body is checked before the object is read, as the server decodes it first.
     write::check_body(&scope.res, &mut obj, scope.ns(), Some(scope.target().name))?;
     let u = Update {
