@@ -158,11 +158,11 @@ fn object(s: &Value, name: &str, depth: usize) -> Value {
                 out.insert(k.clone(), v);
             }
         }
-    } else if let Some(sub) = s.get("additionalProperties").filter(|a| a.is_object()) {
-        if let Some(v) = generate(sub, name, depth + 1) {
-            out.insert("app.kubernetes.io/name".into(), v.clone());
-            out.insert("team".into(), v);
-        }
+    } else if let Some(sub) = s.get("additionalProperties").filter(|a| a.is_object())
+        && let Some(v) = generate(sub, name, depth + 1)
+    {
+        out.insert("app.kubernetes.io/name".into(), v.clone());
+        out.insert("team".into(), v);
     }
     Value::Object(out)
 }
