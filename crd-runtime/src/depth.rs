@@ -58,11 +58,16 @@ pub fn with_stack_for<R>(depth: usize, f: impl FnOnce() -> R) -> R {
 /// How deeply arrays and objects nest in `v` (a scalar is 0, `[]` is 1), without
 /// recursion. Stops counting past `limit`.
 pub fn depth_of<'v>(v: &'v Value, limit: usize) -> usize {
-    let mut deepest = 0;
-    let mut stack: Vec<(&'v Value, usize)> = Vec::new();
-    if matches!(v, Value::Array(_) | Value::Object(_)) {
-        stack.push((v, 1));
+    if !matches!(v, Value::Array(_) | Value::Object(_)) {
+        return 0;
     }
+    // Nearly every value is shallow: measure it by recursion, which allocates
+    // nothing; only past SHALLOW levels does the walk need an explicit stack.
+    if let Some(d) = shallow_depth(v, 1) {
+        return d;
+    }
+    let mut deepest = 0;
+    let mut stack: Vec<(&'v Value, usize)> = vec![(v, 1)];
     while let Some((v, depth)) = stack.pop() {
         deepest = deepest.max(depth);
         if deepest > limit {
@@ -80,6 +85,26 @@ pub fn depth_of<'v>(v: &'v Value, limit: usize) -> usize {
         }
     }
     deepest
+}
+
+/// The depth of container `v` at level `depth`, or `None` past [`SHALLOW`] levels.
+fn shallow_depth(v: &Value, depth: usize) -> Option<usize> {
+    if depth > SHALLOW {
+        return None;
+    }
+    let mut deepest = depth;
+    let mut visit = |c: &Value| -> Option<()> {
+        if matches!(c, Value::Array(_) | Value::Object(_)) {
+            deepest = deepest.max(shallow_depth(c, depth + 1)?);
+        }
+        Some(())
+    };
+    match v {
+        Value::Array(items) => items.iter().try_for_each(&mut visit)?,
+        Value::Object(map) => map.values().try_for_each(&mut visit)?,
+        _ => {}
+    }
+    Some(deepest)
 }
 
 /// Drops `v` without recursion when it is deep (serde_json's drop recurses once per

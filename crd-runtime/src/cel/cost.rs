@@ -26,8 +26,8 @@ use super::rewrite::as_bind;
 use super::sizes::{Place, Step};
 
 mod library;
-mod macros;
 mod lists;
+mod macros;
 #[cfg(test)]
 mod tests;
 

@@ -160,15 +160,23 @@ impl CompiledRules {
         with_root(|root| {
             let mut ctx = root.new_inner_scope();
             ctx.add_variable_from_value("self", this.clone());
+            // cel converts a variable deeply when it is added: the scope of
+            // `optionalOldSelf` rules is only filled when the node has such a rule.
             let mut opt_ctx = root.new_inner_scope();
-            opt_ctx.add_variable_from_value("self", this.clone());
-            opt_ctx.add_variable_from_value(
-                "oldSelf",
-                Value::Opaque(Arc::new(match &old_val {
-                    Some(v) => OptionalValue::of(v.clone()),
-                    None => OptionalValue::none(),
-                })),
-            );
+            if self
+                .rules
+                .iter()
+                .any(|r| r.rule.optional_old_self.unwrap_or(false))
+            {
+                opt_ctx.add_variable_from_value("self", this.clone());
+                opt_ctx.add_variable_from_value(
+                    "oldSelf",
+                    Value::Opaque(Arc::new(match &old_val {
+                        Some(v) => OptionalValue::of(v.clone()),
+                        None => OptionalValue::none(),
+                    })),
+                );
+            }
             if let Some(v) = &old_val {
                 ctx.add_variable_from_value("oldSelf", v.clone());
             }
@@ -230,7 +238,8 @@ impl CompiledRules {
         }
         let ctx = if optional_old_self { opt_ctx } else { ctx };
         let (result, exceeded) = budget.meter(rule.static_cost, || ctx.resolve(program));
-        let rule_text = rule_error_string(&rule.rule);
+        // Built only for an error: most evaluations pass.
+        let rule_text = || rule_error_string(&rule.rule);
         match exceeded {
             Some(Exceeded::Object) => {
                 errs.push(self.out_of_budget(path));
@@ -245,7 +254,7 @@ impl CompiledRules {
                 errs.push(FieldError::invalid(
                     path.clone(),
                     self.type_value(),
-                    format!("'{what}': no further validation rules will be run due to call cost exceeds limit for rule: {rule_text}"),
+                    format!("'{what}': no further validation rules will be run due to call cost exceeds limit for rule: {}", rule_text()),
                 ));
                 return false;
             }
@@ -259,8 +268,9 @@ impl CompiledRules {
                     path.clone(),
                     self.type_value(),
                     format!(
-                        "rule did not evaluate to a bool ({}) evaluating rule: {rule_text}",
-                        other.type_of()
+                        "rule did not evaluate to a bool ({}) evaluating rule: {}",
+                        other.type_of(),
+                        rule_text()
                     ),
                 ));
                 return true;
@@ -269,10 +279,11 @@ impl CompiledRules {
                 let msg = cel_go_error(&e);
                 let detail = if msg.starts_with("no such overload") {
                     format!(
-                        "'{msg}': call arguments did not match a supported operator, function or macro signature for rule: {rule_text}"
+                        "'{msg}': call arguments did not match a supported operator, function or macro signature for rule: {}",
+                        rule_text()
                     )
                 } else {
-                    format!("{msg} evaluating rule: {rule_text}")
+                    format!("{msg} evaluating rule: {}", rule_text())
                 };
                 errs.push(FieldError::invalid(path.clone(), self.type_value(), detail));
                 return true;

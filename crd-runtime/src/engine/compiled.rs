@@ -206,7 +206,7 @@ impl Node {
     /// The schema of property `name`.
     pub fn property(&self, name: &str) -> Option<NodeId> {
         self.properties
-            .binary_search_by(|(k, _)| k.as_str().cmp(name))
+            .binary_search_by(|(k, _)| short_cmp(k.as_bytes(), name.as_bytes()))
             .ok()
             .map(|i| self.properties[i].1)
     }
@@ -227,6 +227,19 @@ impl Node {
             || !self.one_of.is_empty()
             || self.not.is_some()
     }
+}
+
+/// `a.cmp(b)` for short keys: property names differ in their first bytes, where an
+/// inline loop answers before a call to `memcmp` would have started (the binary
+/// search of property tables was 5 % of `crd-gen validate`, most of it in `memcmp`).
+#[inline]
+fn short_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 /// A schema compiled for repeated use.
