@@ -49,7 +49,8 @@ pub struct TwoVarExistsSpec {
     pub l: Vec<String>,
 }
 
-/// `transformList` with index and value.
+/// `transformList` with index and value (integers: `v + string(i)` would have a
+/// string of unknown size, which cel-go's estimator prices beyond the limit).
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
 #[crd(
     group = "agree.example.com",
@@ -62,7 +63,7 @@ pub struct TransformListSpec {
         max_items = 16,
         items(max_length = 32),
         validation(
-            rule = "self.transformList(i, v, v + string(i)).all(x, x != 'b1')",
+            rule = "self.transformList(i, v, v == 'b' ? i : 0).all(x, x != 1)",
             message = "b may not come second"
         )
     )]
@@ -249,7 +250,9 @@ fn check_validate_server_and_admit_agree() {
             .refused_before("undeclared reference to 'sortBy'")
             .object(Obj::new(spec(json!({"l": ["ccc", "a"]}))))
             .object(Obj::new(spec(json!({"l": ["a", "ccc"]}))).denied("spec.l", "longest first")),
-        Case::new::<FirstOf>(35)
+        // `first`/`last` come with the optional types of the cel-go in 1.33's binary
+        // (not a versioned library, so new and stored expressions alike).
+        Case::new::<FirstOf>(33)
             .refused_before("undeclared reference to 'first'")
             .object(Obj::new(spec(json!({"l": []}))))
             .object(Obj::new(spec(json!({"l": ["x", "a"]}))).denied("spec.l", "x may not lead")),
