@@ -191,6 +191,13 @@ pub struct OptSelectSpec {
     pub opts: BTreeMap<String, String>,
 }
 
+/// Free-form data, for objects nested as deep as the API server reads them.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+#[crd(group = "agree.example.com", version = "v1", kind = "Deep", namespaced)]
+pub struct DeepSpec {
+    pub deep: Value,
+}
+
 fn spec(v: Value) -> Value {
     json!({ "spec": v })
 }
@@ -270,6 +277,41 @@ fn check_validate_server_and_admit_agree() {
             ),
     ];
     run_table(&table);
+}
+
+/// `n` arrays around a number, built without recursion.
+fn nested(n: usize) -> Value {
+    let mut v = json!(1);
+    for _ in 0..n {
+        v = Value::Array(vec![v]);
+    }
+    v
+}
+
+/// The API server reads JSON objects 10,000 levels deep (the object itself and `spec`
+/// are two of them) and refuses the 10,001st with its decoder's error. The table runs
+/// on a thread with room for the test's own deep clones and serializations; the
+/// judges' stacks are their own.
+#[test]
+fn nesting_limits_agree() {
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(|| {
+            let table = vec![
+                Case::new::<Deep>(0)
+                    .object(Obj::new(spec(json!({"deep": nested(9_998)}))))
+                    .object(
+                        Obj::new(spec(json!({"deep": nested(9_999)})))
+                            .denied("", "exceeded max depth")
+                            .admit_denied("nests deeper than 10000 levels"),
+                    ),
+            ];
+            run_table(&table);
+            // Deep values are dropped here, on this thread's stack.
+        })
+        .expect("spawn")
+        .join()
+        .expect("the table runs");
 }
 
 /// The derived CRDs name their rules where the table expects them.
