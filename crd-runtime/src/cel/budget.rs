@@ -167,6 +167,13 @@ pub(crate) fn charge(cost: u64) -> Result<(), ExecutionError> {
     })
 }
 
+/// Charges cel-go's cost of traversing `s` `factor` times
+/// (`ceil(len × factor × StringTraversalCostFactor)`, `len` in code points):
+/// the call cost the API server gives its parsing functions.
+pub(crate) fn charge_traversal(s: &str, factor: f64) -> Result<(), ExecutionError> {
+    charge((s.chars().count() as f64 * factor * 0.1).ceil() as u64)
+}
+
 fn exceeded_error(e: Exceeded) -> ExecutionError {
     let msg = match e {
         Exceeded::Expression | Exceeded::Object => COST_LIMIT_EXCEEDED,
