@@ -1,16 +1,11 @@
 //! Cost and time limits for rule evaluation.
 //!
-//! The `cel` interpreter has no cost tracker, so we meter the only places where a
-//! rule's work can grow faster than its input: comprehension iterations (`all`,
-//! `exists`, `map`, `filter`, ... — the loop condition of every comprehension is
-//! rewritten to call a metering function, see [`super::rewrite`]) and the library
-//! functions whose output can be much larger than their input (`replace`, and
-//! the list functions, which charge cel-go's run-time call cost: see
-//! [`super::env`] and [`super::lists`]).
-//! Everything else a rule does is linear in the size of the rule and the object.
-//!
-//! A cost unit approximates cel-go's: one unit per evaluated node of a loop body,
-//! one per element or character produced by the guarded functions. The limits
+//! The `cel` interpreter has no cost tracker, so the units cel-go's tracker
+//! would count are charged from outside it: the cost of the part of a rule that
+//! always runs is charged when it starts ([`Budget::meter`]), operands that may
+//! not run and loop iterations charge through `@crd.tick` (see
+//! [`super::rewrite`] and [`super::step_cost`]), and the functions whose cost
+//! depends on their arguments charge it when they run ([`charge`]). The limits
 //! default to the API server's (`PerCallLimit` = 1,000,000 per expression,
 //! `RuntimeCELCostBudget` = 10,000,000 per object); the wall-clock limit is ours.
 
@@ -165,6 +160,13 @@ pub(crate) fn charge(cost: u64) -> Result<(), ExecutionError> {
             None => Ok(()),
         }
     })
+}
+
+/// Charges cel-go's cost of traversing `s` `factor` times
+/// (`ceil(len × factor × StringTraversalCostFactor)`, `len` in code points):
+/// the call cost the API server gives its parsing functions.
+pub(crate) fn charge_traversal(s: &str, factor: f64) -> Result<(), ExecutionError> {
+    charge((s.chars().count() as f64 * factor * 0.1).ceil() as u64)
 }
 
 fn exceeded_error(e: Exceeded) -> ExecutionError {

@@ -14,7 +14,7 @@ use super::environment::CelEnvironment;
 use super::equality;
 use super::field_path::{self, Step};
 use super::parse_limits;
-use super::rewrite::{instrument, node_count};
+use super::rewrite::instrument_costed;
 use super::rule_error::{FIELD_PATH_INVALID, RuleError, RuleField, SUPPORTED_REASONS};
 use super::schema::CelSchema;
 use super::sizes::Place;
@@ -231,8 +231,7 @@ pub(super) fn compile_one(
             } else {
                 let mut expr = expr;
                 compiled.max_cost = max_cost;
-                compiled.static_cost = node_count(&expr);
-                instrument(&mut expr);
+                compiled.static_cost = instrument_costed(&mut expr);
                 equality::apply(&mut expr, &typed_equality);
                 compiled.program = Some(expr);
             }
@@ -275,8 +274,7 @@ pub(super) fn compile_one(
             }) => {
                 // Like the API server, only with a rule that compiled.
                 compiled.message_max_cost = compiled.error.is_none().then_some(max_cost);
-                compiled.message_static_cost = node_count(&expr);
-                instrument(&mut expr);
+                compiled.message_static_cost = instrument_costed(&mut expr);
                 equality::apply(&mut expr, &typed_equality);
                 compiled.message_expression = Some(expr);
             }

@@ -22,9 +22,10 @@
 use std::sync::Arc;
 
 use kube_cel::KubeCelExt;
+use kube_cel::cel::common::ast::{Expr, LiteralValue};
 use kube_cel::cel::extractors::{Arguments, This};
 use kube_cel::cel::objects::{Opaque, Value};
-use kube_cel::cel::{Context, ExecutionError, ResolveResult};
+use kube_cel::cel::{Context, ExecutionError, FunctionContext, ResolveResult};
 
 use super::budget::charge;
 use super::rewrite::TICK;
@@ -108,14 +109,24 @@ fn type_of(v: Value) -> ResolveResult {
     }))
 }
 
-/// `@crd.tick(cost, cond)`: charges `cost` and passes the loop condition through.
-fn tick(Arguments(args): Arguments) -> ResolveResult {
-    let cost = match args.first() {
-        Some(Value::Int(n)) => (*n).max(1) as u64,
-        _ => 1,
+/// `@crd.tick(cost, x[, step_cost])`: charges `cost`, then evaluates and returns
+/// `x`; as a loop condition also charges `step_cost` when `x` lets the step run.
+/// Charging before evaluating matches cel-go, which charges a step even when
+/// it yields an error.
+fn tick(ftx: &FunctionContext) -> ResolveResult {
+    let units = |i: usize| match ftx.args.get(i).map(|a| &a.expr) {
+        Some(Expr::Literal(LiteralValue::Int(n))) => (**n).max(0) as u64,
+        _ => 0,
     };
-    charge(cost)?;
-    Ok(args.get(1).cloned().unwrap_or(Value::Bool(true)))
+    charge(units(0))?;
+    let out = match ftx.args.get(1) {
+        Some(x) => Value::resolve(x, ftx.ptx)?,
+        None => Value::Bool(true),
+    };
+    if ftx.args.len() > 2 && matches!(out, Value::Bool(true)) {
+        charge(units(2))?;
+    }
+    Ok(out)
 }
 
 /// `<string>.replace(old, new[, n])` with its output size charged first.

@@ -51,6 +51,7 @@ mod rule_error;
 mod rules;
 mod schema;
 mod sizes;
+mod step_cost;
 mod syntax;
 mod validator;
 pub(crate) mod value;

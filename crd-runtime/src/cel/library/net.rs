@@ -8,11 +8,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use kube_cel::cel::FunctionContext;
-use kube_cel::cel::extractors::Arguments;
+use kube_cel::cel::extractors::{Arguments, This};
 use kube_cel::cel::objects::{Key, Map, Value};
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
 use super::delegate::call;
+use crate::cel::budget::{charge, charge_traversal};
 use crate::go::quote;
 
 pub(crate) fn register(ctx: &mut Context<'_>, type_value: fn(&str) -> Value) {
@@ -21,6 +22,12 @@ pub(crate) fn register(ctx: &mut Context<'_>, type_value: fn(&str) -> Value) {
     ctx.add_function("ip.isCanonical", is_canonical);
     ctx.add_function("cidr", cidr);
     ctx.add_function("isCIDR", is_cidr);
+    ctx.add_function("containsIP", |This(c): This<Value>, other: Value| {
+        contains(c, other, "a.containsIP(b)", 1)
+    });
+    ctx.add_function("containsCIDR", |This(c): This<Value>, other: Value| {
+        contains(c, other, "a.containsCIDR(b)", 3)
+    });
     let types: HashMap<Key, Value> = [("IP", "net.IP"), ("CIDR", "net.CIDR")]
         .into_iter()
         .map(|(field, name)| (Key::from(field.to_string()), type_value(name)))
@@ -237,26 +244,33 @@ fn function_error(name: &str, msg: String) -> ExecutionError {
 /// `ip(<string>)`; `<CIDR>.ip()` is kube-cel's.
 fn ip(ftx: &FunctionContext, Arguments(args): Arguments) -> ResolveResult {
     if let Some(cidr) = &ftx.this {
+        charge(1)?;
         return call("a.ip()", std::slice::from_ref(cidr));
     }
     let [Value::String(s)] = &args[..] else {
+        charge(1)?;
         return call("ip(a)", &args);
     };
+    charge_traversal(s, 1.0)?;
     check_ip(s).map_err(|e| function_error("ip", e))?;
     call("ip(a)", &args)
 }
 
 fn is_ip(s: Arc<String>) -> ResolveResult {
+    charge_traversal(&s, 1.0)?;
     let ok = check_ip(&s).is_ok() && call("ip(a)", &[Value::String(s)]).is_ok();
     Ok(Value::Bool(ok))
 }
 
 fn is_canonical(s: Arc<String>) -> ResolveResult {
+    // Parsed, then compared with the original: two traversals.
+    charge_traversal(&s, 2.0)?;
     check_ip(&s).map_err(|e| function_error("ip.isCanonical", e))?;
     call("ip.isCanonical(a)", &[Value::String(s)])
 }
 
 fn cidr(s: Arc<String>) -> ResolveResult {
+    charge_traversal(&s, 1.0)?;
     check_cidr(&s).map_err(|e| {
         function_error(
             "cidr",
@@ -267,8 +281,20 @@ fn cidr(s: Arc<String>) -> ResolveResult {
 }
 
 fn is_cidr(s: Arc<String>) -> ResolveResult {
+    charge_traversal(&s, 1.0)?;
     let ok = check_cidr(&s).is_ok() && call("cidr(a)", &[Value::String(s)]).is_ok();
     Ok(Value::Bool(ok))
+}
+
+/// kube-cel's `containsIP`/`containsCIDR` with the API server's call cost:
+/// `base` for comparing the prefixes (the CIDR's size is 1, as cel-go sizes
+/// values without a length), plus a traversal when `other` is a string to parse.
+fn contains(c: Value, other: Value, src: &'static str, base: u64) -> ResolveResult {
+    charge(base)?;
+    if let Value::String(s) = &other {
+        charge_traversal(s, 1.0)?;
+    }
+    call(src, &[c, other])
 }
 
 #[cfg(test)]

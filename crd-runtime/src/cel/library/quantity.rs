@@ -10,6 +10,7 @@ use kube_cel::cel::objects::Value;
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
 use super::delegate::call;
+use crate::cel::budget::charge_traversal;
 
 /// `ErrFormatWrong` of k8s.io/apimachinery `resource`.
 const FORMAT_WRONG: &str =
@@ -82,11 +83,13 @@ fn known_suffix(suffix: &str) -> bool {
 }
 
 fn quantity(s: Arc<String>) -> ResolveResult {
+    charge_traversal(&s, 1.0)?;
     check_syntax(&s).map_err(|e| ExecutionError::function_error("quantity", e))?;
     call("quantity(a)", &[Value::String(s)])
 }
 
 fn is_quantity(s: Arc<String>) -> ResolveResult {
+    charge_traversal(&s, 1.0)?;
     let ok = check_syntax(&s).is_ok() && call("quantity(a)", &[Value::String(s)]).is_ok();
     Ok(Value::Bool(ok))
 }

@@ -10,6 +10,7 @@ use kube_cel::cel::objects::Value;
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
 use super::delegate::call;
+use crate::cel::budget::{charge, charge_traversal};
 use crate::go::quote;
 
 pub(crate) fn register(ctx: &mut Context<'_>) {
@@ -120,7 +121,16 @@ fn strict(args: &[Value]) -> Option<&Arc<String>> {
     }
 }
 
+/// The API server's call cost of `semver`/`isSemver`: a traversal of the string.
+fn charge_first_string(args: &[Value]) -> Result<(), ExecutionError> {
+    match args.first() {
+        Some(Value::String(s)) => charge_traversal(s, 1.0),
+        _ => charge(1),
+    }
+}
+
 fn semver(Arguments(args): Arguments) -> ResolveResult {
+    charge_first_string(&args)?;
     if let Some(s) = strict(&args) {
         check(s).map_err(|e| ExecutionError::function_error("semver", e))?;
         return call("semver(a)", &args);
@@ -129,6 +139,7 @@ fn semver(Arguments(args): Arguments) -> ResolveResult {
 }
 
 fn is_semver(Arguments(args): Arguments) -> ResolveResult {
+    charge_first_string(&args)?;
     if let Some(s) = strict(&args) {
         let ok = check(s).is_ok() && call("semver(a)", &args).is_ok();
         return Ok(Value::Bool(ok));

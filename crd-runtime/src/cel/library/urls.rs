@@ -11,6 +11,7 @@ use kube_cel::cel::extractors::This;
 use kube_cel::cel::objects::{Key, Map, Opaque, Value};
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
+use crate::cel::budget::charge_traversal;
 use crate::go::quote;
 
 /// A URL split as Go's `url.URL` (only the parts the library reads).
@@ -63,6 +64,7 @@ fn part(v: &Value, f: impl Fn(&GoUrl) -> String) -> ResolveResult {
 }
 
 fn url(s: Arc<String>) -> ResolveResult {
+    charge_traversal(&s, 1.0)?;
     let parsed = parse(&s, true).and_then(|_| {
         let without_fragment = s.split_once('#').map_or(s.as_str(), |(u, _)| u);
         parse(without_fragment, false)
