@@ -23,9 +23,52 @@ pub struct SyntaxError {
 /// line is still read, and a bad pretty-printed document costs one error, not one per
 /// line.
 pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Result<Value, SyntaxError>)) {
+    // Nearly every value nests less than serde_json's own limit: read with that limit
+    // on a stack sized for it, without scanning the text for its depth first (the
+    // scan was a tenth of a run). At the first value past it, the rest of the text is
+    // read the measured way, from that value on.
+    let handoff =
+        crd_runtime::depth::with_stack_for(SERDE_LIMIT, || stream(bytes, Mode::Limited, 0, &mut f));
+    if let Some(at) = handoff {
+        let line_start = bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        read_measured(
+            &bytes[at..],
+            lines_in(&bytes[..at]),
+            at - line_start,
+            &mut f,
+        );
+    }
+}
+
+/// serde_json's recursion limit (levels it reads with it on).
+const SERDE_LIMIT: usize = 128;
+
+/// How [`stream`] reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// With serde_json's recursion limit; a value past it ends the stream at its start.
+    Limited,
+    /// Text measured at most this deep (≤ the API server's limit), on a stack sized
+    /// for it.
+    Measured(usize),
+}
+
+/// [`for_each_json_value`] on text that starts `shift` lines and, on its first line,
+/// `col0` columns into the input: the depth of the text is measured first and the
+/// values are read on a stack sized for it; a value past the API server's limit is
+/// refused in its words.
+fn read_measured(
+    bytes: &[u8],
+    shift: usize,
+    col0: usize,
+    f: &mut dyn FnMut(Result<Value, SyntaxError>),
+) {
     use crd_runtime::depth::{json_text_depth, with_stack_for};
     // Lines before `bytes[start]`, so positions stay absolute after a too-deep value.
-    let (mut start, mut shift) = (0, 0);
+    let (mut start, mut shift, mut col0) = (0, shift, col0);
     let mut emit = |r: Result<Value, SyntaxError>, shift: usize| {
         f(r.map_err(|mut e| {
             if e.line > 0 {
@@ -37,9 +80,10 @@ pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Result<Value, SyntaxE
     while start < bytes.len() {
         let rest = &bytes[start..];
         match json_text_depth(rest) {
-            // Ordinary input: one scan of the brackets, then serde_json as it is.
             Ok(depth) => {
-                with_stack_for(depth, || stream(rest, depth, &mut |r| emit(r, shift)));
+                with_stack_for(depth, || {
+                    stream(rest, Mode::Measured(depth), col0, &mut |r| emit(r, shift))
+                });
                 return;
             }
             Err(e) => {
@@ -47,14 +91,14 @@ pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Result<Value, SyntaxE
                 // in its words; the documents before it are read, reading resumes after.
                 let head = &rest[..doc_start_before(rest, e.offset)];
                 let depth = json_text_depth(head).unwrap_or(0);
-                with_stack_for(depth, || stream(head, depth, &mut |r| emit(r, shift)));
+                with_stack_for(depth, || {
+                    stream(head, Mode::Measured(depth), col0, &mut |r| emit(r, shift))
+                });
                 let before = &rest[..e.offset];
-                let column = e.offset
-                    - before
-                        .iter()
-                        .rposition(|&b| b == b'\n')
-                        .map_or(0, |p| p + 1)
-                    + 1;
+                let column = match before.iter().rposition(|&b| b == b'\n') {
+                    Some(p) => e.offset - p,
+                    None => e.offset + col0 + 1,
+                };
                 let error = SyntaxError {
                     line: lines_in(before) + 1,
                     column,
@@ -65,6 +109,7 @@ pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Result<Value, SyntaxE
                     Some(next) => {
                         shift += lines_in(&rest[..next]);
                         start += next;
+                        col0 = 0;
                     }
                     None => return,
                 }
@@ -88,10 +133,16 @@ fn doc_start_before(bytes: &[u8], offset: usize) -> usize {
     }
 }
 
-/// [`for_each_json_value`] on text at most `depth` (≤ the API server's limit) deep,
-/// run on a stack sized for it.
-fn stream(bytes: &[u8], depth: usize, f: &mut dyn FnMut(Result<Value, SyntaxError>)) {
-    let deep = depth > crd_runtime::depth::SHALLOW;
+/// Reads the values of `bytes` (starting `col0` columns into its first line) as
+/// `mode` says, on a stack sized for it; with [`Mode::Limited`], returns the offset of
+/// the first value nested past serde_json's limit, unread.
+fn stream(
+    bytes: &[u8],
+    mode: Mode,
+    col0: usize,
+    f: &mut dyn FnMut(Result<Value, SyntaxError>),
+) -> Option<usize> {
+    let deep = matches!(mode, Mode::Measured(d) if d > crd_runtime::depth::SHALLOW);
     let mut offset = 0;
     // Line number of `bytes[offset]`, so positions stay absolute after a resume.
     let mut line_base = 0;
@@ -109,16 +160,21 @@ fn stream(bytes: &[u8], depth: usize, f: &mut dyn FnMut(Result<Value, SyntaxErro
                 .take_while(|b| b.is_ascii_whitespace())
                 .count();
             match stream.next() {
-                None => return,
+                None => return None,
                 Some(Ok(StrictValue(v))) => {
                     f(Ok(v));
                     value_start = stream.byte_offset();
                 }
+                Some(Err(e)) if mode == Mode::Limited && past_limit(&e) => {
+                    return Some(offset + value_start);
+                }
                 Some(Err(e)) => {
                     let message = json_message(&e);
-                    // `rest` starts at a line start, so columns need no shift.
+                    // `rest` starts at a line start, or `col0` into the first line.
+                    let first_line = |l: usize| offset == 0 && l == 1;
                     let (mut line, mut column) = match e.line() {
                         0 => (0, 0),
+                        l if first_line(l) => (line_base + l, e.column() + col0),
                         l => (line_base + l, e.column()),
                     };
                     let resume = next_document_line(rest, value_start);
@@ -127,12 +183,11 @@ fn stream(bytes: &[u8], depth: usize, f: &mut dyn FnMut(Result<Value, SyntaxErro
                         // The parse ran into the lines read next (a truncated JSON
                         // line): the bad value is the one that starts here.
                         line = line_base + lines_in(&rest[..value_start]) + 1;
-                        column = value_start
-                            - rest[..value_start]
-                                .iter()
-                                .rposition(|&b| b == b'\n')
-                                .map_or(0, |p| p + 1)
-                            + 1;
+                        column = match rest[..value_start].iter().rposition(|&b| b == b'\n') {
+                            Some(p) => value_start - p,
+                            None if offset == 0 => value_start + col0 + 1,
+                            None => value_start + 1,
+                        };
                     }
                     f(Err(SyntaxError {
                         line,
@@ -144,13 +199,19 @@ fn stream(bytes: &[u8], depth: usize, f: &mut dyn FnMut(Result<Value, SyntaxErro
                             line_base += lines_in(&rest[..next]);
                             offset += next;
                         }
-                        None => return,
+                        None => return None,
                     }
                     break;
                 }
             }
         }
     }
+    None
+}
+
+/// Whether serde_json stopped at its recursion limit.
+fn past_limit(e: &serde_json::Error) -> bool {
+    e.is_syntax() && e.to_string().starts_with("recursion limit exceeded")
 }
 
 fn lines_in(bytes: &[u8]) -> usize {
@@ -220,6 +281,28 @@ mod tests {
         assert_eq!(err.unwrap().message, "EOF while parsing a list");
         let (_, err) = json_values(b"{\"a\":\"\xff\"}");
         assert!(err.is_some());
+    }
+
+    #[test]
+    fn values_past_serde_limit_are_read_the_measured_way_in_place() {
+        // A value deeper than serde_json's limit hands the rest over, mid-line too:
+        // the values before it are read once, positions stay absolute.
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let over = "[".repeat(crd_runtime::depth::MAX_DEPTH + 1);
+        let input = format!("{{\"a\":1}}\n[2] {deep}\n{{\"b\":1,}}\n{over}\n{{\"c\":3}}\n");
+        let (v, errs) = json_values_all(input.as_bytes());
+        assert_eq!(v.len(), 4);
+        assert_eq!(v[1], serde_json::json!([2]));
+        assert_eq!(crd_runtime::depth::depth_of(&v[2], 1000), 200);
+        assert_eq!(v[3], serde_json::json!({"c": 3}));
+        let at: Vec<(usize, usize)> = errs.iter().map(|e| (e.line, e.column)).collect();
+        assert_eq!(at, vec![(3, 8), (4, crd_runtime::depth::MAX_DEPTH + 1)]);
+        // An error on the first line of the handed-over text counts its columns from
+        // the line start.
+        let input = format!("[1] {deep} x\n");
+        let (v, errs) = json_values_all(input.as_bytes());
+        assert_eq!(v.len(), 2);
+        assert_eq!((errs[0].line, errs[0].column), (1, 4 + deep.len() + 2));
     }
 
     #[test]
