@@ -20,7 +20,12 @@ fn cost(schema: serde_json::Value, rule: &str) -> (u64, u64) {
     let mut checker = Checker::new(Ty::of_schema(&s, false), None);
     checker.check(&expr);
     assert!(checker.problems.is_empty(), "{:?}", checker.problems);
-    let r = estimate(&expr, Place::Node(&s, false), &checker.types);
+    let r = estimate(
+        &expr,
+        Place::Node(&s, false),
+        &checker.types,
+        crate::KubeVersion::default().minor(),
+    );
     (r.min, r.max)
 }
 
