@@ -364,7 +364,7 @@ impl<'a> Estimator<'a, '_> {
                     path: Some(path),
                     size,
                     entry: None,
-                    kind: None,
+                    kind: self.item_kind(&c.iter_range).filter(|_| is_list),
                 });
                 1
             }

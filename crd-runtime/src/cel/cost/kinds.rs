@@ -66,6 +66,7 @@ impl Estimator<'_, '_> {
             ("resource", _) if target.is_some() => Lib::ResourceCheck,
             ("subresource" | "namespace" | "name", Some(Lib::ResourceCheck)) => Lib::ResourceCheck,
             ("check", Some(Lib::PathCheck | Lib::ResourceCheck)) => Lib::Decision,
+            ("_[_]", _) if args.len() == 2 => self.item_kind(&args[0])?,
             ("_?_:_", _) if args.len() == 3 => {
                 let k = self.kind(&args[1])?;
                 if self.kind(&args[2]) != Some(k) {
@@ -75,6 +76,19 @@ impl Estimator<'_, '_> {
             }
             _ => return None,
         })
+    }
+
+    /// The library type of the items of a list literal whose items all have
+    /// the same one (the checker then types the list as a list of it).
+    pub(super) fn item_kind(&self, list: &IdedExpr) -> Option<Lib> {
+        let Expr::List(l) = &list.expr else {
+            return None;
+        };
+        let first = self.kind(l.elements.first()?)?;
+        l.elements
+            .iter()
+            .all(|x| self.kind(x) == Some(first))
+            .then_some(first)
     }
 
     /// The library estimate of `a == b` on two values of the same Kubernetes

@@ -37,7 +37,7 @@ impl Estimator<'_, '_> {
             path: Some(extend(base, value_step)),
             size: range_entry.map(|en| en.val),
             entry: None,
-            kind: None,
+            kind: self.item_kind(&c.iter_range).filter(|_| is_list),
         });
         2
     }

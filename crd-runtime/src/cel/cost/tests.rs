@@ -178,6 +178,13 @@ fn equality_of_library_values_is_constant_from_1_32() {
         cost_at(obj.clone(), "cel.bind(q, quantity('1'), q == q)", 37),
         (10 + 1 + 1 + 1 + 1, 10 + 1 + 1 + 1 + 1)
     );
+    // Items of a list literal of quantities are quantities: the loop variable
+    // and an index compare at 1 (without the type, unbounded). The list 10 + 2
+    // parses, the index 1, the literal 1, `==` 1.
+    let items = "[quantity('1'), quantity('2')].exists(q, q == quantity('1'))";
+    assert!(cost_at(obj.clone(), items, 37).1 < 100);
+    let index = "[quantity('1'), quantity('2')][1] == quantity('2')";
+    assert_eq!(cost_at(obj.clone(), index, 37), (15, 15));
     // URLs compare by the right operand's size (400 bytes × 0.1 → 40); url()
     // traverses its argument.
     assert_eq!(
