@@ -301,3 +301,48 @@ fn admit_and_prune_are_idempotent() {
         );
     }
 }
+
+/// `levels` nested object schemas around a string of at most 3 bytes, with a CEL rule.
+fn nested_schema(levels: usize) -> JSONSchemaProps {
+    let mut s = schema(json!({"type": "string", "maxLength": 3,
+        "x-kubernetes-validations": [{"rule": "self != 'no'"}]}));
+    for _ in 1..levels {
+        let mut parent = schema(json!({"type": "object"}));
+        parent.properties = Some([("a".to_string(), Box::new(s))].into());
+        s = parent;
+    }
+    s
+}
+
+#[test]
+fn engines_compile_schemas_as_deep_as_a_crd_body_carries_them() {
+    use crd_runtime::depth::schema::{MAX_SCHEMA_DEPTH, with_schema_stack};
+    use crd_runtime::engine::EngineError;
+    // On this 2 MiB test thread: the compile sizes its own stack.
+    let s = nested_schema(MAX_SCHEMA_DEPTH);
+    let engine = Engine::for_schema(&s, SchemaOptions::default()).unwrap();
+    assert!(engine.has_rules());
+    // The deepest field is validated (its object is 9,999 levels deep).
+    let mut obj = (1..MAX_SCHEMA_DEPTH).fold(json!("abcd"), |v, _| json!({"a": v}));
+    let errs = engine.validate(&obj);
+    let path = vec!["a"; MAX_SCHEMA_DEPTH - 1].join(".");
+    assert_eq!(
+        errs.strings(),
+        [format!("{path}: Too long: may not be more than 3 bytes")]
+    );
+    assert_eq!(engine.admit(&mut obj).map_err(|e| e.to_string()).is_err(), true);
+    drop_value(obj);
+    with_schema_stack(MAX_SCHEMA_DEPTH, move || drop(engine));
+
+    // One level more only comes from code; the refusal is ours.
+    let mut s = s;
+    s = {
+        let mut parent = schema(json!({"type": "object"}));
+        parent.properties = Some([("a".to_string(), Box::new(s))].into());
+        parent
+    };
+    let err = Engine::for_schema(&s, SchemaOptions::default()).map(|_| ()).unwrap_err();
+    assert_eq!(err, EngineError::SchemaTooDeep(MAX_SCHEMA_DEPTH));
+    assert!(err.to_string().contains("crd-toolkit's limit"), "{err}");
+    with_schema_stack(MAX_SCHEMA_DEPTH + 1, move || drop(s));
+}

@@ -313,7 +313,13 @@ fn compile_expr<'a>(
         return Err(render_problems(src, &checker.problems));
     }
     let uses_old_self = expr.references().has_variable("oldSelf");
-    let max_cost = estimate(&expr, Place::Node(schema, resource_root), &checker.types).max;
+    let max_cost = estimate(
+        &expr,
+        Place::Node(schema, resource_root),
+        &checker.types,
+        env.release,
+    )
+    .max;
     let typed_equality = equality::plan(
         &expr,
         &checker.types,

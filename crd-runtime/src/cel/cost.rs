@@ -25,6 +25,7 @@ use super::check::Ty;
 use super::rewrite::as_bind;
 use super::sizes::{Place, Step};
 
+mod kinds;
 mod library;
 mod lists;
 mod macros;
@@ -119,6 +120,7 @@ struct Local {
     path: DataPath,
     size: Option<Range>,
     entry: Option<Entry>,
+    kind: Option<kinds::Lib>,
 }
 
 /// The estimator for one expression.
@@ -129,11 +131,21 @@ pub(crate) struct Estimator<'a, 't> {
     paths: HashMap<u64, Vec<Step>>,
     sizes: HashMap<u64, Range>,
     entries: HashMap<u64, Entry>,
+    kinds: HashMap<u64, kinds::Lib>,
+    /// The server release (minor of 1.x) whose estimator is followed.
+    release: u32,
 }
 
 /// The estimated cost range of `e`, whose sub-expression types are `types` and
-/// whose `self` is at `root`.
-pub(crate) fn estimate<'a>(e: &IdedExpr, root: Place<'a>, types: &HashMap<u64, Ty<'a>>) -> Range {
+/// whose `self` is at `root`, as a server of `release` (minor of 1.x) estimates
+/// it: the estimator is the server's own code, whatever environment the
+/// expression is compiled in.
+pub(crate) fn estimate<'a>(
+    e: &IdedExpr,
+    root: Place<'a>,
+    types: &HashMap<u64, Ty<'a>>,
+    release: u32,
+) -> Range {
     let mut est = Estimator {
         root,
         types,
@@ -141,6 +153,8 @@ pub(crate) fn estimate<'a>(e: &IdedExpr, root: Place<'a>, types: &HashMap<u64, T
         paths: HashMap::new(),
         sizes: HashMap::new(),
         entries: HashMap::new(),
+        kinds: HashMap::new(),
+        release,
     };
     est.cost(e)
 }
@@ -330,6 +344,7 @@ impl<'a> Estimator<'a, '_> {
             path: self.path(&c.accu_init),
             size: self.size(&c.accu_init),
             entry: self.entry(&c.accu_init),
+            kind: self.kind(&c.accu_init),
         });
         let range_entry = self.entry(&c.iter_range);
         let is_list = match range_entry {
@@ -349,6 +364,7 @@ impl<'a> Estimator<'a, '_> {
                     path: Some(path),
                     size,
                     entry: None,
+                    kind: self.item_kind(&c.iter_range).filter(|_| is_list),
                 });
                 1
             }
@@ -387,6 +403,7 @@ impl<'a> Estimator<'a, '_> {
                 path: self.path(&c.args[1]),
                 size: self.size(&c.args[1]),
                 entry: self.entry(&c.args[1]),
+                kind: self.kind(&c.args[1]),
             });
             sum = sum.add(self.cost(&c.args[2]));
             self.locals.pop();
@@ -413,6 +430,9 @@ impl<'a> Estimator<'a, '_> {
         let mut sum = Range::default();
         if let Some(t) = target {
             sum = self.cost(t);
+        }
+        if let Some(k) = self.call_kind(&name, target, &c.args) {
+            self.kinds.insert(e.id, k);
         }
         let (fn_cost, result) = match name.as_str() {
             "_[_]" if c.args.len() == 2 => {

@@ -296,7 +296,12 @@ fn cost(schema: Json, rule: &str) -> (u64, u64) {
     let mut checker = Checker::new(ty.clone(), Some(Ty::Optional(Box::new(ty))));
     checker.check(&expr);
     assert!(checker.problems.is_empty(), "{:?}", checker.problems);
-    let r = estimate(&expr, Place::Node(&s, false), &checker.types);
+    let r = estimate(
+        &expr,
+        Place::Node(&s, false),
+        &checker.types,
+        crate::KubeVersion::default().minor(),
+    );
     (r.min, r.max)
 }
 

@@ -21,9 +21,28 @@ impl<'a> Estimator<'a, '_> {
         let size = |i: usize| self.size_or_unknown(&args[i]);
         let one = Range::fixed(1);
         let t = target.map(|t| (t, self.size_or_unknown(t)));
+        let release = self.release;
         Some(match name {
-            "sets.contains" | "sets.equivalent" | "sets.intersects" if args.len() == 2 => {
+            // cel-go's sets extension: each pair compared once, twice for
+            // `equivalent` (both directions).
+            "sets.contains" | "sets.intersects" if args.len() == 2 => {
                 (size(0).mul(size(1)).add(one), None)
+            }
+            "sets.equivalent" if args.len() == 2 => {
+                (size(0).mul(size(1)).factor(2.0).add(one), None)
+            }
+            "_==_" if args.len() == 2 && release >= 32 => {
+                return self.library_equality(&args[0], &args[1]).map(|c| (c, None));
+            }
+            "check" if target.is_some() => (Range::fixed(350_000), None),
+            "serviceAccount" | "path" | "group" | "resource" | "subresource" | "namespace"
+            | "name" | "allowed" | "reason" | "error" | "errored"
+                if target.is_some() =>
+            {
+                (one, None)
+            }
+            "fieldSelector" | "labelSelector" if args.len() == 1 && release >= 31 => {
+                (selector_cost(size(0)), None)
             }
             "isSorted" | "sum" | "max" | "min" | "indexOf" | "lastIndexOf" | "includes" => {
                 let (t, sz) = t?;
@@ -41,8 +60,14 @@ impl<'a> Estimator<'a, '_> {
                     _ => (sz.factor(STRING_TRAVERSAL), None),
                 }
             }
+            // The result's size is the argument's from 1.32 on.
             "url" if args.len() == 1 && target.is_none() => {
-                (size(0).factor(STRING_TRAVERSAL), None)
+                let sz = size(0);
+                (sz.factor(STRING_TRAVERSAL), (release >= 32).then_some(sz))
+            }
+            "jsonpatch.escapeKey" if args.len() == 1 && release >= 32 => {
+                let sz = size(0);
+                (sz.factor(STRING_TRAVERSAL), Some(sz))
             }
             "lowerAscii" | "upperAscii" | "substring" | "trim" => {
                 let (_, sz) = t?;
@@ -96,22 +121,23 @@ impl<'a> Estimator<'a, '_> {
                     }),
                 )
             }
+            // Parsers traverse their string argument.
             "cidr" | "isIP" | "isCIDR" | "quantity" | "isQuantity" if !args.is_empty() => {
-                t?;
                 (size(0).factor(STRING_TRAVERSAL), None)
             }
-            "ip" => {
-                t?;
-                if args.is_empty() {
-                    (one, None)
-                } else {
-                    (size(0).factor(STRING_TRAVERSAL), None)
-                }
+            "semver" | "isSemver" if !args.is_empty() && release >= 33 => {
+                (size(0).factor(STRING_TRAVERSAL), None)
             }
-            "ip.isCanonical" if !args.is_empty() => {
-                t?;
-                (size(0).factor(2.0 * STRING_TRAVERSAL), None)
-            }
+            // `cidr.ip()` reads a field.
+            "ip" if target.is_some() => (one, None),
+            "ip" if !args.is_empty() => (size(0).factor(STRING_TRAVERSAL), None),
+            // Parsed, then compared with the original.
+            "ip.isCanonical" if !args.is_empty() => (size(0).factor(2.0 * STRING_TRAVERSAL), None),
+            // A format's regex is at most `cel.MaxNameFormatRegexSize` (128) long.
+            "validate" if target.is_some() && !args.is_empty() && release >= 31 => (
+                size(0).factor(STRING_TRAVERSAL).factor(128.0 * REGEX_CHAR),
+                None,
+            ),
             "masked"
             | "prefixLength"
             | "family"
@@ -119,6 +145,17 @@ impl<'a> Estimator<'a, '_> {
             | "isLoopback"
             | "isLinkLocalMulticast"
             | "isLinkLocalUnicast"
+            | "isGlobalUnicast"
+            | "format.named"
+            | "major"
+            | "minor"
+            | "patch"
+            | "getScheme"
+            | "getHostname"
+            | "getHost"
+            | "getPort"
+            | "getEscapedPath"
+            | "getQuery"
             | "sign"
             | "asInteger"
             | "isInteger"
@@ -143,6 +180,16 @@ impl<'a> Estimator<'a, '_> {
             _ => return None,
         })
     }
+}
+
+/// A field or label selector's parse (`selectorCostEstimate`): the list of
+/// requirements (10), a traversal, and a list and a struct (10 + 40) per
+/// requirement, at most one per 2 characters.
+fn selector_cost(len: Range) -> Range {
+    let requirements = len.factor(0.5);
+    Range::fixed(10)
+        .add(len.factor(STRING_TRAVERSAL))
+        .add(requirements.factor(50.0))
 }
 
 /// The size of `s.replace(from, to)` (`library.CostEstimator`).

@@ -30,12 +30,14 @@ impl Estimator<'_, '_> {
             path: key_path,
             size: range_entry.map(|en| en.key),
             entry: None,
+            kind: None,
         });
         self.locals.push(Local {
             name: second.to_string(),
             path: Some(extend(base, value_step)),
             size: range_entry.map(|en| en.val),
             entry: None,
+            kind: self.item_kind(&c.iter_range).filter(|_| is_list),
         });
         2
     }

@@ -11,6 +11,11 @@ use crate::model::JSONSchemaProps;
 
 /// The estimated (min, max) cost of `rule` on a node with `schema`.
 fn cost(schema: serde_json::Value, rule: &str) -> (u64, u64) {
+    cost_at(schema, rule, crate::KubeVersion::default().minor())
+}
+
+/// [`cost`] as a server of release 1.`release` estimates it.
+fn cost_at(schema: serde_json::Value, rule: &str, release: u32) -> (u64, u64) {
     let s: JSONSchemaProps = serde_json::from_value(schema).unwrap();
     let s = CelSchema::new(&s);
     let expr = Parser::new()
@@ -20,7 +25,7 @@ fn cost(schema: serde_json::Value, rule: &str) -> (u64, u64) {
     let mut checker = Checker::new(Ty::of_schema(&s, false), None);
     checker.check(&expr);
     assert!(checker.problems.is_empty(), "{:?}", checker.problems);
-    let r = estimate(&expr, Place::Node(&s, false), &checker.types);
+    let r = estimate(&expr, Place::Node(&s, false), &checker.types, release);
     (r.min, r.max)
 }
 
@@ -127,4 +132,96 @@ fn list_library_estimates_follow_cel_go_and_kubernetes() {
         "items": {"type": "array", "maxItems": 3, "items": {"type": "integer"}}});
     assert_eq!(cost(nested.clone(), "self.flatten()"), (12, 22));
     assert_eq!(cost(nested, "self.flatten(2)"), (12, 32));
+}
+
+/// Unbounded: a tenth of the largest integer, as cel-go's traversal of a value
+/// of unknown size.
+const UNBOUNDED_TRAVERSAL: u64 = 1_844_674_407_370_955_264;
+
+#[test]
+fn equality_of_library_values_is_constant_from_1_32() {
+    let obj = json!({"type": "object", "properties": {
+        "a": {"type": "string", "maxLength": 20},
+        "u": {"type": "string", "maxLength": 100}
+    }});
+    // quantity(self.a): self.a 2 + 80 bytes × 0.1; the literal: 4 × 0.1 → 1;
+    // `==` 1 (library.CostEstimator, "Fix estimated cost for Kubernetes
+    // defined CEL types", 1.32).
+    let rule = "quantity(self.a) == quantity('1Gi')";
+    assert_eq!(cost_at(obj.clone(), rule, 32), (4, 12));
+    // Before, cel-go compared two values of unknown size: the API server of
+    // 1.31 refuses such a rule.
+    let old = cost_at(obj.clone(), rule, 31);
+    assert!(old.1 >= UNBOUNDED_TRAVERSAL, "{old:?}");
+    // Only `==` has the library estimate; `!=` stays cel-go's.
+    let ne = "quantity(self.a) != quantity('1Gi')";
+    assert!(cost_at(obj.clone(), ne, 37).1 >= UNBOUNDED_TRAVERSAL);
+    // IP, CIDR and semver values alike; values of different types fall back.
+    assert_eq!(
+        cost_at(obj.clone(), "ip('10.0.0.1') == cidr('10.0.0.0/8').ip()", 37),
+        (1 + 1 + 1 + 1, 1 + 1 + 1 + 1)
+    );
+    assert_eq!(
+        cost_at(
+            obj.clone(),
+            "cidr(self.a).masked() == cidr('10.0.0.0/8')",
+            37
+        )
+        .1,
+        2 + 8 + 1 + 1 + 1
+    );
+    assert!(
+        cost_at(obj.clone(), "dyn(ip('1.2.3.4')) == ip('1.2.3.4')", 37).1 >= UNBOUNDED_TRAVERSAL
+    );
+    // cel.bind keeps the type of its variable.
+    assert_eq!(
+        cost_at(obj.clone(), "cel.bind(q, quantity('1'), q == q)", 37),
+        (10 + 1 + 1 + 1 + 1, 10 + 1 + 1 + 1 + 1)
+    );
+    // Items of a list literal of quantities are quantities: the loop variable
+    // and an index compare at 1 (without the type, unbounded). The list 10 + 2
+    // parses, the index 1, the literal 1, `==` 1.
+    let items = "[quantity('1'), quantity('2')].exists(q, q == quantity('1'))";
+    assert!(cost_at(obj.clone(), items, 37).1 < 100);
+    let index = "[quantity('1'), quantity('2')][1] == quantity('2')";
+    assert_eq!(cost_at(obj.clone(), index, 37), (15, 15));
+    // URLs compare by the right operand's size (400 bytes × 0.1 → 40); url()
+    // traverses its argument.
+    assert_eq!(
+        cost_at(obj.clone(), "url(self.u) == url(self.u)", 37),
+        (2 + 2 + 1, 2 + 40 + 2 + 40 + 40)
+    );
+    // Formats: at most 64 characters → 7.
+    let formats = "format.dns1123Label() == format.named('dns1123Label').value()";
+    assert_eq!(cost_at(obj, formats, 37), (1 + 1 + 1 + 1, 1 + 1 + 1 + 7));
+}
+
+#[test]
+fn parsers_traverse_their_argument() {
+    let obj = json!({"type": "object", "properties": {"s": {"type": "string", "maxLength": 25}}});
+    // 100 bytes × 0.1 and self.s 2, twice; `==` 1.
+    for f in ["quantity", "ip", "cidr"] {
+        let rule = format!("{f}(self.s) == {f}(self.s)");
+        assert_eq!(cost_at(obj.clone(), &rule, 37).1, 25, "{f}");
+    }
+    for f in ["isQuantity", "isIP", "isCIDR"] {
+        assert_eq!(
+            cost_at(obj.clone(), &format!("{f}(self.s)"), 37),
+            (2, 12),
+            "{f}"
+        );
+    }
+    // URLs compare up to the right one's size: 100 × 0.1.
+    let urls = "url(self.s) == url(self.s)";
+    assert_eq!(cost_at(obj.clone(), urls, 37).1, 34);
+    // Before 1.32 a url() had no size, and neither had the comparison.
+    assert!(cost_at(obj.clone(), urls, 31).1 >= UNBOUNDED_TRAVERSAL);
+    // Twice for isCanonical (parse, then compare).
+    assert_eq!(cost_at(obj.clone(), "ip.isCanonical(self.s)", 37), (2, 22));
+    // semver's estimate comes with 1.33; cel-go's 1 before.
+    assert_eq!(cost_at(obj.clone(), "isSemver(self.s)", 33), (2, 12));
+    assert_eq!(cost_at(obj.clone(), "isSemver(self.s)", 32), (3, 3));
+    // validate: the string × 0.1 × (128 × 0.25), from 1.31.
+    let validate = "format.dns1123Label().validate(self.s).hasValue()";
+    assert_eq!(cost_at(obj, validate, 37), (1 + 2 + 1, 1 + 2 + 320 + 1));
 }
