@@ -308,3 +308,39 @@ fn sort_by_errors_like_cel_go() {
     let e = Parser::new().parse("[2, 1].sortBy(x, x)").unwrap();
     assert!(matches!(&e.expr, Expr::Call(c) if c.func_name == "sortBy"));
 }
+
+#[test]
+fn optionals_compare_by_presence_and_value() {
+    for src in [
+        "optional.none() == optional.none()",
+        "optional.of(1) == optional.of(1)",
+        "optional.of('a') != optional.of('b')",
+        "optional.of('a') != optional.none()",
+        "optional.none() != optional.of(0)",
+        "{'k': 'v'}[?'x'] == optional.none()",
+        "[1][?0] == optional.of(1)",
+        "optional.of([1, 2]) == optional.of([1, 2])",
+    ] {
+        assert_eq!(ok(src), Value::Bool(true), "{src}");
+    }
+}
+
+#[test]
+fn of_non_zero_value_treats_go_zero_values_as_absent() {
+    for src in [
+        "optional.ofNonZeroValue(0) == optional.none()",
+        "optional.ofNonZeroValue(uint(0)) == optional.none()",
+        "optional.ofNonZeroValue(0.0) == optional.none()",
+        "optional.ofNonZeroValue(false) == optional.none()",
+        "optional.ofNonZeroValue(null) == optional.none()",
+        "optional.ofNonZeroValue([]) == optional.none()",
+        "optional.ofNonZeroValue({}) == optional.none()",
+        "optional.ofNonZeroValue(duration('0s')) == optional.none()",
+        "optional.ofNonZeroValue(timestamp('0001-01-01T00:00:00Z')) == optional.none()",
+        "optional.ofNonZeroValue(timestamp('0001-01-01T00:00:00.000000001Z')).hasValue()",
+        "optional.ofNonZeroValue(timestamp('1970-01-01T00:00:00Z')).hasValue()",
+        "optional.ofNonZeroValue(1) == optional.of(1)",
+    ] {
+        assert_eq!(ok(src), Value::Bool(true), "{src}");
+    }
+}

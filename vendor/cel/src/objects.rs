@@ -630,6 +630,11 @@ impl Value {
             Value::Bool(false) => true,
             #[cfg(feature = "chrono")]
             Value::Duration(v) => v.is_zero(),
+            // Patch: cel-go's zero timestamp is Go's zero time, 0001-01-01T00:00:00Z.
+            #[cfg(feature = "chrono")]
+            Value::Timestamp(t) => {
+                t.timestamp() == ZERO_TIMESTAMP_SECONDS && t.timestamp_subsec_nanos() == 0
+            }
             Value::Null => true,
             _ => false,
         }
@@ -642,6 +647,10 @@ impl Value {
         }
     }
 }
+
+/// Seconds from the Unix epoch to 0001-01-01T00:00:00Z (Go's zero `time.Time`).
+#[cfg(feature = "chrono")]
+const ZERO_TIMESTAMP_SECONDS: i64 = -62_135_596_800;
 
 impl From<&Value> for Value {
     fn from(value: &Value) -> Self {
