@@ -494,7 +494,8 @@ impl<'a> Checker<'a> {
             "string" => String,
             "bytes" => Bytes,
             "bool" => Bool,
-            "dyn" => args.first().cloned().unwrap_or(Dyn),
+            // cel-go types `dyn(x)` as dyn whatever `x` is.
+            "dyn" => Dyn,
             "type" => Type,
             "@crd.tick" => args.get(1).cloned().unwrap_or(Dyn),
             // What the two-variable comprehension and `sortBy` macros expand to.
@@ -518,6 +519,18 @@ impl<'a> Checker<'a> {
                     return self.method_overload(name, &recv, args);
                 }
                 Int
+            }
+            // Kubernetes' lists library: only lists of comparable (summable) types.
+            "max" | "min" | "sum" | "isSorted" if target.is_some() => {
+                let fits = if name == "sum" {
+                    matches!(elem, Int | Uint | Double | Duration)
+                } else {
+                    comparable(&elem)
+                };
+                if !list_only(&recv) || !(fits || elem.is_dyn()) {
+                    return self.method_overload(name, &recv, args);
+                }
+                if name == "isSorted" { Bool } else { elem }
             }
             "max" | "min" | "sum" => elem,
             "optional.none" => Optional(Box::new(Dyn)),

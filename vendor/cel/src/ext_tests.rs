@@ -344,3 +344,28 @@ fn of_non_zero_value_treats_go_zero_values_as_absent() {
         assert_eq!(ok(src), Value::Bool(true), "{src}");
     }
 }
+
+#[test]
+fn numbers_of_different_types_are_equal_at_run_time() {
+    // cel-go's heterogeneous equality: the checker rejects `1 == 1.0`, but
+    // values typed dyn (or the empty sums of the lists library) compare by number.
+    for src in [
+        "dyn(0) == 0.0",
+        "dyn(1) == 1u",
+        "dyn(1u) == 1.0",
+        "dyn(1) != 1.5",
+        "dyn(-1) != 18446744073709551615u",
+        "[1, 2] == [1.0, 2u]",
+    ] {
+        let mut ctx = Context::default();
+        ctx.add_function("dyn", |v: Value| -> crate::ResolveResult { Ok(v) });
+        assert_eq!(eval_in(src, &ctx), Ok(Value::Bool(true)), "{src}");
+    }
+    assert_eq!(ok("1 == 'a'"), Value::Bool(false));
+}
+
+#[test]
+fn bytes_order_lexicographically() {
+    assert_eq!(ok("max([b'a', b'c', b'b']) == b'c'"), Value::Bool(true));
+    assert_eq!(ok("min([b'ab', b'a']) == b'a'"), Value::Bool(true));
+}

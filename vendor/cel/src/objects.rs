@@ -707,6 +707,8 @@ impl PartialOrd for Value {
             (Value::String(a), Value::String(b)) => Some(a.cmp(b)),
             (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(b)),
             (Value::Null, Value::Null) => Some(Ordering::Equal),
+            // Patch: bytes order lexicographically, as in cel-go.
+            (Value::Bytes(a), Value::Bytes(b)) => Some(a.cmp(b)),
             #[cfg(feature = "chrono")]
             (Value::Duration(a), Value::Duration(b)) => Some(a.cmp(b)),
             #[cfg(feature = "chrono")]
