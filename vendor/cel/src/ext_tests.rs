@@ -369,3 +369,10 @@ fn bytes_order_lexicographically() {
     assert_eq!(ok("max([b'a', b'c', b'b']) == b'c'"), Value::Bool(true));
     assert_eq!(ok("min([b'ab', b'a']) == b'a'"), Value::Bool(true));
 }
+
+#[test]
+fn escaped_quotes_unescape_in_either_kind_of_string() {
+    assert_eq!(ok(r#""\'" == "'""#), Value::Bool(true));
+    assert_eq!(ok(r#"'\"' == '"'"#), Value::Bool(true));
+    assert_eq!(ok(r#""it\'s" == 'it\'s'"#), Value::Bool(true));
+}
