@@ -376,3 +376,25 @@ fn escaped_quotes_unescape_in_either_kind_of_string() {
     assert_eq!(ok(r#"'\"' == '"'"#), Value::Bool(true));
     assert_eq!(ok(r#""it\'s" == 'it\'s'"#), Value::Bool(true));
 }
+
+#[test]
+fn quantifiers_absorb_an_error_another_element_decides() {
+    // cel-go: the error becomes the accumulator; `error || true` is true and
+    // `error && false` is false, otherwise the error is the result.
+    assert_eq!(ok("[0, 1].exists(x, 1 / x == 1)"), Value::Bool(true));
+    assert_eq!(ok("[1, 0].exists(x, 1 / x == 1)"), Value::Bool(true));
+    assert_eq!(ok("[0, 1].all(x, 1 / x == 2)"), Value::Bool(false));
+    assert_eq!(ok("[0, 1].exists(i, v, 1 / v == 1)"), Value::Bool(true));
+    assert_eq!(
+        ok("{'a': 0, 'b': 1}.all(k, v, 1 / v == 2)"),
+        Value::Bool(false)
+    );
+    for src in [
+        "[0, 1].exists(x, 1 / x == 2)",
+        "[0, 1].all(x, 1 / x == 1)",
+        "[0, 1].map(x, 1 / x)",
+        "[0, 1].exists_one(x, 1 / x == 1)",
+    ] {
+        assert!(eval(src).is_err(), "{src}");
+    }
+}

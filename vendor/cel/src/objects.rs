@@ -1332,9 +1332,16 @@ impl Value {
                     }
                 }
             }
-            Expr::Ident(name) => Ok(ctx
-                .get_variable(name)
-                .ok_or_else(|| ExecutionError::UndeclaredReference(Arc::new(name.to_string())))?),
+            Expr::Ident(name) => {
+                let v = ctx.get_variable(name).ok_or_else(|| {
+                    ExecutionError::UndeclaredReference(Arc::new(name.to_string()))
+                })?;
+                // Patch: an accumulator holding an error reads as that error.
+                match v.downcast_ref::<PendingError>() {
+                    Some(PendingError(e)) => Err(e.clone()),
+                    None => Ok(v),
+                }
+            }
             Expr::Select(select) => {
                 let left = Value::resolve_val(select.operand.deref(), ctx)?;
                 match left.get_type() {
@@ -1457,8 +1464,15 @@ impl Value {
                         }
                     }
                     index += 1;
-                    let accu = Value::resolve_val(&comprehension.loop_step, &ctx)?;
-                    ctx.add_variable_as_val(&comprehension.accu_var, accu.clone_as_boxed());
+                    // Patch: as in cel-go, an error becomes the accumulator and
+                    // the loop goes on, so a later element can decide the result
+                    // (`exists`: `error || true` is true); otherwise the result
+                    // reads the error. Upstream returned the first error at once.
+                    let accu = match Value::resolve_val(&comprehension.loop_step, &ctx) {
+                        Ok(accu) => accu.clone_as_boxed(),
+                        Err(e) => Box::new(PendingError(e)),
+                    };
+                    ctx.add_variable_as_val(&comprehension.accu_var, accu);
                 }
                 Ok(Cow::<dyn Val>::Owned(
                     Value::resolve_val(&comprehension.result, &ctx)?.into_owned(),
@@ -1467,6 +1481,21 @@ impl Value {
             Expr::Struct(_) => todo!("Support structs!"),
             Expr::Unspecified => panic!("Can't evaluate Unspecified Expr"),
         }
+    }
+}
+
+/// An error held by a comprehension's accumulator (see `Expr::Comprehension`);
+/// reading the accumulator gives the error back.
+#[derive(Debug)]
+struct PendingError(ExecutionError);
+
+impl Val for PendingError {
+    fn get_type(&self) -> Type<'_> {
+        ERROR_TYPE
+    }
+
+    fn clone_as_boxed(&self) -> Box<dyn Val> {
+        Box::new(PendingError(self.0.clone()))
     }
 }
 
