@@ -30,6 +30,7 @@ use super::environment::CelEnvironment;
 use super::releases;
 use super::rewrite::as_bind;
 
+mod arguments;
 mod macros;
 
 /// The inferred CEL type of an expression.
@@ -494,7 +495,8 @@ impl<'a> Checker<'a> {
             "string" => String,
             "bytes" => Bytes,
             "bool" => Bool,
-            "dyn" => args.first().cloned().unwrap_or(Dyn),
+            // cel-go types `dyn(x)` as dyn whatever `x` is.
+            "dyn" => Dyn,
             "type" => Type,
             "@crd.tick" => args.get(1).cloned().unwrap_or(Dyn),
             // What the two-variable comprehension and `sortBy` macros expand to.
@@ -518,6 +520,13 @@ impl<'a> Checker<'a> {
                     return self.method_overload(name, &recv, args);
                 }
                 Int
+            }
+            // Kubernetes' lists library: only lists of comparable (summable) types.
+            "max" | "min" | "sum" | "isSorted" if target.is_some() => {
+                if !list_only(&recv) || !arguments::list_elements_fit(name, &elem) {
+                    return self.method_overload(name, &recv, args);
+                }
+                if name == "isSorted" { Bool } else { elem }
             }
             "max" | "min" | "sum" => elem,
             "optional.none" => Optional(Box::new(Dyn)),
@@ -583,6 +592,14 @@ impl<'a> Checker<'a> {
             }
             "lists.range" => List(Box::new(Int)),
             "sets.contains" | "sets.equivalent" | "sets.intersects" => Bool,
+            // The validators take a string (`isSemver` also a bool: normalize).
+            "isURL" | "isIP" | "isCIDR" | "isSemver" | "isQuantity"
+                if target.is_none() && !arguments::validator_args(name, args) =>
+            {
+                let message = arguments::no_overload(name, args);
+                self.problem(message, Some(format!("{name}(")));
+                Bool
+            }
             // Regex, URLs, IPs, semver, quantities, named formats.
             "isURL"
             | "isIP"
@@ -670,7 +687,7 @@ fn equatable(a: &Ty<'_>, b: &Ty<'_>) -> bool {
 }
 
 /// The element types cel-go's `sort` has an overload for.
-fn comparable(t: &Ty<'_>) -> bool {
+pub(super) fn comparable(t: &Ty<'_>) -> bool {
     matches!(
         t,
         Ty::Int

@@ -106,3 +106,27 @@ fn each_function_follows_its_release() {
     assert!(compile("[1].includes(1)", new(37)).is_err());
     assert!(compile("[1].includes(1)", stored(37)).is_ok());
 }
+
+#[test]
+fn kubernetes_list_and_validator_functions_check_their_arguments() {
+    let first = |src: &str| newest(src).unwrap_err().lines().next().map(str::to_string);
+    assert_eq!(
+        first("['a', 'b'].sum()"),
+        Some("ERROR: <input>:1:15: found no matching overload for 'sum' applied to 'list(string).()'".into())
+    );
+    assert_eq!(
+        first("[[1], [2]].min()"),
+        Some("ERROR: <input>:1:15: found no matching overload for 'min' applied to 'list(list(int)).()'".into())
+    );
+    assert_eq!(
+        first("isQuantity([1, 2, 3])"),
+        Some("ERROR: <input>:1:11: found no matching overload for 'isQuantity' applied to '(list(int))'".into())
+    );
+    assert_eq!(
+        newest("[duration('1s')].sum()"),
+        Ok("google.protobuf.Duration".into())
+    );
+    assert_eq!(newest("[b'a'].isSorted()"), Ok("bool".into()));
+    assert_eq!(newest("isSemver('1.0.0', true)"), Ok("bool".into()));
+    assert_eq!(newest("dyn([1]).sum()"), Ok("dyn".into()));
+}

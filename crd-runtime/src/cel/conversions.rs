@@ -1,4 +1,4 @@
-//! `duration(x)` and `timestamp(x)` as cel-go defines them. The `cel` crate's
+//! `duration(x)`, `timestamp(x)` and `dyn(x)` as cel-go defines them. The `cel` crate's
 //! versions accept trailing garbage after a duration and report a bad string
 //! with its parser's internal error (`Parsing Error: Error { .. }`, found by
 //! the engine_admit fuzz target); cel-go parses with Go's `time.ParseDuration`
@@ -19,6 +19,11 @@ fn conversion_error(function: &str, to: &str) -> ExecutionError {
         function,
         format!("type conversion error from 'string' to '{to}'"),
     )
+}
+
+/// `dyn(x)`: `x` itself; it only changes the static type (the `cel` crate has no `dyn`).
+pub(super) fn dyn_(v: Value) -> ResolveResult {
+    Ok(v)
 }
 
 /// `duration(string)` and `duration(duration)`.

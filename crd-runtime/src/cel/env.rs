@@ -63,6 +63,7 @@ fn build() -> Context<'static> {
     super::lists::register(&mut ctx);
     ctx.add_function("duration", super::conversions::duration);
     ctx.add_function("timestamp", super::conversions::timestamp);
+    ctx.add_function("dyn", super::conversions::dyn_);
     ctx.add_function(super::equality::EQ, super::equality::typed_eq);
     ctx.add_function(super::equality::NE, super::equality::typed_ne);
     super::authz::register(&mut ctx);
@@ -73,6 +74,7 @@ fn build() -> Context<'static> {
     super::library::semver::register(&mut ctx);
     super::library::format::register(&mut ctx);
     super::library::urls::register(&mut ctx);
+    super::library::lists::register(&mut ctx);
     ctx
 }
 

@@ -308,3 +308,93 @@ fn sort_by_errors_like_cel_go() {
     let e = Parser::new().parse("[2, 1].sortBy(x, x)").unwrap();
     assert!(matches!(&e.expr, Expr::Call(c) if c.func_name == "sortBy"));
 }
+
+#[test]
+fn optionals_compare_by_presence_and_value() {
+    for src in [
+        "optional.none() == optional.none()",
+        "optional.of(1) == optional.of(1)",
+        "optional.of('a') != optional.of('b')",
+        "optional.of('a') != optional.none()",
+        "optional.none() != optional.of(0)",
+        "{'k': 'v'}[?'x'] == optional.none()",
+        "[1][?0] == optional.of(1)",
+        "optional.of([1, 2]) == optional.of([1, 2])",
+    ] {
+        assert_eq!(ok(src), Value::Bool(true), "{src}");
+    }
+}
+
+#[test]
+fn of_non_zero_value_treats_go_zero_values_as_absent() {
+    for src in [
+        "optional.ofNonZeroValue(0) == optional.none()",
+        "optional.ofNonZeroValue(uint(0)) == optional.none()",
+        "optional.ofNonZeroValue(0.0) == optional.none()",
+        "optional.ofNonZeroValue(false) == optional.none()",
+        "optional.ofNonZeroValue(null) == optional.none()",
+        "optional.ofNonZeroValue([]) == optional.none()",
+        "optional.ofNonZeroValue({}) == optional.none()",
+        "optional.ofNonZeroValue(duration('0s')) == optional.none()",
+        "optional.ofNonZeroValue(timestamp('0001-01-01T00:00:00Z')) == optional.none()",
+        "optional.ofNonZeroValue(timestamp('0001-01-01T00:00:00.000000001Z')).hasValue()",
+        "optional.ofNonZeroValue(timestamp('1970-01-01T00:00:00Z')).hasValue()",
+        "optional.ofNonZeroValue(1) == optional.of(1)",
+    ] {
+        assert_eq!(ok(src), Value::Bool(true), "{src}");
+    }
+}
+
+#[test]
+fn numbers_of_different_types_are_equal_at_run_time() {
+    // cel-go's heterogeneous equality: the checker rejects `1 == 1.0`, but
+    // values typed dyn (or the empty sums of the lists library) compare by number.
+    for src in [
+        "dyn(0) == 0.0",
+        "dyn(1) == 1u",
+        "dyn(1u) == 1.0",
+        "dyn(1) != 1.5",
+        "dyn(-1) != 18446744073709551615u",
+        "[1, 2] == [1.0, 2u]",
+    ] {
+        let mut ctx = Context::default();
+        ctx.add_function("dyn", |v: Value| -> crate::ResolveResult { Ok(v) });
+        assert_eq!(eval_in(src, &ctx), Ok(Value::Bool(true)), "{src}");
+    }
+    assert_eq!(ok("1 == 'a'"), Value::Bool(false));
+}
+
+#[test]
+fn bytes_order_lexicographically() {
+    assert_eq!(ok("max([b'a', b'c', b'b']) == b'c'"), Value::Bool(true));
+    assert_eq!(ok("min([b'ab', b'a']) == b'a'"), Value::Bool(true));
+}
+
+#[test]
+fn escaped_quotes_unescape_in_either_kind_of_string() {
+    assert_eq!(ok(r#""\'" == "'""#), Value::Bool(true));
+    assert_eq!(ok(r#"'\"' == '"'"#), Value::Bool(true));
+    assert_eq!(ok(r#""it\'s" == 'it\'s'"#), Value::Bool(true));
+}
+
+#[test]
+fn quantifiers_absorb_an_error_another_element_decides() {
+    // cel-go: the error becomes the accumulator; `error || true` is true and
+    // `error && false` is false, otherwise the error is the result.
+    assert_eq!(ok("[0, 1].exists(x, 1 / x == 1)"), Value::Bool(true));
+    assert_eq!(ok("[1, 0].exists(x, 1 / x == 1)"), Value::Bool(true));
+    assert_eq!(ok("[0, 1].all(x, 1 / x == 2)"), Value::Bool(false));
+    assert_eq!(ok("[0, 1].exists(i, v, 1 / v == 1)"), Value::Bool(true));
+    assert_eq!(
+        ok("{'a': 0, 'b': 1}.all(k, v, 1 / v == 2)"),
+        Value::Bool(false)
+    );
+    for src in [
+        "[0, 1].exists(x, 1 / x == 2)",
+        "[0, 1].all(x, 1 / x == 1)",
+        "[0, 1].map(x, 1 / x)",
+        "[0, 1].exists_one(x, 1 / x == 1)",
+    ] {
+        assert!(eval(src).is_err(), "{src}");
+    }
+}

@@ -630,6 +630,11 @@ impl Value {
             Value::Bool(false) => true,
             #[cfg(feature = "chrono")]
             Value::Duration(v) => v.is_zero(),
+            // Patch: cel-go's zero timestamp is Go's zero time, 0001-01-01T00:00:00Z.
+            #[cfg(feature = "chrono")]
+            Value::Timestamp(t) => {
+                t.timestamp() == ZERO_TIMESTAMP_SECONDS && t.timestamp_subsec_nanos() == 0
+            }
             Value::Null => true,
             _ => false,
         }
@@ -642,6 +647,10 @@ impl Value {
         }
     }
 }
+
+/// Seconds from the Unix epoch to 0001-01-01T00:00:00Z (Go's zero `time.Time`).
+#[cfg(feature = "chrono")]
+const ZERO_TIMESTAMP_SECONDS: i64 = -62_135_596_800;
 
 impl From<&Value> for Value {
     fn from(value: &Value) -> Self {
@@ -698,6 +707,8 @@ impl PartialOrd for Value {
             (Value::String(a), Value::String(b)) => Some(a.cmp(b)),
             (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(b)),
             (Value::Null, Value::Null) => Some(Ordering::Equal),
+            // Patch: bytes order lexicographically, as in cel-go.
+            (Value::Bytes(a), Value::Bytes(b)) => Some(a.cmp(b)),
             #[cfg(feature = "chrono")]
             (Value::Duration(a), Value::Duration(b)) => Some(a.cmp(b)),
             #[cfg(feature = "chrono")]
@@ -1321,9 +1332,16 @@ impl Value {
                     }
                 }
             }
-            Expr::Ident(name) => Ok(ctx
-                .get_variable(name)
-                .ok_or_else(|| ExecutionError::UndeclaredReference(Arc::new(name.to_string())))?),
+            Expr::Ident(name) => {
+                let v = ctx.get_variable(name).ok_or_else(|| {
+                    ExecutionError::UndeclaredReference(Arc::new(name.to_string()))
+                })?;
+                // Patch: an accumulator holding an error reads as that error.
+                match v.downcast_ref::<PendingError>() {
+                    Some(PendingError(e)) => Err(e.clone()),
+                    None => Ok(v),
+                }
+            }
             Expr::Select(select) => {
                 let left = Value::resolve_val(select.operand.deref(), ctx)?;
                 match left.get_type() {
@@ -1446,8 +1464,15 @@ impl Value {
                         }
                     }
                     index += 1;
-                    let accu = Value::resolve_val(&comprehension.loop_step, &ctx)?;
-                    ctx.add_variable_as_val(&comprehension.accu_var, accu.clone_as_boxed());
+                    // Patch: as in cel-go, an error becomes the accumulator and
+                    // the loop goes on, so a later element can decide the result
+                    // (`exists`: `error || true` is true); otherwise the result
+                    // reads the error. Upstream returned the first error at once.
+                    let accu = match Value::resolve_val(&comprehension.loop_step, &ctx) {
+                        Ok(accu) => accu.clone_as_boxed(),
+                        Err(e) => Box::new(PendingError(e)),
+                    };
+                    ctx.add_variable_as_val(&comprehension.accu_var, accu);
                 }
                 Ok(Cow::<dyn Val>::Owned(
                     Value::resolve_val(&comprehension.result, &ctx)?.into_owned(),
@@ -1456,6 +1481,21 @@ impl Value {
             Expr::Struct(_) => todo!("Support structs!"),
             Expr::Unspecified => panic!("Can't evaluate Unspecified Expr"),
         }
+    }
+}
+
+/// An error held by a comprehension's accumulator (see `Expr::Comprehension`);
+/// reading the accumulator gives the error back.
+#[derive(Debug)]
+struct PendingError(ExecutionError);
+
+impl Val for PendingError {
+    fn get_type(&self) -> Type<'_> {
+        ERROR_TYPE
+    }
+
+    fn clone_as_boxed(&self) -> Box<dyn Val> {
+        Box::new(PendingError(self.0.clone()))
     }
 }
 

@@ -269,8 +269,6 @@ fn parse_quoted_string(
                     });
                 }
                 Some((idx, c2)) => {
-                    let mut push_escape_character = false;
-
                     let value = match c2 {
                         'a' => '\u{07}',
                         'b' => '\u{08}',
@@ -281,15 +279,10 @@ fn parse_quoted_string(
                         't' => '\t',
                         '\\' => c2,
                         '?' => c2,
-                        '\'' => {
-                            push_escape_character = in_double_quotes;
-                            c2
-                        }
-                        '"' => {
-                            push_escape_character = in_single_quotes;
-                            c2
-                        }
-                        '`' => c2,
+                        // Patch: `\'` and `\"` are the quote in either kind of
+                        // string, as in cel-go (upstream kept the backslash of
+                        // the quote that does not delimit the string).
+                        '\'' | '"' | '`' => c2,
                         'x' | 'u' | 'U' => {
                             let length = match c2 {
                                 'x' => 2,
@@ -320,10 +313,6 @@ fn parse_quoted_string(
                             });
                         }
                     };
-
-                    if push_escape_character {
-                        res.push(c);
-                    }
 
                     res.push(value);
 
@@ -458,7 +447,8 @@ mod tests {
             ("\"Hello \\\\\"", Ok(String::from("Hello \\"))),
             ("\"Hello \\?\"", Ok(String::from("Hello ?"))),
             ("\"Hello \\\"\"", Ok(String::from("Hello \""))),
-            ("\"Hello \\'\"", Ok(String::from("Hello \\'"))),
+            // Patch: cel-go unescapes `\'` in a double-quoted string too.
+            ("\"Hello \\'\"", Ok(String::from("Hello '"))),
             ("\"Hello \\`\"", Ok(String::from("Hello `"))),
             ("\"Hello \\x20 \"", Ok(String::from("Hello   "))),
             ("\"Hello \\x60\"", Ok(String::from("Hello `"))),

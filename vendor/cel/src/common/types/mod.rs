@@ -249,6 +249,24 @@ fn cast_boxed<T: Val>(value: Box<dyn Val>) -> Result<Box<T>, Box<dyn Val>> {
     Err(value)
 }
 
+/// Patch: cel-go's heterogeneous numeric equality at run time (`dyn(0) == 0.0`,
+/// `dyn(1) == 1u`): an int, a uint and a double are equal when they denote the
+/// same number. `None` when either value is not a number.
+pub(crate) fn numeric_equals(a: &dyn Val, b: &dyn Val) -> Option<bool> {
+    fn number(v: &dyn Val) -> Option<crate::objects::Value> {
+        use crate::objects::Value;
+        if let Some(i) = v.downcast_ref::<CelInt>() {
+            Some(Value::Int(*i.inner()))
+        } else if let Some(u) = v.downcast_ref::<CelUInt>() {
+            Some(Value::UInt(*u.inner()))
+        } else {
+            v.downcast_ref::<CelDouble>()
+                .map(|d| Value::Float(*d.inner()))
+        }
+    }
+    Some(number(a)? == number(b)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,6 +25,19 @@ impl Val for Optional {
         super::OPTIONAL_TYPE
     }
 
+    // Patch: optionals compare as cel-go's do: two nones are equal, and two
+    // present values are equal when their values are (upstream: never equal).
+    fn equals(&self, other: &dyn Val) -> bool {
+        match other.downcast_ref::<Optional>() {
+            None => false,
+            Some(other) => match (self.inner(), other.inner()) {
+                (None, None) => true,
+                (Some(a), Some(b)) => a.equals(b),
+                _ => false,
+            },
+        }
+    }
+
     // Patch: a copy of `optional.of(x)` is `optional.of(x)`; upstream returned `x`
     // itself, so an optional stored in a variable or accumulator lost its wrapper.
     fn clone_as_boxed(&self) -> Box<dyn Val> {

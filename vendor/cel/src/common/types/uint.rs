@@ -57,9 +57,7 @@ impl Val for UInt {
     }
 
     fn equals(&self, other: &dyn Val) -> bool {
-        other
-            .downcast_ref::<Self>()
-            .is_some_and(|other| self.0 == other.0)
+        super::numeric_equals(self, other).unwrap_or(false)
     }
 
     fn clone_as_boxed(&self) -> Box<dyn Val> {
