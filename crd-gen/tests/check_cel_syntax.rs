@@ -37,11 +37,11 @@ fn the_newest_release_accepts_every_rule() {
 #[test]
 fn before_two_variable_comprehensions_the_macros_are_undeclared_functions() {
     // The 1.31 environment has no ext.TwoVarComprehensions: cel-go checks
-    // `all(i, s, p)` as a call of an undeclared function `all`.
+    // `all(i, s, p)` as a call of an undeclared function `all`, located at its `(`.
     let (code, stdout) = check("1.31");
     assert_eq!(code, 1, "{stdout}");
     let first = format!(
-        "{}: pipelines.example.com: {RULE_0}: Invalid value: \"self.steps.all(i, s, i == 0 || s != self.steps[i - 1])\": compilation failed: ERROR: <input>:1:12: undeclared reference to 'all' (in container '')\n | self.steps.all(i, s, i == 0 || s != self.steps[i - 1])\n | ...........^\nERROR: <input>:1:16: undeclared reference to 'i' (in container '')",
+        "{}: pipelines.example.com: {RULE_0}: Invalid value: \"self.steps.all(i, s, i == 0 || s != self.steps[i - 1])\": compilation failed: ERROR: <input>:1:15: undeclared reference to 'all' (in container '')\n | self.steps.all(i, s, i == 0 || s != self.steps[i - 1])\n | ..............^\nERROR: <input>:1:16: undeclared reference to 'i' (in container '')",
         example()
     );
     assert!(stdout.starts_with(&first), "{stdout}");
@@ -75,7 +75,7 @@ fn sort_by_arrives_after_two_variable_comprehensions() {
         .collect();
     assert_eq!(lines.len(), 1, "{stdout}");
     assert!(
-        lines[0].contains("x-kubernetes-validations[6].rule: Invalid value: \"self.steps.sortBy(s, s.size()).size() == self.steps.size()\": compilation failed: ERROR: <input>:1:12: undeclared reference to 'sortBy' (in container '')"),
+        lines[0].contains("x-kubernetes-validations[6].rule: Invalid value: \"self.steps.sortBy(s, s.size()).size() == self.steps.size()\": compilation failed: ERROR: <input>:1:18: undeclared reference to 'sortBy' (in container '')"),
         "{stdout}"
     );
 }

@@ -330,7 +330,10 @@ fn engines_compile_schemas_as_deep_as_a_crd_body_carries_them() {
         errs.strings(),
         [format!("{path}: Too long: may not be more than 3 bytes")]
     );
-    assert_eq!(engine.admit(&mut obj).map_err(|e| e.to_string()).is_err(), true);
+    assert_eq!(
+        engine.admit(&mut obj).map_err(|e| e.to_string()).is_err(),
+        true
+    );
     drop_value(obj);
     with_schema_stack(MAX_SCHEMA_DEPTH, move || drop(engine));
 
@@ -341,7 +344,9 @@ fn engines_compile_schemas_as_deep_as_a_crd_body_carries_them() {
         parent.properties = Some([("a".to_string(), Box::new(s))].into());
         parent
     };
-    let err = Engine::for_schema(&s, SchemaOptions::default()).map(|_| ()).unwrap_err();
+    let err = Engine::for_schema(&s, SchemaOptions::default())
+        .map(|_| ())
+        .unwrap_err();
     assert_eq!(err, EngineError::SchemaTooDeep(MAX_SCHEMA_DEPTH));
     assert!(err.to_string().contains("crd-toolkit's limit"), "{err}");
     with_schema_stack(MAX_SCHEMA_DEPTH + 1, move || drop(s));
