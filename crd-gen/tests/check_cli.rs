@@ -276,14 +276,18 @@ fn a_schema_10000_levels_deep_is_a_clear_error() {
 }
 
 #[test]
-fn a_json_schema_240_levels_deep_is_accepted() {
-    // Past serde_json's 128 levels of JSON (480 here), within the engine's 256 schema
-    // levels: the server accepts such a CRD, so check does too.
+fn a_json_schema_4990_levels_deep_is_accepted() {
+    // 4,990 `properties` levels take ~9,990 of the CRD body's 10,000 JSON levels: the
+    // API server has no schema depth limit of its own and accepts it, so check does
+    // too (with a rule at the bottom, so CEL compilation walks all the way down).
     let dir = scratch("deep-ok");
-    let mut schema = String::from("{\"type\":\"string\",\"maxLength\":3}");
-    for _ in 0..240 {
-        schema = format!("{{\"type\":\"object\",\"properties\":{{\"a\":{schema}}}}}");
-    }
+    let levels = 4_990;
+    let schema = format!(
+        "{}{{\"type\":\"string\",\"maxLength\":3,\
+         \"x-kubernetes-validations\":[{{\"rule\":\"self != 'no'\"}}]}}{}",
+        "{\"type\":\"object\",\"properties\":{\"a\":".repeat(levels - 1),
+        "}}".repeat(levels - 1)
+    );
     let deep = TestCrd::new("example.com", "Deep");
     std::fs::write(dir.path().join("deep.json"), deep.json(&schema)).unwrap();
     let (code, stdout, stderr) = check(&[dir.path().to_str().unwrap()]);

@@ -235,6 +235,9 @@ pub fn to_json_vec(v: &Value) -> Vec<u8> {
     })
 }
 
+#[path = "depth_schema.rs"]
+pub mod schema;
+
 #[cfg(test)]
 #[path = "depth_tests.rs"]
 mod tests;

@@ -120,3 +120,83 @@ fn each_deep_walk_fits_the_per_level_budget() {
         );
     }
 }
+
+/// A v1 CRD whose schema nests `levels` objects around a string with a `maxLength`
+/// and a CEL rule (so the checks, the compile and CEL compilation reach the bottom).
+fn deep_crd(levels: usize) -> crd_runtime::CustomResourceDefinition {
+    let mut s = json!({"type": "string", "maxLength": 5,
+        "x-kubernetes-validations": [{"rule": "self != 'no'"}]});
+    for _ in 0..levels - 1 {
+        s = json!({"type": "object", "properties": {"a": s}});
+    }
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "deeps.example.com"},
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"plural": "deeps", "singular": "deep", "kind": "Deep", "listKind": "DeepList"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": s}}]
+        }
+    });
+    let text = to_json_vec(&crd);
+    crd_runtime::depth::drop_value(crd);
+    from_json_slice(&text).unwrap()
+}
+
+#[test]
+fn each_schema_walk_fits_the_per_level_budget() {
+    use crd_runtime::depth::schema::{MAX_SCHEMA_DEPTH, schema_stack_bytes};
+    let budget = (schema_stack_bytes(MAX_SCHEMA_DEPTH) - schema_stack_bytes(0)) / MAX_SCHEMA_DEPTH;
+    // Each walk runs on a 1 GiB stack, so the entry points' own sizing (which leaves
+    // a walk on the current stack when enough is left) never switches stacks here.
+    let walk = |f: fn(&crd_runtime::CustomResourceDefinition)| {
+        move |d: usize| {
+            let mut used = 0;
+            stacker::grow(REGION, || {
+                let crd = deep_crd(d);
+                used = stack_used(|| f(&crd));
+                std::mem::forget(crd);
+            });
+            used
+        }
+    };
+    let figures = [
+        (
+            "check the CRD (structural, defaults, OpenAPI, CEL compile)",
+            per_level(
+                200,
+                600,
+                walk(|crd| {
+                    let errs =
+                        crd_runtime::validate_crd(crd, &crd_runtime::CheckOptions::v1_create());
+                    assert!(errs.is_empty(), "{:?}", errs.strings());
+                }),
+            ),
+        ),
+        (
+            "compile an engine (schema arena, CEL rules) and drop it",
+            per_level(
+                200,
+                600,
+                walk(|crd| {
+                    let engine = Engine::for_crd(crd, "v1").unwrap();
+                    assert!(engine.has_rules());
+                }),
+            ),
+        ),
+        (
+            "clone and drop the CRD",
+            per_level(200, 600, walk(|crd| drop(crd.clone()))),
+        ),
+    ];
+    for (walk, bytes) in &figures {
+        println!("{walk}: {bytes} bytes per schema level (budget {budget})");
+        assert!(
+            *bytes <= budget,
+            "{walk}: {bytes} bytes per schema level over the budget {budget}"
+        );
+    }
+}

@@ -7,7 +7,7 @@ mod support;
 
 use crd_runtime::depth::{MAX_DEPTH, depth_of, drop_value, from_json_slice};
 use serde_json::Value;
-use support::{kubectl_ok, test_crd, write};
+use support::{kubectl_err, kubectl_ok, test_crd, write};
 
 /// A `Box` whose spec holds `levels` nested arrays around a string.
 fn deep_box(name: &str, levels: usize) -> String {
@@ -93,6 +93,79 @@ fn objects_nest_to_the_servers_limit_and_no_further() {
         status["message"],
         "the object provided is unrecognized (must be of type Box): invalid character '[' \
          exceeded max depth ({\"apiVersion\":\"data.example.co ...)"
+    );
+    drop(server);
+    runtime.shutdown_background();
+}
+
+/// A CRD `deeps.data.example.com` whose schema nests `levels` objects: the root,
+/// `spec`, then `a` fields around a string of at most 3 bytes.
+fn deep_crd(levels: usize) -> String {
+    let chain = levels - 2;
+    format!(
+        "{{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\",\
+         \"metadata\":{{\"name\":\"deeps.data.example.com\"}},\"spec\":{{\"group\":\"data.example.com\",\
+         \"scope\":\"Namespaced\",\"names\":{{\"plural\":\"deeps\",\"singular\":\"deep\",\
+         \"kind\":\"Deep\",\"listKind\":\"DeepList\"}},\"versions\":[{{\"name\":\"v1\",\"served\":true,\
+         \"storage\":true,\"schema\":{{\"openAPIV3Schema\":{{\"type\":\"object\",\"properties\":{{\
+         \"spec\":{}{{\"type\":\"string\",\"maxLength\":3}}{}}}}}}}}}]}}}}",
+        "{\"type\":\"object\",\"properties\":{\"a\":".repeat(chain),
+        "}}".repeat(chain)
+    )
+}
+
+/// A `Deep` whose spec nests `chain` `a` fields around `leaf`.
+fn deep_object(name: &str, chain: usize, leaf: &str) -> String {
+    format!(
+        "{{\"apiVersion\":\"data.example.com/v1\",\"kind\":\"Deep\",\"metadata\":{{\"name\":\"{name}\",\
+         \"namespace\":\"default\"}},\"spec\":{}\"{leaf}\"{}}}",
+        "{\"a\":".repeat(chain),
+        "}".repeat(chain)
+    )
+}
+
+#[test]
+fn schemas_nest_as_deep_as_a_crd_body_carries_them() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_stack_size(crd_runtime::depth::stack_bytes(MAX_DEPTH))
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime
+        .block_on(crd_server::TestServer::builder().start())
+        .expect("server");
+    let url = server.url();
+    let dir = tempfile::tempdir().unwrap();
+    // 4,990 schema levels: ~9,985 JSON levels of the CRD body, within its 10,000.
+    let levels = 4_990;
+    let crd = deep_crd(levels);
+    let depth = crd_runtime::depth::json_text_depth(crd.as_bytes()).unwrap();
+    assert!((9_900..=MAX_DEPTH).contains(&depth), "{depth}");
+    kubectl_ok(
+        &url,
+        &["create", "-f", &write(dir.path(), "crd.json", &crd)],
+    );
+    kubectl_ok(
+        &url,
+        &[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            "crd/deeps.data.example.com",
+        ],
+    );
+    let chain = levels - 2;
+    let ok = write(dir.path(), "ok.json", &deep_object("ok", chain, "abc"));
+    kubectl_ok(&url, &["create", "-f", &ok]);
+    // The deepest field is validated: too long at the bottom, reported with its path.
+    let bad = write(dir.path(), "bad.json", &deep_object("bad", chain, "abcd"));
+    let err = kubectl_err(&url, &["create", "-f", &bad]);
+    let path = format!("spec{}", ".a".repeat(chain));
+    assert!(
+        err.contains(&format!("{path}: Too long: may not be more than 3 bytes")),
+        "{}",
+        &err[err.len().saturating_sub(300)..]
     );
     drop(server);
     runtime.shutdown_background();

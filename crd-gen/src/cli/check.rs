@@ -162,6 +162,10 @@ fn check_input(input: &Input, opts: &CheckOptions) -> Vec<Record> {
             violations: validate_crd(&doc.crd, opts),
         });
     }
+    // A schema's drop recurses once per level: deep ones on a stack sized for them.
+    for doc in loaded.crds {
+        crd_runtime::depth::schema::drop_crd(doc.crd);
+    }
     records
 }
 

@@ -24,6 +24,7 @@ use std::fmt;
 
 use crd_runtime::CustomResourceDefinition;
 use crd_runtime::check::{validate_identity, validate_property_types};
+use crd_runtime::depth::schema::{schema_depth, with_schema_stack};
 use crd_runtime::field::{ErrorList, Path};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -561,6 +562,10 @@ fn take_schemas(
 
 /// The version loop of [`generate_crd`]: `schema_of(index, version)` gives a
 /// selected version's `openAPIV3Schema`; leading attributes go to `leads`.
+/// Deepest schema `generate` writes types for: one Rust type per level, each named
+/// after its parents, is no use past this.
+pub const MAX_GENERATED_DEPTH: usize = 256;
+
 fn generate_versions(
     crd: &CustomResourceDefinition,
     module: String,
@@ -591,6 +596,20 @@ fn generate_versions(
             path: schema_path.clone(),
             message: "Required value: the version has no schema to generate types from".into(),
         })?;
+        let depth = schema_depth(&root, MAX_GENERATED_DEPTH);
+        if depth > MAX_GENERATED_DEPTH {
+            // The walks below recurse per level; so does this drop.
+            with_schema_stack(depth, move || drop(root));
+            return Err(GenError::Schema {
+                crd: crd.name().to_string(),
+                path: schema_path,
+                message: format!(
+                    "nests deeper than {MAX_GENERATED_DEPTH} levels: crd-gen generate writes \
+                     types for at most {MAX_GENERATED_DEPTH} (a crd-gen limit; the API server and \
+                     crd-gen check/validate accept schemas as deep as the CRD's JSON holds)"
+                ),
+            });
+        }
         let types = validate_property_types(&root, &Path::new(&schema_path));
         if !types.is_empty() {
             return Err(invalid(types));

@@ -79,3 +79,35 @@ fn any_version_name_the_server_accepts_is_generated() {
     assert!(code.contains("pub mod stable"), "{code}");
     assert!(code.contains(r#"version = "stable""#), "{code}");
 }
+
+#[test]
+fn schemas_too_deep_for_types_are_a_clear_error() {
+    // The CronTab with its spec nested `MAX_GENERATED_DEPTH` more levels down.
+    let mut crd = crontab();
+    let root = crd.spec.versions[0]
+        .schema
+        .as_mut()
+        .and_then(|s| s.open_api_v3_schema.as_mut())
+        .unwrap();
+    let props = root.properties.as_mut().unwrap();
+    let mut spec = *props.remove("spec").unwrap();
+    for _ in 0..MAX_GENERATED_DEPTH {
+        let mut parent = crd_runtime::JSONSchemaProps {
+            type_: Some("object".into()),
+            ..Default::default()
+        };
+        parent.properties = Some([("a".to_string(), Box::new(spec))].into());
+        spec = parent;
+    }
+    props.insert("spec".into(), Box::new(spec));
+    let err = generate_crd(&crd, "crontab".into(), &Options::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "crontabs.stable.example.com: spec.versions[0].schema.openAPIV3Schema: nests \
+             deeper than {MAX_GENERATED_DEPTH} levels: crd-gen generate writes types for at \
+             most {MAX_GENERATED_DEPTH} (a crd-gen limit; the API server and crd-gen \
+             check/validate accept schemas as deep as the CRD's JSON holds)"
+        )
+    );
+}

@@ -125,17 +125,22 @@ impl Validator {
         resource_root: bool,
         envs: RuleEnvs<'_>,
     ) -> (Option<Self>, Vec<SchemaRuleError>) {
-        let mut errors = Vec::new();
-        let v = Self::build(
-            &CelSchema::new(schema),
-            resource_root,
-            &Path::root(),
-            None,
-            Some(1),
-            envs,
-            &mut errors,
-        );
-        (v, errors)
+        // Both walks recurse once per schema level (depth::schema); callers past
+        // the limit (the engine, the checker) have refused the schema already.
+        let depth = crate::depth::schema::schema_depth(schema, usize::MAX);
+        crate::depth::schema::with_schema_stack(depth, || {
+            let mut errors = Vec::new();
+            let v = Self::build(
+                &CelSchema::new(schema),
+                resource_root,
+                &Path::root(),
+                None,
+                Some(1),
+                envs,
+                &mut errors,
+            );
+            (v, errors)
+        })
     }
 
     fn build(

@@ -38,6 +38,10 @@ pub use openapi::validate_property_types;
 pub use schema::{validate_schema, validate_validation};
 pub use structural::{conversion_error as structural_conversion_error, validate_structural};
 
+use crate::depth::schema::{
+    MAX_SCHEMA_DEPTH, crd_schema_depth, schema_depth, validations_depth, with_schema_stack,
+};
+use crate::field::Path;
 use std::sync::Arc;
 
 use crate::field::ErrorList;
@@ -121,14 +125,46 @@ impl CheckOptions {
 /// Validates a v1 CRD as the API server validates a create request: v1 defaults
 /// are applied, the status is reset, then every rule in `opts` is checked.
 pub fn validate_crd(crd: &CustomResourceDefinition, opts: &CheckOptions) -> ErrorList {
-    let internal = InternalCrd::from_v1(crd, opts.path_style);
-    // Kept per version, identical fields are the norm in v1 and not an error.
-    crd_level::validate_internal(&internal, opts, opts.path_style == PathStyle::Server)
+    // The internal copy clones, walks and drops every schema: deep ones on a stack
+    // sized for them (see `depth::schema`); a schema too deep for any stack we size
+    // is refused alone, before it is copied.
+    let depth = crd_schema_depth(crd);
+    if depth > MAX_SCHEMA_DEPTH {
+        return too_deep_schemas(crd, opts);
+    }
+    with_schema_stack(depth, || {
+        let internal = InternalCrd::from_v1(crd, opts.path_style);
+        // Kept per version, identical fields are the norm in v1 and not an error.
+        crd_level::validate_internal(&internal, opts, opts.path_style == PathStyle::Server)
+    })
+}
+
+/// The refusals of `crd`'s schemas nested past [`MAX_SCHEMA_DEPTH`].
+fn too_deep_schemas(crd: &CustomResourceDefinition, opts: &CheckOptions) -> ErrorList {
+    let mut errs = ErrorList::new();
+    for (i, v) in crd.spec.versions.iter().enumerate() {
+        let Some(s) = v
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref())
+        else {
+            continue;
+        };
+        if schema_depth(s, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH {
+            let path = Path::new("spec").child("versions").index(i).child("schema");
+            errs.extend(validate_schema(Some(s), false, opts, &path));
+        }
+    }
+    errs
 }
 
 /// Validates a CRD given in the internal form, without defaulting.
 pub fn validate_internal_crd(crd: &InternalCrd, opts: &CheckOptions) -> ErrorList {
-    crd_level::validate_internal(crd, opts, true)
+    let depth = validations_depth(
+        std::iter::once(crd.spec.validation.as_ref())
+            .chain(crd.spec.versions.iter().map(|v| v.schema.as_ref())),
+    );
+    with_schema_stack(depth, || crd_level::validate_internal(crd, opts, true))
 }
 
 /// Panics, listing every violation, unless `crd` passes [`CheckOptions::v1_create`].

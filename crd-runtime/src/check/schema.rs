@@ -6,20 +6,7 @@ use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::model::{CustomResourceValidation, JSONSchemaProps};
 
 use super::CheckOptions;
-use crate::engine::compiled::MAX_SCHEMA_DEPTH;
-
-/// Whether `s` has more than `limit` levels of nested schemas (iterative, so any
-/// depth is safe to ask about).
-fn nests_deeper_than(s: &JSONSchemaProps, limit: usize) -> bool {
-    let mut stack = vec![(s, 1usize)];
-    while let Some((node, depth)) = stack.pop() {
-        if depth > limit {
-            return true;
-        }
-        node.for_each_child(&mut |_, child| stack.push((child, depth + 1)));
-    }
-    false
-}
+use crate::depth::schema::{MAX_SCHEMA_DEPTH, schema_depth, with_schema_stack};
 
 /// Root keywords allowed when the status subresource is enabled (Go field names,
 /// as upstream prints them).
@@ -49,14 +36,33 @@ pub fn validate_schema(
         return errs;
     };
     let root = path.child("openAPIV3Schema");
-    // Schemas built in code can nest arbitrarily; the checks below recurse.
-    if nests_deeper_than(schema, MAX_SCHEMA_DEPTH) {
+    // The checks below recurse once per level: deep schemas run on a stack sized
+    // for them. Deeper than a CRD body can carry, a schema can only come from code;
+    // the API server never sees one, so the refusal is ours and says so.
+    let depth = schema_depth(schema, MAX_SCHEMA_DEPTH);
+    if depth > MAX_SCHEMA_DEPTH {
         errs.push(FieldError::forbidden(
             root,
-            format!("must not nest deeper than {MAX_SCHEMA_DEPTH} levels"),
+            format!(
+                "nests deeper than {MAX_SCHEMA_DEPTH} levels, more than a \
+                 CustomResourceDefinition's JSON can hold (a crd-toolkit limit)"
+            ),
         ));
         return errs;
     }
+    with_schema_stack(depth, || {
+        errs.extend(validate_schema_here(schema, status_enabled, opts, root));
+    });
+    errs
+}
+
+fn validate_schema_here(
+    schema: &JSONSchemaProps,
+    status_enabled: bool,
+    opts: &CheckOptions,
+    root: Path,
+) -> ErrorList {
+    let mut errs = ErrorList::new();
     if status_enabled && let Some(e) = status_root_error(schema, &root) {
         errs.push(e);
     }
@@ -253,13 +259,14 @@ mod tests {
         );
     }
 
-    #[test]
-    fn deep_schemas_are_refused_without_recursion() {
+    /// `levels` nested object schemas around a string.
+    fn nested(levels: usize) -> JSONSchemaProps {
         let mut s = JSONSchemaProps {
             type_: Some("string".into()),
+            max_length: Some(3),
             ..Default::default()
         };
-        for _ in 0..MAX_SCHEMA_DEPTH {
+        for _ in 1..levels {
             let mut parent = JSONSchemaProps {
                 type_: Some("object".into()),
                 ..Default::default()
@@ -267,13 +274,31 @@ mod tests {
             parent.properties = Some([("a".to_string(), Box::new(s))].into());
             s = parent;
         }
+        s
+    }
+
+    #[test]
+    fn schemas_nest_as_deep_as_a_crd_body_allows() {
+        // On this 2 MiB test thread: the checks size their own stack.
+        let s = nested(MAX_SCHEMA_DEPTH);
+        let got = validate_schema(Some(&s), false, &CheckOptions::v1_create(), &Path::new("v"));
+        assert_eq!(got.strings(), Vec::<String>::new());
+        crate::depth::schema::with_schema_stack(MAX_SCHEMA_DEPTH, move || drop(s));
+    }
+
+    #[test]
+    fn deeper_schemas_are_refused_without_recursion() {
+        // Only code can build one: a CRD body holds at most 10,000 JSON levels.
+        let s = nested(MAX_SCHEMA_DEPTH + 1);
         let got = validate_schema(Some(&s), false, &CheckOptions::v1_create(), &Path::new("v"));
         assert_eq!(
             got.strings(),
             [format!(
-                "v.openAPIV3Schema: Forbidden: must not nest deeper than {MAX_SCHEMA_DEPTH} levels"
+                "v.openAPIV3Schema: Forbidden: nests deeper than {MAX_SCHEMA_DEPTH} levels, more \
+                 than a CustomResourceDefinition's JSON can hold (a crd-toolkit limit)"
             )]
         );
+        crate::depth::schema::with_schema_stack(MAX_SCHEMA_DEPTH + 1, move || drop(s));
     }
 
     #[test]

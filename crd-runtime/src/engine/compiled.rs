@@ -17,8 +17,8 @@ use crate::version::KubeVersion;
 /// Index of a node in [`CompiledSchema::nodes`].
 pub type NodeId = u32;
 
-/// Deepest schema nesting compiled (schemas read by the loader are far shallower).
-pub const MAX_SCHEMA_DEPTH: usize = 256;
+/// Deepest schema nesting compiled: as deep as a CRD body can carry a schema.
+pub use crate::depth::schema::MAX_SCHEMA_DEPTH;
 
 /// A JSON type as kube-openapi names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -318,7 +318,8 @@ impl CompiledSchema {
     }
 
     fn add(&mut self, s: &JSONSchemaProps, depth: usize) -> Result<NodeId, EngineError> {
-        if depth > MAX_SCHEMA_DEPTH {
+        // `depth` counts from 0 at the root.
+        if depth >= MAX_SCHEMA_DEPTH {
             return Err(EngineError::SchemaTooDeep(MAX_SCHEMA_DEPTH));
         }
         let id = self.nodes.len() as NodeId;

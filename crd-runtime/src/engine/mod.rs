@@ -81,6 +81,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::depth::schema::{MAX_SCHEMA_DEPTH, schema_depth, with_schema_stack};
 use crate::depth::{MAX_DEPTH, depth_of, with_stack_for};
 use crate::field::{ErrorList, FieldError, Path};
 use crate::model::{CustomResourceDefinition, JSONSchemaProps};
@@ -107,7 +108,8 @@ pub enum EngineError {
         /// The version.
         version: String,
     },
-    /// The schema nests deeper than the engine compiles.
+    /// The schema nests deeper than the engine compiles: more levels than a CRD
+    /// body's JSON can hold, so only a schema built in code gets here.
     SchemaTooDeep(usize),
     /// The schema has `x-kubernetes-validations` but crd-runtime was built without
     /// its `cel` feature: the rules cannot run, and skipping them would accept
@@ -130,7 +132,11 @@ impl fmt::Display for EngineError {
                 f,
                 "CustomResourceDefinition {crd:?} version {version:?} has no openAPIV3Schema"
             ),
-            EngineError::SchemaTooDeep(n) => write!(f, "schema nests deeper than {n} levels"),
+            EngineError::SchemaTooDeep(n) => write!(
+                f,
+                "schema nests deeper than {n} levels, more than a CustomResourceDefinition's \
+                 JSON can hold (crd-toolkit's limit: kube-apiserver only limits the CRD body)"
+            ),
             EngineError::CelDisabled => f.write_str(
                 "the schema has x-kubernetes-validations rules, but crd-runtime was built without its \"cel\" feature (enable it to evaluate them)",
             ),
@@ -341,6 +347,23 @@ impl Engine {
         with_rules: bool,
     ) -> Result<Engine, EngineError> {
         options.check()?;
+        // Deep schemas compile on a stack sized for them; the depth scan is the only
+        // cost for ordinary ones.
+        let depth = schema.map_or(0, |s| schema_depth(s, MAX_SCHEMA_DEPTH));
+        if depth > MAX_SCHEMA_DEPTH {
+            return Err(EngineError::SchemaTooDeep(MAX_SCHEMA_DEPTH));
+        }
+        with_schema_stack(depth, || {
+            Self::build_here(schema, resource_root, options, with_rules)
+        })
+    }
+
+    fn build_here(
+        schema: Option<&JSONSchemaProps>,
+        resource_root: bool,
+        options: EngineOptions,
+        with_rules: bool,
+    ) -> Result<Engine, EngineError> {
         let compiled = CompiledSchema::compile_for(schema, options.kube_version)?;
         let has_rules = with_rules && compiled.get(compiled.root).is_some_and(|n| n.rules_below);
         #[cfg(not(feature = "cel"))]
