@@ -250,7 +250,9 @@ impl<'a> FromContext<'a, '_, '_> for Arguments {
     {
         match ctx.resolve(AllArguments)? {
             Value::List(list) => Ok(Arguments(list.clone())),
-            _ => todo!(),
+            // `AllArguments` always resolves to a list; anything else is a bug of
+            // the caller's, reported instead of panicking.
+            other => Err(ExecutionError::UnsupportedTargetType { target: other }),
         }
     }
 }

@@ -1478,7 +1478,12 @@ impl Value {
                     Value::resolve_val(&comprehension.result, &ctx)?.into_owned(),
                 ))
             }
-            Expr::Struct(_) => todo!("Support structs!"),
+            // No message types exist in this interpreter; hosts rewrite struct
+            // literals (crd-runtime turns them into maps) or get this error.
+            Expr::Struct(_) => Err(ExecutionError::function_error(
+                "struct",
+                "struct literals are not supported",
+            )),
             Expr::Unspecified => panic!("Can't evaluate Unspecified Expr"),
         }
     }
