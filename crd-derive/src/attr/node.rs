@@ -135,6 +135,10 @@ pub const KEYWORDS: &[Keyword] = &[
     kw("one_of", Kind::Fragments, "one_of"),
     kw("not", Kind::Fragment, "not"),
     kw("required", Kind::Required, "required"),
+    // controller-gen's `+optional`/`+k8s:optional`: a field flag, out of `required`.
+    kw("optional", Kind::Flag, ""),
+    // controller-gen's `+k8s:immutable`: `self == oldSelf` on the node.
+    kw("immutable", Kind::Flag, ""),
     kw("items", Kind::Nested, ""),
     kw("values", Kind::Nested, ""),
     kw("schema_with", Kind::Path, ""),
@@ -199,6 +203,8 @@ pub enum Val {
     JsonList(Sp<Vec<Json>>),
     /// Strings.
     StrList(Sp<Vec<Sp<String>>>),
+    /// Rust field names, `exactly_one_of(a, b)`: resolved to serde names by the struct.
+    FieldIdents(Sp<Vec<Sp<String>>>),
     /// A rule.
     Rule(Rule),
     /// `required`.
@@ -327,6 +333,14 @@ impl NodeAttrs {
         }
     }
 
+    /// `optional` (controller-gen's `+optional`): the span of the key when set.
+    pub fn optional(&self) -> Option<proc_macro2::Span> {
+        match self.get("optional").map(|e| &e.val) {
+            Some(Val::Flag(b)) if b.value => Some(b.span),
+            _ => None,
+        }
+    }
+
     /// `#[crd(schemars)]`: the field's schema comes from `schemars::JsonSchema`, with
     /// the attribute's span.
     pub fn schemars(&self) -> Option<proc_macro2::Span> {
@@ -394,6 +408,9 @@ fn parse_value(cx: &Ctxt, kw: &'static Keyword, item: &Item) -> Option<Val> {
         Kind::Flag => Val::Flag(value::flag(cx, item)?),
         Kind::Json => Val::Json(value::json(cx, item)?),
         Kind::JsonList => Val::JsonList(value::json_list(cx, item)?),
+        Kind::OneOf if matches!(item.value, ItemValue::List(..)) => {
+            Val::FieldIdents(field_idents(cx, item)?)
+        }
         Kind::StrList | Kind::OneOf => {
             let list = value::string_list(cx, item)?;
             if list.value.is_empty() {
@@ -530,6 +547,44 @@ fn sub_items(cx: &Ctxt, item: &Item, example: &str) -> Option<Vec<Item>> {
             None
         }
     }
+}
+
+/// `exactly_one_of(a, b)`: Rust field names (raw identifiers unrawed).
+fn field_idents(cx: &Ctxt, item: &Item) -> Option<Sp<Vec<Sp<String>>>> {
+    let ItemValue::List(ts, span) = &item.value else {
+        return None;
+    };
+    let parser = syn::punctuated::Punctuated::<Ident, syn::Token![,]>::parse_terminated;
+    let list = match syn::parse::Parser::parse2(parser, ts.clone()) {
+        Ok(list) => list,
+        Err(e) => {
+            cx.syn_error(syn::Error::new(
+                e.span(),
+                format!(
+                    "`{0}(...)` expects field names: `{0}(a, b)` (or serde names: `{0} = [\"a\", \"b\"]`)",
+                    item.name()
+                ),
+            ));
+            return None;
+        }
+    };
+    if list.is_empty() {
+        cx.syn_error(syn::Error::new(
+            *span,
+            format!("`{}` needs at least one name", item.name()),
+        ));
+        return None;
+    }
+    Some(Sp {
+        value: list
+            .into_iter()
+            .map(|i| Sp {
+                value: syn::ext::IdentExt::unraw(&i).to_string(),
+                span: i.span(),
+            })
+            .collect(),
+        span: *span,
+    })
 }
 
 fn parse_rule(cx: &Ctxt, item: &Item) -> Option<Rule> {

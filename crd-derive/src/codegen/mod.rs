@@ -1,6 +1,7 @@
 //! Code generation: `impl CrdSchema` ([`derive_schema`]) and the root type with
 //! `impl CustomResourceExt` ([`resource::derive_resource`]).
 
+pub mod markers;
 pub mod node;
 pub mod resource;
 pub mod schema;

@@ -94,6 +94,16 @@ pub fn keywords(
             (Kind::Flag, Val::Flag(b)) if e.kw.key == "no_descriptions" && b.value => {
                 quote!(#p::strip_nested_descriptions(#target);)
             }
+            (Kind::Flag, Val::Flag(b)) if e.kw.key == "immutable" => {
+                if b.value {
+                    rules.push(super::markers::rule_tokens(
+                        rt,
+                        super::markers::IMMUTABLE_RULE,
+                        super::markers::IMMUTABLE_MESSAGE,
+                    ));
+                }
+                TokenStream::new()
+            }
             // `schemars` picks the base schema; handled by the caller.
             (Kind::Flag, _) if e.kw.field.is_empty() => TokenStream::new(),
             (Kind::Flag, Val::Flag(b)) => {
@@ -134,14 +144,10 @@ pub fn keywords(
                 rules.push(rule_tokens(rt, r));
                 TokenStream::new()
             }
-            (Kind::OneOf, Val::StrList(list)) => {
-                let kind = match e.kw.key {
-                    "exactly_one_of" => quote!(ExactlyOne),
-                    "at_most_one_of" => quote!(AtMostOne),
-                    _ => quote!(AtLeastOne),
-                };
-                let names = list.value.iter().map(|s| &s.value);
-                rules.push(quote!(#p::one_of_rule(#p::OneOfKind::#kind, &[#(#names),*])));
+            (Kind::OneOf, Val::StrList(list) | Val::FieldIdents(list)) => {
+                let names: Vec<String> = list.value.iter().map(|s| s.value.clone()).collect();
+                let (rule, message) = super::markers::one_of_rule(e.kw.key, &names);
+                rules.push(super::markers::rule_tokens(rt, &rule, &message));
                 TokenStream::new()
             }
             (Kind::Required, Val::Required(Required::List(list))) => {

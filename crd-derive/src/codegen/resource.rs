@@ -79,6 +79,8 @@ pub fn derive_resource(input: &DeriveInput) -> TokenStream {
         crate::check::node(&cx, n);
     }
     let s = schema::schema(&cx, &rt, &parsed, &NodeAttrs::default(), None);
+    let mut attrs = attrs;
+    attrs.spec_schema = super::markers::resolve(&cx, &attrs.spec_schema, s.names.as_ref());
     let consts = check_resource::subresources(&cx, &rt, &attrs, s.property_names.as_deref());
     let Some((group, version, kind)) = identity else {
         return cx

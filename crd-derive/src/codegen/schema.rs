@@ -6,6 +6,7 @@ use serde_derive_internals::Ctxt;
 use serde_derive_internals::ast::{Data, Field, Style, Variant};
 use serde_derive_internals::attr::TagType;
 
+use super::markers::{self, FieldNames};
 use super::node;
 use crate::ast::{FieldExtra, Input, field_extra, wire_fields, wire_name, wire_variants};
 use crate::attr::node::NodeAttrs;
@@ -24,6 +25,8 @@ pub struct Schema {
     pub literal: &'static str,
     /// Serde names of the direct properties (plain structs only), for JSONPath checks.
     pub property_names: Option<Vec<String>>,
+    /// The properties of a struct, for resolving one-of groups on its node.
+    pub names: Option<FieldNames>,
 }
 
 /// What walking the fields of an object collects besides the statements.
@@ -35,6 +38,8 @@ struct Collect {
     checks: Vec<TokenStream>,
     /// Whether a `#[serde(flatten)]` field was seen.
     flattened: bool,
+    /// (Rust name, serde name) of every non-flattened property.
+    names: Vec<(String, String)>,
 }
 
 fn node_var() -> syn::Ident {
@@ -54,6 +59,7 @@ fn object_fields(
     let p = rt.private();
     let node = node_var();
     let mut stmts = TokenStream::new();
+    let mut once_set = Vec::new();
     for field in wire_fields(fields) {
         let extra = field_extra(cx, field);
         let ty = field.ty;
@@ -73,7 +79,19 @@ fn object_fields(
         }
         let name = wire_name(cx, field.attrs.name(), &field.original);
         check::field(cx, &extra, field);
+        let mut extra = extra;
+        extra.node = markers::resolve(cx, &extra.node, None);
+        if let Some(ident) = &field.original.ident {
+            let rust = syn::ext::IdentExt::unraw(ident).to_string();
+            col.names.push((rust, name.clone()));
+        }
         let required = required_expr(rt, field, &extra, container_default);
+        optional_check(cx, rt, field, &extra, container_default, generic, col);
+        if extra.node.flag("immutable") == Some(true) {
+            let (rule, message) = markers::once_set_rule(&name);
+            let rule = markers::rule_tokens(rt, &rule, &message);
+            once_set.push(quote!(if !(#required) { __once_set.push(#rule); }));
+        }
         // A list-map key must be required or carry a schema default (the API server's
         // rule); serde's own defaults do not count, the server never fills them in.
         let always_present = if extra.node.get("default").is_some() {
@@ -100,7 +118,64 @@ fn object_fields(
             quote!(#p::add_aliased_property(#node, #name, &[#(#aliases),*], #prop, #required);)
         });
     }
+    if !once_set.is_empty() {
+        // After every property, like controller-gen (before the type's own rules).
+        stmts.extend(quote! {
+            let mut __once_set = ::std::vec::Vec::new();
+            #(#once_set)*
+            #p::add_rules(#node, __once_set);
+        });
+    }
     stmts
+}
+
+/// `optional` (controller-gen's `+optional`) on a field serde cannot do without would
+/// admit objects the Rust type cannot read: refuse it, at the attribute.
+fn optional_check(
+    cx: &Ctxt,
+    rt: &Rt,
+    field: &Field,
+    extra: &FieldExtra,
+    container_default: bool,
+    generic: bool,
+    col: &mut Collect,
+) {
+    let Some(span) = extra.node.optional() else {
+        return;
+    };
+    if let Some(e) = extra.node.get("required") {
+        cx.syn_error(syn::Error::new(
+            e.key.span(),
+            "`required` and `optional` contradict each other",
+        ));
+        return;
+    }
+    let serde_fills = !field.attrs.default().is_none()
+        || container_default
+        || field.attrs.skip_deserializing()
+        || extra.node.get("default").is_some();
+    if serde_fills {
+        return;
+    }
+    const HINT: &str = "`optional` on a field serde requires: the API server would admit objects \
+                        without it that the type cannot read; make it an `Option<T>`, or add \
+                        `#[serde(default)]` or `#[crd(default = ...)]`";
+    if extra.node.schemars().is_some() {
+        if !is_option(field.ty) {
+            cx.syn_error(syn::Error::new(span, HINT));
+        }
+        return;
+    }
+    if generic {
+        return;
+    }
+    let (rtp, ty) = (&rt.0, field.ty);
+    col.checks.push(crate::tokens::respan(
+        quote!(
+            const _: () = ::core::assert!(<#ty as #rtp::CrdSchema>::OPTIONAL, #HINT);
+        ),
+        span,
+    ));
 }
 
 /// The `required` expression of a field: serde needs the field unless it has a default
@@ -114,6 +189,9 @@ fn required_expr(
     let rtp = &rt.0;
     if let Some(b) = extra.node.required_flag() {
         return quote!(#b);
+    }
+    if extra.node.optional().is_some() {
+        return quote!(false);
     }
     let defaulted = !field.attrs.default().is_none()
         || container_default
@@ -192,6 +270,7 @@ pub fn schema(
     let generic = !input.serde.generics.params.is_empty();
     let container_default = !input.serde.attrs.default().is_none();
     let mut col = Collect::default();
+    let plain_struct = matches!(&input.serde.data, Data::Struct(Style::Struct, _));
     let (body, literal, plain) = match &input.serde.data {
         Data::Struct(Style::Struct, fields) => {
             let stmts = object_fields(cx, rt, fields, container_default, generic, &mut col);
@@ -241,6 +320,11 @@ pub fn schema(
         }
         _ => TokenStream::new(),
     };
+    let names = plain_struct.then(|| FieldNames {
+        fields: std::mem::take(&mut col.names),
+        complete: !col.flattened,
+    });
+    let node_attrs = &markers::resolve(cx, node_attrs, names.as_ref());
     let replace = node::base(rt, node_attrs, &node);
     let kws = node::keywords(rt, node_attrs, &node, None);
     let body = if replace.is_empty() && doc.is_empty() && kws.is_empty() {
@@ -264,6 +348,7 @@ pub fn schema(
         checks: col.checks,
         literal,
         property_names,
+        names,
     }
 }
 
