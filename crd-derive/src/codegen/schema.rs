@@ -40,6 +40,8 @@ struct Collect {
     flattened: bool,
     /// (Rust name, serde name) of every non-flattened property.
     names: Vec<(String, String)>,
+    /// Where `immutable` was written on a field.
+    immutable: Vec<Span>,
 }
 
 fn node_var() -> syn::Ident {
@@ -87,7 +89,10 @@ fn object_fields(
         }
         let required = required_expr(rt, field, &extra, container_default);
         optional_check(cx, rt, field, &extra, container_default, generic, col);
-        if extra.node.flag("immutable") == Some(true) {
+        if let Some(e) = extra.node.get("immutable")
+            && extra.node.flag("immutable") == Some(true)
+        {
+            col.immutable.push(e.key.span());
             let (rule, message) = markers::once_set_rule(&name);
             let rule = markers::rule_tokens(rt, &rule, &message);
             once_set.push(quote!(if !(#required) { __once_set.push(#rule); }));
@@ -373,6 +378,16 @@ fn variant_schema(
             let mut col = Collect::default();
             let stmts = object_fields(cx, rt, &v.fields, false, generic, &mut col);
             checks.append(&mut col.checks);
+            // The variants' objects are merged into one schema, which keeps their
+            // properties but not the rules a variant's own node would carry.
+            for span in col.immutable {
+                cx.syn_error(syn::Error::new(
+                    span,
+                    "`immutable` on a field of an enum variant: the rule that keeps an optional \
+                     field set would be lost when the variants are merged; mark the enum type \
+                     (`#[crd(immutable)]`) or the field that holds it",
+                ));
+            }
             quote!({
                 let mut __schema = #p::object();
                 {

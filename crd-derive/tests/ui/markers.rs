@@ -35,4 +35,13 @@ pub struct OptionalButNeeded {
     pub also_fine: Option<String>,
 }
 
+#[derive(CrdSchema, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum Variants {
+    Fixed {
+        #[crd(immutable)]
+        value: Option<String>,
+    },
+}
+
 fn main() {}
