@@ -6,6 +6,7 @@ pub mod crontab;
 #[cfg(feature = "kube")]
 pub mod crontab_admission;
 pub mod crontab_v2;
+pub mod markers;
 #[cfg(feature = "kube")]
 pub mod operator;
 #[cfg(feature = "kube")]
