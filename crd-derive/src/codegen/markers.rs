@@ -199,3 +199,39 @@ fn unknown(key: &str, name: &str, f: &FieldNames, rust: bool) -> String {
     }
     msg
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{cel_ident, once_set_rule, one_of_rule};
+
+    #[test]
+    fn names_are_escaped_like_the_api_server() {
+        assert_eq!(cel_ident("spec").as_deref(), Some("spec"));
+        assert_eq!(cel_ident("namespace").as_deref(), Some("__namespace__"));
+        assert_eq!(cel_ident("x-tag").as_deref(), Some("x__dash__tag"));
+        assert_eq!(cel_ident("a.b/c").as_deref(), Some("a__dot__b__slash__c"));
+        assert_eq!(cel_ident("a__b").as_deref(), Some("a__underscores__b"));
+        assert_eq!(cel_ident("1x"), None);
+        assert_eq!(cel_ident("a b"), None);
+        assert_eq!(cel_ident(""), None);
+    }
+
+    #[test]
+    fn rules_use_escaped_names_and_messages_the_plain_ones() {
+        let names = ["x-a".to_string(), "b".to_string()];
+        assert_eq!(
+            one_of_rule("at_least_one_of", &names),
+            (
+                "[has(self.x__dash__a),has(self.b)].filter(x,x==true).size() >= 1".to_string(),
+                "at least one of the fields in [x-a b] must be set".to_string()
+            )
+        );
+        assert_eq!(
+            once_set_rule("x-a"),
+            (
+                "!has(oldSelf.x__dash__a) || has(self.x__dash__a)".to_string(),
+                "field x-a is immutable once set".to_string()
+            )
+        );
+    }
+}
