@@ -277,6 +277,18 @@ fn crd_derive_multi_example() {
     );
 }
 
+/// `docs/examples/kube-derive-foo-crd.yaml` is kube-derive's CRD for crd_derive.rs, for
+/// `crd-gen check` in docs/migrate-from-kube-derive.md (`UPDATE_GOLDEN=1` rewrites it).
+#[test]
+fn kube_derive_crd_in_docs_is_current() {
+    crd_runtime::Manifest::new()
+        .crd(as_ours(&kube_crd::<original::crd_derive::FooCrd>()))
+        .assert_file_matches(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../docs/examples/kube-derive-foo-crd.yaml"
+        ));
+}
+
 /// `Why::RefusedJsonPath`, and that it is the only refusal: every other kube-derive CRD
 /// here passes the API server's checks (structural schema included).
 #[test]

@@ -169,3 +169,69 @@ fn kube_derive_type_inside_crd_derive_is_structural() {
     retry["description"] = json!("A crd-derive type through schemars and back.");
     assert_eq!(props["retry"], retry);
 }
+
+/// Tagged enums keep serde's "exactly one variant" as `oneOf` branches that each pin the
+/// tag to one value. kube-derive's `StructuralSchemaRewriter` moves branch properties up
+/// into the parent and panics when two branches give one property different schemas, so
+/// such a crd-derive type cannot sit inside a kube-derive type (migrate the kube-derive
+/// side first). This test fails when kube-derive changes that.
+#[derive(CrdSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum Schedule {
+    Cron { expression: String },
+    Every { minutes: u32 },
+}
+
+#[derive(kube::CustomResource, schemars::JsonSchema, Serialize, Deserialize, Clone, Debug)]
+#[kube(
+    group = "nest.example.com",
+    version = "v1",
+    kind = "Tagged",
+    namespaced
+)]
+pub struct TaggedSpec {
+    pub schedule: Schedule,
+}
+
+#[test]
+fn tagged_enum_inside_kube_derive_panics_in_kube_derive() {
+    let panic = std::panic::catch_unwind(<Tagged as kube::CustomResourceExt>::crd).unwrap_err();
+    let message = panic.downcast_ref::<String>().expect("a formatted panic");
+    assert!(
+        message
+            .contains("The schemas for a property used in multiple subschemas must be identical"),
+        "{message}"
+    );
+}
+
+/// Untagged enums (branches that only list `required`) pass kube-derive's rewriter.
+#[derive(CrdSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(untagged)]
+pub enum Source {
+    Image { image: String },
+    Git { repo: String, rev: Option<String> },
+}
+
+#[derive(kube::CustomResource, schemars::JsonSchema, Serialize, Deserialize, Clone, Debug)]
+#[kube(
+    group = "nest.example.com",
+    version = "v1",
+    kind = "Untagged",
+    namespaced
+)]
+pub struct UntaggedSpec {
+    pub source: Source,
+}
+
+#[test]
+fn untagged_enum_inside_kube_derive_is_structural() {
+    let crd = serde_json::to_value(<Untagged as kube::CustomResourceExt>::crd()).unwrap();
+    let ours: crd_runtime::CustomResourceDefinition = serde_json::from_value(crd.clone()).unwrap();
+    assert_eq!(
+        validate_crd(&ours, &CheckOptions::v1_create()).strings(),
+        Vec::<String>::new()
+    );
+    let source = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+        ["source"];
+    assert_eq!(*source, serde_json::to_value(Source::crd_schema()).unwrap());
+}
