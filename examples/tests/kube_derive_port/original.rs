@@ -1,6 +1,8 @@
 //! The kube-derive originals, as in kube-rs/kube's examples (see the header of
-//! `kube_derive_port.rs` for the source and commit). Only `main`, the client code and
-//! garde (client-side validation, no effect on the CRD) are left out.
+//! `kube_derive_port.rs` for the source and commit). Left out: `main` and the client
+//! code, garde (client-side validation, no effect on the CRD), and crd_derive.rs's
+//! `attr = "cfg_attr(docsrs, ...)"` (docs.rs only). crd_derive_multi.rs's
+//! `status = "v1::ManyDeriveStatus"` reads `super::v1::...` in this module layout.
 
 #![allow(dead_code)]
 
