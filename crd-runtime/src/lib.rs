@@ -14,7 +14,7 @@
 //! - `k8s` (feature `kube`): [`CrdSchema`] for every k8s-openapi type.
 //! - `k8s_schemas` (feature `k8s-schemas`, also part of `kube`): those types' schemas
 //!   as data, for code generators.
-//! - `schemars_support` (feature `schemars`): `#[crd(schemars)]` fields.
+//! - `schemars_support` (feature `schemars`): `#[crd(schemars)]` fields, and `schemars::JsonSchema` for derived types.
 //! - [`conversion`]: hub-and-spoke conversion between versions, `ConversionReview`.
 //! - `cel` (feature `cel`, on by default): evaluation of `x-kubernetes-validations` rules,
 //!   which every [`Engine`] runs.
@@ -76,6 +76,15 @@ pub use crd_derive::{CrdSchema, CustomResource};
 
 #[doc(hidden)]
 pub use derive_support::private as __private;
+
+/// Without the `schemars` feature, derived types do not implement `schemars::JsonSchema`.
+/// Not a public API.
+#[cfg(not(feature = "schemars"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __impl_json_schema {
+    ($($tt:tt)*) => {};
+}
 
 /// Without the `schemars` feature, `#[crd(schemars)]` is a compile error at the
 /// attribute. Not a public API.

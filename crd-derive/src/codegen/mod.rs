@@ -62,6 +62,7 @@ pub fn schema_impl(rt: &Rt, input: &DeriveInput, s: &Schema) -> TokenStream {
             ::core::option::Option::Some(&[#(#entries),*]);)
     });
     let checks = &s.checks;
+    let name = ident.to_string();
     let accepts = if s.literal == "Newtype" {
         let inner = match &input.data {
             syn::Data::Struct(d) => d.fields.iter().next().map(|f| f.ty.clone()),
@@ -91,6 +92,8 @@ pub fn schema_impl(rt: &Rt, input: &DeriveInput, s: &Schema) -> TokenStream {
         #[automatically_derived]
         #accepts
         #(#checks)*
+        // `schemars::JsonSchema` with this schema when crd-runtime's `schemars` feature is on.
+        #rtp::__impl_json_schema!([#impl_g] [#ident #ty_g] [#where_c] #name);
     }
 }
 

@@ -28,6 +28,9 @@
 //! # }
 //! ```
 //!
+//! The other way round, derived types implement `schemars::JsonSchema` with their CRD
+//! schema, so they nest in kube-derive types (see `json_schema.rs`).
+//!
 //! The schemars schema is rewritten into a structural one (see [`structural_schema`]);
 //! what cannot be is refused with the path of the node. Because `crd()` returns a CRD,
 //! not a `Result`, a refused field's schema gets an invalid `type` that carries the
@@ -35,8 +38,17 @@
 //! naming the field, instead of a silently wrong schema or a panic.
 
 mod convert;
+mod json_schema;
 
 pub use convert::SchemarsError;
+#[doc(hidden)]
+pub use json_schema::json_schema_of;
+// The paths `__impl_json_schema!` expands to, so users need no `schemars` dependency of
+// their own.
+#[doc(hidden)]
+pub use schemars as __schemars;
+#[doc(hidden)]
+pub use std::borrow::Cow as __Cow;
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
