@@ -1,6 +1,7 @@
 //! What to do about each rule: fail (`error`), report (`warn`) or stay silent
 //! (`ignore`). Defaults: breaking rules fail, the others report, except
-//! descriptions and crd-schema-checker's style checks, which are silent.
+//! descriptions and crd-schema-checker's style checks, which are silent, and
+//! `served-version-tightened`, which validation ratcheting makes a warning.
 //!
 //! A policy file sets levels by rule name:
 //!
@@ -67,6 +68,8 @@ impl Policy {
             | Rule::NewFloatField
             | Rule::NewMapField
             | Rule::NewUintField => Level::Ignore,
+            // Validation ratcheting tolerates it for stored objects.
+            Rule::ServedVersionTightened => Level::Warn,
             _ if rule.class() == Class::Breaking => Level::Error,
             _ => Level::Warn,
         }
