@@ -76,6 +76,30 @@ fn one_revision_compares_its_served_versions() {
 }
 
 #[test]
+fn conversion_ignore_skips_served_versions_of_webhook_crds() {
+    let dir = tempfile::tempdir().unwrap();
+    let webhook = std::fs::read_to_string(two_versions()).unwrap().replacen(
+        "  scope: Namespaced\n",
+        "  scope: Namespaced\n  conversion:\n    strategy: Webhook\n    webhook:\n      \
+         conversionReviewVersions: [v1]\n      clientConfig:\n        url: https://conv.example.com/convert\n",
+        1,
+    );
+    let webhook = write(dir.path(), "webhook.yaml", &webhook);
+    let ignore = write(dir.path(), "ignore.yaml", "conversion: Ignore\n");
+    // crdify's default (None) still compares them.
+    assert_eq!(run(&[&webhook]).0, 1);
+    let (code, stdout, _) = run(&["--policy", &ignore, &webhook]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(!stdout.contains("served-version-"), "{stdout}");
+    // Between revisions too; a CRD without a webhook is still compared.
+    let (code, stdout, _) = run(&["--policy", &ignore, &two_versions(), &webhook]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("conversion-changed"), "{stdout}");
+    assert!(!stdout.contains("served-version-"), "{stdout}");
+    assert_eq!(run(&["--policy", &ignore, &two_versions()]).0, 1);
+}
+
+#[test]
 fn two_revisions_report_only_the_served_version_findings_the_new_one_introduces() {
     let (code, stdout, _) = run(&[&two_versions(), &two_versions()]);
     assert_eq!(code, 0, "{stdout}");

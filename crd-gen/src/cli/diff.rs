@@ -74,7 +74,7 @@ pub fn run(args: Args) -> ExitCode {
     let Some(new_path) = &args.new else {
         // One revision: its served versions against each other.
         let crds = read_side(first, &mut out, &mut unreadable);
-        for crd in crds.values() {
+        for crd in crds.values().filter(|c| policy.compares_served_versions(c)) {
             served_versions(crd)
                 .iter()
                 .for_each(|c| out.change(c, &policy));
@@ -96,6 +96,13 @@ pub fn run(args: Args) -> ExitCode {
     );
     diff_all(&old_crds, &new_crds)
         .iter()
+        // crdify's `conversion: Ignore` skips served versions of webhook-converted CRDs.
+        .filter(|c| {
+            !c.rule.is_served_version()
+                || new
+                    .get(&c.crd)
+                    .is_none_or(|crd| policy.compares_served_versions(crd))
+        })
         .for_each(|c| out.change(c, &policy));
     let compared = old.keys().filter(|name| new.contains_key(*name)).count();
     out.finish(&format!("compared {compared} CRDs"), compared);

@@ -166,6 +166,20 @@ rules! {
     StatusMissing "status-missing" Informational "A new version without a status field or /status subresource (crd-schema-checker MustHaveStatus).";
 }
 
+impl Rule {
+    /// Whether the rule compares served versions of one revision (`served-version-*`).
+    pub fn is_served_version(self) -> bool {
+        matches!(
+            self,
+            Rule::ServedVersionFieldRemoved
+                | Rule::ServedVersionTypeChanged
+                | Rule::ServedVersionRequiredAdded
+                | Rule::ServedVersionTightened
+                | Rule::ServedVersionIncompatible
+        )
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(self.name())
