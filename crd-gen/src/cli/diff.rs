@@ -38,7 +38,8 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-    /// A YAML file setting rules to error, warn or ignore (`rules: {RULE: LEVEL}`).
+    /// A YAML file setting rules to error, warn or ignore (`rules: {RULE: LEVEL}`), and
+    /// crdify's `conversion: Ignore` (served versions of webhook-converted CRDs skipped).
     #[arg(long, value_name = "FILE")]
     policy: Option<PathBuf>,
     /// List every rule with its class, default level and reason, and exit.
