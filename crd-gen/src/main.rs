@@ -29,7 +29,7 @@ enum Command {
     Generate(cli::generate::GenerateArgs),
     /// Generate Rust, compile it, emit the CRDs again and compare with the input.
     Roundtrip(cli::roundtrip::RoundtripArgs),
-    /// Compare two revisions of CRDs: what changed, and what breaks stored objects or clients.
+    /// Compare two revisions of CRDs (or the served versions of one): what changed, and what breaks stored objects or clients.
     Diff(cli::diff::Args),
 }
 

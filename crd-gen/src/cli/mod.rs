@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod diff;
+pub mod diff_report;
 pub mod documents;
 pub mod generate;
 pub mod inputs;

@@ -6,18 +6,21 @@
 //! and openshift's crd-schema-checker, and judge changes by the API server's own
 //! semantics: a tightened bound or a new CEL rule can make stored objects fail
 //! validation on their next update, a removed field is pruned from them, a removed
-//! served version breaks every client of it.
+//! served version breaks every client of it. Served versions of one revision are
+//! also compared with each other ([`served_versions`]), as crdify does.
 
 mod crd;
 mod lints;
 mod policy;
 mod rules;
 mod schema;
+mod served;
 
 use std::fmt;
 
 pub use policy::{Level, Policy};
 pub use rules::{Class, Rule};
+pub use served::{compare_priority, served_versions};
 
 use crate::CustomResourceDefinition;
 
@@ -26,7 +29,8 @@ use crate::CustomResourceDefinition;
 pub struct Change {
     /// `metadata.name` of the CRD.
     pub crd: String,
-    /// The version whose schema changed, or `None` for CRD-wide changes.
+    /// The version whose schema changed, `OLDER -> NEWER` for a difference between
+    /// two served versions of one revision, or `None` for CRD-wide changes.
     pub version: Option<String>,
     /// Where: a field path in the version's objects (`spec.replicas`), or a CRD field
     /// (`spec.scope`) for CRD-wide changes.
@@ -60,16 +64,19 @@ impl fmt::Display for Change {
 }
 
 /// Every change from `old` to `new` (the same CRD, two revisions), CRD-wide changes
-/// first, then per version in the new CRD's order, fields in schema order.
+/// first, then per version in the new CRD's order, fields in schema order; then the
+/// served-version findings of `new` that `old` did not have ([`served_versions`]).
 pub fn diff(old: &CustomResourceDefinition, new: &CustomResourceDefinition) -> Vec<Change> {
     let mut out = Changes::new(new.metadata.name.clone().unwrap_or_default());
     crd::compare(old, new, &mut out);
+    out.changes.extend(served::introduced(Some(old), new));
     out.changes
 }
 
 /// Every change from the CRDs `old` to the CRDs `new`, matched by name: a CRD only
-/// in `old` is [`Rule::CrdRemoved`], one only in `new` [`Rule::CrdAdded`]. Old CRDs
-/// come in name order, new ones after them.
+/// in `old` is [`Rule::CrdRemoved`], one only in `new` [`Rule::CrdAdded`] (with the
+/// served-version findings of its versions). Old CRDs come in name order, new ones
+/// after them.
 pub fn diff_all(old: &[CustomResourceDefinition], new: &[CustomResourceDefinition]) -> Vec<Change> {
     let (old, new) = (by_name(old), by_name(new));
     let whole = |name: &str, rule: Rule, detail: &str| Change {
@@ -92,6 +99,7 @@ pub fn diff_all(old: &[CustomResourceDefinition], new: &[CustomResourceDefinitio
     }
     for name in new.keys().filter(|name| !old.contains_key(*name)) {
         changes.push(whole(name, Rule::CrdAdded, "a new CRD"));
+        changes.extend(served::introduced(None, new[name]));
     }
     changes
 }

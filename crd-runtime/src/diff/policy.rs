@@ -1,6 +1,7 @@
 //! What to do about each rule: fail (`error`), report (`warn`) or stay silent
 //! (`ignore`). Defaults: breaking rules fail, the others report, except
-//! descriptions and crd-schema-checker's style checks, which are silent.
+//! descriptions and crd-schema-checker's style checks, which are silent, and
+//! `served-version-tightened`, which validation ratcheting makes a warning.
 //!
 //! A policy file sets levels by rule name:
 //!
@@ -9,6 +10,7 @@
 //!   enum-value-added: error      # crdify's additionPolicy: Disallow
 //!   default-added: warn
 //!   new-bool-field: warn
+//! conversion: Ignore             # crdify's: skip served versions of webhook-converted CRDs
 //! ```
 
 use std::collections::BTreeMap;
@@ -56,6 +58,9 @@ impl fmt::Display for Level {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Policy {
     overrides: BTreeMap<Rule, Level>,
+    /// crdify's `conversion: Ignore`: a webhook converts between the served versions,
+    /// so their schemas may differ on purpose.
+    skip_webhook_served_versions: bool,
 }
 
 impl Policy {
@@ -67,6 +72,8 @@ impl Policy {
             | Rule::NewFloatField
             | Rule::NewMapField
             | Rule::NewUintField => Level::Ignore,
+            // Validation ratcheting tolerates it for stored objects.
+            Rule::ServedVersionTightened => Level::Warn,
             _ if rule.class() == Class::Breaking => Level::Error,
             _ => Level::Warn,
         }
@@ -85,6 +92,23 @@ impl Policy {
         self.overrides.insert(rule, level);
     }
 
+    /// Whether the served versions of `crd` (the new revision) are compared: always,
+    /// unless the policy says `conversion: Ignore` and `crd` converts with a webhook.
+    pub fn compares_served_versions(&self, crd: &crate::CustomResourceDefinition) -> bool {
+        let webhook = crd
+            .spec
+            .conversion
+            .as_ref()
+            .is_some_and(|c| c.strategy == "Webhook");
+        !(self.skip_webhook_served_versions && webhook)
+    }
+
+    /// crdify's conversion policy: `true` is `Ignore` (served versions of CRDs with a
+    /// conversion webhook are not compared), `false` is `None` (the default).
+    pub fn set_ignore_webhook_served_versions(&mut self, ignore: bool) {
+        self.skip_webhook_served_versions = ignore;
+    }
+
     /// Reads a policy file (YAML or JSON) named `source` in messages. Errors name the
     /// file and the key: `policy.yaml: rules.enum-added: unknown level "fatal" ...`.
     pub fn from_text(source: &str, text: &str) -> Result<Policy, String> {
@@ -98,10 +122,20 @@ impl Policy {
         let Value::Object(top) = doc else {
             return Err(format!("{source}: expected a map with the key rules"));
         };
-        if let Some(key) = top.keys().find(|k| *k != "rules") {
+        if let Some(key) = top.keys().find(|k| *k != "rules" && *k != "conversion") {
             return Err(format!(
-                "{source}: {key}: unknown key (a policy file has only rules)"
+                "{source}: {key}: unknown key (a policy file has rules and conversion)"
             ));
+        }
+        match top.get("conversion") {
+            None => {}
+            Some(Value::String(v)) if v == "None" => {}
+            Some(Value::String(v)) if v == "Ignore" => policy.skip_webhook_served_versions = true,
+            Some(other) => {
+                return Err(format!(
+                    "{source}: conversion: unknown value {other}: expected Ignore or None"
+                ));
+            }
         }
         let Some(rules) = top.get("rules") else {
             return Ok(policy);
@@ -159,7 +193,7 @@ mod tests {
         );
         assert_eq!(
             Policy::from_text("p.yaml", "rulez: {}\n").unwrap_err(),
-            "p.yaml: rulez: unknown key (a policy file has only rules)"
+            "p.yaml: rulez: unknown key (a policy file has rules and conversion)"
         );
         assert!(
             Policy::from_text("p.yaml", "rules: [\n")
@@ -167,5 +201,29 @@ mod tests {
                 .starts_with("p.yaml:1:")
         );
         assert_eq!(Policy::from_text("p.yaml", "").unwrap(), Policy::default());
+        assert_eq!(
+            Policy::from_text("p.yaml", "conversion: ignore\n").unwrap_err(),
+            "p.yaml: conversion: unknown value \"ignore\": expected Ignore or None"
+        );
+    }
+
+    #[test]
+    fn conversion_ignore_skips_served_versions_of_webhook_crds_only() {
+        let crd = |strategy: &str| -> crate::CustomResourceDefinition {
+            serde_json::from_value(serde_json::json!({
+                "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": "as.example.com"},
+                "spec": {"group": "example.com", "scope": "Namespaced",
+                         "names": {"plural": "as", "kind": "A"}, "versions": [],
+                         "conversion": {"strategy": strategy}}
+            }))
+            .unwrap()
+        };
+        let ignore = Policy::from_text("p.yaml", "conversion: Ignore\n").unwrap();
+        assert!(!ignore.compares_served_versions(&crd("Webhook")));
+        assert!(ignore.compares_served_versions(&crd("None")));
+        let none = Policy::from_text("p.yaml", "conversion: None\n").unwrap();
+        assert!(none.compares_served_versions(&crd("Webhook")));
+        assert!(Policy::default().compares_served_versions(&crd("Webhook")));
     }
 }

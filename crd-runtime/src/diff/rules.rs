@@ -150,6 +150,12 @@ rules! {
     CompositionChanged "composition-changed" Breaking "A changed allOf/anyOf/oneOf/not may refuse values that were valid.";
     CompositionRemoved "composition-removed" Compatible "Fewer constraints apply.";
     DescriptionChanged "description-changed" Informational "Only documentation (kubectl explain) changes.";
+    // Served versions of one revision compared with each other (crdify's served-version validator).
+    ServedVersionFieldRemoved "served-version-field-removed" Breaking "A field of an older served version is missing from a newer one: objects written through the newer version lose it (pruned).";
+    ServedVersionTypeChanged "served-version-type-changed" Breaking "A field has another type in a newer served version: values written through one version are invalid in the other, typed clients fail to decode.";
+    ServedVersionRequiredAdded "served-version-required-added" Breaking "A newer served version requires a field an older one does not: clients moving to it must send it.";
+    ServedVersionTightened "served-version-tightened" Breaking "A value constraint (enum, bounds, pattern, format, CEL rule) is tighter in a newer served version; validation ratcheting lets unchanged stored values through, so only new or changed values are refused (warn by default).";
+    ServedVersionIncompatible "served-version-incompatible" Breaking "Another breaking difference between served versions that ratcheting does not cover (defaults, list or map type, pruning, nullable, embedded resource, a transition rule).";
     // API-style checks on new fields (openshift crd-schema-checker).
     NewBoolField "new-bool-field" Informational "A boolean cannot grow a third state later; an enum can (crd-schema-checker NoBools).";
     NewFloatField "new-float-field" Informational "Floats do not round-trip exactly across languages (crd-schema-checker NoFloats).";
@@ -158,6 +164,20 @@ rules! {
     NewListWithoutListType "new-list-without-list-type" Informational "Without x-kubernetes-list-type, server-side apply replaces the whole list (crd-schema-checker ListsMustHaveSSATags).";
     ConditionsWithoutMapListType "conditions-without-map-list-type" Informational "A conditions list should be a map list keyed by type, so controllers can apply their own conditions (crd-schema-checker ConditionsMustHaveProperSSATags).";
     StatusMissing "status-missing" Informational "A new version without a status field or /status subresource (crd-schema-checker MustHaveStatus).";
+}
+
+impl Rule {
+    /// Whether the rule compares served versions of one revision (`served-version-*`).
+    pub fn is_served_version(self) -> bool {
+        matches!(
+            self,
+            Rule::ServedVersionFieldRemoved
+                | Rule::ServedVersionTypeChanged
+                | Rule::ServedVersionRequiredAdded
+                | Rule::ServedVersionTightened
+                | Rule::ServedVersionIncompatible
+        )
+    }
 }
 
 impl fmt::Display for Rule {
