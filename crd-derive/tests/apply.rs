@@ -218,3 +218,55 @@ fn a_fully_set_apply_reads_as_the_full_type() {
     assert_eq!(full.spec.template.run_as.as_deref(), Some("root"));
     assert_eq!(full.metadata.name.as_deref(), Some("daily"));
 }
+
+/// `serialize_with` fields keep their type and are written by the function.
+#[derive(CrdSchema, Serialize)]
+pub struct Timed {
+    #[serde(rename = "every", serialize_with = "as_seconds")]
+    #[crd(schema_with = seconds_schema, required)]
+    pub interval: std::time::Duration,
+    pub name: Option<String>,
+}
+
+fn as_seconds<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format!("{}s", d.as_secs()))
+}
+
+fn seconds_schema() -> crd_runtime::JSONSchemaProps {
+    crd_runtime::JSONSchemaProps {
+        type_: Some("string".into()),
+        ..Default::default()
+    }
+}
+
+/// A flattened struct: its set fields appear at the outer level.
+#[derive(CrdSchema, Serialize)]
+pub struct Wrapped {
+    pub own: Option<i64>,
+    #[serde(flatten)]
+    pub common: Common,
+}
+
+#[derive(CrdSchema, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Common {
+    pub display_name: Option<String>,
+    pub priority: i32,
+}
+
+#[test]
+fn serialize_with_and_flatten() {
+    let t = TimedApply::default().with_interval(std::time::Duration::from_secs(90));
+    assert_eq!(serde_json::to_value(&t).unwrap(), json!({"every": "90s"}));
+    let w = WrappedApply::default()
+        .with_own(1)
+        .with_common(CommonApply::default().with_display_name("x"));
+    assert_eq!(
+        serde_json::to_value(&w).unwrap(),
+        json!({"own": 1, "displayName": "x"})
+    );
+    assert_eq!(
+        serde_json::to_value(WrappedApply::default()).unwrap(),
+        json!({})
+    );
+}

@@ -5,11 +5,12 @@
 //! (`ApplyType`, `ObjectMetaApply`) is `crd_runtime::derive_support::apply`.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use serde_derive_internals::Ctxt;
 use serde_derive_internals::ast::{Data, Field, Style};
 use serde_derive_internals::attr::TagType;
 use syn::DeriveInput;
+use syn::spanned::Spanned;
 
 use crate::ast::{Input, field_extra};
 use crate::tokens::Rt;
@@ -46,10 +47,12 @@ fn struct_items(cx: &Ctxt, rt: &Rt, input: &DeriveInput, parsed: &Input) -> Toke
     let apply = format_ident!("{}Apply", ident);
     let vis = &input.vis;
     let p = rt.private();
-    let serde_path = format!("{}::__private::serde", rtp.to_string().replace(' ', ""));
+    let flattens = fields
+        .iter()
+        .any(|f| f.attrs.flatten() && !f.attrs.skip_serializing());
     let mut defs = Vec::new();
     let mut builders = Vec::new();
-    let mut helpers = Vec::new();
+    let mut entries = Vec::new();
     for field in fields.iter().filter(|f| !f.attrs.skip_serializing()) {
         let Some(name) = field.original.ident.as_ref() else {
             continue;
@@ -57,57 +60,49 @@ fn struct_items(cx: &Ctxt, rt: &Rt, input: &DeriveInput, parsed: &Input) -> Toke
         let wire = field.attrs.name().serialize_name().value.clone();
         let fvis = &field.original.vis;
         let inner = apply_field_type(cx, rt, field);
-        let ty = quote!(::core::option::Option<#inner>);
+        let param = builder_param(field.ty, &inner);
         let docs = field
             .original
             .attrs
             .iter()
             .filter(|a| a.path().is_ident("doc"));
-        let mut serde_attrs = vec![quote!(
-            skip_serializing_if = "::core::option::Option::is_none"
-        )];
-        if field.attrs.flatten() {
-            serde_attrs.push(quote!(flatten));
-        } else {
-            serde_attrs.push(quote!(rename = #wire));
-        }
-        if let Some(path) = field.attrs.serialize_with() {
-            // The field keeps its type; the original function writes the set value.
-            let helper = format_ident!("__apply_serialize_{}", unraw(name));
-            let helper_str = format!("{apply}::{helper}");
-            serde_attrs.push(quote!(serialize_with = #helper_str));
-            helpers.push(quote! {
-                #[doc(hidden)]
-                pub fn #helper<__S: #p::serde::Serializer>(
-                    __v: &#ty,
-                    __s: __S,
-                ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                    match __v {
-                        ::core::option::Option::Some(__v) => #path(__v, __s),
-                        ::core::option::Option::None => __s.serialize_none(),
-                    }
-                }
-            });
-        }
-        let fallback_doc = format!("`{wire}`.");
         let has_doc = field
             .original
             .attrs
             .iter()
             .any(|a| a.path().is_ident("doc"));
+        let fallback_doc = format!("`{wire}`.");
         let fallback_doc = (!has_doc).then(|| quote!(#[doc = #fallback_doc]));
+        // Only a struct with a `#[serde(flatten)]` field derives `Serialize` (flattening
+        // needs serde's internals); the others get the small impl below.
+        let serde_attr = flattens.then(|| {
+            let mut a = vec![quote!(
+                skip_serializing_if = "::core::option::Option::is_none"
+            )];
+            a.push(if field.attrs.flatten() {
+                quote!(flatten)
+            } else {
+                quote!(rename = #wire)
+            });
+            if let Some(path) = field.attrs.serialize_with() {
+                let path = quote!(#path).to_string().replace(' ', "");
+                a.push(quote!(serialize_with = #path));
+            }
+            quote!(#[serde(#(#a),*)])
+        });
         defs.push(quote! {
             #(#docs)*
             #fallback_doc
-            #[serde(#(#serde_attrs),*)]
-            #fvis #name: #ty,
+            #serde_attr
+            #fvis #name: ::core::option::Option<#inner>,
         });
+        entries.push(entry(rt, name, &wire, field, &inner));
         let with = format_ident!("with_{}", unraw(name));
         let set_doc = format!("Sets `{wire}`.");
         builders.push(quote! {
             #[doc = #set_doc]
             #[must_use]
-            pub fn #with(mut self, value: impl ::core::convert::Into<#inner>) -> Self {
+            pub fn #with(mut self, value: #param) -> Self {
                 self.#name = ::core::option::Option::Some(value.into());
                 self
             }
@@ -116,10 +111,35 @@ fn struct_items(cx: &Ctxt, rt: &Rt, input: &DeriveInput, parsed: &Input) -> Toke
     let doc = format!(
         "Apply configuration of [`{ident}`] (server-side apply): every field optional, only the fields set are serialized."
     );
+    let (derive, ser_impl) = if flattens {
+        let serde_path = format!("{}::__private::serde", rtp.to_string().replace(' ', ""));
+        (
+            quote!(#[derive(::core::default::Default, #p::serde::Serialize)] #[serde(crate = #serde_path)]),
+            TokenStream::new(),
+        )
+    } else {
+        let set = entries.iter().map(|(set, _)| set);
+        let writes = entries.iter().map(|(_, write)| write);
+        (
+            quote!(#[derive(::core::default::Default)]),
+            quote! {
+                #[automatically_derived]
+                impl #p::serde::Serialize for #apply {
+                    fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                        use #p::serde::ser::SerializeMap as _;
+                        let __len = 0 #(+ usize::from(#set))*;
+                        let mut __m = __s.serialize_map(::core::option::Option::Some(__len))?;
+                        #(#writes)*
+                        __m.end()
+                    }
+                }
+            },
+        )
+    };
     quote! {
         #[doc = #doc]
-        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default, #p::serde::Serialize)]
-        #[serde(crate = #serde_path)]
+        // No `Clone`/`Debug`: types applied whole need not implement them.
+        #derive
         #vis struct #apply {
             #(#defs)*
         }
@@ -128,14 +148,47 @@ fn struct_items(cx: &Ctxt, rt: &Rt, input: &DeriveInput, parsed: &Input) -> Toke
         #[allow(clippy::all)]
         impl #apply {
             #(#builders)*
-            #(#helpers)*
         }
+
+        #ser_impl
 
         #[automatically_derived]
         impl #impl_g #rtp::ApplyType for #ident #ty_g #where_c {
             type Apply = #apply;
         }
     }
+}
+
+/// `(is set, write it)` for one field of the hand-written `Serialize` impl; a
+/// `serialize_with` field is written through a wrapper that calls the function.
+fn entry(
+    rt: &Rt,
+    name: &syn::Ident,
+    wire: &str,
+    field: &Field,
+    inner: &TokenStream,
+) -> (TokenStream, TokenStream) {
+    let p = rt.private();
+    let set = quote!(self.#name.is_some());
+    let write = match field.attrs.serialize_with() {
+        Some(path) => quote! {
+            if let ::core::option::Option::Some(__v) = &self.#name {
+                struct __With<'__a>(&'__a #inner);
+                impl #p::serde::Serialize for __With<'_> {
+                    fn serialize<__S: #p::serde::Serializer>(&self, __s: __S) -> ::core::result::Result<__S::Ok, __S::Error> {
+                        #path(self.0, __s)
+                    }
+                }
+                __m.serialize_entry(#wire, &__With(__v))?;
+            }
+        },
+        None => quote! {
+            if let ::core::option::Option::Some(__v) = &self.#name {
+                __m.serialize_entry(#wire, __v)?;
+            }
+        },
+    };
+    (set, write)
 }
 
 /// `impl ApplyType for X { type Apply = Self; }`.
@@ -165,7 +218,22 @@ fn apply_field_type(cx: &Ctxt, rt: &Rt, field: &Field) -> TokenStream {
         let inner = option_inner(ty).unwrap_or(ty);
         return quote!(#inner);
     }
-    quote!(<#ty as #rtp::ApplyType>::Apply)
+    // Spanned at the field: a type without `ApplyType` is reported there, once (the
+    // builder's identical error is deduplicated).
+    quote_spanned!(ty.span()=> <#ty as #rtp::ApplyType>::Apply)
+}
+
+/// The builder's parameter: `impl Into<String>` for strings (so `&str` works), else
+/// the held type itself (so integer literals infer the field's width).
+fn builder_param(ty: &syn::Type, inner: &TokenStream) -> TokenStream {
+    let base = option_inner(ty).unwrap_or(ty);
+    let is_string = matches!(base, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("String"))
+        || matches!(base, syn::Type::Path(p) if p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>() == ["std", "string", "String"]);
+    if is_string {
+        quote!(impl ::core::convert::Into<::std::string::String>)
+    } else {
+        inner.clone()
+    }
 }
 
 /// `T` of a type written `Option<T>`.
@@ -251,7 +319,7 @@ pub fn root_apply(rt: &Rt, r: &Root) -> TokenStream {
     );
     quote! {
         #[doc = #doc]
-        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default)]
+        #[derive(::core::default::Default)]
         #vis struct #apply {
             /// `metadata`: name (and namespace) identify the object.
             pub metadata: #rtp::ObjectMetaApply,
