@@ -95,6 +95,15 @@ fn only_the_identity_when_nothing_is_set() {
         })
     );
     assert_eq!(CronTab::API_VERSION, "stable.example.com/v1");
+    // `Debug` prints what is sent (kube's `Api::patch` needs `Debug`).
+    assert_eq!(
+        format!("{a:?}"),
+        r#"{"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"daily","namespace":"jobs"}}"#
+    );
+    assert_eq!(
+        format!("{:?}", InnerApply::default().with_depth(1)),
+        r#"{"depth":1}"#
+    );
 }
 
 #[test]

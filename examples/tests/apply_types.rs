@@ -65,7 +65,9 @@ async fn two_managers_own_disjoint_fields_release_and_conflict() {
     );
     assert_eq!(
         fields_of(&both, "mgr-a"),
-        Some(json!({"f:metadata": {"f:labels": {"f:team": {}}}, "f:spec": {"f:cronSpec": {}}}))
+        Some(
+            json!({"f:metadata": {"f:labels": {".": {}, "f:team": {}}}, "f:spec": {"f:cronSpec": {}}})
+        )
     );
     assert_eq!(
         fields_of(&both, "mgr-b"),
@@ -96,11 +98,11 @@ async fn two_managers_own_disjoint_fields_release_and_conflict() {
     assert_eq!(released.spec.replicas, 3, "a co-owned field stays");
     assert_eq!(
         fields_of(&released, "mgr-b"),
-        Some(json!({"f:metadata": {"f:labels": {"f:tier": {}}}}))
+        Some(json!({"f:metadata": {"f:labels": {".": {}, "f:tier": {}}}}))
     );
     assert_eq!(
         fields_of(&released, "mgr-a"),
-        Some(json!({"f:metadata": {"f:labels": {"f:team": {}}},
+        Some(json!({"f:metadata": {"f:labels": {".": {}, "f:team": {}}},
                     "f:spec": {"f:cronSpec": {}, "f:replicas": {}}}))
     );
 
@@ -130,7 +132,9 @@ async fn two_managers_own_disjoint_fields_release_and_conflict() {
     assert_eq!(forced.spec.cron_spec, "0 * * * *");
     assert_eq!(
         fields_of(&forced, "mgr-a"),
-        Some(json!({"f:metadata": {"f:labels": {"f:team": {}}}, "f:spec": {"f:replicas": {}}}))
+        Some(
+            json!({"f:metadata": {"f:labels": {".": {}, "f:team": {}}}, "f:spec": {"f:replicas": {}}})
+        )
     );
     assert_eq!(
         fields_of(&forced, "mgr-b"),

@@ -138,7 +138,7 @@ fn struct_items(cx: &Ctxt, rt: &Rt, input: &DeriveInput, parsed: &Input) -> Toke
     };
     quote! {
         #[doc = #doc]
-        // No `Clone`/`Debug`: types applied whole need not implement them.
+        // No `Clone`, and `Debug` prints the JSON: types applied whole need neither.
         #derive
         #vis struct #apply {
             #(#defs)*
@@ -148,6 +148,13 @@ fn struct_items(cx: &Ctxt, rt: &Rt, input: &DeriveInput, parsed: &Input) -> Toke
         #[allow(clippy::all)]
         impl #apply {
             #(#builders)*
+        }
+
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #apply {
+            fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #p::debug_as_json(self, __f)
+            }
         }
 
         #ser_impl
@@ -368,6 +375,13 @@ pub fn root_apply(rt: &Rt, r: &Root) -> TokenStream {
                 self
             }
             #with_status
+        }
+
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #apply {
+            fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #p::debug_as_json(self, __f)
+            }
         }
 
         impl #root {

@@ -138,3 +138,13 @@ impl ObjectMetaApply {
         }
     }
 }
+
+/// `Debug` of apply configurations: the JSON they send (what a field manager claims),
+/// with no `Debug` bound on the types they hold whole.
+#[doc(hidden)]
+pub fn debug_as_json<T: Serialize>(value: &T, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    match serde_json::to_string(value) {
+        Ok(json) => f.write_str(&json),
+        Err(e) => write!(f, "<not serializable: {e}>"),
+    }
+}
