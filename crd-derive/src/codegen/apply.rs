@@ -136,6 +136,21 @@ fn struct_items(cx: &Ctxt, rt: &Rt, input: &DeriveInput, parsed: &Input) -> Toke
             },
         )
     };
+    let impls = super::wrap(quote! {
+        #[automatically_derived]
+        impl ::core::fmt::Debug for #apply {
+            fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                #p::debug_as_json(self, __f)
+            }
+        }
+
+        #ser_impl
+
+        #[automatically_derived]
+        impl #impl_g #rtp::ApplyType for #ident #ty_g #where_c {
+            type Apply = #apply;
+        }
+    });
     quote! {
         #[doc = #doc]
         // No `Clone`, and `Debug` prints the JSON: types applied whole need neither.
@@ -150,19 +165,7 @@ fn struct_items(cx: &Ctxt, rt: &Rt, input: &DeriveInput, parsed: &Input) -> Toke
             #(#builders)*
         }
 
-        #[automatically_derived]
-        impl ::core::fmt::Debug for #apply {
-            fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                #p::debug_as_json(self, __f)
-            }
-        }
-
-        #ser_impl
-
-        #[automatically_derived]
-        impl #impl_g #rtp::ApplyType for #ident #ty_g #where_c {
-            type Apply = #apply;
-        }
+        #impls
     }
 }
 
@@ -335,6 +338,7 @@ pub fn root_apply(rt: &Rt, r: &Root) -> TokenStream {
             #status_field
         }
 
+        #[allow(clippy::all)]
         impl #apply {
             /// An apply configuration of the object named `name`.
             pub fn new(name: &str) -> Self {
@@ -377,13 +381,6 @@ pub fn root_apply(rt: &Rt, r: &Root) -> TokenStream {
             #with_status
         }
 
-        #[automatically_derived]
-        impl ::core::fmt::Debug for #apply {
-            fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                #p::debug_as_json(self, __f)
-            }
-        }
-
         impl #root {
             /// An apply configuration of the object named `name` (server-side apply).
             pub fn apply(name: &str) -> #apply {
@@ -395,6 +392,13 @@ pub fn root_apply(rt: &Rt, r: &Root) -> TokenStream {
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
             use #p::serde::ser::SerializeMap as _;
+
+            #[automatically_derived]
+            impl ::core::fmt::Debug for #apply {
+                fn fmt(&self, __f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    #p::debug_as_json(self, __f)
+                }
+            }
 
             #[automatically_derived]
             impl #p::serde::Serialize for #apply {
