@@ -7,17 +7,24 @@
 # Usage: benches/compile-time/apply-cost.sh [BASE] [RUNS]   (default: 9aed419, 5)
 # BASE's tree is exported with `git archive` to a throw-away directory; both target
 # directories are throw-away too, all deleted at the end. `--offline` rather than
-# `--locked`: the lock file may lag the path crates' dependencies (cargo fills it in).
+# `--locked`: the committed lock file lags the path crates' dependencies and the cel
+# patch (cargo fills it in, in the throw-away copies).
 set -euo pipefail
 cd "$(dirname "$0")"
 base="${1:-9aed419}"
 runs="${2:-5}"
-head_dir="$(pwd)"
 tmp="$(mktemp -d /tmp/crd-apply-cost.XXXXXX)"
 trap 'echo "load average at exit: $(cut -d" " -f1-3 /proc/loadavg)"; rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/base"
-git -C ../.. archive "$base" | tar -x -C "$tmp/base"
+# Both trees exported (HEAD: the committed state). The benchmark workspace gets the
+# repository's `[patch.crates-io]` (the vendored cel), which crd-runtime builds against.
+for t in base head; do
+  rev="$base"; [ "$t" = head ] && rev=HEAD
+  mkdir -p "$tmp/$t"
+  git -C ../.. archive "$rev" | tar -x -C "$tmp/$t"
+  printf '\n[patch.crates-io]\ncel = { path = "%s" }\n' "$tmp/$t/vendor/cel" >> "$tmp/$t/benches/compile-time/Cargo.toml"
+done
 base_dir="$tmp/base/benches/compile-time"
+head_dir="$tmp/head/benches/compile-time"
 out="${RESULTS:-results}"
 mkdir -p "$out"
 
@@ -25,7 +32,7 @@ echo "machine: nproc=$(nproc), $(lscpu | sed -n 's/^Model name: *//p'), rustc $(
 echo "base: $(git -C ../.. rev-parse --short "$base"), head: $(git -C ../.. rev-parse --short HEAD)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 (cd "$base_dir" && CARGO_TARGET_DIR="$tmp/t-base" cargo build -q --offline -p bench-crd-derive)
-CARGO_TARGET_DIR="$tmp/t-head" cargo build -q --offline -p bench-crd-derive
+(cd "$head_dir" && CARGO_TARGET_DIR="$tmp/t-head" cargo build -q --offline -p bench-crd-derive)
 hyperfine --warmup 1 --runs "$runs" --export-markdown "$out/apply-cost.md" \
   -n "without apply types ($base)" \
   --prepare "touch $base_dir/types/mod.rs" \
