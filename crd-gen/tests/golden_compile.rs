@@ -154,3 +154,28 @@ fn a_list_spec_holds_its_data() {
     assert_eq!(oddity.spec.0, ["a.example.com", "b.example.com"]);
     assert_eq!(serde_json::to_value(&oddity).unwrap(), value);
 }
+
+/// Generated types carry the derive's apply configurations: only what is set is sent,
+/// under the CRD's property names, with the resource's identity.
+#[test]
+fn generated_types_have_apply_configurations() {
+    use crontab::v1::{CronTab, CronTabSpecApply, CronTabStatusApply};
+    let apply = CronTab::apply("daily")
+        .with_namespace("jobs")
+        .with_spec(CronTabSpecApply::default().with_cron_spec("*/5 * * * *"));
+    assert_eq!(
+        serde_json::to_value(&apply).unwrap(),
+        serde_json::json!({
+            "apiVersion": "stable.example.com/v1",
+            "kind": "CronTab",
+            "metadata": {"name": "daily", "namespace": "jobs"},
+            "spec": {"cronSpec": "*/5 * * * *"}
+        })
+    );
+    let status = CronTab::apply("daily")
+        .with_status(CronTabStatusApply::default().with_label_selector("app=cron"));
+    assert_eq!(
+        serde_json::to_value(&status).unwrap()["status"],
+        serde_json::json!({"labelSelector": "app=cron"})
+    );
+}

@@ -56,6 +56,8 @@ pub mod schemars_support;
 pub mod version;
 
 pub use check::{CheckOptions, assert_valid_crd, validate_crd};
+/// Typed apply configurations of derived types (`CronTabApply`): see docs/apply.md.
+pub use derive_support::{ApplyType, ObjectMetaApply};
 pub use derive_support::{
     CrdSchema, CustomResourceExt, EmbeddedObject, IntOrString, Manifest, ManifestError, MergeError,
     ObjectList, PathError, Scope, merge_versions,

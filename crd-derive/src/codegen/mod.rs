@@ -1,6 +1,7 @@
 //! Code generation: `impl CrdSchema` ([`derive_schema`]) and the root type with
 //! `impl CustomResourceExt` ([`resource::derive_resource`]).
 
+pub mod apply;
 pub mod markers;
 pub mod node;
 pub mod resource;
@@ -138,7 +139,11 @@ pub fn derive_schema(input: &DeriveInput) -> TokenStream {
     crate::check::node(&cx, &node);
     let s = schema::schema(&cx, &rt, &parsed, &node, parsed.doc.as_deref());
     match cx.check() {
-        Ok(()) => wrap(schema_impl(&rt, input, &s)),
+        Ok(()) => {
+            let mut out = wrap(schema_impl(&rt, input, &s));
+            out.extend(apply::apply_items(&rt, input, &parsed));
+            out
+        }
         Err(e) => {
             let mut out = e.to_compile_error();
             out.extend(wrap(fallback_impl(&rt, input)));

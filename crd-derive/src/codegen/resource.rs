@@ -106,6 +106,7 @@ pub fn derive_resource(input: &DeriveInput) -> TokenStream {
     );
     let mut all = wrap(out);
     all.extend(root);
+    all.extend(super::apply::apply_items(&rt, input, &parsed));
     all
 }
 
@@ -309,6 +310,18 @@ fn root_items(
         quote!(ClusterResourceScope)
     };
     let kube_status = a.status.as_ref().map(|t| quote!(, status = #t));
+    let apply_root = super::apply::root_apply(
+        rt,
+        &super::apply::Root {
+            root: &root,
+            spec,
+            status: a.status.as_ref(),
+            vis,
+            api_version: &api_version,
+            kind,
+            namespaced,
+        },
+    );
 
     quote! {
         #[doc = #root_doc]
@@ -341,6 +354,8 @@ fn root_items(
         #vis type #list_ident = #rtp::ObjectList<#root>;
 
         #rtp::__impl_kube! { root = #root, spec = #spec, scope = #kube_scope #kube_status }
+
+        #apply_root
 
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]

@@ -57,7 +57,7 @@ impl Lowerer {
         Lowerer {
             opts,
             space: TypeSpace::default(),
-            types: Scope::with_reserved(reserved),
+            types: Scope::for_types(reserved),
             namer: naming::TypeNamer::default(),
             field_names: HashMap::default(),
             shapes: HashMap::default(),

@@ -254,13 +254,25 @@ fn keyword_safe(ident: String) -> String {
 #[derive(Default, Debug, Clone)]
 pub struct Scope {
     taken: BTreeSet<String>,
+    /// Type names: the derive defines `XApply` next to each struct `X` (its apply
+    /// configuration), so `X` and `XApply` exclude each other.
+    apply_pairs: bool,
 }
 
 impl Scope {
+    /// A scope of type names (see [`Scope::apply_pairs`]) where `reserved` are taken.
+    pub fn for_types(reserved: &[&str]) -> Scope {
+        Scope {
+            apply_pairs: true,
+            ..Scope::with_reserved(reserved)
+        }
+    }
+
     /// A scope where `reserved` identifiers are already taken.
     pub fn with_reserved(reserved: &[&str]) -> Scope {
         Scope {
             taken: reserved.iter().map(|s| s.to_string()).collect(),
+            apply_pairs: false,
         }
     }
 
@@ -278,7 +290,7 @@ impl Scope {
             } else {
                 format!("{base}{n}")
             };
-            if self.taken.insert(candidate.clone()) {
+            if self.take(&candidate) {
                 return RustName::new(candidate, json);
             }
         }
@@ -287,7 +299,12 @@ impl Scope {
 
     /// Takes `bare` if it is free (allocating only then).
     fn take(&mut self, bare: &str) -> bool {
-        let free = !self.taken.contains(bare);
+        let free = !self.taken.contains(bare)
+            && !(self.apply_pairs
+                && (self.taken.contains(&format!("{bare}Apply"))
+                    || bare
+                        .strip_suffix("Apply")
+                        .is_some_and(|x| self.taken.contains(x))));
         if free {
             self.taken.insert(bare.to_string());
         }
@@ -435,6 +452,21 @@ mod tests {
                 assert_eq!(namer.type_name(&[a]), type_name(&[a]), "{a:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_type_and_its_apply_configuration_name_exclude_each_other() {
+        let mut types = Scope::for_types(&["CronTab"]);
+        assert_eq!(types.claim_ident("CronTabApply".into()), "CronTabApply2");
+        assert_eq!(types.claim_ident("Sync".into()), "Sync");
+        assert_eq!(types.claim_ident("SyncApply".into()), "SyncApply2");
+        let mut types = Scope::for_types(&[]);
+        assert_eq!(types.claim_ident("HookApply".into()), "HookApply");
+        assert_eq!(types.claim_ident("Hook".into()), "Hook2");
+        // Other scopes (fields, modules) are unaffected.
+        let mut fields = Scope::default();
+        assert_eq!(fields.claim_ident("Sync".into()), "Sync");
+        assert_eq!(fields.claim_ident("SyncApply".into()), "SyncApply");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! Schemas are built directly as [`JSONSchemaProps`] — the model the checker and the
 //! engine read — so there is no second schema model and no JSON-Schema-to-CRD rewrite.
 
+mod apply;
 #[cfg(feature = "chrono")]
 mod chrono_impls;
 mod compat;
@@ -24,6 +25,7 @@ mod rest;
 mod building;
 pub mod private;
 
+pub use apply::{ApplyType, ObjectMetaApply};
 pub use embedded::EmbeddedObject;
 pub use int_or_string::IntOrString;
 pub use list::ObjectList;

@@ -61,6 +61,10 @@ macro_rules! k8s_schema_impls {
             }
         }
         $(impl AcceptsDefault<literal::$kind> for $ty {})*
+        // Applied whole: k8s-openapi types serialize only the fields that are set.
+        impl crate::derive_support::ApplyType for $ty {
+            type Apply = Self;
+        }
     )*};
 }
 
