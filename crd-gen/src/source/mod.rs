@@ -181,4 +181,24 @@ mod tests {
         assert!(parse("git://?path=x").is_err());
         assert!(parse("kube://a/b").is_err());
     }
+
+    #[cfg(not(feature = "kube"))]
+    #[test]
+    fn kube_compiled_out_says_so() {
+        let e = read("kube://x", &Options::default()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "kube://x: crd-gen was built without feature `kube`"
+        );
+    }
+
+    #[cfg(not(feature = "git"))]
+    #[test]
+    fn git_compiled_out_says_so() {
+        let e = read("git://HEAD?path=x", &Options::default()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "git://HEAD?path=x: crd-gen was built without feature `git`"
+        );
+    }
 }
