@@ -49,20 +49,20 @@ pub enum Location<'a> {
 
 /// A source that cannot be read; displayed as `SOURCE: reason` on one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
+pub struct SourceError {
     /// The argument as given (`kube://NAME`, `git://REF?path=PATH`).
     pub source: String,
     /// Why, in one line.
     pub message: String,
 }
 
-impl fmt::Display for Error {
+impl fmt::Display for SourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.source, self.message)
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for SourceError {}
 
 /// Whether `arg` is a `kube://` or `git://` source rather than a path.
 pub fn is_source(arg: &str) -> bool {
@@ -70,8 +70,8 @@ pub fn is_source(arg: &str) -> bool {
 }
 
 /// Parses a `kube://` or `git://` argument; `Ok(None)` when `arg` is neither (a path).
-pub fn parse(arg: &str) -> Result<Option<Location<'_>>, Error> {
-    let error = |message: &str| Error {
+pub fn parse(arg: &str) -> Result<Option<Location<'_>>, SourceError> {
+    let error = |message: &str| SourceError {
         source: arg.to_string(),
         message: message.to_string(),
     };
@@ -101,7 +101,7 @@ pub fn parse(arg: &str) -> Result<Option<Location<'_>>, Error> {
 /// (git; a directory is walked recursively for `*.yaml`, `*.yml` and `*.json` files in
 /// name order, as [`crate::walk::manifests`] walks one on disk). `Ok(None)` when `arg`
 /// is a path. A source whose feature is compiled out is an error saying so.
-pub fn read(arg: &str, options: &Options) -> Result<Option<Vec<Document>>, Error> {
+pub fn read(arg: &str, options: &Options) -> Result<Option<Vec<Document>>, SourceError> {
     let Some(location) = parse(arg)? else {
         return Ok(None);
     };
@@ -109,7 +109,7 @@ pub fn read(arg: &str, options: &Options) -> Result<Option<Vec<Document>>, Error
         Location::Kube(name) => read_kube(name, options),
         Location::Git { rev, path } => read_git(rev, path),
     };
-    message.map(Some).map_err(|message| Error {
+    message.map(Some).map_err(|message| SourceError {
         source: arg.to_string(),
         message,
     })
