@@ -47,6 +47,7 @@ pub mod json_stream;
 pub mod par;
 pub mod policy;
 pub mod roundtrip;
+pub mod source;
 pub mod walk;
 
 pub use error::Error;

@@ -1,5 +1,6 @@
 //! The `crd-gen` command line: a thin layer over crd-gen and crd-runtime.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -17,6 +18,12 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// The kubeconfig context `kube://` sources use (default: its current-context).
+    #[arg(long, global = true, value_name = "NAME")]
+    context: Option<String>,
+    /// The kubeconfig file `kube://` sources use (default: KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE")]
+    kubeconfig: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -42,6 +49,10 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
+    cli::inputs::set_source_options(crd_gen::source::Options {
+        context: cli.context,
+        kubeconfig: cli.kubeconfig,
+    });
     match cli.command {
         None => cli::summary::run(),
         Some(Command::Check(args)) => cli::check::run(args),

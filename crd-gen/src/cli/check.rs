@@ -66,7 +66,15 @@ pub fn run(args: Args) -> ExitCode {
     for path in &args.paths {
         match read_inputs(std::slice::from_ref(path)) {
             Ok(inputs) => jobs.extend(inputs.into_iter().map(Ok)),
-            Err(message) => jobs.push(Err((path.display().to_string(), message))),
+            Err(message) => {
+                // The message names its input already (`FILE: reason`, `kube://NAME: reason`).
+                let path = path.display().to_string();
+                let message = match message.strip_prefix(&format!("{path}: ")) {
+                    Some(reason) => reason.to_string(),
+                    None => message,
+                };
+                jobs.push(Err((path, message)));
+            }
         }
     }
     let reports = crd_gen::par::map(

@@ -1,8 +1,20 @@
-//! Command-line inputs: files, directories (walked recursively) and `-` for stdin.
+//! Command-line inputs: files, directories (walked recursively), `-` for stdin, and
+//! the sources `kube://NAME`, `kube://` and `git://REF?path=PATH` ([`crd_gen::source`]).
 
 use std::borrow::Cow;
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// `--context` and `--kubeconfig`, global flags set once by `main`: every command
+/// reads its inputs through [`read_inputs`] / [`list_sources`] without passing them.
+static SOURCE_OPTIONS: OnceLock<crd_gen::source::Options> = OnceLock::new();
+
+/// Sets how `kube://` sources reach the cluster (called once, before any command runs).
+pub fn set_source_options(options: crd_gen::source::Options) {
+    // A second call would be a bug in main; the first options stay.
+    let _ = SOURCE_OPTIONS.set(options);
+}
 
 /// One input to read: its display name and its bytes.
 pub struct Input {
@@ -29,11 +41,20 @@ pub fn read_inputs(paths: &[PathBuf]) -> Result<Vec<Input>, String> {
 }
 
 /// The inputs `paths` name, not read yet (stdin is read here, once per `-`, in
-/// order; a second `-` reads nothing). Errors name a directory that cannot be walked.
+/// order; a second `-` reads nothing; `kube://` and `git://` sources are fetched
+/// here). Errors name a directory that cannot be walked or a source that cannot be
+/// read (`kube://NAME: reason`).
 pub fn list_sources(paths: &[PathBuf]) -> Result<Vec<Source>, String> {
     let mut sources = Vec::new();
     for path in paths {
-        if path.as_os_str() == "-" {
+        let options = SOURCE_OPTIONS.get_or_init(Default::default);
+        let fetched = match path.to_str() {
+            Some(arg) => crd_gen::source::read(arg, options).map_err(|e| e.to_string())?,
+            None => None,
+        };
+        if let Some(documents) = fetched {
+            sources.extend(documents.into_iter().map(Source::Fetched));
+        } else if path.as_os_str() == "-" {
             let mut bytes = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut bytes)
@@ -55,6 +76,8 @@ pub enum Source {
     Stdin(Vec<u8>),
     /// A file and its size when listed (0 if unknown): larger inputs start first.
     File { path: PathBuf, size: usize },
+    /// A CRD read from a cluster or a file read from a git revision.
+    Fetched(crd_gen::source::Document),
 }
 
 impl Source {
@@ -68,6 +91,7 @@ impl Source {
         match self {
             Source::Stdin(_) => "-".into(),
             Source::File { path, .. } => path.display().to_string(),
+            Source::Fetched(document) => document.name.clone(),
         }
     }
 
@@ -76,6 +100,7 @@ impl Source {
         match self {
             Source::Stdin(bytes) => bytes.len(),
             Source::File { size, .. } => *size,
+            Source::Fetched(document) => document.bytes.len(),
         }
     }
 
@@ -83,6 +108,7 @@ impl Source {
     pub fn read(&self) -> Result<Cow<'_, [u8]>, crd_gen::Error> {
         match self {
             Source::Stdin(bytes) => Ok(Cow::Borrowed(bytes)),
+            Source::Fetched(document) => Ok(Cow::Borrowed(&document.bytes)),
             Source::File { path, .. } => {
                 std::fs::read(path)
                     .map(Cow::Owned)
