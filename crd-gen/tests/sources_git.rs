@@ -8,6 +8,8 @@ use std::process::{Command, Output, Stdio};
 
 mod common;
 
+use common::git::git;
+
 const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 
 fn crontab() -> String {
@@ -50,32 +52,6 @@ fn revision_head() -> Vec<(&'static str, String)> {
     // Dropping a property is breaking for `diff`.
     files[0].1 = edited("              image:\n                type: string\n", "");
     files
-}
-
-fn git(repo: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(repo)
-        .env("HOME", repo.parent().unwrap())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run git ({e}); it must be on PATH"));
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn write_tree(dir: &Path, files: &[(&str, String)]) {

@@ -10,6 +10,8 @@ use crd_server::TestServer;
 
 mod common;
 
+use common::git::git;
+
 const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 
 /// Corpus CRDs created in the cluster (one through `kubectl apply`, whose
@@ -325,4 +327,84 @@ fn bad_sources_are_one_line_each_and_exit_2() {
         );
     }
     let _ = PathBuf::from(&cluster.url);
+}
+
+/// The pull-request workflow of docs/diff.md: the CRDs of a branch (read from git,
+/// here through a clone's `origin/main`) against those of the cluster, as Markdown
+/// and as GitHub annotations pointing at the file inside the repository.
+#[test]
+fn a_git_revision_diffs_against_the_cluster() {
+    let cluster = Cluster::start();
+    let tmp = tempfile::tempdir().unwrap();
+    let origin = tmp.path().join("origin");
+    std::fs::create_dir_all(origin.join("config/crd")).unwrap();
+    // The branch's CronTab: `maximum` lowered to 5 and a field `suspend` added to what
+    // the cluster serves (the fixture).
+    let next = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples/crontab-crd-next.yaml");
+    std::fs::copy(&next, origin.join("config/crd/crontab.yaml")).unwrap();
+    git(&origin, &["init", "-q"]);
+    git(&origin, &["add", "-A"]);
+    git(&origin, &["commit", "-q", "-m", "next"]);
+    git(tmp.path(), &["clone", "-q", "origin", "clone"]);
+    let clone = tmp.path().join("clone");
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(args)
+            .args(["--kubeconfig", &cluster.kubeconfig(), "--context", "live"])
+            .current_dir(&clone)
+            .env("HOME", tmp.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("KUBECONFIG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("crd-gen runs")
+    };
+
+    // git → cluster: the cluster lacks the branch's `suspend` and adds four CRDs.
+    let report = run(&[
+        "diff",
+        "--format",
+        "markdown",
+        "git://main?path=config/crd",
+        "kube://",
+    ]);
+    let markdown = text(&report.stdout);
+    assert_eq!(code(&report), 1, "{markdown}{}", text(&report.stderr));
+    assert!(
+        markdown.starts_with("## crd-gen diff: failed\n"),
+        "{markdown}"
+    );
+    let rows: Vec<&str> = markdown
+        .lines()
+        .filter(|l| l.starts_with("| **ERROR**"))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "| **ERROR** | `crontabs.stable.example.com` | `v1` | `spec.suspend` | `field-removed` | field of type boolean removed |"
+        ],
+        "{markdown}"
+    );
+    for name in CORPUS.iter().map(|f| crd_name(f)) {
+        assert!(
+            markdown.contains(&format!("| `{name}` | `-` | `<crd>` | `crd-added` |")),
+            "{name} added: {markdown}"
+        );
+    }
+
+    // cluster → the branch (a remote-tracking ref): annotations on the repository path.
+    let annotations = run(&[
+        "diff",
+        "--format",
+        "github",
+        &format!("kube://{CRONTAB}"),
+        "git://origin/main?path=config/crd",
+    ]);
+    assert_eq!(code(&annotations), 1, "{}", text(&annotations.stderr));
+    assert_eq!(
+        text(&annotations.stdout),
+        "::error file=config/crd/crontab.yaml,title=maximum-tightened::crontabs.stable.example.com: v1: spec.replicas: maximum-tightened: maximum lowered from 10 to 5\n\
+         ::warning file=config/crd/crontab.yaml,title=field-added::crontabs.stable.example.com: v1: spec.suspend: field-added: field of type boolean added\n\
+         compared 1 CRDs: 1 breaking, 1 compatible, 0 informational\n"
+    );
 }

@@ -92,9 +92,7 @@ impl Report {
                     _ => "warning",
                 };
                 let mut properties = Vec::new();
-                if let Some(file) = self.files.get(&change.crd)
-                    && Path::new(file).is_file()
-                {
+                if let Some(file) = self.files.get(&change.crd).and_then(|f| annotated_file(f)) {
                     properties.push(format!("file={}", escape_property(file)));
                 }
                 properties.push(format!("title={}", escape_property(change.rule.name())));
@@ -287,6 +285,19 @@ pub(crate) fn escape_data(text: &str) -> String {
         .replace('\n', "%0A")
 }
 
+/// The file an annotation points at: a file on disk as given, or the path inside the
+/// repository of a `git://REF?path=PATH` source (GitHub resolves annotations from the
+/// repository root); none for stdin and `kube://`.
+fn annotated_file(source: &str) -> Option<&str> {
+    if let Some(rest) = source.strip_prefix("git://") {
+        return rest
+            .split_once("?path=")
+            .map(|(_, path)| path)
+            .filter(|p| !p.is_empty());
+    }
+    Path::new(source).is_file().then_some(source)
+}
+
 /// A workflow command's property value: as a message, plus `:` and `,`.
 pub(crate) fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
@@ -300,6 +311,18 @@ mod tests {
     fn workflow_commands_encode_what_the_runner_decodes() {
         assert_eq!(escape_data("50% a\r\nb: c, d"), "50%25 a%0D%0Ab: c, d");
         assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+    }
+
+    #[test]
+    fn annotations_point_at_repository_paths() {
+        assert_eq!(
+            annotated_file("git://main?path=config/crd/a.yaml"),
+            Some("config/crd/a.yaml")
+        );
+        assert_eq!(annotated_file("git://main"), None);
+        assert_eq!(annotated_file("kube://crontabs.stable.example.com"), None);
+        assert_eq!(annotated_file("-"), None);
+        assert_eq!(annotated_file("Cargo.toml"), Some("Cargo.toml"));
     }
 
     #[test]

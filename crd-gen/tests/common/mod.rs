@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod cli;
+pub mod git;
 pub mod random_crd;
 
 /// The shared truth directory (`../shared` beside the checkout, or `CRD_TOOLKIT_SHARED`).
