@@ -186,32 +186,6 @@ pub fn rule(
     }
 }
 
-/// How many of a group of fields may be set (controller-gen's `ExactlyOneOf` & co).
-#[derive(Clone, Copy, Debug)]
-pub enum OneOfKind {
-    /// Exactly one.
-    ExactlyOne,
-    /// Zero or one.
-    AtMostOne,
-    /// One or more.
-    AtLeastOne,
-}
-
-/// The CEL rule for a group of mutually exclusive fields.
-pub fn one_of_rule(kind: OneOfKind, fields: &[&str]) -> ValidationRule {
-    let has: Vec<String> = fields.iter().map(|f| format!("has(self.{f})")).collect();
-    let (op, what) = match kind {
-        OneOfKind::ExactlyOne => ("== 1", "exactly one of the fields in [{}] must be set"),
-        OneOfKind::AtMostOne => ("<= 1", "at most one of the fields in [{}] may be set"),
-        OneOfKind::AtLeastOne => (">= 1", "at least one of the fields in [{}] must be set"),
-    };
-    ValidationRule {
-        rule: format!("[{}].filter(x,x==true).size() {op}", has.join(",")),
-        message: Some(what.replace("{}", &fields.join(" "))),
-        ..Default::default()
-    }
-}
-
 /// Appends rules to a node.
 pub fn add_rules(s: &mut JSONSchemaProps, rules: Vec<ValidationRule>) {
     if !rules.is_empty() {
@@ -593,19 +567,6 @@ impl ConversionDef {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn one_of_rules_match_controller_gen() {
-        let r = one_of_rule(OneOfKind::ExactlyOne, &["a", "b"]);
-        assert_eq!(
-            r.rule,
-            "[has(self.a),has(self.b)].filter(x,x==true).size() == 1"
-        );
-        assert_eq!(
-            r.message.as_deref(),
-            Some("exactly one of the fields in [a b] must be set")
-        );
-    }
 
     #[test]
     fn union_requires_only_common_fields() {
