@@ -21,6 +21,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 #[cfg(all(test, feature = "kube"))]
 mod kube_api;
 
+#[cfg(all(test, feature = "kube"))]
+mod apply_server;
+
 /// `../workload-crd.yaml` generated with `Config::k8s_types` (feature `kube`).
 #[cfg(feature = "kube")]
 pub mod k8s_types {
