@@ -97,7 +97,11 @@ pub fn load_loaded<T: Sync>(
     cost: impl Fn(&T) -> usize,
     load: impl Fn(&T) -> Result<Vec<CustomResourceDefinition>, Error> + Sync,
 ) -> Result<Vec<CustomResourceDefinition>, Error> {
-    Ok(first_unreadable_first(par::map(inputs, cost, load))?.concat())
+    // Moved, not cloned (`concat` clones every CRD, and a deep schema with it).
+    Ok(first_unreadable_first(par::map(inputs, cost, load))?
+        .into_iter()
+        .flatten()
+        .collect())
 }
 
 /// Generator configuration (builder: every setter takes and returns `&mut Self`).

@@ -53,7 +53,14 @@ fn main() -> ExitCode {
         context: cli.context,
         kubeconfig: cli.kubeconfig,
     });
-    match cli.command {
+    // Every command may hold, walk and drop a CRD whose schema nests as deep as its
+    // JSON allows (10,000 levels; drops and several walks recurse once per level):
+    // run it on a stack sized for that, whatever stack the main thread has.
+    crd_runtime::depth::with_stack_for(crd_runtime::depth::MAX_DEPTH, || dispatch(cli.command))
+}
+
+fn dispatch(command: Option<Command>) -> ExitCode {
+    match command {
         None => cli::summary::run(),
         Some(Command::Check(args)) => cli::check::run(args),
         Some(Command::Validate(args)) => cli::validate::run(args),

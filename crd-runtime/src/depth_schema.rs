@@ -95,6 +95,12 @@ pub fn crd_schema_depth(crd: &CustomResourceDefinition) -> usize {
     validations_depth(crd.spec.versions.iter().map(|v| v.schema.as_ref()))
 }
 
+/// Drops `schema` on a stack sized for it (a schema's drop recurses once per level).
+pub fn drop_schema(schema: JSONSchemaProps) {
+    let depth = schema_depth(&schema, MAX_SCHEMA_DEPTH);
+    with_schema_stack(depth, move || drop(schema));
+}
+
 /// Drops `crd` on a stack sized for its schemas (a schema's drop recurses once per
 /// level).
 pub fn drop_crd(crd: CustomResourceDefinition) {

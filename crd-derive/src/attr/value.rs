@@ -343,8 +343,55 @@ pub fn ty(cx: &Ctxt, item: &Item) -> Option<syn::Type> {
     }
 }
 
+/// Deepest nesting of `[...]` and `{...}` a JSON attribute value may have. The
+/// parser, the keyword checks and the code generated for the value recurse once per
+/// level, in rustc's process; a deeper value is refused before any of them runs.
+/// (serde_json's own `json!` stops far earlier, at the 128 macro expansions of
+/// rustc's default `recursion_limit`.)
+pub const MAX_JSON_DEPTH: usize = 128;
+
+/// The bracket or brace opening level [`MAX_JSON_DEPTH`]` + 1` of `ts`, found
+/// without recursion.
+fn too_deep(ts: &TokenStream) -> Option<Span> {
+    let mut open: Vec<(proc_macro2::token_stream::IntoIter, usize)> =
+        vec![(ts.clone().into_iter(), 0)];
+    while let Some((tokens, depth)) = open.last_mut() {
+        let depth = *depth;
+        let Some(tok) = tokens.next() else {
+            open.pop();
+            continue;
+        };
+        if let TokenTree::Group(g) = tok {
+            let level = match g.delimiter() {
+                Delimiter::Brace | Delimiter::Bracket => depth + 1,
+                Delimiter::Parenthesis | Delimiter::None => depth,
+            };
+            if level > MAX_JSON_DEPTH {
+                return Some(g.span_open());
+            }
+            open.push((g.stream().into_iter(), level));
+        }
+    }
+    None
+}
+
 /// Parses JSON written as Rust tokens.
 pub fn parse_json(ts: TokenStream) -> syn::Result<Json> {
+    if let Some(span) = too_deep(&ts) {
+        return Err(syn::Error::new(
+            span,
+            format!(
+                "this JSON value nests deeper than {MAX_JSON_DEPTH} levels: crd-derive reads \
+                 attribute values at most {MAX_JSON_DEPTH} levels deep (a crd-derive limit; \
+                 build deeper schemas from nested Rust types)"
+            ),
+        ));
+    }
+    parse_json_checked(ts)
+}
+
+/// [`parse_json`] of tokens whose depth was checked.
+fn parse_json_checked(ts: TokenStream) -> syn::Result<Json> {
     let span = span_of(&ts).unwrap_or_else(Span::call_site);
     let tokens: Vec<TokenTree> = ts.into_iter().collect();
     // `json!(...)` / `serde_json::json!(...)`: unwrap the macro call.
@@ -357,7 +404,7 @@ pub fn parse_json(ts: TokenStream) -> syn::Result<Json> {
         && name == "json"
         && bang.as_char() == '!'
     {
-        return parse_json(g.stream());
+        return parse_json_checked(g.stream());
     }
     let mut pos = 0;
     let v = parse_value(&tokens, &mut pos, span)?;
@@ -400,21 +447,27 @@ fn parse_value(t: &[TokenTree], pos: &mut usize, span: Span) -> syn::Result<Json
                     if bang.as_char() == '!' =>
                 {
                     *pos += 2;
-                    parse_json(g.stream())
+                    parse_json_checked(g.stream())
                 }
                 _ => Err(syn::Error::new(id.span(), "expected `json!(...)`")),
             }
         }
         TokenTree::Ident(id) if id == "true" => Ok(Json::Bool(true)),
         TokenTree::Ident(id) if id == "false" => Ok(Json::Bool(false)),
-        TokenTree::Punct(p) if p.as_char() == '-' => match parse_value(t, pos, p.span())? {
-            Json::Num(Num::Int(i)) => Ok(Json::Num(Num::Int(-i))),
-            Json::Num(Num::Float(f)) => Ok(Json::Num(Num::Float(-f))),
-            _ => Err(syn::Error::new(
-                p.span(),
-                "`-` must be followed by a number",
-            )),
-        },
+        // A sign applies to the number literal right after it (no recursion, so a
+        // run of `-` cannot nest).
+        TokenTree::Punct(p) if p.as_char() == '-' => {
+            let negated = match t.get(*pos) {
+                Some(TokenTree::Literal(lit)) => match parse_literal(lit)? {
+                    Json::Num(Num::Int(i)) => Some(Json::Num(Num::Int(-i))),
+                    Json::Num(Num::Float(f)) => Some(Json::Num(Num::Float(-f))),
+                    _ => None,
+                },
+                _ => None,
+            };
+            *pos += 1;
+            negated.ok_or_else(|| syn::Error::new(p.span(), "`-` must be followed by a number"))
+        }
         TokenTree::Literal(lit) => parse_literal(lit),
         TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
             let inner: Vec<TokenTree> = g.stream().into_iter().collect();
@@ -454,7 +507,7 @@ fn parse_value(t: &[TokenTree], pos: &mut usize, span: Span) -> syn::Result<Json
             }
             Ok(Json::Object(entries))
         }
-        TokenTree::Group(g) if g.delimiter() == Delimiter::None => parse_json(g.stream()),
+        TokenTree::Group(g) if g.delimiter() == Delimiter::None => parse_json_checked(g.stream()),
         other => Err(syn::Error::new(
             other.span(),
             "expected a JSON value: a literal, `null`, `[...]` or `json!({...})`",
@@ -534,5 +587,42 @@ mod tests {
                 Json::Num(Num::Int(2))
             ])
         );
+        assert!(parse_json(quote!(--1)).is_err());
+    }
+
+    /// `levels` nested `{"type": "array", "items": ...}` objects, as tokens.
+    fn nested(levels: usize) -> TokenStream {
+        let text = format!(
+            "json!({}{{\"type\": \"string\"}}{})",
+            r#"{"type": "array", "items": "#.repeat(levels),
+            "}".repeat(levels)
+        );
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn json_at_the_depth_limit_is_read() {
+        let v = parse_json(nested(MAX_JSON_DEPTH - 1)).unwrap();
+        assert_eq!(v.kind(), "object");
+    }
+
+    /// 2,000 and 10,000 levels are refused at the bracket past the limit, before any
+    /// recursive walk, on a thread smaller than rustc's.
+    #[test]
+    fn deeper_json_is_a_compile_error_not_a_crash() {
+        std::thread::Builder::new()
+            .stack_size(512 << 10)
+            .spawn(|| {
+                for levels in [MAX_JSON_DEPTH, 2_000, 10_000] {
+                    let err = parse_json(nested(levels)).unwrap_err().to_string();
+                    assert!(
+                        err.starts_with("this JSON value nests deeper than 128 levels"),
+                        "{err}"
+                    );
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

@@ -4,6 +4,7 @@ mod crd;
 mod either;
 mod preexisting;
 mod schema;
+mod schema_traits;
 mod v1beta1;
 
 pub use crd::*;

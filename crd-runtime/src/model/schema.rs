@@ -13,8 +13,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
+use super::schema_traits::grown;
+
 /// One node of an OpenAPI v3 schema as Kubernetes understands it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// `Clone`, `PartialEq`, `Debug` and `Drop` are written out in `schema_traits`, and
+/// the fields holding child schemas (de)serialize through `grown`: all of them
+/// recurse once per level and must survive the deepest schema a CRD body carries.
+#[derive(Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JSONSchemaProps {
     /// `id` (forbidden in structural schemas).
@@ -115,51 +121,69 @@ pub struct JSONSchemaProps {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
     /// `items`: the schema of array items (or, non-structurally, a tuple).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "grown")]
     pub items: Option<Box<JSONSchemaPropsOrArray>>,
     /// `allOf`.
-    #[serde(rename = "allOf", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "allOf",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "grown"
+    )]
     pub all_of: Option<Vec<JSONSchemaProps>>,
     /// `oneOf`.
-    #[serde(rename = "oneOf", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "oneOf",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "grown"
+    )]
     pub one_of: Option<Vec<JSONSchemaProps>>,
     /// `anyOf`.
-    #[serde(rename = "anyOf", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "anyOf",
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "grown"
+    )]
     pub any_of: Option<Vec<JSONSchemaProps>>,
     /// `not`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "grown")]
     pub not: Option<Box<JSONSchemaProps>>,
     /// `properties`: the specified fields of an object. Boxed: a schema node is about
     /// 1 KB, and loading, checking and generating move nodes in and out of this map
     /// (a large CRD has ten thousand of them); boxed, they move as pointers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "grown")]
     pub properties: Option<BTreeMap<String, Box<JSONSchemaProps>>>,
     /// `additionalProperties`: a schema for map values, or a boolean.
     #[serde(
         rename = "additionalProperties",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        with = "grown"
     )]
     pub additional_properties: Option<Box<JSONSchemaPropsOrBool>>,
     /// `patternProperties` (forbidden in structural schemas).
     #[serde(
         rename = "patternProperties",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        with = "grown"
     )]
     pub pattern_properties: Option<BTreeMap<String, JSONSchemaProps>>,
     /// `dependencies` (forbidden in structural schemas).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "grown")]
     pub dependencies: Option<BTreeMap<String, JSONSchemaPropsOrStringArray>>,
     /// `additionalItems` (forbidden in structural schemas).
     #[serde(
         rename = "additionalItems",
         default,
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        with = "grown"
     )]
     pub additional_items: Option<Box<JSONSchemaPropsOrBool>>,
     /// `definitions` (forbidden in structural schemas).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "grown")]
     pub definitions: Option<BTreeMap<String, JSONSchemaProps>>,
     /// `externalDocs`.
     #[serde(
@@ -398,9 +422,7 @@ impl JSONSchemaProps {
     /// The deepest nesting of schema nodes below and including this one
     /// (properties, items, additionalProperties and the junctors each count one level).
     pub fn depth(&self) -> usize {
-        let mut max = 0;
-        self.for_each_child(&mut |_, child| max = max.max(child.depth()));
-        max + 1
+        crate::depth::schema::schema_depth(self, usize::MAX)
     }
 
     /// Calls `f` for every direct child schema with a short label of how it is reached.
