@@ -8,6 +8,8 @@
 #                                        whichever comes first, in turn (all by default),
 #                                        keeping the corpus; one summary line per target
 #                                        in fuzz/logs/summary.tsv (MAX_RUNS overrides 10M)
+#   fuzz/run.sh deep SECONDS             the codegen target in its deep-schema mode only
+#                                        (chains of up to ~10,000 levels), SECONDS long
 #
 # Any crash, leak of Debug text, hang (>30 s on one input) or memory blow-up (>3 GB)
 # stops with a non-zero exit; the input is in fuzz/artifacts/TARGET/.
@@ -103,8 +105,23 @@ case "$mode" in
                 "$(date -u +%FT%TZ)" "$t" "$seconds" "$runs" "$speed" "$corpus" "$status" | tee -a logs/summary.tsv
         done
         ;;
+    deep)
+        seconds=${2:?usage: fuzz/run.sh deep SECONDS}
+        build_and_seed
+        mkdir -p logs
+        log=logs/codegen-deep.log
+        echo "== codegen, deep mode: ${seconds}s (log $log)"
+        status=0
+        FUZZ_CODEGEN_MODE=deep cargo_fuzz run "${BUILD[@]}" codegen -- "${FLAGS[@]}" \
+            -max_total_time="$seconds" -max_len=64 >"$log" 2>&1 || status=$?
+        runs=$(grep -oE '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
+        speed=$(grep -oE '^stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
+        printf '%s\t%s\t%ss\t%s runs\t%s exec/s\texit %s\n' \
+            "$(date -u +%FT%TZ)" codegen-deep "$seconds" "$runs" "$speed" "$status" | tee -a logs/summary.tsv
+        exit "$status"
+        ;;
     *)
-        echo "usage: fuzz/run.sh smoke [RUNS] | long SECONDS [TARGET...]" >&2
+        echo "usage: fuzz/run.sh smoke [RUNS] | long SECONDS [TARGET...] | deep SECONDS" >&2
         exit 2
         ;;
 esac

@@ -106,10 +106,13 @@ impl Config {
             crd.name() == e.crd()
                 && matches!(self.generate(&[crd]), Err(Error::Generate(g)) if g == e)
         };
-        match inputs
-            .iter()
-            .find(|input| load(input).is_ok_and(|crds| crds.into_iter().any(fails)))
-        {
+        // The inputs' CRDs are loaded and dropped again: on a stack for deep schemas.
+        let failing = crate::deep_safe(|| {
+            inputs
+                .iter()
+                .find(|input| load(input).is_ok_and(|crds| crds.into_iter().any(fails)))
+        });
+        match failing {
             Some(input) => Error::Input {
                 input: name(input),
                 source: e,

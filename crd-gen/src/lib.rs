@@ -70,11 +70,13 @@ pub fn compile_crds(paths: &[impl AsRef<Path>]) -> Result<(), Error> {
 /// Reads every CRD of one manifest (YAML or JSON, multi-document, `List`s, v1 and
 /// v1beta1); other documents are ignored.
 pub fn load_input(name: &str, bytes: &[u8]) -> Result<Vec<CustomResourceDefinition>, Error> {
-    Ok(crd_runtime::load::load_crds_bytes(name, bytes)?
-        .crds
-        .into_iter()
-        .map(|d| d.crd)
-        .collect())
+    deep_safe(|| {
+        Ok(crd_runtime::load::load_crds_bytes(name, bytes)?
+            .crds
+            .into_iter()
+            .map(|d| d.crd)
+            .collect())
+    })
 }
 
 /// Reads many manifests at once (`(name, bytes)` pairs), parsing them in parallel;
@@ -98,10 +100,30 @@ pub fn load_loaded<T: Sync>(
     load: impl Fn(&T) -> Result<Vec<CustomResourceDefinition>, Error> + Sync,
 ) -> Result<Vec<CustomResourceDefinition>, Error> {
     // Moved, not cloned (`concat` clones every CRD, and a deep schema with it).
-    Ok(first_unreadable_first(par::map(inputs, cost, load))?
-        .into_iter()
-        .flatten()
-        .collect())
+    deep_safe(|| {
+        Ok(first_unreadable_first(par::map(inputs, cost, load))?
+            .into_iter()
+            .flatten()
+            .collect())
+    })
+}
+
+/// Runs `f`, which loads, walks and drops CRDs, on a stack big enough for schemas
+/// as deep as a CRD body can carry (its JSON's 10,000 levels): a schema's drop and
+/// several walks recurse once per level, and build scripts and test threads have
+/// small stacks. Reserved, not committed: a shallow schema touches little of it.
+pub(crate) fn deep_safe<R>(f: impl FnOnce() -> R) -> R {
+    crd_runtime::depth::with_stack_for(crd_runtime::depth::MAX_DEPTH, f)
+}
+
+/// Runs `f`, which walks `crds`, on a stack sized for their deepest schema.
+fn sized_for<R>(crds: &[CustomResourceDefinition], f: impl FnOnce() -> R) -> R {
+    let depth = crds
+        .iter()
+        .map(crd_runtime::depth::schema::crd_schema_depth)
+        .max()
+        .unwrap_or(0);
+    crd_runtime::depth::schema::with_schema_stack(depth, f)
 }
 
 /// Generator configuration (builder: every setter takes and returns `&mut Self`).
@@ -246,7 +268,7 @@ impl Config {
 
     /// Generates the modules for `crds`.
     pub fn generate(&self, crds: &[CustomResourceDefinition]) -> Result<Vec<GeneratedCrd>, Error> {
-        Ok(codegen::generate(crds, &self.opts)?)
+        sized_for(crds, || Ok(codegen::generate(crds, &self.opts)?))
     }
 
     /// Generates and formats one module file per CRD, on every core (the fast path
@@ -255,7 +277,7 @@ impl Config {
         &self,
         crds: &[CustomResourceDefinition],
     ) -> Result<Vec<GeneratedFile>, Error> {
-        Ok(codegen::generate_files(crds, &self.opts)?)
+        sized_for(crds, || Ok(codegen::generate_files(crds, &self.opts)?))
     }
 
     /// Reads the manifests `inputs` (`(name, bytes)` pairs) and generates and formats
@@ -282,6 +304,16 @@ impl Config {
     /// first input that cannot be read ([`Error::Io`]), else the first that does not
     /// load, else the first generation error.
     pub fn generate_loaded<T: Sync>(
+        &self,
+        inputs: &[T],
+        cost: impl Fn(&T) -> usize,
+        load: impl Fn(&T) -> Result<Vec<CustomResourceDefinition>, Error> + Sync,
+    ) -> Result<Vec<GeneratedFile>, Error> {
+        deep_safe(|| self.generate_loaded_here(inputs, cost, load))
+    }
+
+    /// [`Config::generate_loaded`] on the caller's stack.
+    fn generate_loaded_here<T: Sync>(
         &self,
         inputs: &[T],
         cost: impl Fn(&T) -> usize,
@@ -333,11 +365,13 @@ impl Config {
         load: impl Fn(&T) -> Result<Vec<CustomResourceDefinition>, Error> + Sync,
         dir: &Path,
     ) -> Result<(usize, usize), Error> {
-        if self.flat {
-            return self.write_crds(&load_loaded(inputs, cost, load)?, dir);
-        }
-        let files = self.generate_loaded(inputs, cost, load)?;
-        Ok((files.len(), write_modules_and_index(dir, &files)?))
+        deep_safe(|| {
+            if self.flat {
+                return self.write_crds(&load_loaded(inputs, cost, load)?, dir);
+            }
+            let files = self.generate_loaded_here(inputs, cost, load)?;
+            Ok((files.len(), write_modules_and_index(dir, &files)?))
+        })
     }
 
     /// Generates `crds` and writes them into `dir` like [`Config::write_modules`]
@@ -348,12 +382,14 @@ impl Config {
         crds: &[CustomResourceDefinition],
         dir: &Path,
     ) -> Result<(usize, usize), Error> {
-        if self.flat {
-            let generated = self.generate(crds)?;
-            return Ok((generated.len(), self.write_modules(&generated, dir)?));
-        }
-        let files = self.generate_files(crds)?;
-        Ok((files.len(), write_modules_and_index(dir, &files)?))
+        sized_for(crds, || {
+            if self.flat {
+                let generated = self.generate(crds)?;
+                return Ok((generated.len(), self.write_modules(&generated, dir)?));
+            }
+            let files = self.generate_files(crds)?;
+            Ok((files.len(), write_modules_and_index(dir, &files)?))
+        })
     }
 
     /// All generated modules as one formatted file (`--stdout`).
@@ -364,15 +400,22 @@ impl Config {
     /// [`Config::generate`] then [`Config::single_file`] in one step; with the
     /// nested layout the CRDs are generated and formatted on every core (same text).
     pub fn generate_single_file(&self, crds: &[CustomResourceDefinition]) -> Result<String, Error> {
-        if self.flat {
-            return self.single_file(&self.generate(crds)?);
-        }
-        Ok(codegen::single_file_nested(crds, &self.opts)?)
+        sized_for(crds, || {
+            if self.flat {
+                return self.single_file(&self.generate(crds)?);
+            }
+            Ok(codegen::single_file_nested(crds, &self.opts)?)
+        })
     }
 
     /// Reads `paths`, generates, and writes the modules plus the include file into
     /// the output directory. Files are rewritten only when their content changed.
     pub fn compile(&self, paths: &[impl AsRef<Path>]) -> Result<(), Error> {
+        deep_safe(|| self.compile_here(paths))
+    }
+
+    /// [`Config::compile`] on the caller's stack.
+    fn compile_here(&self, paths: &[impl AsRef<Path>]) -> Result<(), Error> {
         let files = collect_files(paths)?;
         if self.emit_rerun {
             for p in paths {

@@ -317,6 +317,100 @@ fn huge_and_deep_schemas() {
     assert_eq!(runs[2].code, 0);
 }
 
+/// A CRD (JSON, which may nest 10,000 levels where YAML stops at 128) whose `spec`
+/// nests `levels` schemas through `properties` (two JSON levels each) or `items`
+/// (one each).
+fn deep_json_crd(levels: usize, through_items: bool) -> String {
+    let (open, close) = if through_items {
+        (r#"{"type":"array","items":"#, "}")
+    } else {
+        (r#"{"type":"object","properties":{"n":"#, "}}")
+    };
+    let spec = format!(
+        "{}{{\"type\":\"string\"}}{}",
+        open.repeat(levels),
+        close.repeat(levels)
+    );
+    format!(
+        r#"{{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{{"name":"deeps.example.com"}},"spec":{{"group":"example.com","names":{{"plural":"deeps","singular":"deep","kind":"Deep","listKind":"DeepList"}},"scope":"Namespaced","versions":[{{"name":"v1","served":true,"storage":true,"schema":{{"openAPIV3Schema":{{"type":"object","properties":{{"spec":{spec}}}}}}}}}]}}}}"#
+    )
+}
+
+/// Schemas as deep as a CRD body carries them through every command that reads
+/// CRDs: `check`, `validate` and `diff` accept them, `generate` and `roundtrip`
+/// answer their one-line limit, and one level of JSON too many is the server's
+/// decode error everywhere. Each run has a 1 MiB main stack ([`MAIN_STACK`]):
+/// `generate` and `roundtrip` once aborted with a stack overflow here (issue 49).
+#[test]
+fn deep_schemas_through_every_command() {
+    let bench = Bench::new("deep-schemas");
+    let too_deep_to_generate = "spec.versions[0].schema.openAPIV3Schema: nests deeper than 256 \
+                                levels: crd-gen generate writes types for at most 256";
+    let cases = [
+        ("props-2000.json", deep_json_crd(2_000, false)),
+        ("props-4990.json", deep_json_crd(4_990, false)),
+        ("items-2000.json", deep_json_crd(2_000, true)),
+        ("items-9990.json", deep_json_crd(9_990, true)),
+    ];
+    for (name, text) in cases {
+        let file = bench.write(name, text);
+        let runs = assert_crd(&bench, &file, 0, 1, "checked 1 CRDs: 0 invalid");
+        assert!(
+            runs[1].stderr.contains(too_deep_to_generate),
+            "{name}: {}",
+            head(&runs[1].stderr)
+        );
+        assert_eq!(runs[2].code, 1, "{name}: {}", head(&runs[2].all()));
+        let roundtrip = bench.run(Door::Roundtrip, &file);
+        assert_eq!(roundtrip.code, 2, "{name}: {}", head(&roundtrip.all()));
+        assert!(
+            roundtrip.stderr.contains(too_deep_to_generate),
+            "{name}: {}",
+            head(&roundtrip.stderr)
+        );
+        let diff = bench.run(Door::Diff, &file);
+        assert_eq!(diff.code, 0, "{name}: {}", head(&diff.all()));
+        assert!(
+            diff.stdout
+                .contains("compared 1 CRDs: 0 breaking, 0 compatible, 0 informational"),
+            "{name}: {}",
+            head(&diff.all())
+        );
+    }
+    // A change at the bottom of the deepest schema is found and reported.
+    let old = bench.write("old.json", deep_json_crd(9_990, true));
+    let new = bench.write(
+        "new.json",
+        deep_json_crd(9_990, true).replace(r#"{"type":"string"}"#, r#"{"type":"integer"}"#),
+    );
+    let args = ["diff", old.to_str().unwrap(), new.to_str().unwrap()];
+    let diff = spawn_bounded(bench.dir.path(), Door::Diff, &args);
+    assert_eq!(diff.code, 1, "{}", head(&diff.all()));
+    assert!(
+        diff.stdout
+            .contains("type-changed: type changed from string to integer [breaking]"),
+        "{}",
+        head(&diff.all())
+    );
+    // 10,000 `properties` levels are 20,000 JSON levels: refused where reading stops,
+    // by every command.
+    let file = bench.write("props-10000.json", deep_json_crd(10_000, false));
+    assert_unreadable(
+        &bench,
+        &file,
+        "1:175257: invalid character '{' exceeded max depth",
+    );
+    for door in [Door::Roundtrip, Door::Diff] {
+        let run = bench.run(door, &file);
+        assert_eq!(run.code, 2, "{door:?}: {}", head(&run.all()));
+        assert!(
+            run.stderr.contains("exceeded max depth"),
+            "{door:?}: {}",
+            head(&run.stderr)
+        );
+    }
+}
+
 #[test]
 fn catastrophic_and_unsupported_regular_expressions() {
     let bench = Bench::new("regex");

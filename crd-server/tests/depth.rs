@@ -167,6 +167,105 @@ fn schemas_nest_as_deep_as_a_crd_body_carries_them() {
         "{}",
         &err[err.len().saturating_sub(300)..]
     );
+    // Everything that reads the stored CRD again copes with its depth: a patch, the
+    // list, and the deletion, which waits for the cleanup controller to delete the
+    // objects and release its finalizer (it once could not decode the CRD and never
+    // did, issue 49).
+    kubectl_ok(
+        &url,
+        &["label", "crd", "deeps.data.example.com", "tier=deep"],
+    );
+    let listed = kubectl_ok(&url, &["get", "crds", "-l", "tier=deep", "-o", "name"]);
+    assert_eq!(
+        listed.trim(),
+        "customresourcedefinition.apiextensions.k8s.io/deeps.data.example.com"
+    );
+    kubectl_ok(
+        &url,
+        &["delete", "crd", "deeps.data.example.com", "--timeout=60s"],
+    );
+    let left = kubectl_ok(&url, &["get", "crds", "-o", "name"]);
+    assert!(!left.contains("deeps.data.example.com"), "{left}");
+    drop(server);
+    runtime.shutdown_background();
+}
+
+/// A CRD `items.data.example.com` whose `spec` is `levels` arrays of arrays.
+fn items_crd(levels: usize) -> String {
+    format!(
+        "{{\"apiVersion\":\"apiextensions.k8s.io/v1\",\"kind\":\"CustomResourceDefinition\",\
+         \"metadata\":{{\"name\":\"items.data.example.com\"}},\"spec\":{{\"group\":\"data.example.com\",\
+         \"scope\":\"Namespaced\",\"names\":{{\"plural\":\"items\",\"singular\":\"item\",\
+         \"kind\":\"Item\",\"listKind\":\"ItemList\"}},\"versions\":[{{\"name\":\"v1\",\"served\":true,\
+         \"storage\":true,\"schema\":{{\"openAPIV3Schema\":{{\"type\":\"object\",\"properties\":{{\
+         \"spec\":{}{{\"type\":\"string\"}}{}}}}}}}}}]}}}}",
+        "{\"type\":\"array\",\"items\":".repeat(levels),
+        "}".repeat(levels)
+    )
+}
+
+#[test]
+fn the_deepest_schema_a_crd_body_carries_is_served_read_and_deleted() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_stack_size(crd_runtime::depth::stack_bytes(MAX_DEPTH))
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime
+        .block_on(crd_server::TestServer::builder().start())
+        .expect("server");
+    let url = server.url();
+    let dir = tempfile::tempdir().unwrap();
+    // 9,990 `items` levels: one JSON level each, the deepest schema a body holds.
+    let crd = items_crd(9_990);
+    assert!(crd_runtime::depth::json_text_depth(crd.as_bytes()).unwrap() <= MAX_DEPTH);
+    kubectl_ok(
+        &url,
+        &["create", "-f", &write(dir.path(), "crd.json", &crd)],
+    );
+    kubectl_ok(
+        &url,
+        &[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            "crd/items.data.example.com",
+        ],
+    );
+    // Read back as stored, byte for byte the schema that was sent.
+    let out = std::process::Command::new("curl")
+        .args(["-sS", "--fail"])
+        .arg(format!(
+            "{url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/items.data.example.com"
+        ))
+        .output()
+        .expect("curl runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = from_json_slice(&out.stdout).expect("the server's JSON");
+    let sent: Value = from_json_slice(crd.as_bytes()).unwrap();
+    // Compared on a stack sized for the depth (Value's `==` recurses).
+    let same = crd_runtime::depth::with_stack_for(MAX_DEPTH, || {
+        got["spec"]["versions"][0]["schema"] == sent["spec"]["versions"][0]["schema"]
+    });
+    assert!(same);
+    drop_value(got);
+    drop_value(sent);
+    let bad = "{\"apiVersion\":\"data.example.com/v1\",\"kind\":\"Item\",\
+               \"metadata\":{\"name\":\"x\",\"namespace\":\"default\"},\"spec\":{}}";
+    let err = kubectl_err(&url, &["create", "-f", &write(dir.path(), "x.json", bad)]);
+    assert!(
+        err.contains("spec: Invalid value: \"object\": spec in body must be of type array"),
+        "{err}"
+    );
+    kubectl_ok(
+        &url,
+        &["delete", "crd", "items.data.example.com", "--timeout=60s"],
+    );
     drop(server);
     runtime.shutdown_background();
 }

@@ -66,7 +66,12 @@ pub fn run(args: RoundtripArgs) -> ExitCode {
     let results = match roundtrip::roundtrip_with(&sources, &scratch, &config) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            // A CRD that cannot be generated is named with its file, as `generate` does.
+            let load = |s: &Source| Ok(vec![s.crd.clone()]);
+            let e = config.naming_input(e, &sources, |s| s.file.clone(), load);
+            for line in e.to_string().lines() {
+                eprintln!("error: {line}");
+            }
             return ExitCode::from(2);
         }
     };

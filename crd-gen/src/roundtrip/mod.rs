@@ -74,6 +74,15 @@ pub fn roundtrip_with(
     scratch: &scratch::Scratch,
     config: &Config,
 ) -> Result<Vec<(String, Outcome)>, Error> {
+    // The CRDs are copied and dropped here: on a stack for the deepest schemas.
+    crate::deep_safe(|| roundtrip_here(sources, scratch, config))
+}
+
+fn roundtrip_here(
+    sources: &[Source],
+    scratch: &scratch::Scratch,
+    config: &Config,
+) -> Result<Vec<(String, Outcome)>, Error> {
     let crds: Vec<CustomResourceDefinition> = sources.iter().map(|s| s.crd.clone()).collect();
     let generated = config.generate(&crds)?;
     let k8s_version = config.options().k8s_types.map(|t| t.version().to_string());

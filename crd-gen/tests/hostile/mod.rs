@@ -3,6 +3,7 @@
 //! keep (exit 0-2, one-line errors naming the file, no Debug text).
 
 use std::fs::File;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,13 +14,16 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_crd-gen");
 pub const TIME_LIMIT: Duration = Duration::from_secs(30);
 pub const MEMORY_LIMIT_MB: i64 = 1536;
 
-/// The four ways a file enters the CLI.
+/// The ways a file enters the CLI: the four [`DOORS`] every case goes through, and
+/// the commands that also read CRDs (run for the cases about CRDs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Door {
     Check,
     Generate,
     ValidateAsCrd,
     ValidateAsObjects,
+    Roundtrip,
+    Diff,
 }
 
 pub const DOORS: [Door; 4] = [
@@ -99,6 +103,9 @@ impl Bench {
             Door::Generate => vec!["generate", file],
             Door::ValidateAsCrd => vec!["validate", "--crd", file, plain_object],
             Door::ValidateAsObjects => vec!["validate", "--crd", plain_crd, file],
+            Door::Roundtrip => vec!["roundtrip", file],
+            // The file against itself: every CRD is read twice and compared.
+            Door::Diff => vec!["diff", file, file],
         };
         let run = spawn_bounded(self.dir.path(), door, &args);
         check_universal_rules(&run, file);
@@ -111,6 +118,11 @@ impl Bench {
     }
 }
 
+/// Main-thread stack of every run: an eighth of the usual 8 MiB, so that recursion
+/// on the main thread fails here in debug builds as it would with release builds'
+/// different frames on a bigger stack (issue 49 overflowed only in release).
+pub const MAIN_STACK: libc::rlim_t = 1 << 20;
+
 /// Runs the CLI with output in files (no pipe can fill up), polling `wait4` until it
 /// exits or [`TIME_LIMIT`] passes (then it is killed and the test fails).
 pub fn spawn_bounded(dir: &Path, door: Door, args: &[&str]) -> Run {
@@ -119,13 +131,31 @@ pub fn spawn_bounded(dir: &Path, door: Door, args: &[&str]) -> Run {
     let start = Instant::now();
     // Reaped below by `wait4`, which also gives the peak memory `Child::wait` cannot.
     #[allow(clippy::zombie_processes)]
-    let child = Command::new(BIN)
+    let mut command = Command::new(BIN);
+    command
         .args(args)
         .stdin(Stdio::null())
         .stdout(File::create(&out_path).unwrap())
-        .stderr(File::create(&err_path).unwrap())
-        .spawn()
-        .unwrap();
+        .stderr(File::create(&err_path).unwrap());
+    // SAFETY: rlimit is plain data; getrlimit fills it.
+    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to our own rlimit.
+    assert_eq!(
+        unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) },
+        0
+    );
+    limit.rlim_cur = limit.rlim_cur.min(MAIN_STACK);
+    // SAFETY: between fork and exec only setrlimit runs, which is async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::setrlimit(libc::RLIMIT_STACK, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let child = command.spawn().unwrap();
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: rusage is plain data; wait4 fills it for our own child.

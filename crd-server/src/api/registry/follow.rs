@@ -95,7 +95,7 @@ fn terminating(value: &[u8]) -> bool {
         #[serde(default)]
         phase: Option<String>,
     }
-    serde_json::from_slice::<Namespace>(value)
+    crd_runtime::depth::from_json_slice::<Namespace>(value)
         .ok()
         .and_then(|n| n.status?.phase)
         .is_some_and(|p| p == "Terminating")

@@ -63,7 +63,7 @@ pub trait Sink: Send + Sync + 'static {
 }
 
 fn parse(value: &[u8]) -> Option<Value> {
-    serde_json::from_slice(value).ok()
+    crd_runtime::depth::from_json_slice(value).ok()
 }
 
 /// Lists `kind` once into `sink` (the server waits for this at start).
