@@ -51,6 +51,7 @@ pub mod kube_support;
 pub mod load;
 pub mod meta;
 pub mod model;
+pub mod rbac;
 #[cfg(feature = "schemars")]
 pub mod schemars_support;
 pub mod version;
