@@ -25,6 +25,8 @@
 //!   JSON lines, each bad line costing only itself.
 //! - [`policy::PolicySet`]: admission policies, bindings and parameters from files,
 //!   evaluated on objects as the API server would (`crd-gen validate --policy`).
+//! - [`rbac`]: least-privilege Roles from an audit log, and a check of given Roles
+//!   against it (`crd-gen rbac`).
 //!
 //! The listing of every public item is `public-api.txt` beside this crate's manifest.
 //!
@@ -46,6 +48,7 @@ pub mod json_stream;
 #[doc(hidden)]
 pub mod par;
 pub mod policy;
+pub mod rbac;
 pub mod roundtrip;
 pub mod source;
 pub mod walk;

@@ -38,6 +38,8 @@ enum Command {
     Roundtrip(cli::roundtrip::RoundtripArgs),
     /// Compare two revisions of CRDs (or the served versions of one): what changed, and what breaks stored objects or clients.
     Diff(cli::diff::Args),
+    /// Least-privilege Roles from an audit log for one user, or check given Roles against it.
+    Rbac(cli::rbac::Args),
 }
 
 fn main() -> ExitCode {
@@ -67,5 +69,6 @@ fn dispatch(command: Option<Command>) -> ExitCode {
         Some(Command::Generate(args)) => cli::generate::run(args),
         Some(Command::Roundtrip(args)) => cli::roundtrip::run(args),
         Some(Command::Diff(args)) => cli::diff::run(args),
+        Some(Command::Rbac(args)) => cli::rbac::run(args),
     }
 }

@@ -7,6 +7,7 @@ pub mod documents;
 pub mod generate;
 pub mod inputs;
 pub mod policy;
+pub mod rbac;
 pub mod roundtrip;
 pub mod summary;
 pub mod type_options;
