@@ -30,7 +30,11 @@ extras() {
 
 args=()
 for c in "${crates[@]}"; do args+=(-p "$c"); done
-cargo package --locked "${args[@]}" "$@"
+# The verification builds (each package unpacked as its own workspace) get the workspace's
+# dev profile, so in CI's target directory they reuse the dependencies the tests built.
+profile=(--config 'profile.dev.debug="line-tables-only"'
+  --config 'profile.dev.package."*".opt-level=1' --config 'profile.dev.package."*".debug=false')
+cargo package --locked "${profile[@]}" "${args[@]}" "$@"
 
 target_dir=${CARGO_TARGET_DIR:-target}
 status=0
