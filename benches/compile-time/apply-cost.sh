@@ -7,21 +7,24 @@
 # Usage: benches/compile-time/apply-cost.sh [BASE] [RUNS]   (default: 9aed419, 5)
 # BASE's tree is exported with `git archive` to a throw-away directory; both target
 # directories are throw-away too, all deleted at the end. `--offline` rather than
-# `--locked`: the committed lock file lags the path crates' dependencies and the cel
-# patch (cargo fills it in, in the throw-away copies).
+# `--locked`: the committed lock file lags the path crates' dependencies (cargo fills
+# them in, in the throw-away copies).
 set -euo pipefail
 cd "$(dirname "$0")"
 base="${1:-9aed419}"
 runs="${2:-5}"
 tmp="$(mktemp -d /tmp/crd-apply-cost.XXXXXX)"
 trap 'echo "load average at exit: $(cut -d" " -f1-3 /proc/loadavg)"; rm -rf "$tmp"' EXIT
-# Both trees exported (HEAD: the committed state). The benchmark workspace gets the
-# repository's `[patch.crates-io]` (the vendored cel), which crd-runtime builds against.
+# Both trees exported (HEAD: the committed state). Trees from before issue 41 built
+# crd-runtime on a `cel` patched through the repository's `[patch.crates-io]`: their
+# benchmark workspace gets that section too (later trees depend on the fork by name).
 for t in base head; do
   rev="$base"; [ "$t" = head ] && rev=HEAD
   mkdir -p "$tmp/$t"
   git -C ../.. archive "$rev" | tar -x -C "$tmp/$t"
-  printf '\n[patch.crates-io]\ncel = { path = "%s" }\n' "$tmp/$t/vendor/cel" >> "$tmp/$t/benches/compile-time/Cargo.toml"
+  if grep -q '^\[patch.crates-io\]' "$tmp/$t/Cargo.toml"; then
+    printf '\n[patch.crates-io]\ncel = { path = "%s" }\n' "$tmp/$t/vendor/cel" >> "$tmp/$t/benches/compile-time/Cargo.toml"
+  fi
 done
 base_dir="$tmp/base/benches/compile-time"
 head_dir="$tmp/head/benches/compile-time"

@@ -192,7 +192,7 @@ impl<'a> Context<'a> {
     ///
     /// # Example
     /// ```
-    /// use cel::Context;
+    /// use crd_toolkit_cel::Context;
     /// let mut context = Context::empty();
     /// context.add_function("add", |a: i64, b: i64| a + b);
     /// ```
@@ -271,12 +271,12 @@ impl Default for Context<'_> {
 /// # Example
 /// ```
 /// struct ValueContext {
-///     request: cel::Value,
-///     response: cel::Value,
+///     request: crd_toolkit_cel::Value,
+///     response: crd_toolkit_cel::Value,
 /// }
 ///
-/// impl cel::context::VariableResolver for ValueContext {
-///     fn resolve(&self, variable: &str) -> Option<cel::Value> {
+/// impl crd_toolkit_cel::context::VariableResolver for ValueContext {
+///     fn resolve(&self, variable: &str) -> Option<crd_toolkit_cel::Value> {
 ///         match variable {
 ///             "request" => Some(self.request.clone()),
 ///             "response" => Some(self.response.clone()),

@@ -25,7 +25,7 @@ impl Value {
     ///
     /// # Example
     /// ```
-    /// use cel::{Context, Program};
+    /// use crd_toolkit_cel::{Context, Program};
     ///
     /// let program = Program::compile("null").unwrap();
     /// let value = program.execute(&Context::default()).unwrap();

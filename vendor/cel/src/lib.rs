@@ -179,7 +179,7 @@ impl Program {
     ///
     /// # Example
     /// ```rust
-    /// # use cel::Program;
+    /// # use crd_toolkit_cel::Program;
     /// let program = Program::compile("size(foo) > 0").unwrap();
     /// let references = program.references();
     ///

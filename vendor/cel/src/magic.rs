@@ -99,8 +99,8 @@ pub(crate) trait FromContext<'a, 'context, 'call> {
 /// # Using `This`
 /// ```
 /// # use std::sync::Arc;
-/// # use cel::{Program, Context};
-/// use cel::extractors::This;
+/// # use crd_toolkit_cel::{Program, Context};
+/// use crd_toolkit_cel::extractors::This;
 /// # let mut context = Context::default();
 /// # context.add_function("startsWith", starts_with);
 ///
@@ -229,8 +229,8 @@ impl From<Identifier> for String {
 /// ```
 ///
 /// ```rust
-/// # use cel::{Value};
-/// use cel::extractors::Arguments;
+/// # use crd_toolkit_cel::{Value};
+/// use crd_toolkit_cel::extractors::Arguments;
 /// pub fn sum(Arguments(args): Arguments) -> Value {
 ///     args.iter().fold(0.0, |acc, val| match val {
 ///         Value::Int(x) => *x as f64 + acc,

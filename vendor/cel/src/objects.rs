@@ -365,7 +365,7 @@ where
 /// ```rust
 /// use std::fmt::{Debug, Formatter, Result as FmtResult};
 /// use std::sync::Arc;
-/// use cel::objects::{Opaque, Value};
+/// use crd_toolkit_cel::objects::{Opaque, Value};
 ///
 /// #[derive(Eq, PartialEq)]
 /// struct MyId(u64);

@@ -25,7 +25,7 @@ pub struct KeySerializer;
 /// # Examples
 ///
 /// ```
-/// use cel::{Context, Duration, Program};
+/// use crd_toolkit_cel::{Context, Duration, Program};
 /// use serde::Serialize;
 ///
 /// #[derive(Serialize)]
@@ -112,7 +112,7 @@ impl ser::Serialize for Duration {
 /// # Examples
 ///
 /// ```
-/// use cel::{Context, Timestamp, Program};
+/// use crd_toolkit_cel::{Context, Timestamp, Program};
 /// use serde::Serialize;
 ///
 /// #[derive(Serialize)]
