@@ -11,7 +11,11 @@ use crd_runtime::model::JSONSchemaProps;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::{Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
+use super::{
+    AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
+    SchemaStrategy, TableConvertor, UpdateStrategy, ValidateStrategy,
+};
+use super::{Context, KindInfo, ResetFields, Subresource, builtin_schema};
 use crate::api::object::{copy_field, has_finalizers, is_deleting, meta_mut, name_of, str_at};
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -151,11 +155,13 @@ fn set_name_label(obj: &mut Value) {
     meta["labels"][NAME_LABEL] = json!(name);
 }
 
-impl Strategy for Namespaces {
+impl Identity for Namespaces {
     fn info(&self) -> &KindInfo {
         &self.info
     }
+}
 
+impl CreateStrategy for Namespaces {
     fn prepare_for_create(&self, obj: &mut Value) {
         obj["status"] = json!({"phase": "Active"});
         let finalizers = obj.pointer("/spec/finalizers").and_then(Value::as_array);
@@ -168,7 +174,9 @@ impl Strategy for Namespaces {
             obj["spec"]["finalizers"] = Value::Array(list);
         }
     }
+}
 
+impl UpdateStrategy for Namespaces {
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
         match sub {
             Subresource::Status => copy_field(new, old, "spec"),
@@ -192,21 +200,12 @@ impl Strategy for Namespaces {
         }
     }
 
-    fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
-        let message = crate::api::protobuf::message_for("io.k8s.api.core.v1.Namespace")?;
-        Some(crate::api::protobuf::decode_object(
-            body,
-            "Namespace",
-            message,
-        ))
+    fn allow_unconditional_update(&self) -> bool {
+        true
     }
+}
 
-    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
-        // SetDefaults_Namespace: the name label (again in canonicalize, for generated names).
-        set_name_label(obj);
-        Ok(Vec::new())
-    }
-
+impl ValidateStrategy for Namespaces {
     fn validate<'a>(
         &'a self,
         _cx: &'a Context<'a>,
@@ -241,47 +240,9 @@ impl Strategy for Namespaces {
     fn canonicalize(&self, obj: &mut Value) {
         set_name_label(obj);
     }
+}
 
-    fn columns(&self) -> Vec<Column> {
-        vec![
-            Column::printer(
-                "Status",
-                "string",
-                None,
-                Some("The status of the namespace"),
-                None,
-                ".status.phase",
-            ),
-            Column::age(),
-        ]
-    }
-
-    fn selectable_fields(&self) -> Vec<(String, String)> {
-        vec![
-            ("status.phase".into(), "status.phase".into()),
-            // Kept by the server for compatibility: `name` selects on metadata.name.
-            ("name".into(), "metadata.name".into()),
-        ]
-    }
-
-    fn schema(&self) -> Option<&JSONSchemaProps> {
-        self.schema
-            .get_or_init(|| builtin_schema(self.kube_version, DEFINITION))
-            .as_ref()
-    }
-
-    fn reset_fields(&self, sub: Subresource) -> ResetFields {
-        match sub {
-            Subresource::Status => &[&["spec"]],
-            Subresource::Finalize => &[&["status"]],
-            _ => &[&["status"], &["spec", "finalizers"]],
-        }
-    }
-
-    fn allow_unconditional_update(&self) -> bool {
-        true
-    }
-
+impl DeleteStrategy for Namespaces {
     fn deleted_answer(&self, obj: Value) -> Option<Value> {
         // `ReturnDeletedObject`: a namespace removed by a DELETE is answered as itself.
         Some(obj)
@@ -318,6 +279,65 @@ impl Strategy for Namespaces {
         }
         Ok(())
     }
+}
+
+impl ResetFieldsStrategy for Namespaces {
+    fn reset_fields(&self, sub: Subresource) -> ResetFields {
+        match sub {
+            Subresource::Status => &[&["spec"]],
+            Subresource::Finalize => &[&["status"]],
+            _ => &[&["status"], &["spec", "finalizers"]],
+        }
+    }
+}
+
+impl TableConvertor for Namespaces {
+    fn columns(&self) -> Vec<Column> {
+        vec![
+            Column::printer(
+                "Status",
+                "string",
+                None,
+                Some("The status of the namespace"),
+                None,
+                ".status.phase",
+            ),
+            Column::age(),
+        ]
+    }
+}
+
+impl CodecStrategy for Namespaces {
+    fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
+        let message = crate::api::protobuf::message_for("io.k8s.api.core.v1.Namespace")?;
+        Some(crate::api::protobuf::decode_object(
+            body,
+            "Namespace",
+            message,
+        ))
+    }
+
+    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
+        // SetDefaults_Namespace: the name label (again in canonicalize, for generated names).
+        set_name_label(obj);
+        Ok(Vec::new())
+    }
+}
+
+impl SchemaStrategy for Namespaces {
+    fn selectable_fields(&self) -> Vec<(String, String)> {
+        vec![
+            ("status.phase".into(), "status.phase".into()),
+            // Kept by the server for compatibility: `name` selects on metadata.name.
+            ("name".into(), "metadata.name".into()),
+        ]
+    }
+
+    fn schema(&self) -> Option<&JSONSchemaProps> {
+        self.schema
+            .get_or_init(|| builtin_schema(self.kube_version, DEFINITION))
+            .as_ref()
+    }
 
     fn openapi_schema(&self) -> Value {
         json!({"type": "object", "description": "Namespace provides a scope for Names.", "properties": {
@@ -329,3 +349,5 @@ impl Strategy for Namespaces {
         Some(DEFINITION)
     }
 }
+
+impl AllocateStrategy for Namespaces {}

@@ -170,7 +170,7 @@ pub async fn serve(
         (Verb::Update, _) => update::update(&scope, body).await?,
         (Verb::Patch, Subresource::Scale) => scale::patch(&scope, body).await?,
         (Verb::Patch, _) => patch::patch(&scope, body).await?,
-        (Verb::Delete, _) => delete::delete(&scope, body).await?,
+        (Verb::Delete, _) => delete::delete_one(&scope, body).await?,
         (Verb::DeleteCollection, _) => delete::delete_collection(&scope, body).await?,
     };
     let mut warnings: Vec<String> = warning.into_iter().collect();

@@ -18,7 +18,8 @@ use crate::api::object::{meta_mut, now, str_at};
 use crate::api::request::DeleteOptions;
 use crate::api::request::media::{parse_body, read_body};
 use crate::api::status::{ApiError, Qualified};
-use crate::api::storage::{self, UPDATE_ATTEMPTS, WriteError};
+use crate::api::storage;
+use crate::api::write;
 
 fn core(plural: &str, kind: &str) -> Qualified {
     Qualified {
@@ -228,16 +229,15 @@ pub async fn bind(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     }
     let conflict =
         |why: String| ApiError::conflict_because(&core("pods/binding", "Pod"), t.name, &why);
-    for _ in 0..UPDATE_ATTEMPTS {
-        let current = storage::get(scope.shared, t).await?;
-        let mut pod = current.obj;
+    // `assignPod`: the storage layer's `GuaranteedUpdate`, read again on a conflict.
+    write::storage_update(scope.shared, t, scope.req.query.dry_run, |pod| {
         if pod.pointer("/metadata/deletionTimestamp").is_some() {
             return Err(conflict(format!(
                 "pod {} is being deleted, cannot be assigned to a host",
                 t.name
             )));
         }
-        let assigned = str_at(&pod, "/spec/nodeName");
+        let assigned = str_at(pod, "/spec/nodeName");
         if !assigned.is_empty() {
             return Err(conflict(format!(
                 "pod {} is already assigned to node {:?}",
@@ -256,23 +256,17 @@ pub async fn bind(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
         }
         pod["spec"]["nodeName"] = json!(node);
         if let Some(Value::Object(extra)) = binding.pointer("/metadata/annotations") {
-            let meta = meta_mut(&mut pod);
+            let meta = meta_mut(pod);
             let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
             for (k, v) in extra {
                 annotations[k.as_str()] = v.clone();
             }
         }
-        scheduled(&mut pod);
-        if scope.req.query.dry_run {
-            return Ok(created());
-        }
-        match storage::update(scope.shared, t, pod, current.revision).await {
-            Ok(_) => return Ok(created()),
-            Err(WriteError::Raced(_)) => continue,
-            Err(WriteError::Failed(e)) => return Err(e),
-        }
-    }
-    Err(ApiError::conflict(&t.res.info().q, t.name))
+        scheduled(pod);
+        Ok(())
+    })
+    .await?;
+    Ok(created())
 }
 
 /// `UpdatePodCondition` with `PodScheduled: True`.
@@ -329,7 +323,7 @@ pub async fn evict(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
         serde_json::to_vec(eviction.get("deleteOptions").unwrap_or(&json!({}))).unwrap_or_default();
     let mut options = DeleteOptions::parse(&bytes, &scope.req.query)?;
     options.dry_run |= scope.req.query.dry_run;
-    super::delete::delete_object(scope.shared, t, &options).await?;
+    write::delete::delete(scope.shared, t, &options).await?;
     Ok(created())
 }
 
@@ -354,8 +348,8 @@ async fn covering_budgets(scope: &Scope<'_>, pod: &Value) -> Result<Vec<Value>, 
         .filter_map(|kv| crd_runtime::depth::from_json_slice::<Value>(&kv.value).ok())
         .filter(|pdb| {
             pdb.pointer("/spec/selector").is_some_and(|s| {
-                !crate::api::kinds::builtin::label_selector_is_empty(s)
-                    && crate::api::kinds::builtin::label_selector_matches(s, labels)
+                !crate::api::selectors::label::is_empty(s)
+                    && crate::api::selectors::label::matches(s, labels)
             })
         })
         .collect())

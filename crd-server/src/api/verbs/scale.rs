@@ -49,7 +49,7 @@ pub fn scale_of(paths: &ScalePaths, obj: &Value) -> Value {
     }
     if let Some(selector) = paths.label_selector.as_deref().and_then(read) {
         out["status"]["selector"] = if paths.label_selector_object {
-            json!(crate::api::kinds::builtin::label_selector_string(&selector))
+            json!(crate::api::selectors::label::selector_string(&selector))
         } else {
             selector
         };

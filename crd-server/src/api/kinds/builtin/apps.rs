@@ -6,14 +6,16 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
+use super::behaviour::*;
 use super::podspec::defaults;
 use super::workload::{
     bump, created, immutable_selector, nonnegative, replica_template, required_selector,
     rolling_update, semantic_eq, status_zeros,
 };
-use super::{Behaviour, Validation, default_field, printers};
+use super::{Validation, default_field, printers};
 use crate::api::kinds::{ScalePaths, Subresource};
 use crate::api::object::meta_mut;
+use crate::api::selectors::label;
 use crate::api::table::Column;
 
 /// Where a DaemonSet's template generation lives in apps/v1.
@@ -174,7 +176,7 @@ impl Apps {
             Workload::StatefulSet => stateful_set_spec(spec, &path, errs),
             Workload::DaemonSet => {
                 if let Some(s) = spec.get("selector").filter(|s| !s.is_null()) {
-                    super::selector::validate(s, &path.child("selector"), errs);
+                    label::validate(s, label::Options::default(), &path.child("selector"), errs);
                 }
                 let template = spec.get("template").unwrap_or(&empty);
                 super::workload::selector_matches_template(
@@ -185,11 +187,11 @@ impl Apps {
                 );
                 if let Some(s) = spec
                     .get("selector")
-                    .filter(|s| super::selector::is_empty(s) && !s.is_null())
+                    .filter(|s| label::is_empty(s) && !s.is_null())
                 {
-                    errs.push(super::selector::invalid_rendered(
+                    errs.push(super::checks::invalid_go(
                         path.child("selector"),
-                        &super::selector::go_repr(s),
+                        &label::go_repr(s),
                         "empty selector is invalid for daemonset",
                     ));
                 }
@@ -424,7 +426,9 @@ fn set_template_generation(obj: &mut Value, generation: i64) {
     annotations[TEMPLATE_GENERATION] = json!(generation.to_string());
 }
 
-impl Behaviour for Apps {
+defaults!(Apps: Deleter, Allocator);
+
+impl Defaulter for Apps {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         if let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) {
             match self.0 {
@@ -440,7 +444,9 @@ impl Behaviour for Apps {
         status_zeros(obj, self.required_status());
         Ok(())
     }
+}
 
+impl Validator for Apps {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         self.validate_spec(obj, errs);
         let Some(old) = old else { return };
@@ -469,7 +475,9 @@ impl Behaviour for Apps {
             self.validate(obj, old, errs);
         }
     }
+}
 
+impl Preparer for Apps {
     fn prepare_for_create(&self, obj: &mut Value) {
         let zeros: serde_json::Map<String, Value> = self
             .required_status()
@@ -518,7 +526,9 @@ impl Behaviour for Apps {
             }
         }
     }
+}
 
+impl Printer for Apps {
     fn columns(&self) -> Vec<Column> {
         match self.0 {
             Workload::Deployment => printers::deployment(),
@@ -527,7 +537,9 @@ impl Behaviour for Apps {
             Workload::ReplicaSet => printers::replica_set(),
         }
     }
+}
 
+impl Serving for Apps {
     fn scale(&self) -> Option<ScalePaths> {
         (self.0 != Workload::DaemonSet).then(|| ScalePaths {
             spec_replicas: ".spec.replicas".into(),
@@ -541,7 +553,9 @@ impl Behaviour for Apps {
 /// ControllerRevisions (immutable data, a non-negative revision).
 pub struct ControllerRevisions;
 
-impl Behaviour for ControllerRevisions {
+defaults!(ControllerRevisions: Defaulter, Preparer, Serving, Deleter, Allocator);
+
+impl Validator for ControllerRevisions {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         if obj.get("data").is_none_or(Value::is_null) {
             errs.push(FieldError::required(Path::new("data"), "data is mandatory"));
@@ -557,7 +571,9 @@ impl Behaviour for ControllerRevisions {
             ));
         }
     }
+}
 
+impl Printer for ControllerRevisions {
     fn columns(&self) -> Vec<Column> {
         printers::controller_revision()
     }

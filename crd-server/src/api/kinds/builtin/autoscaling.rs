@@ -5,7 +5,7 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use super::Behaviour;
+use super::behaviour::*;
 use crate::api::kinds::Subresource;
 use crate::api::table::Column;
 
@@ -31,7 +31,9 @@ fn fill_rules(rules: &mut Value, window: i64, policies: Value) {
     }
 }
 
-impl Behaviour for Autoscalers {
+defaults!(Autoscalers: Serving, Deleter, Allocator);
+
+impl Defaulter for Autoscalers {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         if !obj["spec"].is_object() {
             return Ok(());
@@ -61,13 +63,9 @@ impl Behaviour for Autoscalers {
         }
         Ok(())
     }
+}
 
-    fn prepare(&self, obj: &mut Value, old: Option<&Value>, _sub: Subresource) {
-        if old.is_none() && obj.is_object() {
-            obj["status"] = json!({"desiredReplicas": 0});
-        }
-    }
-
+impl Validator for Autoscalers {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
         let spec = &obj["spec"];
         let sp = Path::new("spec");
@@ -144,7 +142,17 @@ impl Behaviour for Autoscalers {
             }
         }
     }
+}
 
+impl Preparer for Autoscalers {
+    fn prepare(&self, obj: &mut Value, old: Option<&Value>, _sub: Subresource) {
+        if old.is_none() && obj.is_object() {
+            obj["status"] = json!({"desiredReplicas": 0});
+        }
+    }
+}
+
+impl Printer for Autoscalers {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(

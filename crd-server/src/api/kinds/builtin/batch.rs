@@ -5,15 +5,17 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Map, Value, json};
 
+use super::behaviour::*;
+use super::checks::invalid_go as invalid_rendered;
 use super::cron::parse_standard;
 use super::podspec::{defaults, validate_template};
-use super::selector::{go_repr, go_string_map, invalid_rendered};
 use super::workload::{
     bump, created, immutable_selector, nonnegative, selector_matches_template, semantic_eq,
 };
-use super::{Behaviour, Validation, default_field, printers};
+use super::{Validation, default_field, printers};
 use crate::api::kinds::{GcPolicy, Subresource};
 use crate::api::object::meta_mut;
+use crate::api::selectors::label::{self, go_repr, go_string_map};
 use crate::api::table::Column;
 
 const CONTROLLER_UID: &str = "batch.kubernetes.io/controller-uid";
@@ -152,7 +154,7 @@ fn generated_selector(job: &Value, errs: &mut ErrorList) {
         let expected: Map<String, Value> = [(CONTROLLER_UID.to_string(), json!(uid))]
             .into_iter()
             .collect();
-        if !super::selector::matches(sel, Some(&expected)) {
+        if !label::matches(sel, Some(&expected)) {
             errs.push(invalid_rendered(
                 Path::new("spec").child("selector"),
                 &go_repr(sel),
@@ -219,12 +221,9 @@ fn job_spec(spec: &Value, path: &Path, errs: &mut ErrorList) {
 /// Jobs.
 pub struct Jobs;
 
-impl Behaviour for Jobs {
-    /// batch/v1 Jobs orphan their Pods unless told otherwise, for compatibility.
-    fn default_gc_policy(&self) -> GcPolicy {
-        GcPolicy::OrphanDependents
-    }
+defaults!(Jobs: Serving, Allocator);
 
+impl Defaulter for Jobs {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) else {
             return Ok(());
@@ -244,7 +243,9 @@ impl Behaviour for Jobs {
         }
         Ok(())
     }
+}
 
+impl Validator for Jobs {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         generated_selector(obj, errs);
         let empty = Value::Null;
@@ -252,7 +253,7 @@ impl Behaviour for Jobs {
         let path = Path::new("spec");
         match spec.get("selector").filter(|s| !s.is_null()) {
             None => errs.push(FieldError::required(path.child("selector"), "")),
-            Some(s) => super::selector::validate(s, &path.child("selector"), errs),
+            Some(s) => label::validate(s, label::Options::default(), &path.child("selector"), errs),
         }
         if let Some(s) = spec.get("selector").filter(|s| !s.is_null()) {
             let template = spec.get("template").unwrap_or(&empty);
@@ -310,7 +311,9 @@ impl Behaviour for Jobs {
             self.validate(obj, old, errs);
         }
     }
+}
 
+impl Preparer for Jobs {
     fn prepare_for_create(&self, obj: &mut Value) {
         if !manual_selector(obj) {
             generate_selector(obj);
@@ -325,9 +328,18 @@ impl Behaviour for Jobs {
             bump(new, old);
         }
     }
+}
 
+impl Printer for Jobs {
     fn columns(&self) -> Vec<Column> {
         printers::job()
+    }
+}
+
+impl Deleter for Jobs {
+    /// batch/v1 Jobs orphan their Pods unless told otherwise, for compatibility.
+    fn default_gc_policy(&self) -> GcPolicy {
+        GcPolicy::OrphanDependents
     }
 }
 
@@ -419,7 +431,9 @@ fn cron_job_spec(spec: &Value, old: Option<&Value>, errs: &mut ErrorList) {
 /// CronJobs.
 pub struct CronJobs;
 
-impl Behaviour for CronJobs {
+defaults!(CronJobs: Serving, Deleter, Allocator);
+
+impl Defaulter for CronJobs {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) else {
             return Ok(());
@@ -433,7 +447,9 @@ impl Behaviour for CronJobs {
         }
         Ok(())
     }
+}
 
+impl Validator for CronJobs {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         if old.is_none() {
             let name = obj
@@ -464,7 +480,9 @@ impl Behaviour for CronJobs {
             self.validate(obj, old, errs);
         }
     }
+}
 
+impl Preparer for CronJobs {
     fn prepare_for_create(&self, obj: &mut Value) {
         created(obj, json!({}));
     }
@@ -476,7 +494,9 @@ impl Behaviour for CronJobs {
             bump(new, old);
         }
     }
+}
 
+impl Printer for CronJobs {
     fn columns(&self) -> Vec<Column> {
         printers::cron_job()
     }

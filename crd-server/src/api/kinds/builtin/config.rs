@@ -8,7 +8,8 @@ use crd_runtime::engine::names::config_map_key;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Map, Value, json};
 
-use super::{Behaviour, default_field, immutable_data, immutable_field};
+use super::behaviour::*;
+use super::{default_field, immutable_data, immutable_field};
 use crate::api::table::Column;
 
 /// `core.MaxSecretSize`: the bytes of data a ConfigMap or Secret may hold.
@@ -82,11 +83,15 @@ fn count(obj: &Value, fields: &[&str]) -> Value {
 /// ConfigMaps.
 pub struct ConfigMaps;
 
-impl Behaviour for ConfigMaps {
+defaults!(ConfigMaps: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for ConfigMaps {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         check_base64(obj, "binaryData")
     }
+}
 
+impl Validator for ConfigMaps {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let mut size = check_keys(obj, "data", false, errs);
         if let (Some(data), Some(binary)) = (string_map(obj, "data"), string_map(obj, "binaryData"))
@@ -108,7 +113,9 @@ impl Behaviour for ConfigMaps {
             immutable_data(obj, old, &["data", "binaryData"], errs);
         }
     }
+}
 
+impl Printer for ConfigMaps {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(
@@ -202,7 +209,9 @@ fn docker_json(secret: &Value, key: &str, errs: &mut ErrorList) {
 /// Secrets.
 pub struct Secrets;
 
-impl Behaviour for Secrets {
+defaults!(Secrets: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for Secrets {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         check_base64(obj, "data")?;
         // The v1 → internal conversion: `stringData` overwrites `data`, then goes.
@@ -221,7 +230,9 @@ impl Behaviour for Secrets {
         default_field(obj, "type", json!("Opaque"));
         Ok(())
     }
+}
 
+impl Validator for Secrets {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let size = check_keys(obj, "data", true, errs);
         if size > MAX_SIZE {
@@ -233,7 +244,9 @@ impl Behaviour for Secrets {
             immutable_data(obj, old, &["data"], errs);
         }
     }
+}
 
+impl Printer for Secrets {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed("Type", "string", "The type of the secret", |o| {

@@ -6,8 +6,9 @@ use std::collections::HashSet;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
+use super::behaviour::*;
 use super::checks::{self, strings};
-use super::{Behaviour, immutable_field};
+use super::immutable_field;
 use crate::api::table::Column;
 
 const ADDRESS_TYPES: [&str; 3] = ["FQDN", "IPv4", "IPv6"];
@@ -19,7 +20,9 @@ const MAX_PORTS: usize = 100;
 /// EndpointSlices.
 pub struct EndpointSlices;
 
-impl Behaviour for EndpointSlices {
+defaults!(EndpointSlices: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for EndpointSlices {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         if let Some(ports) = obj.get_mut("ports").and_then(Value::as_array_mut) {
             for p in ports.iter_mut().filter_map(Value::as_object_mut) {
@@ -29,7 +32,9 @@ impl Behaviour for EndpointSlices {
         }
         Ok(())
     }
+}
 
+impl Validator for EndpointSlices {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let ty = obj["addressType"].as_str().unwrap_or("");
         if ty.is_empty() {
@@ -47,7 +52,9 @@ impl Behaviour for EndpointSlices {
             immutable_field(obj, old, "/addressType", Path::new("addressType"), errs);
         }
     }
+}
 
+impl Printer for EndpointSlices {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(

@@ -8,7 +8,8 @@ use crd_runtime::engine::names::{dns1123_subdomain, qualified_name};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Map, Value, json};
 
-use super::{Behaviour, Codec, immutable_field};
+use super::behaviour::*;
+use super::{Codec, immutable_field};
 use crate::api::table::{Cell, Column, human_since};
 
 /// events.k8s.io/v1 field → core/v1 field, where the names differ.
@@ -233,7 +234,9 @@ pub struct Events {
     pub events_api: bool,
 }
 
-impl Behaviour for Events {
+defaults!(Events: Defaulter, Preparer, Serving, Deleter, Allocator);
+
+impl Validator for Events {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let core = if self.events_api {
             rename(obj.clone(), true)
@@ -249,7 +252,9 @@ impl Behaviour for Events {
             Some(old) => strict_update(&core, &rename(old.clone(), true), errs),
         }
     }
+}
 
+impl Printer for Events {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(

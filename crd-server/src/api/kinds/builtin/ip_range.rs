@@ -5,31 +5,25 @@
 use std::fmt;
 use std::net::IpAddr;
 
+use ipnet::IpNet;
+
 /// A service CIDR: the addresses a cluster IP may take (the network address, and for
 /// IPv4 the broadcast address, excluded as the IP allocator excludes them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cidr {
-    base: IpAddr,
-    prefix: u8,
+    net: IpNet,
 }
 
 impl Cidr {
     /// Parses `10.0.0.0/24` (host bits must be zero, as `net.ParseCIDR` + the flag's check).
     pub fn parse(text: &str) -> Result<Cidr, String> {
-        let invalid = || format!("invalid CIDR address: {text}");
-        let (ip, bits) = text.trim().split_once('/').ok_or_else(invalid)?;
-        let base: IpAddr = ip.parse().map_err(|_| invalid())?;
-        let prefix: u8 = bits.parse().map_err(|_| invalid())?;
-        let width = if base.is_ipv4() { 32 } else { 128 };
-        if prefix > width {
-            return Err(invalid());
-        }
-        let cidr = Cidr { base, prefix };
-        if cidr.mask(to_u128(base)) != to_u128(base) {
+        let net = parse_net(text.trim()).ok_or_else(|| format!("invalid CIDR address: {text}"))?;
+        if net.trunc() != net {
             return Err(format!(
                 "{text} is not a network address (the host bits must be zero)"
             ));
         }
+        let cidr = Cidr { net };
         if cidr.size() == 0 {
             return Err(format!("{text} holds no address a Service can take"));
         }
@@ -38,29 +32,19 @@ impl Cidr {
 
     /// `IPv4` or `IPv6` (the `ipFamilies` value).
     pub fn family(&self) -> &'static str {
-        if self.base.is_ipv4() { "IPv4" } else { "IPv6" }
-    }
-
-    fn width(&self) -> u32 {
-        if self.base.is_ipv4() { 32 } else { 128 }
-    }
-
-    fn mask(&self, v: u128) -> u128 {
-        let host = self.width() - u32::from(self.prefix);
-        if host >= 128 { 0 } else { (v >> host) << host }
+        match self.net {
+            IpNet::V4(_) => "IPv4",
+            IpNet::V6(_) => "IPv6",
+        }
     }
 
     /// How many addresses can be allocated (offsets `0..size`, address = base + 1 +
     /// offset), capped at 2^64 - 1 for large IPv6 ranges.
     pub fn size(&self) -> u128 {
-        let host = self.width() - u32::from(self.prefix);
-        let total: u128 = if host >= 127 {
-            u128::MAX
-        } else {
-            1u128 << host
-        };
+        let host = u32::from(self.net.max_prefix_len() - self.net.prefix_len());
+        let total = 1u128.checked_shl(host).unwrap_or(u128::MAX);
         // The network address goes; IPv4 loses its broadcast address too.
-        let reserved = if self.base.is_ipv4() { 2 } else { 1 };
+        let reserved = if self.net.addr().is_ipv4() { 2 } else { 1 };
         total.saturating_sub(reserved).min(u128::from(u64::MAX))
     }
 
@@ -71,25 +55,25 @@ impl Cidr {
 
     /// The address at `offset` (0-based, after the network address).
     pub fn at(&self, offset: u128) -> IpAddr {
-        from_u128(to_u128(self.base) + 1 + offset, self.base.is_ipv4())
+        let n = to_u128(self.net.network()) + 1 + offset;
+        match self.net {
+            IpNet::V4(_) => IpAddr::V4((n as u32).into()),
+            IpNet::V6(_) => IpAddr::V6(n.into()),
+        }
     }
 
     /// The offset of `ip` when it can be allocated from this range.
     pub fn offset(&self, ip: IpAddr) -> Option<u128> {
-        if ip.is_ipv4() != self.base.is_ipv4() {
+        if !self.net.contains(&ip) {
             return None;
         }
-        let v = to_u128(ip);
-        if self.mask(v) != to_u128(self.base) {
-            return None;
-        }
-        let off = (v - to_u128(self.base)).checked_sub(1)?;
+        let off = (to_u128(ip) - to_u128(self.net.network())).checked_sub(1)?;
         (off < self.size()).then_some(off)
     }
 
     /// Whether `ip` is inside the CIDR (allocatable or not).
     pub fn contains(&self, ip: IpAddr) -> bool {
-        ip.is_ipv4() == self.base.is_ipv4() && self.mask(to_u128(ip)) == to_u128(self.base)
+        self.net.contains(&ip)
     }
 
     /// The lower band kept for requested addresses (`ServiceIPStaticSubrange`): dynamic
@@ -101,22 +85,24 @@ impl Cidr {
 
 impl fmt::Display for Cidr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.base, self.prefix)
+        self.net.fmt(f)
     }
+}
+
+/// `net.ParseCIDR`: an address and a prefix length (host bits allowed).
+pub fn parse_net(text: &str) -> Option<IpNet> {
+    text.parse().ok()
+}
+
+/// Whether `inner` is a strict subset of `outer` (NetworkPolicy's `except`).
+pub fn strict_subset(outer: &IpNet, inner: &IpNet) -> bool {
+    inner.prefix_len() > outer.prefix_len() && outer.trunc().contains(inner)
 }
 
 fn to_u128(ip: IpAddr) -> u128 {
     match ip {
         IpAddr::V4(v) => u128::from(u32::from(v)),
         IpAddr::V6(v) => u128::from(v),
-    }
-}
-
-fn from_u128(v: u128, v4: bool) -> IpAddr {
-    if v4 {
-        IpAddr::V4(std::net::Ipv4Addr::from(v as u32))
-    } else {
-        IpAddr::V6(std::net::Ipv6Addr::from(v))
     }
 }
 
@@ -186,6 +172,15 @@ mod tests {
         assert!(Cidr::parse("10.0.0.1/24").is_err());
         assert!(Cidr::parse("10.0.0.0/33").is_err());
         assert!(Cidr::parse("10.0.0.0/32").is_err());
+        assert!(Cidr::parse("10.0.0.0").is_err());
+        assert_eq!(c.to_string(), "10.0.0.0/24");
+        assert!(c.contains("10.0.0.0".parse().unwrap()));
+        assert!(!c.contains("fd00::1".parse().unwrap()));
+        let outer = parse_net("10.0.0.5/16").unwrap();
+        assert!(strict_subset(&outer, &parse_net("10.0.3.0/24").unwrap()));
+        assert!(!strict_subset(&outer, &parse_net("10.0.0.0/16").unwrap()));
+        assert!(!strict_subset(&outer, &parse_net("10.1.0.0/24").unwrap()));
+        assert!(!strict_subset(&outer, &parse_net("fd00::/120").unwrap()));
         let v6 = Cidr::parse("fd00::/120").unwrap();
         assert_eq!(v6.size(), 255);
         assert_eq!(v6.first().to_string(), "fd00::1");

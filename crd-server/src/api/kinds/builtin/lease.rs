@@ -4,13 +4,15 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use super::Behaviour;
+use super::behaviour::*;
 use crate::api::table::Column;
 
 /// Leases.
 pub struct Leases;
 
-impl Behaviour for Leases {
+defaults!(Leases: Defaulter, Preparer, Serving, Deleter, Allocator);
+
+impl Validator for Leases {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
         let spec = Path::new("spec");
         if let Some(d) = obj
@@ -47,7 +49,9 @@ impl Behaviour for Leases {
             ));
         }
     }
+}
 
+impl Printer for Leases {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed("Holder", "string", "The holder of the lease", |o| {
@@ -63,7 +67,9 @@ impl Behaviour for Leases {
 /// ServiceAccounts.
 pub struct ServiceAccounts;
 
-impl Behaviour for ServiceAccounts {
+defaults!(ServiceAccounts: Defaulter, Validator, Preparer, Serving, Deleter, Allocator);
+
+impl Printer for ServiceAccounts {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(

@@ -13,6 +13,7 @@ mod admission;
 mod apps;
 mod autoscaling;
 mod batch;
+mod behaviour;
 pub mod bootstrap;
 mod catalog;
 mod checks;
@@ -32,7 +33,6 @@ mod quantity;
 mod quota;
 mod rbac;
 mod reviews;
-mod selector;
 mod service;
 pub mod service_alloc;
 mod service_fields;
@@ -50,15 +50,16 @@ use crd_runtime::model::JSONSchemaProps;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-pub use catalog::catalog;
-pub use selector::{
-    is_empty as label_selector_is_empty, matches as label_selector_matches,
-    selector_string as label_selector_string,
+pub use behaviour::{
+    Allocator, Behaviour, Defaulter, Deleter, Preparer, Printer, Serving, Validation, Validator,
 };
+pub use catalog::catalog;
 
 use super::{
-    Allocation, Context, GcPolicy, KindInfo, ResetFields, Strategy, Subresource, builtin_schema,
+    AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
+    SchemaStrategy, TableConvertor, UpdateStrategy, ValidateStrategy,
 };
+use super::{Allocation, Context, GcPolicy, KindInfo, ResetFields, Subresource, builtin_schema};
 use crate::api::object::name_of;
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -104,106 +105,6 @@ pub trait Codec: Sync {
     fn from_stored(&self, obj: Value) -> Value;
     /// This kind's JSON in the stored shape.
     fn to_stored(&self, obj: &Value) -> Value;
-}
-
-/// What kube-apiserver's Go code for one kind does beyond the generic strategy.
-pub trait Behaviour: Sync {
-    /// Decoding beyond the schema: defaults (`SetDefaults_*`), conversions such as a
-    /// Secret's `stringData` into `data`. An error is a 400 decode error's text.
-    fn decode(&self, _obj: &mut Value) -> Result<(), String> {
-        Ok(())
-    }
-
-    /// The kind's `Validate` (`old` is `None` on create) after `ValidateObjectMeta`.
-    fn validate(&self, _obj: &Value, _old: Option<&Value>, _errs: &mut ErrorList) {}
-
-    /// The kind's table columns after Name (kube-apiserver's printer).
-    fn columns(&self) -> Vec<Column> {
-        vec![Column::age()]
-    }
-
-    /// `DefaultGarbageCollectionPolicy`: background deletion unless the kind orphans.
-    fn default_gc_policy(&self) -> GcPolicy {
-        GcPolicy::DeleteDependents
-    }
-
-    /// `PrepareForCreate` beyond dropping a status subresource's status: generation,
-    /// the status the kind starts with, fields the server generates. `obj` has its uid.
-    fn prepare_for_create(&self, _obj: &mut Value) {}
-
-    /// `PrepareForUpdate` after the generic copy (status kept on the main endpoint,
-    /// spec kept on `status`): generation bumps, what an endpoint may not change.
-    fn prepare_for_update(&self, _new: &mut Value, _old: &Value, _sub: Subresource) {}
-
-    /// [`Behaviour::validate`] for kinds that need the release (CEL environments) or
-    /// the endpoint (a status update validates the status only).
-    fn validate_with(
-        &self,
-        obj: &Value,
-        old: Option<&Value>,
-        _cx: &Validation,
-        errs: &mut ErrorList,
-    ) {
-        self.validate(obj, old, errs)
-    }
-
-    /// Where the scale subresource reads and writes (`None`: no scale subresource).
-    fn scale(&self) -> Option<super::ScalePaths> {
-        None
-    }
-
-    /// `PrepareForCreate` (`old` is `None`) and `PrepareForUpdate` beyond the status
-    /// reset: what the server sets (a new volume's phase).
-    fn prepare(&self, _obj: &mut Value, _old: Option<&Value>, _sub: Subresource) {}
-
-    /// [`Strategy::allocate`]: what the object takes from pools kept in the store.
-    fn allocate<'a>(
-        &'a self,
-        _cx: &'a Context<'a>,
-        _obj: &'a mut Value,
-        _old: Option<&'a Value>,
-        _dry_run: bool,
-    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
-        Box::pin(async { Ok(Allocation::default()) })
-    }
-
-    /// [`Strategy::release`]: what a removed object gives back.
-    fn release<'a>(&'a self, _cx: &'a Context<'a>, _obj: &'a Value) -> BoxFuture<'a, ()> {
-        Box::pin(async {})
-    }
-
-    /// Whether a default kube-apiserver of release `v` serves the kind.
-    fn served_in(&self, _v: crd_runtime::KubeVersion) -> bool {
-        true
-    }
-
-    /// The answer to a create of a kind that is never stored (access reviews): the
-    /// decoded request in, the object with its status out.
-    fn answer_create(&self, _obj: &Value) -> Option<Value> {
-        None
-    }
-}
-
-/// What [`Behaviour::validate_with`] gets besides the objects.
-pub struct Validation {
-    pub kube_version: crd_runtime::KubeVersion,
-    /// A write through the status subresource.
-    pub status: bool,
-    /// The endpoint written (a Pod's `resize` and `ephemeralcontainers` have rules of
-    /// their own).
-    pub sub: Subresource,
-}
-
-impl Validation {
-    /// A write of the object itself in the newest release, for kinds whose validation
-    /// does not depend on either (their `validate` calls `validate_with` with it).
-    pub fn main() -> Validation {
-        Validation {
-            kube_version: crd_runtime::KubeVersion::NEWEST,
-            status: false,
-            sub: Subresource::Main,
-        }
-    }
 }
 
 /// A built-in kind's identity and rules.
@@ -338,11 +239,13 @@ impl BuiltinKind {
     }
 }
 
-impl Strategy for BuiltinKind {
+impl Identity for BuiltinKind {
     fn info(&self) -> &KindInfo {
         &self.info
     }
+}
 
+impl CreateStrategy for BuiltinKind {
     fn prepare_for_create(&self, obj: &mut Value) {
         if self.info.has_status()
             && let Value::Object(m) = obj
@@ -353,33 +256,43 @@ impl Strategy for BuiltinKind {
         self.spec.behaviour.prepare_for_create(obj);
     }
 
+    fn answer_create(&self, obj: Value) -> Option<Result<Value, ApiError>> {
+        if self.spec.verbs != ["create"] {
+            return None;
+        }
+        let mut obj = obj;
+        let answer = self.decode(&mut obj).and_then(|_| {
+            let mut errs = ErrorList::new();
+            self.spec.behaviour.validate(&obj, None, &mut errs);
+            if !errs.is_empty() {
+                return Err(ApiError::invalid(&self.info.q, name_of(&obj), &errs));
+            }
+            let mut answer = self
+                .spec
+                .behaviour
+                .answer_create(&obj)
+                .ok_or_else(ApiError::method_not_allowed_here)?;
+            answer["apiVersion"] = json!(self.info.api_version());
+            answer["kind"] = json!(self.spec.kind);
+            Ok(answer)
+        });
+        Some(answer)
+    }
+}
+
+impl UpdateStrategy for BuiltinKind {
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
         self.spec.behaviour.prepare(new, Some(old), sub);
         self.prepare_endpoint(new, old, sub);
         self.spec.behaviour.prepare_for_update(new, old, sub);
     }
 
-    fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
-        let message = crate::api::protobuf::message_for(self.spec.definition)?;
-        Some(crate::api::protobuf::decode_object(
-            body,
-            self.spec.kind,
-            message,
-        ))
+    fn allow_unconditional_update(&self) -> bool {
+        true
     }
+}
 
-    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
-        let (engine, _) = self.decoding()?;
-        let unknown = engine
-            .decode(obj)
-            .map_err(|errs| ApiError::invalid(&self.info.q, name_of(obj), &errs))?;
-        self.spec
-            .behaviour
-            .decode(obj)
-            .map_err(|why| self.cannot_decode(&why))?;
-        Ok(unknown)
-    }
-
+impl ValidateStrategy for BuiltinKind {
     fn validate<'a>(
         &'a self,
         _cx: &'a Context<'a>,
@@ -418,27 +331,15 @@ impl Strategy for BuiltinKind {
             }
         })
     }
+}
 
+impl DeleteStrategy for BuiltinKind {
     fn default_gc_policy(&self) -> GcPolicy {
         self.spec.behaviour.default_gc_policy()
     }
+}
 
-    fn columns(&self) -> Vec<Column> {
-        self.spec.behaviour.columns()
-    }
-
-    fn selectable_fields(&self) -> Vec<(String, String)> {
-        self.spec
-            .field_selectors
-            .iter()
-            .map(|(label, path)| (label.to_string(), path.to_string()))
-            .collect()
-    }
-
-    fn schema(&self) -> Option<&JSONSchemaProps> {
-        self.decoding().ok().map(|(_, schema)| schema)
-    }
-
+impl ResetFieldsStrategy for BuiltinKind {
     fn reset_fields(&self, sub: Subresource) -> ResetFields {
         match sub {
             Subresource::Status => &[&["spec"]],
@@ -446,9 +347,34 @@ impl Strategy for BuiltinKind {
             _ => &[],
         }
     }
+}
 
-    fn allow_unconditional_update(&self) -> bool {
-        true
+impl TableConvertor for BuiltinKind {
+    fn columns(&self) -> Vec<Column> {
+        self.spec.behaviour.columns()
+    }
+}
+
+impl CodecStrategy for BuiltinKind {
+    fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
+        let message = crate::api::protobuf::message_for(self.spec.definition)?;
+        Some(crate::api::protobuf::decode_object(
+            body,
+            self.spec.kind,
+            message,
+        ))
+    }
+
+    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
+        let (engine, _) = self.decoding()?;
+        let unknown = engine
+            .decode(obj)
+            .map_err(|errs| ApiError::invalid(&self.info.q, name_of(obj), &errs))?;
+        self.spec
+            .behaviour
+            .decode(obj)
+            .map_err(|why| self.cannot_decode(&why))?;
+        Ok(unknown)
     }
 
     fn read_stored<'a>(
@@ -481,6 +407,20 @@ impl Strategy for BuiltinKind {
         let stored = self.spec.codec.map(|c| c.to_stored(obj));
         Box::pin(async move { Ok(stored) })
     }
+}
+
+impl SchemaStrategy for BuiltinKind {
+    fn selectable_fields(&self) -> Vec<(String, String)> {
+        self.spec
+            .field_selectors
+            .iter()
+            .map(|(label, path)| (label.to_string(), path.to_string()))
+            .collect()
+    }
+
+    fn schema(&self) -> Option<&JSONSchemaProps> {
+        self.decoding().ok().map(|(_, schema)| schema)
+    }
 
     fn openapi_schema(&self) -> Value {
         self.schema()
@@ -491,7 +431,9 @@ impl Strategy for BuiltinKind {
     fn strategic_merge_definition(&self) -> Option<&'static str> {
         Some(self.spec.definition)
     }
+}
 
+impl AllocateStrategy for BuiltinKind {
     fn allocate<'a>(
         &'a self,
         cx: &'a Context<'a>,
@@ -504,29 +446,6 @@ impl Strategy for BuiltinKind {
 
     fn release<'a>(&'a self, cx: &'a Context<'a>, obj: &'a Value) -> BoxFuture<'a, ()> {
         self.spec.behaviour.release(cx, obj)
-    }
-
-    fn answer_create(&self, obj: Value) -> Option<Result<Value, ApiError>> {
-        if self.spec.verbs != ["create"] {
-            return None;
-        }
-        let mut obj = obj;
-        let answer = self.decode(&mut obj).and_then(|_| {
-            let mut errs = ErrorList::new();
-            self.spec.behaviour.validate(&obj, None, &mut errs);
-            if !errs.is_empty() {
-                return Err(ApiError::invalid(&self.info.q, name_of(&obj), &errs));
-            }
-            let mut answer = self
-                .spec
-                .behaviour
-                .answer_create(&obj)
-                .ok_or_else(ApiError::method_not_allowed_here)?;
-            answer["apiVersion"] = json!(self.info.api_version());
-            answer["kind"] = json!(self.spec.kind);
-            Ok(answer)
-        });
-        Some(answer)
     }
 }
 

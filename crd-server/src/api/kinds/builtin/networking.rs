@@ -5,9 +5,12 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
+use super::behaviour::*;
 use super::checks::{self, strings};
+use super::ip_range::{parse_net, strict_subset};
 use super::service::load_balancer_ingress;
-use super::{Behaviour, default_field, immutable_field};
+use super::{default_field, immutable_field};
+use crate::api::selectors::label;
 use crate::api::table::Column;
 
 const PATH_TYPES: [&str; 3] = ["Exact", "ImplementationSpecific", "Prefix"];
@@ -106,7 +109,9 @@ fn backend(b: &Value, path: Path, errs: &mut ErrorList) {
 /// Ingresses.
 pub struct Ingresses;
 
-impl Behaviour for Ingresses {
+defaults!(Ingresses: Defaulter, Preparer, Serving, Deleter, Allocator);
+
+impl Validator for Ingresses {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
         let spec = &obj["spec"];
         let sp = Path::new("spec");
@@ -173,7 +178,9 @@ impl Behaviour for Ingresses {
             checks::dns1123_subdomain(class, sp.child("ingressClassName"), errs);
         }
     }
+}
 
+impl Printer for Ingresses {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(
@@ -234,7 +241,9 @@ fn hosts(o: &Value) -> String {
 /// IngressClasses.
 pub struct IngressClasses;
 
-impl Behaviour for IngressClasses {
+defaults!(IngressClasses: Defaulter, Preparer, Serving, Deleter, Allocator);
+
+impl Validator for IngressClasses {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let sp = Path::new("spec");
         let controller = obj["spec"]["controller"].as_str().unwrap_or("");
@@ -285,7 +294,9 @@ impl Behaviour for IngressClasses {
             immutable_field(obj, old, "/spec/controller", cp, errs);
         }
     }
+}
 
+impl Printer for IngressClasses {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(
@@ -318,7 +329,9 @@ impl Behaviour for IngressClasses {
 /// NetworkPolicies.
 pub struct NetworkPolicies;
 
-impl Behaviour for NetworkPolicies {
+defaults!(NetworkPolicies: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for NetworkPolicies {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         if !obj["spec"].is_object() {
             return Ok(());
@@ -346,11 +359,14 @@ impl Behaviour for NetworkPolicies {
         }
         Ok(())
     }
+}
 
-    fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
+impl Validator for NetworkPolicies {
+    fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let spec = &obj["spec"];
         let sp = Path::new("spec");
-        checks::label_selector(&spec["podSelector"], &sp.child("podSelector"), errs);
+        let opts = selector_options(old);
+        label::validate(&spec["podSelector"], opts, &sp.child("podSelector"), errs);
         for (dir, peers) in [("ingress", "from"), ("egress", "to")] {
             for (i, rule) in spec[dir].as_array().into_iter().flatten().enumerate() {
                 let rp = sp.child(dir).index(i);
@@ -358,7 +374,7 @@ impl Behaviour for NetworkPolicies {
                     np_port(port, rp.child("ports").index(j), errs);
                 }
                 for (j, peer) in rule[peers].as_array().into_iter().flatten().enumerate() {
-                    np_peer(peer, rp.child(peers).index(j), errs);
+                    np_peer(peer, opts, rp.child(peers).index(j), errs);
                 }
             }
         }
@@ -387,14 +403,16 @@ impl Behaviour for NetworkPolicies {
             ));
         }
     }
+}
 
+impl Printer for NetworkPolicies {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(
                 "Pod-Selector",
                 "string",
                 "podSelector selects the pods to which this NetworkPolicy object applies. The array of rules is applied to any pods selected by this field. An empty selector matches all pods in the policy's namespace. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.",
-                |o| json!(format_selector(&o["spec"]["podSelector"])),
+                |o| json!(label::format(o["spec"].get("podSelector"))),
             ),
             Column::builtin_age(),
         ]
@@ -453,7 +471,27 @@ fn np_port(port: &Value, path: Path, errs: &mut ErrorList) {
     }
 }
 
-fn np_peer(peer: &Value, path: Path, errs: &mut ErrorList) {
+/// `ValidationOptionsForNetworking`: an update allows invalid label values in
+/// selectors when the old policy's pod selector, or a pod selector of one of its
+/// peers, already had one.
+fn selector_options(old: Option<&Value>) -> label::Options {
+    let Some(spec) = old.map(|o| &o["spec"]) else {
+        return label::Options::default();
+    };
+    let peers = [("ingress", "from"), ("egress", "to")]
+        .into_iter()
+        .flat_map(|(dir, peers)| {
+            let rules = spec[dir].as_array().into_iter().flatten();
+            rules.flat_map(move |r| r[peers].as_array().into_iter().flatten())
+        });
+    let mut selectors = std::iter::once(spec.get("podSelector"))
+        .chain(peers.map(|p| p.get("podSelector").filter(|s| !s.is_null())));
+    label::Options {
+        allow_invalid_values: selectors.any(|s| label::has_invalid_label_value(s)),
+    }
+}
+
+fn np_peer(peer: &Value, opts: label::Options, path: Path, errs: &mut ErrorList) {
     let set = ["podSelector", "namespaceSelector", "ipBlock"]
         .iter()
         .filter(|f| peer[**f].is_object())
@@ -466,9 +504,10 @@ fn np_peer(peer: &Value, path: Path, errs: &mut ErrorList) {
             "may not specify both ipBlock and another peer",
         ));
     }
-    checks::label_selector(&peer["podSelector"], &path.child("podSelector"), errs);
-    checks::label_selector(
+    label::validate(&peer["podSelector"], opts, &path.child("podSelector"), errs);
+    label::validate(
         &peer["namespaceSelector"],
+        opts,
         &path.child("namespaceSelector"),
         errs,
     );
@@ -478,7 +517,7 @@ fn np_peer(peer: &Value, path: Path, errs: &mut ErrorList) {
     }
     let bp = path.child("ipBlock");
     let cidr = block["cidr"].as_str().unwrap_or("");
-    let parsed = parse_cidr(cidr);
+    let parsed = parse_net(cidr);
     if cidr.is_empty() {
         errs.push(FieldError::required(bp.child("cidr"), ""));
     } else if parsed.is_none() {
@@ -490,13 +529,13 @@ fn np_peer(peer: &Value, path: Path, errs: &mut ErrorList) {
     }
     for (i, e) in strings(&block["except"]).iter().enumerate() {
         let ep = bp.child("except").index(i);
-        match (parse_cidr(e), parsed) {
+        match (parse_net(e), parsed) {
             (None, _) => errs.push(FieldError::invalid(
                 ep,
                 BadValue::Str(e.clone()),
                 "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
             )),
-            (Some(ex), Some(outer)) if !outer.strictly_contains(&ex) => {
+            (Some(ex), Some(outer)) if !strict_subset(&outer, &ex) => {
                 errs.push(FieldError::invalid(
                     ep,
                     BadValue::Str(e.clone()),
@@ -508,69 +547,40 @@ fn np_peer(peer: &Value, path: Path, errs: &mut ErrorList) {
     }
 }
 
-/// A CIDR (host bits allowed, as `net.ParseCIDR`).
-#[derive(Clone, Copy)]
-struct Net {
-    addr: u128,
-    width: u32,
-    bits: u32,
-}
-
-impl Net {
-    fn mask(&self, v: u128) -> u128 {
-        let host = self.width - self.bits;
-        if host >= 128 { 0 } else { (v >> host) << host }
-    }
-
-    /// Whether `inner` is a strict subset of this network.
-    fn strictly_contains(&self, inner: &Net) -> bool {
-        self.width == inner.width
-            && inner.bits > self.bits
-            && self.mask(inner.addr) == self.mask(self.addr)
-    }
-}
-
-fn parse_cidr(s: &str) -> Option<Net> {
-    let (ip, bits) = s.split_once('/')?;
-    let (addr, width) = match ip.parse::<std::net::IpAddr>().ok()? {
-        std::net::IpAddr::V4(v) => (u128::from(u32::from(v)), 32),
-        std::net::IpAddr::V6(v) => (u128::from(v), 128),
-    };
-    let bits: u32 = bits.parse().ok()?;
-    (bits <= width).then_some(Net { addr, width, bits })
-}
-
-/// `metav1.FormatLabelSelector`: `<none>` for an empty selector.
-pub fn format_selector(sel: &Value) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut labels: Vec<String> = sel["matchLabels"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
-        .collect();
-    labels.sort();
-    parts.extend(labels);
-    for e in sel["matchExpressions"].as_array().into_iter().flatten() {
-        let key = e["key"].as_str().unwrap_or("");
-        let values = strings(&e["values"]).join(",");
-        parts.push(match e["operator"].as_str().unwrap_or("") {
-            "In" => format!("{key} in ({values})"),
-            "NotIn" => format!("{key} notin ({values})"),
-            "Exists" => key.to_string(),
-            "DoesNotExist" => format!("!{key}"),
-            op => format!("{key} {op} ({values})"),
-        });
-    }
-    if parts.is_empty() {
-        "<none>".into()
-    } else {
-        parts.join(",")
-    }
-}
-
 #[cfg(test)]
 mod tests {
+
+    /// `ValidateLabelSelector` on every selector of a NetworkPolicy, values included
+    /// (kube-apiserver's messages; an update keeps invalid values the old policy had).
+    #[test]
+    fn network_policy_selectors_are_validated_with_their_values() {
+        let np = json!({"spec": {
+            "podSelector": {"matchExpressions": [{"key": "app", "operator": "Exists", "values": ["x"]}]},
+            "policyTypes": ["Ingress"],
+            "ingress": [{"from": [{
+                "podSelector": {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["not ok"]}]},
+                "namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "In"}]}
+            }]}]
+        }});
+        let mut errs = ErrorList::new();
+        NetworkPolicies.validate(&np, None, &mut errs);
+        assert_eq!(
+            errs.strings(),
+            [
+                "spec.podSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                "spec.ingress[0].from[0].podSelector.matchExpressions[0].values[0]: Invalid value: \"not ok\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+                "spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+            ]
+        );
+        let valid = json!({"spec": {
+            "podSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]},
+            "policyTypes": ["Ingress"],
+            "ingress": [{"from": [{"podSelector": {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["not ok"]}]}}]}]
+        }});
+        let mut errs = ErrorList::new();
+        NetworkPolicies.validate(&valid, Some(&valid), &mut errs);
+        assert!(errs.is_empty(), "{:?}", errs.strings());
+    }
     use super::*;
 
     #[test]
@@ -615,13 +625,6 @@ mod tests {
                 "spec.ingress[0].from[0]: Forbidden: may not specify both ipBlock and another peer",
                 "spec.ingress[0].from[0].ipBlock.except[0]: Invalid value: \"10.1.0.0/24\": must be a strict subset of `cidr`"
             ]
-        );
-        assert_eq!(format_selector(&json!({})), "<none>");
-        assert_eq!(
-            format_selector(
-                &json!({"matchLabels": {"app": "a"}, "matchExpressions": [{"key": "t", "operator": "In", "values": ["x", "y"]}]})
-            ),
-            "app=a,t in (x,y)"
         );
     }
 }

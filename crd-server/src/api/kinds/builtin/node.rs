@@ -7,8 +7,9 @@ use std::collections::BTreeSet;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
+use super::behaviour::*;
 use super::checks::strings;
-use super::{Behaviour, quantity};
+use super::quantity;
 use crate::api::table::Column;
 
 const EFFECTS: [&str; 3] = ["NoExecute", "NoSchedule", "PreferNoSchedule"];
@@ -72,7 +73,9 @@ fn roles(o: &Value) -> String {
     }
 }
 
-impl Behaviour for Nodes {
+defaults!(Nodes: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for Nodes {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         quantity::check_maps(obj, &["/status/capacity", "/status/allocatable"])?;
         if obj["status"]["capacity"].is_object() && obj["status"]["allocatable"].is_null() {
@@ -80,7 +83,9 @@ impl Behaviour for Nodes {
         }
         Ok(())
     }
+}
 
+impl Validator for Nodes {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let spec = Path::new("spec");
         for (i, t) in obj["spec"]["taints"]
@@ -136,7 +141,9 @@ impl Behaviour for Nodes {
             }
         }
     }
+}
 
+impl Printer for Nodes {
     fn columns(&self) -> Vec<Column> {
         let wide = |mut c: Column| {
             c.priority = 1;

@@ -8,10 +8,11 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
+use super::behaviour::*;
 use super::podspec::containers::images_for_pod;
 use super::podspec::{arr, defaults, validate_spec};
 use super::quantity::Quantity;
-use super::{Behaviour, Validation, printers};
+use super::{Validation, printers};
 use crate::api::kinds::Subresource;
 use crate::api::object::meta_mut;
 use crate::api::table::Column;
@@ -252,7 +253,9 @@ fn ephemeral_rules(new: &Value, old: &Value, errs: &mut ErrorList) {
 /// Pods.
 pub struct Pods;
 
-impl Behaviour for Pods {
+defaults!(Pods: Serving, Deleter, Allocator);
+
+impl Defaulter for Pods {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         if let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) {
             defaults::pod(spec);
@@ -260,7 +263,9 @@ impl Behaviour for Pods {
         }
         Ok(())
     }
+}
 
+impl Validator for Pods {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         self.validate_with(obj, old, &Validation::main(), errs)
     }
@@ -313,7 +318,9 @@ impl Behaviour for Pods {
             (Some(_), _) => {}
         }
     }
+}
 
+impl Preparer for Pods {
     fn prepare_for_create(&self, obj: &mut Value) {
         meta_mut(obj).insert("generation".into(), json!(1));
         let qos = qos_class(obj.get("spec").unwrap_or(&Value::Null));
@@ -351,7 +358,9 @@ impl Behaviour for Pods {
             _ => bump_generation(new, old),
         }
     }
+}
 
+impl Printer for Pods {
     fn columns(&self) -> Vec<Column> {
         printers::pod()
     }

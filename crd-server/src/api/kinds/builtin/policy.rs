@@ -5,8 +5,10 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use super::{Behaviour, checks, default_field, immutable_field};
+use super::behaviour::*;
+use super::{default_field, immutable_field};
 use crate::api::kinds::Subresource;
+use crate::api::selectors::label;
 use crate::api::table::Column;
 
 /// `HighestUserDefinablePriority`.
@@ -72,14 +74,10 @@ fn int_or_string_cell(v: &Value) -> Value {
 /// PodDisruptionBudgets.
 pub struct DisruptionBudgets;
 
-impl Behaviour for DisruptionBudgets {
-    fn prepare(&self, obj: &mut Value, old: Option<&Value>, _sub: Subresource) {
-        if old.is_none() && obj.is_object() {
-            obj["status"] = json!({"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0});
-        }
-    }
+defaults!(DisruptionBudgets: Defaulter, Serving, Deleter, Allocator);
 
-    fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
+impl Validator for DisruptionBudgets {
+    fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let spec = &obj["spec"];
         let sp = Path::new("spec");
         let (min, max) = (&spec["minAvailable"], &spec["maxUnavailable"]);
@@ -93,7 +91,9 @@ impl Behaviour for DisruptionBudgets {
         }
         int_or_percent(min, sp.child("minAvailable"), errs);
         int_or_percent(max, sp.child("maxUnavailable"), errs);
-        checks::label_selector(&spec["selector"], &sp.child("selector"), errs);
+        // `AllowInvalidLabelValueInSelector` when the old budget's selector had one.
+        let opts = label::Options::for_update(old.and_then(|o| o.pointer("/spec/selector")));
+        label::validate(&spec["selector"], opts, &sp.child("selector"), errs);
         if let Some(p) = spec["unhealthyPodEvictionPolicy"].as_str() {
             let ok = ["AlwaysAllow", "IfHealthyBudget"];
             if !ok.contains(&p) {
@@ -105,7 +105,17 @@ impl Behaviour for DisruptionBudgets {
             }
         }
     }
+}
 
+impl Preparer for DisruptionBudgets {
+    fn prepare(&self, obj: &mut Value, old: Option<&Value>, _sub: Subresource) {
+        if old.is_none() && obj.is_object() {
+            obj["status"] = json!({"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0});
+        }
+    }
+}
+
+impl Printer for DisruptionBudgets {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(
@@ -134,12 +144,16 @@ impl Behaviour for DisruptionBudgets {
 /// PriorityClasses.
 pub struct PriorityClasses;
 
-impl Behaviour for PriorityClasses {
+defaults!(PriorityClasses: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for PriorityClasses {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         default_field(obj, "preemptionPolicy", json!("PreemptLowerPriority"));
         Ok(())
     }
+}
 
+impl Validator for PriorityClasses {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let name = obj["metadata"]["name"].as_str().unwrap_or("");
         let value = obj["value"].as_i64().unwrap_or(0);
@@ -196,7 +210,9 @@ impl Behaviour for PriorityClasses {
             }
         }
     }
+}
 
+impl Printer for PriorityClasses {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(
@@ -224,6 +240,33 @@ impl Behaviour for PriorityClasses {
 
 #[cfg(test)]
 mod tests {
+
+    /// A PodDisruptionBudget's selector is checked with its values, as kube-apiserver's
+    /// `ValidatePodDisruptionBudgetSpec` does.
+    #[test]
+    fn budget_selectors_are_validated_with_their_values() {
+        let pdb = |exprs: Value| json!({"spec": {"minAvailable": 1, "selector": {"matchExpressions": exprs}}});
+        let mut errs = ErrorList::new();
+        let bad = pdb(json!([
+            {"key": "a", "operator": "DoesNotExist", "values": ["x"]},
+            {"key": "b", "operator": "In", "values": []},
+            {"key": "c", "operator": "In", "values": ["not ok"]}
+        ]));
+        DisruptionBudgets.validate(&bad, None, &mut errs);
+        assert_eq!(
+            errs.strings(),
+            [
+                "spec.selector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                "spec.selector.matchExpressions[1].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+                "spec.selector.matchExpressions[2].values[0]: Invalid value: \"not ok\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+            ]
+        );
+        // An update of a budget whose selector already held the value keeps it.
+        let old = pdb(json!([{"key": "c", "operator": "In", "values": ["not ok"]}]));
+        let mut errs = ErrorList::new();
+        DisruptionBudgets.validate(&old, Some(&old), &mut errs);
+        assert!(errs.is_empty(), "{:?}", errs.strings());
+    }
     use super::*;
 
     #[test]

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::podspec::{arr, containers_and_images, text};
-use super::selector;
+use crate::api::selectors::label as selector;
 use crate::api::table::{Column, human_duration, human_since};
 
 fn int(obj: &Value, pointer: &str) -> i64 {

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use super::{Behaviour, quantity};
+use super::behaviour::*;
+use super::quantity;
 use crate::api::table::Column;
 
 const LIMIT_TYPES: [&str; 3] = ["Container", "PersistentVolumeClaim", "Pod"];
@@ -34,7 +35,9 @@ fn q(map: &Value, key: &str) -> Option<(String, f64)> {
 /// LimitRanges.
 pub struct LimitRanges;
 
-impl Behaviour for LimitRanges {
+defaults!(LimitRanges: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for LimitRanges {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         let n = obj["spec"]["limits"].as_array().map_or(0, Vec::len);
         let fields = [
@@ -54,7 +57,9 @@ impl Behaviour for LimitRanges {
         }
         Ok(())
     }
+}
 
+impl Validator for LimitRanges {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
         for (i, limit) in obj["spec"]["limits"]
             .as_array()
@@ -169,7 +174,9 @@ impl Behaviour for LimitRanges {
             }
         }
     }
+}
 
+impl Printer for LimitRanges {
     fn columns(&self) -> Vec<Column> {
         vec![Column::computed(
             "Created At",
@@ -183,11 +190,15 @@ impl Behaviour for LimitRanges {
 /// ResourceQuotas.
 pub struct ResourceQuotas;
 
-impl Behaviour for ResourceQuotas {
+defaults!(ResourceQuotas: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for ResourceQuotas {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         quantity::check_maps(obj, &["/spec/hard", "/status/hard", "/status/used"])
     }
+}
 
+impl Validator for ResourceQuotas {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
         for (k, v) in obj["spec"]["hard"].as_object().into_iter().flatten() {
             let path = Path::new("spec").child("hard").key(k);
@@ -238,7 +249,9 @@ impl Behaviour for ResourceQuotas {
             }
         }
     }
+}
 
+impl Printer for ResourceQuotas {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::builtin_age(),

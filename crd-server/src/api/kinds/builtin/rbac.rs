@@ -13,8 +13,8 @@ use crd_runtime::engine::names::dns_subdomain_name;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use super::Behaviour;
-use super::admission::selector::label_selector;
+use super::behaviour::*;
+use crate::api::selectors::label;
 use crate::api::table::Column;
 
 const GROUP: &str = "rbac.authorization.k8s.io";
@@ -52,7 +52,9 @@ pub struct Roles {
     pub cluster: bool,
 }
 
-impl Behaviour for Roles {
+defaults!(Roles: Defaulter, Preparer, Serving, Deleter, Allocator);
+
+impl Validator for Roles {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
         let rules = obj.get("rules").and_then(Value::as_array);
         for (i, rule) in rules.into_iter().flatten().enumerate() {
@@ -70,11 +72,13 @@ impl Behaviour for Roles {
                 ));
             }
             for (i, sel) in selectors.iter().enumerate() {
-                label_selector(sel, false, &path.index(i), errs);
+                label::validate(sel, label::Options::default(), &path.index(i), errs);
             }
         }
     }
+}
 
+impl Printer for Roles {
     fn columns(&self) -> Vec<Column> {
         vec![created_at()]
     }
@@ -134,7 +138,9 @@ pub struct Bindings {
     pub cluster: bool,
 }
 
-impl Behaviour for Bindings {
+defaults!(Bindings: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for Bindings {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         if let Some(role_ref) = obj.get_mut("roleRef").filter(|v| v.is_object())
             && text(role_ref, "apiGroup").is_empty()
@@ -150,7 +156,9 @@ impl Behaviour for Bindings {
         }
         Ok(())
     }
+}
 
+impl Validator for Bindings {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let role_ref = obj.get("roleRef").unwrap_or(&Value::Null);
         let path = Path::new("roleRef");
@@ -202,7 +210,9 @@ impl Behaviour for Bindings {
             }
         }
     }
+}
 
+impl Printer for Bindings {
     fn columns(&self) -> Vec<Column> {
         let wide = |name: &str, description: &str, compute: fn(&Value) -> Value| {
             let mut c = Column::computed(name, "string", description, compute);

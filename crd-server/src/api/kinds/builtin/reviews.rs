@@ -7,7 +7,7 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use super::Behaviour;
+use super::behaviour::*;
 use super::bootstrap::{GROUPS, USER, user_rules};
 
 /// Why the single user may do anything, as the RBAC authorizer words it.
@@ -25,7 +25,9 @@ fn with_status(obj: &Value, status: Value) -> Value {
 /// SelfSubjectAccessReviews.
 pub struct AccessReviews;
 
-impl Behaviour for AccessReviews {
+defaults!(AccessReviews: Defaulter, Preparer, Printer, Deleter, Allocator);
+
+impl Validator for AccessReviews {
     /// `ValidateSelfSubjectAccessReviewSpec`: exactly one kind of attributes.
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
         let spec = Path::new("spec");
@@ -45,7 +47,9 @@ impl Behaviour for AccessReviews {
             _ => {}
         }
     }
+}
 
+impl Serving for AccessReviews {
     fn answer_create(&self, obj: &Value) -> Option<Value> {
         Some(with_status(
             obj,
@@ -57,7 +61,9 @@ impl Behaviour for AccessReviews {
 /// SelfSubjectRulesReviews.
 pub struct RulesReviews;
 
-impl Behaviour for RulesReviews {
+defaults!(RulesReviews: Defaulter, Validator, Preparer, Printer, Deleter, Allocator);
+
+impl Serving for RulesReviews {
     fn answer_create(&self, obj: &Value) -> Option<Value> {
         let (resources, non_resources) = user_rules();
         Some(with_status(
@@ -74,7 +80,9 @@ impl Behaviour for RulesReviews {
 /// SelfSubjectReviews.
 pub struct SelfReviews;
 
-impl Behaviour for SelfReviews {
+defaults!(SelfReviews: Defaulter, Validator, Preparer, Printer, Deleter, Allocator);
+
+impl Serving for SelfReviews {
     fn answer_create(&self, obj: &Value) -> Option<Value> {
         Some(with_status(
             obj,

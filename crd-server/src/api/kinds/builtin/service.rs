@@ -7,9 +7,10 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
+use super::behaviour::*;
 use super::checks::{self, strings};
 use super::service_validation::{externally_accessible, validate, validate_update};
-use super::{Behaviour, default_field, service_txn};
+use super::{default_field, service_txn};
 use crate::api::kinds::{Allocation, Context, Subresource};
 use crate::api::status::ApiError;
 use crate::api::table::Column;
@@ -75,26 +76,34 @@ fn defaults(svc: &mut Value) {
     }
 }
 
-impl Behaviour for Services {
+defaults!(Services: Serving, Deleter);
+
+impl Defaulter for Services {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         defaults(obj);
         Ok(())
     }
+}
 
-    fn prepare(&self, obj: &mut Value, _old: Option<&Value>, _sub: Subresource) {
-        // A Service's status is never absent: its load balancer part prints empty.
-        if !obj.get("status").is_some_and(Value::is_object) && obj.is_object() {
-            obj["status"] = json!({"loadBalancer": {}});
-        }
-    }
-
+impl Validator for Services {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         match old {
             None => validate(obj, errs),
             Some(old) => validate_update(obj, old, errs),
         }
     }
+}
 
+impl Preparer for Services {
+    fn prepare(&self, obj: &mut Value, _old: Option<&Value>, _sub: Subresource) {
+        // A Service's status is never absent: its load balancer part prints empty.
+        if !obj.get("status").is_some_and(Value::is_object) && obj.is_object() {
+            obj["status"] = json!({"loadBalancer": {}});
+        }
+    }
+}
+
+impl Printer for Services {
     fn columns(&self) -> Vec<Column> {
         let mut selector = Column::computed(
             "Selector",
@@ -139,7 +148,9 @@ impl Behaviour for Services {
             selector,
         ]
     }
+}
 
+impl Allocator for Services {
     fn allocate<'a>(
         &'a self,
         cx: &'a Context<'a>,
@@ -237,7 +248,9 @@ fn port_string(svc: &Value) -> String {
 /// Endpoints.
 pub struct Endpoints;
 
-impl Behaviour for Endpoints {
+defaults!(Endpoints: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for Endpoints {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         // `SetDefaults_EndpointPort`: protocol TCP.
         if let Some(subsets) = obj.get_mut("subsets").and_then(Value::as_array_mut) {
@@ -251,7 +264,9 @@ impl Behaviour for Endpoints {
         }
         Ok(())
     }
+}
 
+impl Validator for Endpoints {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
         let subsets = obj["subsets"].as_array().cloned().unwrap_or_default();
         for (i, s) in subsets.iter().enumerate() {
@@ -292,7 +307,9 @@ impl Behaviour for Endpoints {
             }
         }
     }
+}
 
+impl Printer for Endpoints {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(

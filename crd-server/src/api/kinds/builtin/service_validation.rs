@@ -8,6 +8,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::Value;
 
 use super::checks::{self, IP_MESSAGE, go_strings, invalid_go, strings};
+use crate::api::selectors::label::validate_labels;
 
 const TYPES: [&str; 4] = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
 const PROTOCOLS: [&str; 3] = ["SCTP", "TCP", "UDP"];
@@ -100,7 +101,11 @@ pub fn validate(svc: &Value, errs: &mut ErrorList) {
         );
     }
     if spec_v["selector"].is_object() {
-        checks::labels(&spec_v["selector"], &spec().child("selector"), errs);
+        validate_labels(
+            spec_v["selector"].as_object(),
+            &spec().child("selector"),
+            errs,
+        );
     }
     session_affinity(spec_v, errs);
     cluster_ip_fields(svc, errs);

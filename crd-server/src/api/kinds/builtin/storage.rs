@@ -6,10 +6,12 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
+use super::behaviour::*;
 use super::checks::strings;
 use super::quantity;
-use super::{Behaviour, default_field, immutable_field};
+use super::{default_field, immutable_field};
 use crate::api::kinds::Subresource;
+use crate::api::selectors::label;
 use crate::api::table::Column;
 
 const ACCESS_MODES: [&str; 4] = [
@@ -117,7 +119,9 @@ fn positive_quantity(v: &Value, path: Path, errs: &mut ErrorList) {
 /// PersistentVolumeClaims.
 pub struct Claims;
 
-impl Behaviour for Claims {
+defaults!(Claims: Serving, Deleter, Allocator);
+
+impl Defaulter for Claims {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         quantity::check_maps(
             obj,
@@ -132,13 +136,9 @@ impl Behaviour for Claims {
         }
         Ok(())
     }
+}
 
-    fn prepare(&self, obj: &mut Value, old: Option<&Value>, _sub: Subresource) {
-        if old.is_none() && obj.is_object() {
-            obj["status"] = json!({"phase": "Pending"});
-        }
-    }
-
+impl Validator for Claims {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let spec = &obj["spec"];
         let path = Path::new("spec");
@@ -154,7 +154,10 @@ impl Behaviour for Claims {
             Some(q) => positive_quantity(q, storage_path, errs),
         }
         check_volume_mode(spec, errs);
-        super::checks::label_selector(&spec["selector"], &path.child("selector"), errs);
+        // `ValidationOptionsForPersistentVolumeClaim`: an update keeps invalid label
+        // values its old selector already had.
+        let opts = label::Options::for_update(old.and_then(|o| o.pointer("/spec/selector")));
+        label::validate(&spec["selector"], opts, &path.child("selector"), errs);
         if let Some(old) = old {
             // Only the storage request (of a bound claim) and the attributes class change.
             let mut new_spec = spec.clone();
@@ -178,7 +181,17 @@ impl Behaviour for Claims {
             }
         }
     }
+}
 
+impl Preparer for Claims {
+    fn prepare(&self, obj: &mut Value, old: Option<&Value>, _sub: Subresource) {
+        if old.is_none() && obj.is_object() {
+            obj["status"] = json!({"phase": "Pending"});
+        }
+    }
+}
+
+impl Printer for Claims {
     fn columns(&self) -> Vec<Column> {
         let mut mode = Column::computed(
             "VolumeMode",
@@ -269,7 +282,9 @@ fn storage_class(o: &Value) -> String {
 /// PersistentVolumes.
 pub struct Volumes;
 
-impl Behaviour for Volumes {
+defaults!(Volumes: Serving, Deleter, Allocator);
+
+impl Defaulter for Volumes {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         quantity::check_maps(obj, &["/spec/capacity"])?;
         if obj["spec"].is_object() {
@@ -282,25 +297,9 @@ impl Behaviour for Volumes {
         }
         Ok(())
     }
+}
 
-    fn prepare(&self, obj: &mut Value, old: Option<&Value>, sub: Subresource) {
-        let now = json!(crate::api::object::now());
-        match old {
-            None if obj.is_object() => {
-                obj["status"] = json!({"phase": "Pending", "lastPhaseTransitionTime": now});
-            }
-            // A phase change through status stamps its time (`PrepareForUpdate`).
-            Some(old)
-                if sub == Subresource::Status
-                    && obj["status"]["phase"] != old["status"]["phase"]
-                    && obj["status"].is_object() =>
-            {
-                obj["status"]["lastPhaseTransitionTime"] = now;
-            }
-            _ => {}
-        }
-    }
-
+impl Validator for Volumes {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let spec = &obj["spec"];
         let path = Path::new("spec");
@@ -356,7 +355,29 @@ impl Behaviour for Volumes {
             immutable_field(obj, old, "/spec/volumeMode", path.child("volumeMode"), errs);
         }
     }
+}
 
+impl Preparer for Volumes {
+    fn prepare(&self, obj: &mut Value, old: Option<&Value>, sub: Subresource) {
+        let now = json!(crate::api::object::now());
+        match old {
+            None if obj.is_object() => {
+                obj["status"] = json!({"phase": "Pending", "lastPhaseTransitionTime": now});
+            }
+            // A phase change through status stamps its time (`PrepareForUpdate`).
+            Some(old)
+                if sub == Subresource::Status
+                    && obj["status"]["phase"] != old["status"]["phase"]
+                    && obj["status"].is_object() =>
+            {
+                obj["status"]["lastPhaseTransitionTime"] = now;
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Printer for Volumes {
     fn columns(&self) -> Vec<Column> {
         let mut mode = Column::computed(
             "VolumeMode",
@@ -452,13 +473,17 @@ impl Behaviour for Volumes {
 /// StorageClasses.
 pub struct StorageClasses;
 
-impl Behaviour for StorageClasses {
+defaults!(StorageClasses: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for StorageClasses {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         default_field(obj, "reclaimPolicy", json!("Delete"));
         default_field(obj, "volumeBindingMode", json!("Immediate"));
         Ok(())
     }
+}
 
+impl Validator for StorageClasses {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let provisioner = obj["provisioner"].as_str().unwrap_or("");
         if provisioner.is_empty() {
@@ -520,7 +545,9 @@ impl Behaviour for StorageClasses {
             );
         }
     }
+}
 
+impl Printer for StorageClasses {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(
@@ -561,6 +588,35 @@ impl Behaviour for StorageClasses {
 
 #[cfg(test)]
 mod tests {
+
+    /// A PersistentVolumeClaim's selector is checked with its values
+    /// (`ValidatePersistentVolumeClaimSpec`).
+    #[test]
+    fn claim_selectors_are_validated_with_their_values() {
+        let claim = |exprs: Value| {
+            json!({"spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "resources": {"requests": {"storage": "1Gi"}},
+                "volumeMode": "Filesystem",
+                "selector": {"matchExpressions": exprs}
+            }})
+        };
+        let mut errs = ErrorList::new();
+        let bad = claim(json!([
+            {"key": "a", "operator": "Exists", "values": ["x"]},
+            {"key": "b", "operator": "NotIn"},
+            {"key": "c", "operator": "NotIn", "values": ["ok", "not ok"]}
+        ]));
+        Claims.validate(&bad, None, &mut errs);
+        assert_eq!(
+            errs.strings(),
+            [
+                "spec.selector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                "spec.selector.matchExpressions[1].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+                "spec.selector.matchExpressions[2].values[1]: Invalid value: \"not ok\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+            ]
+        );
+    }
     use super::*;
 
     #[test]

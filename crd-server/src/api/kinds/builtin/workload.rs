@@ -5,9 +5,10 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
+use super::checks::invalid_go as invalid_rendered;
 use super::podspec::{defaults::template_labels, validate_template};
-use super::selector::{self, go_string_map, invalid_rendered};
 use crate::api::object::meta_mut;
+use crate::api::selectors::label::{self as selector, go_string_map};
 
 /// `apiequality.Semantic.DeepEqual` on JSON: absent, null and empty maps or lists are
 /// the same value.
@@ -162,7 +163,7 @@ pub fn required_selector(sel: Option<&Value>, path: &Path, what: &str, errs: &mu
     match sel.filter(|s| !s.is_null()) {
         None => errs.push(FieldError::required(path.clone(), "")),
         Some(s) => {
-            selector::validate(s, path, errs);
+            selector::validate(s, selector::Options::default(), path, errs);
             if selector::is_empty(s) {
                 errs.push(invalid_rendered(
                     path.clone(),

@@ -19,7 +19,11 @@ pub use status::CRD_PREFIX;
 /// The finalizer a deleted CRD waits on until its objects are gone.
 pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 
-use super::{Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
+use super::{
+    AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
+    SchemaStrategy, TableConvertor, UpdateStrategy, ValidateStrategy,
+};
+use super::{Context, KindInfo, ResetFields, Subresource, builtin_schema};
 use crate::api::object::{meta_mut, name_of};
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -115,16 +119,24 @@ fn check_stored_versions(crd: &CustomResourceDefinition, stored: &[String]) -> E
     errs
 }
 
-impl Strategy for Crds {
+impl Identity for Crds {
     fn info(&self) -> &KindInfo {
         &self.info
     }
 
+    fn defines_kinds(&self) -> bool {
+        true
+    }
+}
+
+impl CreateStrategy for Crds {
     fn prepare_for_create(&self, obj: &mut Value) {
         obj["status"] = json!({});
         meta_mut(obj).insert("generation".into(), json!(1));
     }
+}
 
+impl UpdateStrategy for Crds {
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
         match sub {
             Subresource::Status => {
@@ -145,15 +157,12 @@ impl Strategy for Crds {
         }
     }
 
-    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
-        // The spec as stored is the typed model's, with the v1 defaults.
-        let crd = self.typed(obj)?;
-        if let (Value::Object(o), Ok(spec)) = (obj, serde_json::to_value(&crd.spec)) {
-            o.insert("spec".into(), spec);
-        }
-        Ok(Vec::new())
+    fn allow_unconditional_update(&self) -> bool {
+        false
     }
+}
 
+impl ValidateStrategy for Crds {
     fn validate<'a>(
         &'a self,
         cx: &'a Context<'a>,
@@ -200,37 +209,9 @@ impl Strategy for Crds {
             Ok(Vec::new())
         })
     }
+}
 
-    fn columns(&self) -> Vec<Column> {
-        vec![Column::printer(
-            "Created At",
-            "rawdate",
-            None,
-            Some(
-                "CreationTimestamp is a timestamp representing the server time when this object was created.",
-            ),
-            None,
-            ".metadata.creationTimestamp",
-        )]
-    }
-
-    fn schema(&self) -> Option<&JSONSchemaProps> {
-        self.schema
-            .get_or_init(|| builtin_schema(self.kube_version, DEFINITION))
-            .as_ref()
-    }
-
-    fn reset_fields(&self, sub: Subresource) -> ResetFields {
-        match sub {
-            Subresource::Status => &[&["metadata"], &["spec"]],
-            _ => &[&["status"]],
-        }
-    }
-
-    fn allow_unconditional_update(&self) -> bool {
-        false
-    }
-
+impl DeleteStrategy for Crds {
     fn deleted_answer(&self, obj: Value) -> Option<Value> {
         Some(obj)
     }
@@ -265,9 +246,48 @@ impl Strategy for Crds {
     fn gc_finalizers_on_delete(&self, obj: &Value) -> bool {
         crate::api::object::is_deleting(obj)
     }
+}
 
-    fn defines_kinds(&self) -> bool {
-        true
+impl ResetFieldsStrategy for Crds {
+    fn reset_fields(&self, sub: Subresource) -> ResetFields {
+        match sub {
+            Subresource::Status => &[&["metadata"], &["spec"]],
+            _ => &[&["status"]],
+        }
+    }
+}
+
+impl TableConvertor for Crds {
+    fn columns(&self) -> Vec<Column> {
+        vec![Column::printer(
+            "Created At",
+            "rawdate",
+            None,
+            Some(
+                "CreationTimestamp is a timestamp representing the server time when this object was created.",
+            ),
+            None,
+            ".metadata.creationTimestamp",
+        )]
+    }
+}
+
+impl CodecStrategy for Crds {
+    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
+        // The spec as stored is the typed model's, with the v1 defaults.
+        let crd = self.typed(obj)?;
+        if let (Value::Object(o), Ok(spec)) = (obj, serde_json::to_value(&crd.spec)) {
+            o.insert("spec".into(), spec);
+        }
+        Ok(Vec::new())
+    }
+}
+
+impl SchemaStrategy for Crds {
+    fn schema(&self) -> Option<&JSONSchemaProps> {
+        self.schema
+            .get_or_init(|| builtin_schema(self.kube_version, DEFINITION))
+            .as_ref()
     }
 
     fn openapi_schema(&self) -> Value {
@@ -276,3 +296,5 @@ impl Strategy for Crds {
                            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}})
     }
 }
+
+impl AllocateStrategy for Crds {}

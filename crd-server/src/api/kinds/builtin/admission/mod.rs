@@ -9,7 +9,6 @@ pub mod cel;
 pub mod mutating;
 pub mod policies;
 mod preexisting;
-pub mod selector;
 pub mod webhooks;
 
 use crd_runtime::KubeVersion;
@@ -18,7 +17,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use self::cel::{Expr, compile};
-use self::selector::{label_name, label_selector};
+use crate::api::selectors::label::{self, label_name};
 
 pub(crate) const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
 const MATCH_POLICIES: &[&str] = &["Equivalent", "Exact"];
@@ -216,7 +215,7 @@ pub(crate) fn match_resources(mr: &Value, path: &Path, errs: &mut ErrorList) {
     for sel in ["namespaceSelector", "objectSelector"] {
         match mr.get(sel).filter(|v| !v.is_null()) {
             None => errs.push(FieldError::required(path.child(sel), "")),
-            Some(s) => label_selector(s, false, &path.child(sel), errs),
+            Some(s) => label::validate(s, label::Options::default(), &path.child(sel), errs),
         }
     }
     for field in ["resourceRules", "excludeResourceRules"] {
@@ -374,7 +373,12 @@ pub(crate) fn param_ref(pr: &Value, path: &Path, errs: &mut ErrorList) {
         }
     }
     if let Some(sel) = selector {
-        label_selector(sel, false, &path.child("selector"), errs);
+        label::validate(
+            sel,
+            label::Options::default(),
+            &path.child("selector"),
+            errs,
+        );
         if !name.is_empty() {
             errs.push(FieldError::forbidden(path.child("selector"), EXCLUSIVE));
         }

@@ -10,7 +10,7 @@ use crd_runtime::cel::parse_expression;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use super::super::{Behaviour, Validation};
+use super::super::behaviour::*;
 use super::policies::{
     binding_columns, binding_spec, common_spec, default_binding, default_spec, param_kind_cell,
     variable_names,
@@ -31,25 +31,16 @@ fn served(v: KubeVersion) -> bool {
 /// MutatingAdmissionPolicies.
 pub struct MutatingPolicies;
 
-impl Behaviour for MutatingPolicies {
-    fn prepare_for_create(&self, obj: &mut Value) {
-        super::generation_on_create(obj);
-    }
+defaults!(MutatingPolicies: Deleter, Allocator);
 
-    fn prepare_for_update(
-        &self,
-        new: &mut Value,
-        old: &Value,
-        sub: crate::api::kinds::Subresource,
-    ) {
-        super::generation_on_update(new, old, sub);
-    }
-
+impl Defaulter for MutatingPolicies {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         default_spec(obj.get_mut("spec"));
         Ok(())
     }
+}
 
+impl Validator for MutatingPolicies {
     fn validate_with(
         &self,
         obj: &Value,
@@ -85,7 +76,24 @@ impl Behaviour for MutatingPolicies {
             Some(_) => one_of(spec, "reinvocationPolicy", REINVOCATION, &path, errs),
         }
     }
+}
 
+impl Preparer for MutatingPolicies {
+    fn prepare_for_create(&self, obj: &mut Value) {
+        super::generation_on_create(obj);
+    }
+
+    fn prepare_for_update(
+        &self,
+        new: &mut Value,
+        old: &Value,
+        sub: crate::api::kinds::Subresource,
+    ) {
+        super::generation_on_update(new, old, sub);
+    }
+}
+
+impl Printer for MutatingPolicies {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(
@@ -103,7 +111,9 @@ impl Behaviour for MutatingPolicies {
             Column::builtin_age(),
         ]
     }
+}
 
+impl Serving for MutatingPolicies {
     fn served_in(&self, v: KubeVersion) -> bool {
         served(v)
     }
@@ -158,7 +168,23 @@ fn mutation(m: &Value, at: &Path, errs: &mut ErrorList) {
 /// MutatingAdmissionPolicyBindings.
 pub struct MutatingBindings;
 
-impl Behaviour for MutatingBindings {
+defaults!(MutatingBindings: Deleter, Allocator);
+
+impl Defaulter for MutatingBindings {
+    fn decode(&self, obj: &mut Value) -> Result<(), String> {
+        default_binding(obj.get_mut("spec"));
+        Ok(())
+    }
+}
+
+impl Validator for MutatingBindings {
+    fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
+        let spec = obj.get("spec").unwrap_or(&Value::Null);
+        binding_spec(spec, &Path::new("spec"), errs);
+    }
+}
+
+impl Preparer for MutatingBindings {
     fn prepare_for_create(&self, obj: &mut Value) {
         super::generation_on_create(obj);
     }
@@ -171,21 +197,15 @@ impl Behaviour for MutatingBindings {
     ) {
         super::generation_on_update(new, old, sub);
     }
+}
 
-    fn decode(&self, obj: &mut Value) -> Result<(), String> {
-        default_binding(obj.get_mut("spec"));
-        Ok(())
-    }
-
-    fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
-        let spec = obj.get("spec").unwrap_or(&Value::Null);
-        binding_spec(spec, &Path::new("spec"), errs);
-    }
-
+impl Printer for MutatingBindings {
     fn columns(&self) -> Vec<Column> {
         binding_columns()
     }
+}
 
+impl Serving for MutatingBindings {
     fn served_in(&self, v: KubeVersion) -> bool {
         served(v)
     }

@@ -7,14 +7,14 @@ use crd_runtime::engine::names::dns_subdomain_name;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use super::super::{Behaviour, Validation};
+use super::super::behaviour::*;
 use super::cel::{Expr, compile};
 use super::preexisting::Preexisting;
-use super::selector::label_name;
 use super::{
     FAILURE_POLICIES, Scope, default, default_match_resources, is_cel_identifier, list,
     match_conditions, match_resources, one_of, param_kind, param_ref, strings, text,
 };
+use crate::api::selectors::label::label_name;
 use crate::api::table::Column;
 
 const REASONS: &[&str] = &["Forbidden", "Invalid", "RequestEntityTooLarge"];
@@ -148,25 +148,16 @@ pub(crate) fn variable_names(spec: &Value) -> Vec<String> {
 /// ValidatingAdmissionPolicies.
 pub struct ValidatingPolicies;
 
-impl Behaviour for ValidatingPolicies {
-    fn prepare_for_create(&self, obj: &mut Value) {
-        super::generation_on_create(obj);
-    }
+defaults!(ValidatingPolicies: Serving, Deleter, Allocator);
 
-    fn prepare_for_update(
-        &self,
-        new: &mut Value,
-        old: &Value,
-        sub: crate::api::kinds::Subresource,
-    ) {
-        super::generation_on_update(new, old, sub);
-    }
-
+impl Defaulter for ValidatingPolicies {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         default_spec(obj.get_mut("spec"));
         Ok(())
     }
+}
 
+impl Validator for ValidatingPolicies {
     fn validate_with(
         &self,
         obj: &Value,
@@ -225,7 +216,24 @@ impl Behaviour for ValidatingPolicies {
             keys.push(key);
         }
     }
+}
 
+impl Preparer for ValidatingPolicies {
+    fn prepare_for_create(&self, obj: &mut Value) {
+        super::generation_on_create(obj);
+    }
+
+    fn prepare_for_update(
+        &self,
+        new: &mut Value,
+        old: &Value,
+        sub: crate::api::kinds::Subresource,
+    ) {
+        super::generation_on_update(new, old, sub);
+    }
+}
+
+impl Printer for ValidatingPolicies {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(
@@ -429,7 +437,26 @@ pub(crate) fn param_ref_cell(o: &Value) -> Value {
 /// ValidatingAdmissionPolicyBindings.
 pub struct ValidatingBindings;
 
-impl Behaviour for ValidatingBindings {
+defaults!(ValidatingBindings: Serving, Deleter, Allocator);
+
+impl Defaulter for ValidatingBindings {
+    fn decode(&self, obj: &mut Value) -> Result<(), String> {
+        default_binding(obj.get_mut("spec"));
+        Ok(())
+    }
+}
+
+impl Validator for ValidatingBindings {
+    fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
+        let spec = obj.get("spec").unwrap_or(&Value::Null);
+        let path = Path::new("spec");
+        binding_spec(spec, &path, errs);
+        let actions = strings(spec, "validationActions");
+        validation_actions(&actions, &path.child("validationActions"), errs);
+    }
+}
+
+impl Preparer for ValidatingBindings {
     fn prepare_for_create(&self, obj: &mut Value) {
         super::generation_on_create(obj);
     }
@@ -442,20 +469,9 @@ impl Behaviour for ValidatingBindings {
     ) {
         super::generation_on_update(new, old, sub);
     }
+}
 
-    fn decode(&self, obj: &mut Value) -> Result<(), String> {
-        default_binding(obj.get_mut("spec"));
-        Ok(())
-    }
-
-    fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
-        let spec = obj.get("spec").unwrap_or(&Value::Null);
-        let path = Path::new("spec");
-        binding_spec(spec, &path, errs);
-        let actions = strings(spec, "validationActions");
-        validation_actions(&actions, &path.child("validationActions"), errs);
-    }
-
+impl Printer for ValidatingBindings {
     fn columns(&self) -> Vec<Column> {
         binding_columns()
     }

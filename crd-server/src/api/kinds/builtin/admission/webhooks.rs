@@ -7,13 +7,14 @@ use crd_runtime::engine::names::{dns1035_label, dns1123_subdomain};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use super::super::{Behaviour, Validation};
+use super::super::behaviour::*;
+use super::super::checks::fully_qualified_name;
 use super::preexisting::Preexisting;
-use super::selector::{fully_qualified_name, has_invalid_label_value, label_selector};
 use super::{
     FAILURE_POLICIES, Scope, default, list, match_conditions, one_of, rule_with_operations,
     strings, text,
 };
+use crate::api::selectors::label::{self, has_invalid_label_value};
 use crate::api::table::Column;
 
 const MATCH_POLICIES: &[&str] = &["Equivalent", "Exact"];
@@ -83,7 +84,9 @@ impl Options {
     }
 }
 
-impl Behaviour for Webhooks {
+defaults!(Webhooks: Preparer, Serving, Deleter, Allocator);
+
+impl Defaulter for Webhooks {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
         if let Some(Value::Array(hooks)) = obj.get_mut("webhooks") {
             for hook in hooks {
@@ -107,7 +110,9 @@ impl Behaviour for Webhooks {
         }
         Ok(())
     }
+}
 
+impl Validator for Webhooks {
     fn validate_with(
         &self,
         obj: &Value,
@@ -137,7 +142,9 @@ impl Behaviour for Webhooks {
             }
         }
     }
+}
 
+impl Printer for Webhooks {
     fn columns(&self) -> Vec<Column> {
         vec![
             Column::computed(
@@ -189,7 +196,10 @@ impl Webhooks {
         }
         for sel in ["namespaceSelector", "objectSelector"] {
             if let Some(s) = hook.get(sel).filter(|v| !v.is_null()) {
-                label_selector(s, opts.allow_invalid_label_values, &at.child(sel), errs);
+                let opts = label::Options {
+                    allow_invalid_values: opts.allow_invalid_label_values,
+                };
+                label::validate(s, opts, &at.child(sel), errs);
             }
         }
         if self.mutating {

@@ -11,7 +11,7 @@ use crd_runtime::engine::names::{dns1123_label, dns1123_subdomain};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::Value;
 
-use super::selector::validate_labels;
+use crate::api::selectors::label::validate_labels;
 use containers::{Role, name_label, one_of};
 
 /// The array at `field` (empty when absent).
