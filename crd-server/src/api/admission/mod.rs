@@ -19,7 +19,7 @@ use crd_runtime::admission::{
 };
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::bootstrap::{GROUPS, USER};
+use crate::api::kinds::builtin::rbac::bootstrap_policy::{GROUPS, USER};
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::registry::Registry;
 use crate::api::status::ApiError;

@@ -7,12 +7,11 @@
 //! - [`custom`]: objects of a CRD at one served version (the CRD's schema, CEL rules,
 //!   conversion);
 //! - [`crd`]: `apiextensions.k8s.io/v1` CustomResourceDefinitions;
-//! - [`namespace`]: core/v1 Namespaces.
+//! - [`builtin`]: the built-in kinds, core/v1 Namespaces among them.
 
 pub mod builtin;
 pub mod crd;
 pub mod custom;
-pub mod namespace;
 mod strategy;
 
 use std::sync::Arc;

@@ -19,10 +19,10 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::api::kinds::Resource;
+use crate::api::kinds::builtin::core::namespace::Namespaces;
 use crate::api::kinds::builtin::{self, BuiltinKind};
 use crate::api::kinds::crd::{CRD_PREFIX, Crds};
 use crate::api::kinds::custom::{CustomKind, CustomResource};
-use crate::api::kinds::namespace::Namespaces;
 use crate::api::priority::compare_versions;
 use crate::store::{ListOptions, Revision, Store, StoreError};
 

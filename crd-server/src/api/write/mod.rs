@@ -120,7 +120,7 @@ async fn admit_namespace(
     let terminating = match shared.registry.namespace_terminating(ns) {
         Some(t) => t,
         None => {
-            let namespaces = crate::api::kinds::namespace::info();
+            let namespaces = crate::api::kinds::builtin::core::namespace::info();
             match shared.store.get(&namespaces.key(None, ns)).await {
                 Ok(Some(kv)) => str_at(&storage::decode(&kv)?, "/status/phase") == "Terminating",
                 Ok(None) => return Err(ApiError::not_found(&namespaces.q, ns)),

@@ -14,7 +14,7 @@ use super::call::internal;
 use super::config::Hook;
 use crate::api::admission::Backend;
 use crate::api::kinds::Resource;
-use crate::api::kinds::namespace::NAMESPACE_PREFIX;
+use crate::api::kinds::builtin::core::namespace::NAMESPACE_PREFIX;
 use crate::api::status::{ApiError, Qualified};
 
 /// Matching state kept over one request's webhooks.

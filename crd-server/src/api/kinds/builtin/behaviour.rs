@@ -16,7 +16,7 @@ use crate::api::status::ApiError;
 use crate::api::table::Column;
 use crd_runtime::field::ErrorList;
 
-/// Every concern of a built-in kind (what [`super::Spec`] holds).
+/// Every concern of a built-in kind (what [`crate::api::kinds::builtin::Spec`] holds).
 pub trait Behaviour:
     Defaulter + Validator + Preparer + Printer + Serving + Deleter + Allocator
 {

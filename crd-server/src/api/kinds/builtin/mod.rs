@@ -9,37 +9,26 @@
 //! metadata is coerced. Validation is the kind's own (its messages, not OpenAPI's),
 //! after apimachinery's `ValidateObjectMeta` with the kind's name rule.
 
-mod admission;
+mod admissionregistration;
 mod apps;
+mod authentication;
+mod authorization;
 mod autoscaling;
 mod batch;
 mod behaviour;
-pub mod bootstrap;
 mod catalog;
 mod checks;
-mod config;
-mod cron;
-mod endpointslice;
+mod columns;
+mod coordination;
+pub mod core;
+mod discovery;
 mod events;
-pub mod ip_range;
-mod lease;
 mod networking;
-mod node;
-mod pod;
-mod podspec;
-pub mod policy;
-mod printers;
+mod policy;
 mod quantity;
-mod quota;
-mod rbac;
-mod reviews;
-mod service;
-pub mod service_alloc;
-mod service_fields;
-mod service_txn;
-mod service_validation;
+pub mod rbac;
+pub mod scheduling;
 mod storage;
-mod workload;
 
 use std::sync::OnceLock;
 
@@ -55,11 +44,23 @@ pub use behaviour::{
 };
 pub use catalog::catalog;
 
-use super::{
-    AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
-    SchemaStrategy, TableConvertor, UpdateStrategy, ValidateStrategy,
-};
-use super::{Allocation, Context, GcPolicy, KindInfo, ResetFields, Subresource, builtin_schema};
+use crate::api::kinds::AllocateStrategy;
+use crate::api::kinds::Allocation;
+use crate::api::kinds::CodecStrategy;
+use crate::api::kinds::Context;
+use crate::api::kinds::CreateStrategy;
+use crate::api::kinds::DeleteStrategy;
+use crate::api::kinds::GcPolicy;
+use crate::api::kinds::Identity;
+use crate::api::kinds::KindInfo;
+use crate::api::kinds::ResetFields;
+use crate::api::kinds::ResetFieldsStrategy;
+use crate::api::kinds::SchemaStrategy;
+use crate::api::kinds::Subresource;
+use crate::api::kinds::TableConvertor;
+use crate::api::kinds::UpdateStrategy;
+use crate::api::kinds::ValidateStrategy;
+use crate::api::kinds::builtin_schema;
 use crate::api::object::name_of;
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
