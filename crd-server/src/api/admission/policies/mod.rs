@@ -13,7 +13,7 @@ pub mod follow;
 mod params;
 mod request;
 mod response;
-pub mod status;
+pub mod type_checking;
 
 use std::sync::{Arc, Mutex, RwLock};
 

@@ -11,9 +11,9 @@ use crd_runtime::admission::review::AdmissionRequest;
 use http::StatusCode;
 use serde_json::{Value, json};
 
-use super::config::Hook;
+use super::configurations::Hook;
+use crate::api::admission::webhooks::client::CallError;
 use crate::api::status::ApiError;
-use crate::api::webhook_client::CallError;
 
 /// Why a webhook gave no usable verdict.
 #[derive(Debug)]

@@ -11,7 +11,7 @@ use crd_runtime::admission::{GroupVersionKind, GroupVersionResource, selector};
 use serde_json::Value;
 
 use super::call::internal;
-use super::config::Hook;
+use super::configurations::Hook;
 use crate::api::admission::Backend;
 use crate::api::kinds::Resource;
 use crate::api::kinds::builtin::core::namespace::NAMESPACE_PREFIX;

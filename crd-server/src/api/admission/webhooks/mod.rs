@@ -6,7 +6,8 @@
 //! validating ones all at once ([`validating`]).
 
 pub mod call;
-pub mod config;
+pub mod client;
+pub mod configurations;
 pub mod matcher;
 pub mod mutating;
 pub mod validating;
@@ -20,7 +21,7 @@ use crate::api::admission::Backend;
 use crate::api::kinds::Resource;
 use crate::api::status::ApiError;
 use crate::store::Store;
-use config::{Current, HookSet};
+use configurations::{Current, HookSet};
 
 /// The webhook configurations of a server.
 pub struct Webhooks {
@@ -35,11 +36,14 @@ impl Webhooks {
     pub async fn start(store: Arc<dyn Store>, version: KubeVersion) -> Webhooks {
         let mut tasks = Vec::new();
         let mut currents = Vec::new();
-        for prefix in [config::MUTATING_PREFIX, config::VALIDATING_PREFIX] {
-            let (followed, revision) = config::load(store.as_ref(), prefix, version).await;
+        for prefix in [
+            configurations::MUTATING_PREFIX,
+            configurations::VALIDATING_PREFIX,
+        ] {
+            let (followed, revision) = configurations::load(store.as_ref(), prefix, version).await;
             let current: Arc<Current> = Arc::new(RwLock::new(Arc::new(HookSet::default())));
-            config::publish(&current, &followed);
-            let task = tokio::spawn(config::follow(
+            configurations::publish(&current, &followed);
+            let task = tokio::spawn(configurations::follow(
                 store.clone(),
                 prefix,
                 Arc::downgrade(&current),

@@ -5,7 +5,7 @@
 //! that leaves the CRD `Terminating` behind its cleanup finalizer (the finalizer
 //! controller, `controllers::crd_cleanup`, deletes its objects, then lets it go).
 
-pub mod status;
+pub mod conditions;
 
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::model::{CustomResourceDefinition, JSONSchemaProps, PreexistingExpressions};
@@ -14,7 +14,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-pub use status::CRD_PREFIX;
+pub use conditions::CRD_PREFIX;
 
 /// The finalizer a deleted CRD waits on until its objects are gone.
 pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
@@ -196,16 +196,16 @@ impl ValidateStrategy for Crds {
             // A status write may drop versions from storedVersions (storage migration);
             // any other write keeps them.
             let stored = if sub == Subresource::Status {
-                let stored = status::stored_versions(Some(obj));
+                let stored = conditions::stored_versions(Some(obj));
                 errs.0.extend(check_stored_versions(&crd, &stored).0);
                 stored
             } else {
-                status::stored_versions(old)
+                conditions::stored_versions(old)
             };
             if !errs.is_empty() {
                 return Err(ApiError::invalid(&self.info.q, &name, &errs));
             }
-            status::set_status(cx.store, &self.info.q, obj, &crd, old, stored).await?;
+            conditions::set_status(cx.store, &self.info.q, obj, &crd, old, stored).await?;
             Ok(Vec::new())
         })
     }
@@ -231,9 +231,9 @@ impl DeleteStrategy for Crds {
         {
             list.push(json!(CLEANUP_FINALIZER));
         }
-        status::set_condition(
+        conditions::set_condition(
             obj,
-            status::TERMINATING,
+            conditions::TERMINATING,
             true,
             "InstanceDeletionPending",
             "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",

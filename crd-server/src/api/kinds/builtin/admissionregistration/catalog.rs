@@ -4,11 +4,11 @@
 use crate::api::kinds::Subresource;
 use crate::api::kinds::builtin::NameRule;
 use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::admissionregistration::mutating::MutatingBindings;
-use crate::api::kinds::builtin::admissionregistration::mutating::MutatingPolicies;
-use crate::api::kinds::builtin::admissionregistration::policies::ValidatingBindings;
-use crate::api::kinds::builtin::admissionregistration::policies::ValidatingPolicies;
-use crate::api::kinds::builtin::admissionregistration::webhooks::Webhooks;
+use crate::api::kinds::builtin::admissionregistration::mutating_policies::MutatingBindings;
+use crate::api::kinds::builtin::admissionregistration::mutating_policies::MutatingPolicies;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::ValidatingBindings;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::ValidatingPolicies;
+use crate::api::kinds::builtin::admissionregistration::webhook_configurations::Webhooks;
 use crate::api::kinds::builtin::catalog::ALL_VERBS;
 use crate::api::kinds::builtin::catalog::NONE;
 

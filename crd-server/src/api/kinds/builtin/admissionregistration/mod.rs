@@ -7,10 +7,10 @@
 
 mod catalog;
 pub mod cel;
-pub mod mutating;
-pub mod policies;
+pub mod mutating_policies;
 mod preexisting;
-pub mod webhooks;
+pub mod validating_policies;
+pub mod webhook_configurations;
 
 pub(super) use catalog::KINDS;
 
@@ -436,4 +436,5 @@ fn generation_on_update(new: &mut Value, old: &Value, sub: crate::api::kinds::Su
 }
 
 #[cfg(test)]
+#[path = "admissionregistration_tests.rs"]
 mod tests;

@@ -1,6 +1,6 @@
 //! core/v1 (the legacy group, served under `/api/v1`).
 
-pub mod config;
+pub mod configmaps_and_secrets;
 pub mod events;
 pub mod namespace;
 pub mod nodes;
@@ -17,8 +17,8 @@ use crate::api::kinds::builtin::Spec;
 use crate::api::kinds::builtin::catalog::ALL_BUT_COLLECTION;
 use crate::api::kinds::builtin::catalog::ALL_VERBS;
 use crate::api::kinds::builtin::catalog::NONE;
-use crate::api::kinds::builtin::core::config::ConfigMaps;
-use crate::api::kinds::builtin::core::config::Secrets;
+use crate::api::kinds::builtin::core::configmaps_and_secrets::ConfigMaps;
+use crate::api::kinds::builtin::core::configmaps_and_secrets::Secrets;
 use crate::api::kinds::builtin::core::events::Events;
 use crate::api::kinds::builtin::core::nodes::Nodes;
 use crate::api::kinds::builtin::core::pod::Pods;

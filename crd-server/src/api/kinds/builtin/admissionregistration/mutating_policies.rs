@@ -12,15 +12,15 @@ use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::admissionregistration::list;
 use crate::api::kinds::builtin::admissionregistration::one_of;
-use crate::api::kinds::builtin::admissionregistration::policies::binding_columns;
-use crate::api::kinds::builtin::admissionregistration::policies::binding_spec;
-use crate::api::kinds::builtin::admissionregistration::policies::common_spec;
-use crate::api::kinds::builtin::admissionregistration::policies::default_binding;
-use crate::api::kinds::builtin::admissionregistration::policies::default_spec;
-use crate::api::kinds::builtin::admissionregistration::policies::param_kind_cell;
-use crate::api::kinds::builtin::admissionregistration::policies::variable_names;
 use crate::api::kinds::builtin::admissionregistration::preexisting::Preexisting;
 use crate::api::kinds::builtin::admissionregistration::text;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::binding_columns;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::binding_spec;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::common_spec;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::default_binding;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::default_spec;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::param_kind_cell;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::variable_names;
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::table::Column;
 

@@ -513,5 +513,5 @@ pub(crate) fn binding_columns() -> Vec<Column> {
 }
 
 #[cfg(test)]
-#[path = "policies_tests.rs"]
+#[path = "validating_policies_tests.rs"]
 mod tests;
