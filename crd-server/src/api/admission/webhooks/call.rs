@@ -12,8 +12,8 @@ use http::StatusCode;
 use serde_json::{Value, json};
 
 use super::configurations::Hook;
-use crate::api::admission::webhooks::client::CallError;
 use crate::api::status::ApiError;
+use crate::api::webhook_client::CallError;
 
 /// Why a webhook gave no usable verdict.
 #[derive(Debug)]

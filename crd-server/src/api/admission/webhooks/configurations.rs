@@ -12,7 +12,7 @@ use crd_runtime::admission::policy::MatchConditions;
 use futures::StreamExt;
 use serde_json::Value;
 
-use crate::api::admission::webhooks::client::{ServiceRef, WebhookClient};
+use crate::api::webhook_client::{ServiceRef, WebhookClient};
 use crate::store::{EventKind, ListOptions, Store, WatchItem};
 
 /// Where MutatingWebhookConfigurations are stored (the catalog's prefix).

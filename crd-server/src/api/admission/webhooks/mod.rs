@@ -6,7 +6,7 @@
 //! validating ones all at once ([`validating`]).
 
 pub mod call;
-pub mod client;
+
 pub mod configurations;
 pub mod matcher;
 pub mod mutating;

@@ -135,6 +135,59 @@ pub struct Spec {
     pub behaviour: &'static dyn Behaviour,
 }
 
+/// The verbs of a built-in kind with every verb, as its discovery lists them.
+pub(crate) const ALL_VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+/// The verbs of a kind without `deletecollection` (Services, as kube-apiserver 1.37
+/// lists them).
+pub(crate) const ALL_BUT_COLLECTION: &[&str] = &[
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
+
+/// No field selectors beyond `metadata.name` and `metadata.namespace`.
+pub(crate) const NONE: &[(&str, &str)] = &[];
+
+const CREATE: &[&str] = &["create"];
+
+/// One create-only cluster-scoped kind.
+pub(crate) const fn review(
+    group: &'static str,
+    plural: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    definition: &'static str,
+    behaviour: &'static dyn Behaviour,
+) -> Spec {
+    Spec {
+        group,
+        version: "v1",
+        plural,
+        singular,
+        kind,
+        namespaced: false,
+        short_names: &[],
+        categories: &[],
+        verbs: CREATE,
+        subresources: &[],
+        // Never stored: only `create` is served, and answered.
+        prefix: "",
+        codec: None,
+        definition,
+        name_rule: None,
+        field_selectors: NONE,
+        behaviour,
+    }
+}
+
 /// A built-in kind in one release.
 pub struct BuiltinKind {
     spec: &'static Spec,

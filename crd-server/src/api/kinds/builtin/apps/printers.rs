@@ -3,9 +3,39 @@
 
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::columns::{col, int, template_columns};
+use crate::api::kinds::builtin::columns::{col, int, wide};
+use crate::api::kinds::builtin::core::podspec::containers_and_images;
 use crate::api::kinds::builtin::core::podspec::{arr, text};
+use crate::api::selectors::label as selector;
 use crate::api::table::Column;
+
+/// The Containers, Images (and Selector) wide columns of a kind whose template is at
+/// `/spec/template`.
+pub(crate) fn template_columns(selector: bool) -> Vec<Column> {
+    let mut out = vec![
+        wide(col(
+            "Containers",
+            "string",
+            "Names of each container in the template.",
+            |o| json!(containers_and_images(o.pointer("/spec/template/spec")).0),
+        )),
+        wide(col(
+            "Images",
+            "string",
+            "Images referenced by each container in the template.",
+            |o| json!(containers_and_images(o.pointer("/spec/template/spec")).1),
+        )),
+    ];
+    if selector {
+        out.push(wide(col(
+            "Selector",
+            "string",
+            "Label selector for pods.",
+            |o| json!(selector::format(o.pointer("/spec/selector"))),
+        )));
+    }
+    out
+}
 
 /// `kubectl get deployments`.
 pub fn deployment() -> Vec<Column> {

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use crate::api::kinds::builtin::Spec;
 use crate::api::kinds::builtin::authorization::reviews::with_status;
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::catalog::review;
 use crate::api::kinds::builtin::rbac::bootstrap_policy::{GROUPS, USER};
+use crate::api::kinds::builtin::review;
 
 pub(super) static KINDS: &[Spec] = &[review(
     "authentication.k8s.io",
@@ -29,5 +29,16 @@ impl Serving for SelfReviews {
             obj,
             json!({"userInfo": {"username": USER, "groups": GROUPS}}),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_is_the_servers_single_user() {
+        let me = SelfReviews.answer_create(&json!({})).unwrap();
+        assert_eq!(me["status"]["userInfo"]["username"], USER);
     }
 }

@@ -6,7 +6,7 @@ pub mod reviews;
 use crate::api::kinds::builtin::Spec;
 use crate::api::kinds::builtin::authorization::reviews::AccessReviews;
 use crate::api::kinds::builtin::authorization::reviews::RulesReviews;
-use crate::api::kinds::builtin::catalog::review;
+use crate::api::kinds::builtin::review;
 
 pub(super) static KINDS: &[Spec] = &[
     review(

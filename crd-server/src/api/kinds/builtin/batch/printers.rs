@@ -4,9 +4,8 @@
 use chrono::Utc;
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::columns::{
-    col, condition_true, int, string, template_columns, time, wide,
-};
+use crate::api::kinds::builtin::apps::printers::template_columns;
+use crate::api::kinds::builtin::columns::{col, condition_true, int, string, time, wide};
 use crate::api::kinds::builtin::core::podspec::containers_and_images;
 use crate::api::selectors::label as selector;
 use crate::api::table::{Column, human_duration, human_since};

@@ -12,11 +12,11 @@ pub mod service_accounts;
 pub mod volumes;
 
 use crate::api::kinds::Subresource;
+use crate::api::kinds::builtin::ALL_BUT_COLLECTION;
+use crate::api::kinds::builtin::ALL_VERBS;
+use crate::api::kinds::builtin::NONE;
 use crate::api::kinds::builtin::NameRule;
 use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::catalog::ALL_BUT_COLLECTION;
-use crate::api::kinds::builtin::catalog::ALL_VERBS;
-use crate::api::kinds::builtin::catalog::NONE;
 use crate::api::kinds::builtin::core::configmaps_and_secrets::ConfigMaps;
 use crate::api::kinds::builtin::core::configmaps_and_secrets::Secrets;
 use crate::api::kinds::builtin::core::events::Events;

@@ -2,10 +2,10 @@
 
 pub mod endpointslices;
 
+use crate::api::kinds::builtin::ALL_VERBS;
+use crate::api::kinds::builtin::NONE;
 use crate::api::kinds::builtin::NameRule;
 use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::catalog::ALL_VERBS;
-use crate::api::kinds::builtin::catalog::NONE;
 use crate::api::kinds::builtin::discovery::endpointslices::EndpointSlices;
 
 pub(super) static KINDS: &[Spec] = &[Spec {

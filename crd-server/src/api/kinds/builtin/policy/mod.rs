@@ -3,10 +3,10 @@
 pub mod budgets;
 
 use crate::api::kinds::Subresource;
+use crate::api::kinds::builtin::ALL_VERBS;
+use crate::api::kinds::builtin::NONE;
 use crate::api::kinds::builtin::NameRule;
 use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::catalog::ALL_VERBS;
-use crate::api::kinds::builtin::catalog::NONE;
 use crate::api::kinds::builtin::policy::budgets::DisruptionBudgets;
 
 pub(super) static KINDS: &[Spec] = &[Spec {

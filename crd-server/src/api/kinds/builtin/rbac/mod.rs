@@ -3,10 +3,10 @@
 pub mod bootstrap_policy;
 pub mod roles;
 
+use crate::api::kinds::builtin::ALL_VERBS;
+use crate::api::kinds::builtin::NONE;
 use crate::api::kinds::builtin::NameRule;
 use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::catalog::ALL_VERBS;
-use crate::api::kinds::builtin::catalog::NONE;
 use crate::api::kinds::builtin::rbac::roles::Bindings;
 use crate::api::kinds::builtin::rbac::roles::Roles;
 

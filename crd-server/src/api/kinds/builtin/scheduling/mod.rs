@@ -2,10 +2,10 @@
 
 pub mod priority_classes;
 
+use crate::api::kinds::builtin::ALL_VERBS;
+use crate::api::kinds::builtin::NONE;
 use crate::api::kinds::builtin::NameRule;
 use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::catalog::ALL_VERBS;
-use crate::api::kinds::builtin::catalog::NONE;
 use crate::api::kinds::builtin::scheduling::priority_classes::PriorityClasses;
 
 pub(super) static KINDS: &[Spec] = &[Spec {

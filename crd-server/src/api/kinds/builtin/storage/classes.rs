@@ -124,3 +124,26 @@ impl Printer for StorageClasses {
         ]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_follow_their_rules() {
+        let mut sc = json!({"provisioner": "", "parameters": {"a": "b"}});
+        StorageClasses.decode(&mut sc).unwrap();
+        let mut errs = ErrorList::new();
+        StorageClasses.validate(&sc, None, &mut errs);
+        assert_eq!(errs.strings(), ["provisioner: Required value"]);
+        let old = json!({"provisioner": "x.io/p", "parameters": {"a": "b"}, "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate"});
+        let mut new = old.clone();
+        new["parameters"]["a"] = json!("c");
+        let mut errs = ErrorList::new();
+        StorageClasses.validate(&new, Some(&old), &mut errs);
+        assert_eq!(
+            errs.strings(),
+            ["parameters: Forbidden: updates to parameters are forbidden."]
+        );
+    }
+}
