@@ -6,6 +6,7 @@
 //! endpoints may change.
 
 pub mod printers;
+pub mod subresources;
 
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
