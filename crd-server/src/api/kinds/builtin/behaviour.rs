@@ -3,27 +3,26 @@
 //! conversions), [`Validator`] (`Validate*`), [`Preparer`] (`PrepareFor*`),
 //! [`Printer`] (the table printer), [`Serving`] (which releases serve the kind, a
 //! scale subresource, answers of kinds never stored), [`Deleter`]
-//! (`DefaultGarbageCollectionPolicy`) and [`Allocator`] (`BeginCreate`,
-//! `BeginUpdate`, `AfterDelete`). A kind implements those it changes; the
+//! (`DefaultGarbageCollectionPolicy`) and the strategies' own [`AllocateStrategy`]
+//! (`BeginCreate`, `BeginUpdate`, `AfterDelete`). A kind implements those it changes; the
 //! [`defaults!`](crate::api::kinds::builtin::defaults) macro implements the others at
 //! their defaults. [`Behaviour`] is all of them.
 
-use futures::future::BoxFuture;
 use serde_json::Value;
 
-use crate::api::kinds::{Allocation, Context, GcPolicy, ScalePaths, Subresource};
-use crate::api::status::ApiError;
+pub use crate::api::kinds::AllocateStrategy;
+use crate::api::kinds::{GcPolicy, ScalePaths, Subresource};
 use crate::api::table::Column;
 use crd_runtime::field::ErrorList;
 
 /// Every concern of a built-in kind (what [`crate::api::kinds::builtin::Spec`] holds).
 pub trait Behaviour:
-    Defaulter + Validator + Preparer + Printer + Serving + Deleter + Allocator
+    Defaulter + Validator + Preparer + Printer + Serving + Deleter + AllocateStrategy
 {
 }
 
 impl<T> Behaviour for T where
-    T: Defaulter + Validator + Preparer + Printer + Serving + Deleter + Allocator
+    T: Defaulter + Validator + Preparer + Printer + Serving + Deleter + AllocateStrategy
 {
 }
 
@@ -43,14 +42,8 @@ pub trait Validator: Sync {
 
     /// [`Validator::validate`] for kinds that need the release (CEL environments) or
     /// the endpoint (a status update validates the status only).
-    fn validate_with(
-        &self,
-        obj: &Value,
-        old: Option<&Value>,
-        _cx: &Validation,
-        errs: &mut ErrorList,
-    ) {
-        self.validate(obj, old, errs)
+    fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
+        self.validate(obj, cx.old, errs)
     }
 }
 
@@ -104,27 +97,6 @@ pub trait Deleter: Sync {
     }
 }
 
-/// What the kind takes from pools kept in the store.
-pub trait Allocator: Sync {
-    /// [`AllocateStrategy::allocate`](crate::api::kinds::AllocateStrategy::allocate):
-    /// what the object takes from pools kept in the store.
-    fn allocate<'a>(
-        &'a self,
-        _cx: &'a Context<'a>,
-        _obj: &'a mut Value,
-        _old: Option<&'a Value>,
-        _dry_run: bool,
-    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
-        Box::pin(async { Ok(Allocation::default()) })
-    }
-
-    /// [`AllocateStrategy::release`](crate::api::kinds::AllocateStrategy::release):
-    /// what a removed object gives back.
-    fn release<'a>(&'a self, _cx: &'a Context<'a>, _obj: &'a Value) -> BoxFuture<'a, ()> {
-        Box::pin(async {})
-    }
-}
-
 /// Implements the concerns a kind leaves at their defaults:
 /// `defaults!(Leases: Defaulter, Preparer);`.
 macro_rules! defaults {
@@ -135,7 +107,9 @@ macro_rules! defaults {
 pub(crate) use defaults;
 
 /// What [`Validator::validate_with`] gets besides the objects.
-pub struct Validation {
+pub struct Validation<'a> {
+    /// The object before an update (`None` on create).
+    pub old: Option<&'a Value>,
     pub kube_version: crd_runtime::KubeVersion,
     /// A write through the status subresource.
     pub status: bool,
@@ -144,11 +118,12 @@ pub struct Validation {
     pub sub: Subresource,
 }
 
-impl Validation {
+impl Validation<'_> {
     /// A write of the object itself in the newest release, for kinds whose validation
     /// does not depend on either (their `validate` calls `validate_with` with it).
-    pub fn main() -> Validation {
+    pub fn main(old: Option<&Value>) -> Validation<'_> {
         Validation {
+            old,
             kube_version: crd_runtime::KubeVersion::NEWEST,
             status: false,
             sub: Subresource::Main,

@@ -40,7 +40,7 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 pub use behaviour::{
-    Allocator, Behaviour, Defaulter, Deleter, Preparer, Printer, Serving, Validation, Validator,
+    Behaviour, Defaulter, Deleter, Preparer, Printer, Serving, Validation, Validator,
 };
 pub use catalog::catalog;
 
@@ -368,11 +368,12 @@ impl ValidateStrategy for BuiltinKind {
                 }
             }
             let cx = Validation {
+                old,
                 kube_version: self.options.kube_version,
                 status: sub == Subresource::Status,
                 sub,
             };
-            self.spec.behaviour.validate_with(obj, old, &cx, &mut errs);
+            self.spec.behaviour.validate_with(obj, &cx, &mut errs);
             // `rest.BeforeCreate`/`BeforeUpdate`: the generic ObjectMeta check runs only
             // when the kind's own validation passed.
             if errs.is_empty() {

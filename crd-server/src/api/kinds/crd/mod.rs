@@ -147,11 +147,7 @@ impl UpdateStrategy for Crds {
             _ => {
                 crate::api::object::copy_field(new, old, "status");
                 if new.get("spec") != old.get("spec") {
-                    let generation = old
-                        .pointer("/metadata/generation")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0);
-                    meta_mut(new).insert("generation".into(), json!(generation + 1));
+                    crate::api::object::bump_generation(new, old);
                 }
             }
         }

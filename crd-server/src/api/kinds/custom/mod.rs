@@ -195,11 +195,7 @@ impl UpdateStrategy for CustomResource {
                     copy_field(new, old, "status");
                 }
                 if differs_outside_metadata(new, old) {
-                    let generation = old
-                        .pointer("/metadata/generation")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0);
-                    meta_mut(new).insert("generation".into(), json!(generation + 1));
+                    crate::api::object::bump_generation(new, old);
                 }
             }
         }

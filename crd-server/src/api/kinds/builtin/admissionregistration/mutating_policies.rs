@@ -36,7 +36,7 @@ fn served(v: KubeVersion) -> bool {
 /// MutatingAdmissionPolicies.
 pub struct MutatingPolicies;
 
-defaults!(MutatingPolicies: Deleter, Allocator);
+defaults!(MutatingPolicies: Deleter, AllocateStrategy);
 
 impl Defaulter for MutatingPolicies {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -46,13 +46,8 @@ impl Defaulter for MutatingPolicies {
 }
 
 impl Validator for MutatingPolicies {
-    fn validate_with(
-        &self,
-        obj: &Value,
-        old: Option<&Value>,
-        cx: &Validation,
-        errs: &mut ErrorList,
-    ) {
+    fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
+        let old = cx.old;
         let spec = obj.get("spec").unwrap_or(&Value::Null);
         let path = Path::new("spec");
         let names = variable_names(spec);
@@ -173,7 +168,7 @@ fn mutation(m: &Value, at: &Path, errs: &mut ErrorList) {
 /// MutatingAdmissionPolicyBindings.
 pub struct MutatingBindings;
 
-defaults!(MutatingBindings: Deleter, Allocator);
+defaults!(MutatingBindings: Deleter, AllocateStrategy);
 
 impl Defaulter for MutatingBindings {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -222,11 +217,7 @@ mod tests {
 
     #[test]
     fn mutations_need_a_type_and_its_expression() {
-        let cx = Validation {
-            kube_version: KubeVersion::NEWEST,
-            status: false,
-            sub: crate::api::kinds::Subresource::Main,
-        };
+        let cx = Validation::main(None);
         let mut obj = json!({"spec": {
             "matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}]},
             "reinvocationPolicy": "Never",
@@ -239,7 +230,7 @@ mod tests {
         MutatingPolicies.decode(&mut obj).unwrap();
         assert_eq!(obj["spec"]["failurePolicy"], "Fail");
         let mut errs = ErrorList::new();
-        MutatingPolicies.validate_with(&obj, None, &cx, &mut errs);
+        MutatingPolicies.validate_with(&obj, &cx, &mut errs);
         let out = errs.strings();
         assert_eq!(
             out[0],

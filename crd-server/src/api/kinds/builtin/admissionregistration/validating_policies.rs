@@ -158,7 +158,7 @@ pub(crate) fn variable_names(spec: &Value) -> Vec<String> {
 /// ValidatingAdmissionPolicies.
 pub struct ValidatingPolicies;
 
-defaults!(ValidatingPolicies: Serving, Deleter, Allocator);
+defaults!(ValidatingPolicies: Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for ValidatingPolicies {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -168,13 +168,8 @@ impl Defaulter for ValidatingPolicies {
 }
 
 impl Validator for ValidatingPolicies {
-    fn validate_with(
-        &self,
-        obj: &Value,
-        old: Option<&Value>,
-        cx: &Validation,
-        errs: &mut ErrorList,
-    ) {
+    fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
+        let old = cx.old;
         if cx.status {
             status(obj, errs);
             return;
@@ -447,7 +442,7 @@ pub(crate) fn param_ref_cell(o: &Value) -> Value {
 /// ValidatingAdmissionPolicyBindings.
 pub struct ValidatingBindings;
 
-defaults!(ValidatingBindings: Serving, Deleter, Allocator);
+defaults!(ValidatingBindings: Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for ValidatingBindings {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

@@ -1,13 +1,4 @@
 use super::*;
-use crd_runtime::KubeVersion;
-
-fn cx() -> Validation {
-    Validation {
-        kube_version: KubeVersion::NEWEST,
-        status: false,
-        sub: crate::api::kinds::Subresource::Main,
-    }
-}
 
 fn policy(spec: Value) -> Value {
     let mut p = json!({"metadata": {"name": "demo.example.com"}, "spec": spec});
@@ -17,7 +8,7 @@ fn policy(spec: Value) -> Value {
 
 fn errors(obj: &Value) -> Vec<String> {
     let mut errs = ErrorList::new();
-    ValidatingPolicies.validate_with(obj, None, &cx(), &mut errs);
+    ValidatingPolicies.validate_with(obj, &Validation::main(None), &mut errs);
     errs.strings()
 }
 
@@ -109,7 +100,7 @@ fn an_update_compiles_kept_expressions_in_the_stored_environment() {
         {"expression": "object.spec.tags.includes('b')"},
     ]));
     let mut errs = ErrorList::new();
-    ValidatingPolicies.validate_with(&new, Some(&old), &cx(), &mut errs);
+    ValidatingPolicies.validate_with(&new, &Validation::main(Some(&old)), &mut errs);
     let out = errs.strings();
     assert_eq!(out.len(), 1, "{out:?}");
     assert!(

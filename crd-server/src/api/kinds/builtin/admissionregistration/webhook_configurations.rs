@@ -89,7 +89,7 @@ impl Options {
     }
 }
 
-defaults!(Webhooks: Preparer, Serving, Deleter, Allocator);
+defaults!(Webhooks: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for Webhooks {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -118,13 +118,8 @@ impl Defaulter for Webhooks {
 }
 
 impl Validator for Webhooks {
-    fn validate_with(
-        &self,
-        obj: &Value,
-        old: Option<&Value>,
-        cx: &Validation,
-        errs: &mut ErrorList,
-    ) {
+    fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
+        let old = cx.old;
         let opts = match old {
             None => Options::create(),
             Some(old) => Options::update(obj, old),
@@ -423,15 +418,6 @@ fn webhook_service(service: &Value, path: &Path, errs: &mut ErrorList) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crd_runtime::KubeVersion;
-
-    fn cx() -> Validation {
-        Validation {
-            kube_version: KubeVersion::NEWEST,
-            status: false,
-            sub: crate::api::kinds::Subresource::Main,
-        }
-    }
 
     fn hook(extra: Value) -> Value {
         let mut h = json!({
@@ -450,7 +436,7 @@ mod tests {
         let mut obj = obj;
         b.decode(&mut obj).unwrap();
         let mut errs = ErrorList::new();
-        b.validate_with(&obj, None, &cx(), &mut errs);
+        b.validate_with(&obj, &Validation::main(None), &mut errs);
         errs.strings()
     }
 
@@ -523,7 +509,7 @@ mod tests {
         let mut new = json!({"webhooks": [hook(json!({"sideEffects": "Some"}))]});
         v.decode(&mut new).unwrap();
         let mut errs = ErrorList::new();
-        v.validate_with(&new, Some(&old), &cx(), &mut errs);
+        v.validate_with(&new, &Validation::main(Some(&old)), &mut errs);
         assert!(errs.is_empty(), "{:?}", errs.strings());
     }
 }

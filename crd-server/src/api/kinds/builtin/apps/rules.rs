@@ -36,15 +36,6 @@ pub fn semantic_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
     }
 }
 
-/// The generation of `old` plus one.
-pub fn bump(new: &mut Value, old: &Value) {
-    let g = old
-        .pointer("/metadata/generation")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
-    meta_mut(new).insert("generation".into(), json!(g + 1));
-}
-
 /// Generation 1 and the status a new object starts with (`PrepareForCreate`).
 pub fn created(obj: &mut Value, status: Value) {
     meta_mut(obj).insert("generation".into(), json!(1));

@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::Validation;
 use crate::api::kinds::builtin::apps::printers;
-use crate::api::kinds::builtin::apps::rules::bump;
 use crate::api::kinds::builtin::apps::rules::created;
 use crate::api::kinds::builtin::apps::rules::immutable_selector;
 use crate::api::kinds::builtin::apps::rules::nonnegative;
@@ -21,6 +20,7 @@ use crate::api::kinds::builtin::behaviour::*;
 use crate::api::kinds::builtin::core::podspec::defaults;
 use crate::api::kinds::builtin::default_field;
 use crate::api::kinds::{ScalePaths, Subresource};
+use crate::api::object::bump_generation;
 use crate::api::object::meta_mut;
 use crate::api::selectors::label;
 use crate::api::table::Column;
@@ -438,7 +438,7 @@ fn set_template_generation(obj: &mut Value, generation: i64) {
     annotations[TEMPLATE_GENERATION] = json!(generation.to_string());
 }
 
-defaults!(Apps: Deleter, Allocator);
+defaults!(Apps: Deleter, AllocateStrategy);
 
 impl Defaulter for Apps {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -474,13 +474,8 @@ impl Validator for Apps {
         );
     }
 
-    fn validate_with(
-        &self,
-        obj: &Value,
-        old: Option<&Value>,
-        cx: &Validation,
-        errs: &mut ErrorList,
-    ) {
+    fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
+        let old = cx.old;
         let sub = cx.sub;
         // The status endpoint validates the status only (kept spec, valid before).
         if sub != Subresource::Status {
@@ -518,7 +513,7 @@ impl Preparer for Apps {
                     generation += 1;
                 }
                 if template_changed || !semantic_eq(n, o) {
-                    bump(new, old);
+                    bump_generation(new, old);
                 }
                 set_template_generation(new, generation);
             }
@@ -528,12 +523,12 @@ impl Preparer for Apps {
                     old.pointer("/metadata/annotations"),
                 );
                 if !semantic_eq(n, o) || annotations_changed {
-                    bump(new, old);
+                    bump_generation(new, old);
                 }
             }
             _ => {
                 if !semantic_eq(n, o) {
-                    bump(new, old);
+                    bump_generation(new, old);
                 }
             }
         }
@@ -565,7 +560,7 @@ impl Serving for Apps {
 /// ControllerRevisions (immutable data, a non-negative revision).
 pub struct ControllerRevisions;
 
-defaults!(ControllerRevisions: Defaulter, Preparer, Serving, Deleter, Allocator);
+defaults!(ControllerRevisions: Defaulter, Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Validator for ControllerRevisions {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {

@@ -21,7 +21,7 @@ pub(super) static KINDS: &[Spec] = &[review(
 /// SelfSubjectReviews.
 pub struct SelfReviews;
 
-defaults!(SelfReviews: Defaulter, Validator, Preparer, Printer, Deleter, Allocator);
+defaults!(SelfReviews: Defaulter, Validator, Preparer, Printer, Deleter, AllocateStrategy);
 
 impl Serving for SelfReviews {
     fn answer_create(&self, obj: &Value) -> Option<Value> {

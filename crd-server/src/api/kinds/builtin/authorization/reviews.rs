@@ -25,7 +25,7 @@ pub(crate) fn with_status(obj: &Value, status: Value) -> Value {
 /// SelfSubjectAccessReviews.
 pub struct AccessReviews;
 
-defaults!(AccessReviews: Defaulter, Preparer, Printer, Deleter, Allocator);
+defaults!(AccessReviews: Defaulter, Preparer, Printer, Deleter, AllocateStrategy);
 
 impl Validator for AccessReviews {
     /// `ValidateSelfSubjectAccessReviewSpec`: exactly one kind of attributes.
@@ -61,7 +61,7 @@ impl Serving for AccessReviews {
 /// SelfSubjectRulesReviews.
 pub struct RulesReviews;
 
-defaults!(RulesReviews: Defaulter, Validator, Preparer, Printer, Deleter, Allocator);
+defaults!(RulesReviews: Defaulter, Validator, Preparer, Printer, Deleter, AllocateStrategy);
 
 impl Serving for RulesReviews {
     fn answer_create(&self, obj: &Value) -> Option<Value> {

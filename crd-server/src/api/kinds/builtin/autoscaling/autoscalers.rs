@@ -31,7 +31,7 @@ fn fill_rules(rules: &mut Value, window: i64, policies: Value) {
     }
 }
 
-defaults!(Autoscalers: Serving, Deleter, Allocator);
+defaults!(Autoscalers: Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for Autoscalers {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

@@ -6,7 +6,6 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Map, Value, json};
 
 use crate::api::kinds::builtin::Validation;
-use crate::api::kinds::builtin::apps::rules::bump;
 use crate::api::kinds::builtin::apps::rules::created;
 use crate::api::kinds::builtin::apps::rules::immutable_selector;
 use crate::api::kinds::builtin::apps::rules::nonnegative;
@@ -20,6 +19,7 @@ use crate::api::kinds::builtin::core::podspec::defaults;
 use crate::api::kinds::builtin::core::podspec::validate_template;
 use crate::api::kinds::builtin::default_field;
 use crate::api::kinds::{GcPolicy, Subresource};
+use crate::api::object::bump_generation;
 use crate::api::object::meta_mut;
 use crate::api::selectors::label::{self, go_repr, go_string_map};
 use crate::api::table::Column;
@@ -227,7 +227,7 @@ fn job_spec(spec: &Value, path: &Path, errs: &mut ErrorList) {
 /// Jobs.
 pub struct Jobs;
 
-defaults!(Jobs: Serving, Allocator);
+defaults!(Jobs: Serving, AllocateStrategy);
 
 impl Defaulter for Jobs {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -305,13 +305,8 @@ impl Validator for Jobs {
         }
     }
 
-    fn validate_with(
-        &self,
-        obj: &Value,
-        old: Option<&Value>,
-        cx: &Validation,
-        errs: &mut ErrorList,
-    ) {
+    fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
+        let old = cx.old;
         let sub = cx.sub;
         if sub != Subresource::Status {
             self.validate(obj, old, errs);
@@ -331,7 +326,7 @@ impl Preparer for Jobs {
         if sub == Subresource::Status {
             crate::api::kinds::builtin::core::pod::reset_meta_for_status(new, old);
         } else if !semantic_eq(new.get("spec"), old.get("spec")) {
-            bump(new, old);
+            bump_generation(new, old);
         }
     }
 }
@@ -437,7 +432,7 @@ fn cron_job_spec(spec: &Value, old: Option<&Value>, errs: &mut ErrorList) {
 /// CronJobs.
 pub struct CronJobs;
 
-defaults!(CronJobs: Serving, Deleter, Allocator);
+defaults!(CronJobs: Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for CronJobs {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -474,13 +469,8 @@ impl Validator for CronJobs {
         cron_job_spec(obj.get("spec").unwrap_or(&empty), old, errs);
     }
 
-    fn validate_with(
-        &self,
-        obj: &Value,
-        old: Option<&Value>,
-        cx: &Validation,
-        errs: &mut ErrorList,
-    ) {
+    fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
+        let old = cx.old;
         let sub = cx.sub;
         if sub != Subresource::Status {
             self.validate(obj, old, errs);
@@ -497,7 +487,7 @@ impl Preparer for CronJobs {
         if sub == Subresource::Status {
             crate::api::kinds::builtin::core::pod::reset_meta_for_status(new, old);
         } else if !semantic_eq(new.get("spec"), old.get("spec")) {
-            bump(new, old);
+            bump_generation(new, old);
         }
     }
 }

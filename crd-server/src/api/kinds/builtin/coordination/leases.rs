@@ -10,7 +10,7 @@ use crate::api::table::Column;
 /// Leases.
 pub struct Leases;
 
-defaults!(Leases: Defaulter, Preparer, Serving, Deleter, Allocator);
+defaults!(Leases: Defaulter, Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Validator for Leases {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {

@@ -85,7 +85,7 @@ fn count(obj: &Value, fields: &[&str]) -> Value {
 /// ConfigMaps.
 pub struct ConfigMaps;
 
-defaults!(ConfigMaps: Preparer, Serving, Deleter, Allocator);
+defaults!(ConfigMaps: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for ConfigMaps {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -211,7 +211,7 @@ fn docker_json(secret: &Value, key: &str, errs: &mut ErrorList) {
 /// Secrets.
 pub struct Secrets;
 
-defaults!(Secrets: Preparer, Serving, Deleter, Allocator);
+defaults!(Secrets: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for Secrets {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

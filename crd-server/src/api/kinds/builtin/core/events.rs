@@ -235,7 +235,7 @@ pub struct Events {
     pub events_api: bool,
 }
 
-defaults!(Events: Defaulter, Preparer, Serving, Deleter, Allocator);
+defaults!(Events: Defaulter, Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Validator for Events {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {

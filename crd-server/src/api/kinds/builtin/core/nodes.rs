@@ -73,7 +73,7 @@ fn roles(o: &Value) -> String {
     }
 }
 
-defaults!(Nodes: Preparer, Serving, Deleter, Allocator);
+defaults!(Nodes: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for Nodes {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

@@ -35,7 +35,7 @@ fn q(map: &Value, key: &str) -> Option<(String, f64)> {
 /// LimitRanges.
 pub struct LimitRanges;
 
-defaults!(LimitRanges: Preparer, Serving, Deleter, Allocator);
+defaults!(LimitRanges: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for LimitRanges {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -190,7 +190,7 @@ impl Printer for LimitRanges {
 /// ResourceQuotas.
 pub struct ResourceQuotas;
 
-defaults!(ResourceQuotas: Preparer, Serving, Deleter, Allocator);
+defaults!(ResourceQuotas: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for ResourceQuotas {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

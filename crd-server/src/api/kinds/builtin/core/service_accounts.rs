@@ -8,7 +8,7 @@ use crate::api::table::Column;
 /// ServiceAccounts.
 pub struct ServiceAccounts;
 
-defaults!(ServiceAccounts: Defaulter, Validator, Preparer, Serving, Deleter, Allocator);
+defaults!(ServiceAccounts: Defaulter, Validator, Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Printer for ServiceAccounts {
     fn columns(&self) -> Vec<Column> {

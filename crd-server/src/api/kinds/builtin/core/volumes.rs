@@ -120,7 +120,7 @@ pub(crate) fn positive_quantity(v: &Value, path: Path, errs: &mut ErrorList) {
 /// PersistentVolumeClaims.
 pub struct Claims;
 
-defaults!(Claims: Serving, Deleter, Allocator);
+defaults!(Claims: Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for Claims {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -283,7 +283,7 @@ pub(crate) fn storage_class(o: &Value) -> String {
 /// PersistentVolumes.
 pub struct Volumes;
 
-defaults!(Volumes: Serving, Deleter, Allocator);
+defaults!(Volumes: Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for Volumes {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

@@ -21,7 +21,7 @@ const MAX_PORTS: usize = 100;
 /// EndpointSlices.
 pub struct EndpointSlices;
 
-defaults!(EndpointSlices: Preparer, Serving, Deleter, Allocator);
+defaults!(EndpointSlices: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for EndpointSlices {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

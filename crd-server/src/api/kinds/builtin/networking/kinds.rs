@@ -112,7 +112,7 @@ fn backend(b: &Value, path: Path, errs: &mut ErrorList) {
 /// Ingresses.
 pub struct Ingresses;
 
-defaults!(Ingresses: Defaulter, Preparer, Serving, Deleter, Allocator);
+defaults!(Ingresses: Defaulter, Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Validator for Ingresses {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
@@ -244,7 +244,7 @@ fn hosts(o: &Value) -> String {
 /// IngressClasses.
 pub struct IngressClasses;
 
-defaults!(IngressClasses: Defaulter, Preparer, Serving, Deleter, Allocator);
+defaults!(IngressClasses: Defaulter, Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Validator for IngressClasses {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
@@ -332,7 +332,7 @@ impl Printer for IngressClasses {
 /// NetworkPolicies.
 pub struct NetworkPolicies;
 
-defaults!(NetworkPolicies: Preparer, Serving, Deleter, Allocator);
+defaults!(NetworkPolicies: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for NetworkPolicies {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

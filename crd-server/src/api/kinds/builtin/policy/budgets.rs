@@ -54,7 +54,7 @@ fn int_or_string_cell(v: &Value) -> Value {
 /// PodDisruptionBudgets.
 pub struct DisruptionBudgets;
 
-defaults!(DisruptionBudgets: Defaulter, Serving, Deleter, Allocator);
+defaults!(DisruptionBudgets: Defaulter, Serving, Deleter, AllocateStrategy);
 
 impl Validator for DisruptionBudgets {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {

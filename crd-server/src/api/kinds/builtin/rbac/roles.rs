@@ -52,7 +52,7 @@ pub struct Roles {
     pub cluster: bool,
 }
 
-defaults!(Roles: Defaulter, Preparer, Serving, Deleter, Allocator);
+defaults!(Roles: Defaulter, Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Validator for Roles {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
@@ -138,7 +138,7 @@ pub struct Bindings {
     pub cluster: bool,
 }
 
-defaults!(Bindings: Preparer, Serving, Deleter, Allocator);
+defaults!(Bindings: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for Bindings {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

@@ -28,7 +28,7 @@ pub const SYSTEM_PRIORITY_CLASSES: [(&str, i64, &str); 2] = [
 /// PriorityClasses.
 pub struct PriorityClasses;
 
-defaults!(PriorityClasses: Preparer, Serving, Deleter, Allocator);
+defaults!(PriorityClasses: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for PriorityClasses {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

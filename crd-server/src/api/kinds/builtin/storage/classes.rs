@@ -12,7 +12,7 @@ use crate::api::table::Column;
 /// StorageClasses.
 pub struct StorageClasses;
 
-defaults!(StorageClasses: Preparer, Serving, Deleter, Allocator);
+defaults!(StorageClasses: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for StorageClasses {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

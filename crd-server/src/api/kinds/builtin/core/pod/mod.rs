@@ -76,13 +76,9 @@ pub fn qos_class(spec: &Value) -> &'static str {
 }
 
 /// `updatePodGeneration`: +1 when the spec changed.
-fn bump_generation(new: &mut Value, old: &Value) {
+fn update_generation(new: &mut Value, old: &Value) {
     if new.get("spec") != old.get("spec") {
-        let g = old
-            .pointer("/metadata/generation")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        meta_mut(new).insert("generation".into(), json!(g + 1));
+        crate::api::object::bump_generation(new, old);
     }
 }
 
@@ -258,7 +254,7 @@ fn ephemeral_rules(new: &Value, old: &Value, errs: &mut ErrorList) {
 /// Pods.
 pub struct Pods;
 
-defaults!(Pods: Serving, Deleter, Allocator);
+defaults!(Pods: Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for Pods {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
@@ -272,16 +268,11 @@ impl Defaulter for Pods {
 
 impl Validator for Pods {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
-        self.validate_with(obj, old, &Validation::main(), errs)
+        self.validate_with(obj, &Validation::main(old), errs)
     }
 
-    fn validate_with(
-        &self,
-        obj: &Value,
-        old: Option<&Value>,
-        cx: &Validation,
-        errs: &mut ErrorList,
-    ) {
+    fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
+        let old = cx.old;
         let sub = cx.sub;
         let path = Path::new("spec");
         let empty = Value::Null;
@@ -353,14 +344,14 @@ impl Preparer for Pods {
                     m.remove("ephemeralContainers");
                 }
                 reset_meta_for_status(new, old);
-                bump_generation(new, old);
+                update_generation(new, old);
             }
             Subresource::Resize => {
                 keep_resize_only(new, old);
                 reset_meta_for_status(new, old);
-                bump_generation(new, old);
+                update_generation(new, old);
             }
-            _ => bump_generation(new, old),
+            _ => update_generation(new, old),
         }
     }
 }

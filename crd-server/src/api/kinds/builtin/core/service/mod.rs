@@ -159,7 +159,7 @@ impl Printer for Services {
     }
 }
 
-impl Allocator for Services {
+impl AllocateStrategy for Services {
     fn allocate<'a>(
         &'a self,
         cx: &'a Context<'a>,
@@ -257,7 +257,7 @@ fn port_string(svc: &Value) -> String {
 /// Endpoints.
 pub struct Endpoints;
 
-defaults!(Endpoints: Preparer, Serving, Deleter, Allocator);
+defaults!(Endpoints: Preparer, Serving, Deleter, AllocateStrategy);
 
 impl Defaulter for Endpoints {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {
