@@ -23,8 +23,9 @@ use crate::api::status::{ApiError, Qualified};
 use crate::store::{Revision, Store};
 
 pub use strategy::{
-    AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
-    SchemaStrategy, Strategy, TableConvertor, UpdateStrategy, ValidateStrategy,
+    AllocateStrategy, Allocated, CodecStrategy, CreateStrategy, DeleteStrategy, Identity,
+    ResetFieldsStrategy, SchemaStrategy, Strategy, TableConvertor, UpdateStrategy,
+    ValidateStrategy, Validated,
 };
 
 /// Every verb, in the order discovery lists a custom resource's.
@@ -194,9 +195,29 @@ impl Subresource {
     }
 }
 
-/// What a strategy may look at beyond the object (stores, for checks across objects).
+/// What a strategy may look at beyond the object: the store (checks across objects,
+/// pools kept in it) and the write it takes part in.
 pub struct Context<'a> {
     pub store: &'a dyn Store,
+    /// The object before an update (`None` on create and delete).
+    pub old: Option<&'a serde_json::Value>,
+    /// The endpoint written.
+    pub sub: Subresource,
+    /// Nothing is kept (`dryRun=All`).
+    pub dry_run: bool,
+}
+
+impl<'a> Context<'a> {
+    /// A write of the object itself in `store`, without an old object (a create, a
+    /// delete).
+    pub fn new(store: &'a dyn Store) -> Context<'a> {
+        Context {
+            store,
+            old: None,
+            sub: Subresource::Main,
+            dry_run: false,
+        }
+    }
 }
 
 /// kube-apiserver's `DefaultGarbageCollectionPolicy`: what a DELETE without a

@@ -16,6 +16,12 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::{Allocation, Context, GcPolicy, KindInfo, ResetFields, Subresource};
+
+/// What a validation answers: the warnings to send, or the error.
+pub type Validated<'a> = BoxFuture<'a, Result<Vec<String>, ApiError>>;
+
+/// What an allocation answers: the keys it took and freed, or the error.
+pub type Allocated<'a> = BoxFuture<'a, Result<Allocation, ApiError>>;
 use crate::api::read_cache::ReadCache;
 use crate::api::status::ApiError;
 use crate::api::table::Column;
@@ -105,15 +111,9 @@ pub trait UpdateStrategy: Identity {
 /// `Validate` and `ValidateUpdate` of the create and update strategies, and
 /// `Canonicalize`.
 pub trait ValidateStrategy: Identity {
-    /// `Validate` (create, `old` is `None`) or `ValidateUpdate`; the warnings to send.
+    /// `Validate` (create, `cx.old` is `None`) or `ValidateUpdate`; the warnings to send.
     /// Asynchronous: a CRD's names are checked against the stored CRDs.
-    fn validate<'a>(
-        &'a self,
-        cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        sub: Subresource,
-    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>>;
+    fn validate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Validated<'a>;
 
     /// Normalizes an object after validation.
     fn canonicalize(&self, _obj: &mut Value) {}
@@ -247,15 +247,9 @@ pub trait SchemaStrategy {
 /// `BeginUpdate` and `AfterDelete` hooks: a Service's cluster IPs and node ports).
 pub trait AllocateStrategy {
     /// Takes what the object needs before it is validated and stored, filling it in;
-    /// the write then calls [`Allocation::finish`] with its outcome. `old` is `None` on
-    /// create.
-    fn allocate<'a>(
-        &'a self,
-        _cx: &'a Context<'a>,
-        _obj: &'a mut Value,
-        _old: Option<&'a Value>,
-        _dry_run: bool,
-    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
+    /// the write then calls [`Allocation::finish`] with its outcome. `cx.old` is `None`
+    /// on create.
+    fn allocate<'a>(&'a self, _cx: &'a Context<'a>, _obj: &'a mut Value) -> Allocated<'a> {
         Box::pin(async { Ok(Allocation::default()) })
     }
 

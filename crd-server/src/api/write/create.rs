@@ -91,9 +91,10 @@ pub async fn create(
     stamp_create(&mut obj)?;
     res.prepare_for_create(&mut obj);
     let cx = Context {
-        store: shared.store.as_ref(),
+        dry_run: opts.dry_run,
+        ..Context::new(shared.store.as_ref())
     };
-    let allocation = res.allocate(&cx, &mut obj, None, opts.dry_run).await?;
+    let allocation = res.allocate(&cx, &mut obj).await?;
     let written = admit_and_store(shared, res, ns, obj, opts, tracking, warnings).await;
     allocation
         .finish(shared.store.as_ref(), written.is_ok())
@@ -113,10 +114,8 @@ async fn admit_and_store(
     mut warnings: Vec<String>,
 ) -> Result<Written, WriteError> {
     let info = res.info();
-    let cx = Context {
-        store: shared.store.as_ref(),
-    };
-    warnings.extend(res.validate(&cx, &mut obj, None, Subresource::Main).await?);
+    let cx = Context::new(shared.store.as_ref());
+    warnings.extend(res.validate(&cx, &mut obj).await?);
     res.canonicalize(&mut obj);
     if !shared.admission.is_idle() {
         let request = admission::Request {

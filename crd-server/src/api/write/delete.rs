@@ -230,9 +230,7 @@ pub async fn delete(
                 }
                 match storage::remove(shared, t, current.obj, current.revision).await {
                     Ok(obj) => {
-                        let cx = Context {
-                            store: shared.store.as_ref(),
-                        };
+                        let cx = Context::new(shared.store.as_ref());
                         t.res.release(&cx, &obj).await;
                         Ok(Deleted::removed(t.res, obj))
                     }

@@ -159,11 +159,12 @@ async fn update_once(
     }
     res.prepare_for_update(&mut new, &old, u.sub);
     let cx = Context {
-        store: u.shared.store.as_ref(),
+        old: Some(&old),
+        dry_run: u.opts.dry_run,
+        ..Context::new(u.shared.store.as_ref())
     };
     let allocation = if u.sub == Subresource::Main {
-        res.allocate(&cx, &mut new, Some(&old), u.opts.dry_run)
-            .await?
+        res.allocate(&cx, &mut new).await?
     } else {
         Allocation::default()
     };
@@ -185,9 +186,11 @@ async fn admit_and_replace(
 ) -> Result<Written, WriteError> {
     let res = u.target.res;
     let cx = Context {
-        store: u.shared.store.as_ref(),
+        old: Some(&old),
+        sub: u.sub,
+        ..Context::new(u.shared.store.as_ref())
     };
-    warnings.extend(res.validate(&cx, &mut new, Some(&old), u.sub).await?);
+    warnings.extend(res.validate(&cx, &mut new).await?);
     res.canonicalize(&mut new);
     if !u.shared.admission.is_idle() {
         let attrs = update_request(u).attributes(Some(new.clone()), Some(old.clone()));

@@ -44,8 +44,6 @@ pub use behaviour::{
 };
 pub use catalog::catalog;
 
-use crate::api::kinds::AllocateStrategy;
-use crate::api::kinds::Allocation;
 use crate::api::kinds::CodecStrategy;
 use crate::api::kinds::Context;
 use crate::api::kinds::CreateStrategy;
@@ -61,6 +59,7 @@ use crate::api::kinds::TableConvertor;
 use crate::api::kinds::UpdateStrategy;
 use crate::api::kinds::ValidateStrategy;
 use crate::api::kinds::builtin_schema;
+use crate::api::kinds::{AllocateStrategy, Allocated, Validated};
 use crate::api::object::name_of;
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -347,13 +346,8 @@ impl UpdateStrategy for BuiltinKind {
 }
 
 impl ValidateStrategy for BuiltinKind {
-    fn validate<'a>(
-        &'a self,
-        _cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        sub: Subresource,
-    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
+    fn validate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Validated<'a> {
+        let (old, sub) = (cx.old, cx.sub);
         Box::pin(async move {
             let empty = serde_json::Map::new();
             let meta = obj
@@ -489,14 +483,8 @@ impl SchemaStrategy for BuiltinKind {
 }
 
 impl AllocateStrategy for BuiltinKind {
-    fn allocate<'a>(
-        &'a self,
-        cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        dry_run: bool,
-    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
-        self.spec.behaviour.allocate(cx, obj, old, dry_run)
+    fn allocate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Allocated<'a> {
+        self.spec.behaviour.allocate(cx, obj)
     }
 
     fn release<'a>(&'a self, cx: &'a Context<'a>, obj: &'a Value) -> BoxFuture<'a, ()> {

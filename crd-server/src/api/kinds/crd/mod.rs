@@ -10,7 +10,6 @@ pub mod conditions;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::model::{CustomResourceDefinition, JSONSchemaProps, PreexistingExpressions};
 use crd_runtime::{CheckOptions, validate_crd};
-use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -23,7 +22,7 @@ use super::{
     AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
     SchemaStrategy, TableConvertor, UpdateStrategy, ValidateStrategy,
 };
-use super::{Context, KindInfo, ResetFields, Subresource, builtin_schema};
+use super::{Context, KindInfo, ResetFields, Subresource, Validated, builtin_schema};
 use crate::api::object::{meta_mut, name_of};
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -159,13 +158,8 @@ impl UpdateStrategy for Crds {
 }
 
 impl ValidateStrategy for Crds {
-    fn validate<'a>(
-        &'a self,
-        cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        sub: Subresource,
-    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
+    fn validate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Validated<'a> {
+        let (old, sub) = (cx.old, cx.sub);
         Box::pin(async move {
             let name = name_of(obj).to_string();
             let crd = self.typed(obj)?;

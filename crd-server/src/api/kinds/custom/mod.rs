@@ -19,7 +19,7 @@ use super::{
     AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
     SchemaStrategy, TableConvertor, UpdateStrategy, ValidateStrategy,
 };
-use super::{Context, KindInfo, ResetFields, ScalePaths, Subresource};
+use super::{Context, KindInfo, ResetFields, ScalePaths, Subresource, Validated};
 use crate::api::conversion;
 use crate::api::object::{copy_field, meta_mut, name_of};
 use crate::api::read_cache::ReadCache;
@@ -207,13 +207,8 @@ impl UpdateStrategy for CustomResource {
 }
 
 impl ValidateStrategy for CustomResource {
-    fn validate<'a>(
-        &'a self,
-        _cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        _sub: Subresource,
-    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
+    fn validate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Validated<'a> {
+        let old = cx.old;
         Box::pin(async move {
             let engine = self.engine()?;
             let errs = match old {

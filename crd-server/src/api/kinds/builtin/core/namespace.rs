@@ -8,12 +8,10 @@
 
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::model::JSONSchemaProps;
-use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use crate::api::kinds::AllocateStrategy;
 use crate::api::kinds::CodecStrategy;
-use crate::api::kinds::Context;
 use crate::api::kinds::CreateStrategy;
 use crate::api::kinds::DeleteStrategy;
 use crate::api::kinds::Identity;
@@ -26,6 +24,7 @@ use crate::api::kinds::TableConvertor;
 use crate::api::kinds::UpdateStrategy;
 use crate::api::kinds::ValidateStrategy;
 use crate::api::kinds::builtin_schema;
+use crate::api::kinds::{Context, Validated};
 use crate::api::object::{copy_field, has_finalizers, is_deleting, meta_mut, name_of, str_at};
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -216,13 +215,8 @@ impl UpdateStrategy for Namespaces {
 }
 
 impl ValidateStrategy for Namespaces {
-    fn validate<'a>(
-        &'a self,
-        _cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        sub: Subresource,
-    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
+    fn validate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Validated<'a> {
+        let (old, sub) = (cx.old, cx.sub);
         Box::pin(async move {
             let name = name_of(obj).to_string();
             let mut errs = ErrorList::new();

@@ -20,8 +20,7 @@ use crate::api::kinds::builtin::core::service::validation::externally_accessible
 use crate::api::kinds::builtin::core::service::validation::validate;
 use crate::api::kinds::builtin::core::service::validation::validate_update;
 use crate::api::kinds::builtin::default_field;
-use crate::api::kinds::{Allocation, Context, Subresource};
-use crate::api::status::ApiError;
+use crate::api::kinds::{Allocated, Context, Subresource};
 use crate::api::table::Column;
 
 /// `v1.DefaultClientIPServiceAffinitySeconds`.
@@ -160,14 +159,8 @@ impl Printer for Services {
 }
 
 impl AllocateStrategy for Services {
-    fn allocate<'a>(
-        &'a self,
-        cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        dry_run: bool,
-    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
-        Box::pin(txn::allocate(cx, obj, old, dry_run))
+    fn allocate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Allocated<'a> {
+        Box::pin(txn::allocate(cx, obj, cx.old, cx.dry_run))
     }
 
     fn release<'a>(&'a self, cx: &'a Context<'a>, obj: &'a Value) -> BoxFuture<'a, ()> {

@@ -395,7 +395,7 @@ mod tests {
     #[tokio::test]
     async fn creates_get_addresses_and_ports_and_deletes_free_them() {
         let store = store().await;
-        let cx = Context { store: &store };
+        let cx = Context::new(&store);
         let mut a = svc(
             "a",
             json!({"type": "NodePort", "ports": [
@@ -490,7 +490,7 @@ mod tests {
     #[tokio::test]
     async fn headless_and_external_name_services_take_nothing() {
         let store = store().await;
-        let cx = Context { store: &store };
+        let cx = Context::new(&store);
         let mut h = svc(
             "h",
             json!({"clusterIP": "None", "selector": {"app": "a"}, "ports": [{"port": 80}]}),
