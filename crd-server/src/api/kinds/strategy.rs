@@ -9,7 +9,8 @@
 //! `BeginUpdate`, `AfterDelete`), each over [`Identity`].
 //!
 //! [`Strategy`] is all of them: every kind implements each concern, overriding only
-//! the defaults it changes; the verbs find it through the registry.
+//! the defaults it changes, and says it is a `Strategy`; the verbs find it through the
+//! registry.
 
 use crd_runtime::model::JSONSchemaProps;
 use futures::future::BoxFuture;
@@ -38,20 +39,6 @@ pub trait Strategy:
     + CodecStrategy
     + SchemaStrategy
     + AllocateStrategy
-{
-}
-
-impl<T> Strategy for T where
-    T: Identity
-        + CreateStrategy
-        + UpdateStrategy
-        + ValidateStrategy
-        + DeleteStrategy
-        + ResetFieldsStrategy
-        + TableConvertor
-        + CodecStrategy
-        + SchemaStrategy
-        + AllocateStrategy
 {
 }
 

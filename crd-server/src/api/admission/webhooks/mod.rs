@@ -17,9 +17,8 @@ use std::sync::{Arc, RwLock};
 use crd_runtime::KubeVersion;
 use crd_runtime::admission::Attributes;
 
-use crate::api::admission::Backend;
+use crate::api::admission::{Backend, Warnings};
 use crate::api::kinds::Resource;
-use crate::api::status::ApiError;
 use crate::store::Store;
 use configurations::{Current, HookSet};
 
@@ -78,7 +77,7 @@ impl Webhooks {
         shared: &Backend<'_>,
         res: &Resource,
         attrs: &mut Attributes,
-    ) -> Result<Vec<String>, ApiError> {
+    ) -> Warnings {
         let set = Self::snapshot(&self.mutating);
         if set.hooks.is_empty() || exempt(attrs) {
             return Ok(Vec::new());
@@ -92,7 +91,7 @@ impl Webhooks {
         shared: &Backend<'_>,
         _res: &Resource,
         attrs: &Attributes,
-    ) -> Result<Vec<String>, ApiError> {
+    ) -> Warnings {
         let set = Self::snapshot(&self.validating);
         if set.hooks.is_empty() || exempt(attrs) {
             return Ok(Vec::new());

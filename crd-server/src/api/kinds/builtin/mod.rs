@@ -59,7 +59,7 @@ use crate::api::kinds::TableConvertor;
 use crate::api::kinds::UpdateStrategy;
 use crate::api::kinds::ValidateStrategy;
 use crate::api::kinds::builtin_schema;
-use crate::api::kinds::{AllocateStrategy, Allocated, Validated};
+use crate::api::kinds::{AllocateStrategy, Allocated, Strategy, Validated};
 use crate::api::object::name_of;
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -291,6 +291,8 @@ impl BuiltinKind {
         ))
     }
 }
+
+impl Strategy for BuiltinKind {}
 
 impl Identity for BuiltinKind {
     fn info(&self) -> &KindInfo {

@@ -20,7 +20,7 @@ pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io"
 
 use super::{
     AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
-    SchemaStrategy, TableConvertor, UpdateStrategy, ValidateStrategy,
+    SchemaStrategy, Strategy, TableConvertor, UpdateStrategy, ValidateStrategy,
 };
 use super::{Context, KindInfo, ResetFields, Subresource, Validated, builtin_schema};
 use crate::api::object::{meta_mut, name_of};
@@ -117,6 +117,8 @@ fn check_stored_versions(crd: &CustomResourceDefinition, stored: &[String]) -> E
     }
     errs
 }
+
+impl Strategy for Crds {}
 
 impl Identity for Crds {
     fn info(&self) -> &KindInfo {

@@ -17,7 +17,7 @@ pub use kind::{CustomKind, CustomVersion};
 
 use super::{
     AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
-    SchemaStrategy, TableConvertor, UpdateStrategy, ValidateStrategy,
+    SchemaStrategy, Strategy, TableConvertor, UpdateStrategy, ValidateStrategy,
 };
 use super::{Context, KindInfo, ResetFields, ScalePaths, Subresource, Validated};
 use crate::api::conversion;
@@ -115,6 +115,8 @@ fn differs_outside_metadata(new: &Value, old: &Value) -> bool {
 
 /// The verbs apiextensions-apiserver's discovery lists for a terminating CRD's kind.
 const TERMINATING_VERBS: &[&str] = &["delete", "deletecollection", "get", "list", "watch"];
+
+impl Strategy for CustomResource {}
 
 impl Identity for CustomResource {
     fn info(&self) -> &KindInfo {

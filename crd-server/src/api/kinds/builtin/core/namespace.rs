@@ -24,7 +24,7 @@ use crate::api::kinds::TableConvertor;
 use crate::api::kinds::UpdateStrategy;
 use crate::api::kinds::ValidateStrategy;
 use crate::api::kinds::builtin_schema;
-use crate::api::kinds::{Context, Validated};
+use crate::api::kinds::{Context, Strategy, Validated};
 use crate::api::object::{copy_field, has_finalizers, is_deleting, meta_mut, name_of, str_at};
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -163,6 +163,8 @@ fn set_name_label(obj: &mut Value) {
     }
     meta["labels"][NAME_LABEL] = json!(name);
 }
+
+impl Strategy for Namespaces {}
 
 impl Identity for Namespaces {
     fn info(&self) -> &KindInfo {
