@@ -19,8 +19,7 @@ use crate::api::object::str_at;
 use crate::api::request::DeleteOptions;
 use crate::api::request::media::{parse_body, read_body};
 use crate::api::status::ApiError;
-use crate::api::storage;
-use crate::api::write;
+use crate::api::{storage, write};
 
 fn param<'a>(scope: &'a Scope<'_>, key: &str) -> Option<&'a str> {
     scope

@@ -4,14 +4,13 @@ use serde_json::{Value, json};
 
 use crd_runtime::admission::Operation;
 
-use crate::api::admission;
 use crate::api::kinds::{Context, Resource, Subresource, unknown_fields};
 use crate::api::object::{meta_mut, name_of, now, random_suffix};
 use crate::api::request::WriteOptions;
-use crate::api::ssa;
 use crate::api::state::Shared;
 use crate::api::status::ApiError;
 use crate::api::storage::{self, Target, WriteError};
+use crate::api::{admission, ssa};
 
 use super::{Tracking, Written, admit_namespace, mutated};
 

@@ -5,14 +5,13 @@ use serde_json::{Value, json};
 
 use crd_runtime::admission::Operation;
 
-use crate::api::admission;
 use crate::api::kinds::{Allocation, Context, Subresource, unknown_fields};
 use crate::api::object::{meta_mut, str_at};
 use crate::api::request::WriteOptions;
-use crate::api::ssa;
 use crate::api::state::Shared;
 use crate::api::status::ApiError;
 use crate::api::storage::{self, Current, Target, UPDATE_ATTEMPTS, WriteError};
+use crate::api::{admission, ssa};
 
 use super::{Tracking, Written, check_body, mutated};
 

@@ -44,22 +44,11 @@ pub use behaviour::{
 };
 pub use catalog::catalog;
 
-use crate::api::kinds::CodecStrategy;
-use crate::api::kinds::Context;
-use crate::api::kinds::CreateStrategy;
-use crate::api::kinds::DeleteStrategy;
-use crate::api::kinds::GcPolicy;
-use crate::api::kinds::Identity;
-use crate::api::kinds::KindInfo;
-use crate::api::kinds::ResetFields;
-use crate::api::kinds::ResetFieldsStrategy;
-use crate::api::kinds::SchemaStrategy;
-use crate::api::kinds::Subresource;
-use crate::api::kinds::TableConvertor;
-use crate::api::kinds::UpdateStrategy;
-use crate::api::kinds::ValidateStrategy;
-use crate::api::kinds::builtin_schema;
-use crate::api::kinds::{AllocateStrategy, Allocated, Strategy, Validated};
+use crate::api::kinds::{
+    AllocateStrategy, Allocated, CodecStrategy, Context, CreateStrategy, DeleteStrategy, GcPolicy,
+    Identity, KindInfo, ResetFields, ResetFieldsStrategy, SchemaStrategy, Strategy, Subresource,
+    TableConvertor, UpdateStrategy, ValidateStrategy, Validated, builtin_schema,
+};
 use crate::api::object::name_of;
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;

@@ -2,15 +2,14 @@
 //! serves them: see their behaviour's `served_in`).
 
 use crate::api::kinds::Subresource;
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::NONE;
-use crate::api::kinds::builtin::NameRule;
-use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::admissionregistration::mutating_policies::MutatingBindings;
-use crate::api::kinds::builtin::admissionregistration::mutating_policies::MutatingPolicies;
-use crate::api::kinds::builtin::admissionregistration::validating_policies::ValidatingBindings;
-use crate::api::kinds::builtin::admissionregistration::validating_policies::ValidatingPolicies;
+use crate::api::kinds::builtin::admissionregistration::mutating_policies::{
+    MutatingBindings, MutatingPolicies,
+};
+use crate::api::kinds::builtin::admissionregistration::validating_policies::{
+    ValidatingBindings, ValidatingPolicies,
+};
 use crate::api::kinds::builtin::admissionregistration::webhook_configurations::Webhooks;
+use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
 
 const GROUP: &str = "admissionregistration.k8s.io";
 const CATEGORIES: &[&str] = &["api-extensions"];

@@ -19,8 +19,7 @@ use crd_runtime::engine::names::{dns1035_label, dns1123_subdomain, path_segment_
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::admissionregistration::cel::Expr;
-use crate::api::kinds::builtin::admissionregistration::cel::compile;
+use crate::api::kinds::builtin::admissionregistration::cel::{Expr, compile};
 use crate::api::selectors::label::{self, label_name};
 
 pub(crate) const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];

@@ -10,17 +10,12 @@ use crd_runtime::cel::parse_expression;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::admissionregistration::list;
-use crate::api::kinds::builtin::admissionregistration::one_of;
 use crate::api::kinds::builtin::admissionregistration::preexisting::Preexisting;
-use crate::api::kinds::builtin::admissionregistration::text;
-use crate::api::kinds::builtin::admissionregistration::validating_policies::binding_columns;
-use crate::api::kinds::builtin::admissionregistration::validating_policies::binding_spec;
-use crate::api::kinds::builtin::admissionregistration::validating_policies::common_spec;
-use crate::api::kinds::builtin::admissionregistration::validating_policies::default_binding;
-use crate::api::kinds::builtin::admissionregistration::validating_policies::default_spec;
-use crate::api::kinds::builtin::admissionregistration::validating_policies::param_kind_cell;
-use crate::api::kinds::builtin::admissionregistration::validating_policies::variable_names;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::{
+    binding_columns, binding_spec, common_spec, default_binding, default_spec, param_kind_cell,
+    variable_names,
+};
+use crate::api::kinds::builtin::admissionregistration::{list, one_of, text};
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::table::Column;
 

@@ -7,8 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::api::kinds::builtin::admissionregistration::list;
-use crate::api::kinds::builtin::admissionregistration::text;
+use crate::api::kinds::builtin::admissionregistration::{list, text};
 
 /// The old object's expressions, by role; empty on create.
 #[derive(Debug, Default)]

@@ -7,22 +7,12 @@ use crd_runtime::engine::names::dns_subdomain_name;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::admissionregistration::FAILURE_POLICIES;
-use crate::api::kinds::builtin::admissionregistration::Scope;
-use crate::api::kinds::builtin::admissionregistration::cel::Expr;
-use crate::api::kinds::builtin::admissionregistration::cel::compile;
-use crate::api::kinds::builtin::admissionregistration::default;
-use crate::api::kinds::builtin::admissionregistration::default_match_resources;
-use crate::api::kinds::builtin::admissionregistration::is_cel_identifier;
-use crate::api::kinds::builtin::admissionregistration::list;
-use crate::api::kinds::builtin::admissionregistration::match_conditions;
-use crate::api::kinds::builtin::admissionregistration::match_resources;
-use crate::api::kinds::builtin::admissionregistration::one_of;
-use crate::api::kinds::builtin::admissionregistration::param_kind;
-use crate::api::kinds::builtin::admissionregistration::param_ref;
+use crate::api::kinds::builtin::admissionregistration::cel::{Expr, compile};
 use crate::api::kinds::builtin::admissionregistration::preexisting::Preexisting;
-use crate::api::kinds::builtin::admissionregistration::strings;
-use crate::api::kinds::builtin::admissionregistration::text;
+use crate::api::kinds::builtin::admissionregistration::{
+    FAILURE_POLICIES, Scope, default, default_match_resources, is_cel_identifier, list,
+    match_conditions, match_resources, one_of, param_kind, param_ref, strings, text,
+};
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::selectors::label::label_name;
 use crate::api::table::Column;

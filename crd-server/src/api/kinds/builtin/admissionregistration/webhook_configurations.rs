@@ -7,16 +7,11 @@ use crd_runtime::engine::names::{dns1035_label, dns1123_subdomain};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::admissionregistration::FAILURE_POLICIES;
-use crate::api::kinds::builtin::admissionregistration::Scope;
-use crate::api::kinds::builtin::admissionregistration::default;
-use crate::api::kinds::builtin::admissionregistration::list;
-use crate::api::kinds::builtin::admissionregistration::match_conditions;
-use crate::api::kinds::builtin::admissionregistration::one_of;
 use crate::api::kinds::builtin::admissionregistration::preexisting::Preexisting;
-use crate::api::kinds::builtin::admissionregistration::rule_with_operations;
-use crate::api::kinds::builtin::admissionregistration::strings;
-use crate::api::kinds::builtin::admissionregistration::text;
+use crate::api::kinds::builtin::admissionregistration::{
+    FAILURE_POLICIES, Scope, default, list, match_conditions, one_of, rule_with_operations,
+    strings, text,
+};
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::kinds::builtin::checks::fully_qualified_name;
 use crate::api::selectors::label::{self, has_invalid_label_value};

@@ -5,13 +5,8 @@ pub mod rules;
 pub mod workloads;
 
 use crate::api::kinds::Subresource;
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::NONE;
-use crate::api::kinds::builtin::NameRule;
-use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::apps::workloads::Apps;
-use crate::api::kinds::builtin::apps::workloads::ControllerRevisions;
-use crate::api::kinds::builtin::apps::workloads::Workload;
+use crate::api::kinds::builtin::apps::workloads::{Apps, ControllerRevisions, Workload};
+use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
 
 const APPS: &str = "apps";
 const ALL: &[&str] = &["all"];

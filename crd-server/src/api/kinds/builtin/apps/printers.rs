@@ -4,8 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::columns::{col, int, wide};
-use crate::api::kinds::builtin::core::podspec::containers_and_images;
-use crate::api::kinds::builtin::core::podspec::{arr, text};
+use crate::api::kinds::builtin::core::podspec::{arr, containers_and_images, text};
 use crate::api::selectors::label as selector;
 use crate::api::table::Column;
 

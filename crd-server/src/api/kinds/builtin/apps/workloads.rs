@@ -6,22 +6,16 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::Validation;
 use crate::api::kinds::builtin::apps::printers;
-use crate::api::kinds::builtin::apps::rules::created;
-use crate::api::kinds::builtin::apps::rules::immutable_selector;
-use crate::api::kinds::builtin::apps::rules::nonnegative;
-use crate::api::kinds::builtin::apps::rules::replica_template;
-use crate::api::kinds::builtin::apps::rules::required_selector;
-use crate::api::kinds::builtin::apps::rules::rolling_update;
-use crate::api::kinds::builtin::apps::rules::semantic_eq;
-use crate::api::kinds::builtin::apps::rules::status_zeros;
+use crate::api::kinds::builtin::apps::rules::{
+    created, immutable_selector, nonnegative, replica_template, required_selector, rolling_update,
+    semantic_eq, status_zeros,
+};
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::kinds::builtin::core::podspec::defaults;
-use crate::api::kinds::builtin::default_field;
+use crate::api::kinds::builtin::{Validation, default_field};
 use crate::api::kinds::{ScalePaths, Subresource};
-use crate::api::object::bump_generation;
-use crate::api::object::meta_mut;
+use crate::api::object::{bump_generation, meta_mut};
 use crate::api::selectors::label;
 use crate::api::table::Column;
 

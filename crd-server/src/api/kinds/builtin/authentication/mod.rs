@@ -3,11 +3,10 @@
 
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::Spec;
 use crate::api::kinds::builtin::authorization::reviews::with_status;
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::kinds::builtin::rbac::bootstrap_policy::{GROUPS, USER};
-use crate::api::kinds::builtin::review;
+use crate::api::kinds::builtin::{Spec, review};
 
 pub(super) static KINDS: &[Spec] = &[review(
     "authentication.k8s.io",

@@ -3,10 +3,8 @@
 
 pub mod reviews;
 
-use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::authorization::reviews::AccessReviews;
-use crate::api::kinds::builtin::authorization::reviews::RulesReviews;
-use crate::api::kinds::builtin::review;
+use crate::api::kinds::builtin::authorization::reviews::{AccessReviews, RulesReviews};
+use crate::api::kinds::builtin::{Spec, review};
 
 pub(super) static KINDS: &[Spec] = &[
     review(

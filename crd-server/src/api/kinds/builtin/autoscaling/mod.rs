@@ -3,11 +3,8 @@
 pub mod autoscalers;
 
 use crate::api::kinds::Subresource;
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::NONE;
-use crate::api::kinds::builtin::NameRule;
-use crate::api::kinds::builtin::Spec;
 use crate::api::kinds::builtin::autoscaling::autoscalers::Autoscalers;
+use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
 
 pub(super) static KINDS: &[Spec] = &[Spec {
     group: "autoscaling",

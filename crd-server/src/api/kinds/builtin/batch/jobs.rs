@@ -5,22 +5,17 @@
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Map, Value, json};
 
-use crate::api::kinds::builtin::Validation;
-use crate::api::kinds::builtin::apps::rules::created;
-use crate::api::kinds::builtin::apps::rules::immutable_selector;
-use crate::api::kinds::builtin::apps::rules::nonnegative;
-use crate::api::kinds::builtin::apps::rules::selector_matches_template;
-use crate::api::kinds::builtin::apps::rules::semantic_eq;
+use crate::api::kinds::builtin::apps::rules::{
+    created, immutable_selector, nonnegative, selector_matches_template, semantic_eq,
+};
 use crate::api::kinds::builtin::batch::cron::parse_standard;
 use crate::api::kinds::builtin::batch::printers;
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::kinds::builtin::checks::invalid_go as invalid_rendered;
-use crate::api::kinds::builtin::core::podspec::defaults;
-use crate::api::kinds::builtin::core::podspec::validate_template;
-use crate::api::kinds::builtin::default_field;
+use crate::api::kinds::builtin::core::podspec::{defaults, validate_template};
+use crate::api::kinds::builtin::{Validation, default_field};
 use crate::api::kinds::{GcPolicy, Subresource};
-use crate::api::object::bump_generation;
-use crate::api::object::meta_mut;
+use crate::api::object::{bump_generation, meta_mut};
 use crate::api::selectors::label::{self, go_repr, go_string_map};
 use crate::api::table::Column;
 

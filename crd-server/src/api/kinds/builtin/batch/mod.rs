@@ -5,12 +5,8 @@ pub mod jobs;
 pub mod printers;
 
 use crate::api::kinds::Subresource;
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::NONE;
-use crate::api::kinds::builtin::NameRule;
-use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::batch::jobs::CronJobs;
-use crate::api::kinds::builtin::batch::jobs::Jobs;
+use crate::api::kinds::builtin::batch::jobs::{CronJobs, Jobs};
+use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
 
 pub(super) static KINDS: &[Spec] = &[
     Spec {

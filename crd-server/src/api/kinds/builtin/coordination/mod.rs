@@ -2,11 +2,8 @@
 
 pub mod leases;
 
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::NONE;
-use crate::api::kinds::builtin::NameRule;
-use crate::api::kinds::builtin::Spec;
 use crate::api::kinds::builtin::coordination::leases::Leases;
+use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
 
 pub(super) static KINDS: &[Spec] = &[Spec {
     group: "coordination.k8s.io",

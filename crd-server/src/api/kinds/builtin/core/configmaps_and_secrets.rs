@@ -9,9 +9,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Map, Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::default_field;
-use crate::api::kinds::builtin::immutable_data;
-use crate::api::kinds::builtin::immutable_field;
+use crate::api::kinds::builtin::{default_field, immutable_data, immutable_field};
 use crate::api::table::Column;
 
 /// `core.MaxSecretSize`: the bytes of data a ConfigMap or Secret may hold.

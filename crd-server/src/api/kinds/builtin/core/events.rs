@@ -8,9 +8,8 @@ use crd_runtime::engine::names::{dns1123_subdomain, qualified_name};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Map, Value, json};
 
-use crate::api::kinds::builtin::Codec;
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::immutable_field;
+use crate::api::kinds::builtin::{Codec, immutable_field};
 use crate::api::table::{Cell, Column, human_since};
 
 /// events.k8s.io/v1 field → core/v1 field, where the names differ.

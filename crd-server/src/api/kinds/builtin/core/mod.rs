@@ -12,23 +12,15 @@ pub mod service_accounts;
 pub mod volumes;
 
 use crate::api::kinds::Subresource;
-use crate::api::kinds::builtin::ALL_BUT_COLLECTION;
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::NONE;
-use crate::api::kinds::builtin::NameRule;
-use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::core::configmaps_and_secrets::ConfigMaps;
-use crate::api::kinds::builtin::core::configmaps_and_secrets::Secrets;
+use crate::api::kinds::builtin::core::configmaps_and_secrets::{ConfigMaps, Secrets};
 use crate::api::kinds::builtin::core::events::Events;
 use crate::api::kinds::builtin::core::nodes::Nodes;
 use crate::api::kinds::builtin::core::pod::Pods;
-use crate::api::kinds::builtin::core::quota::LimitRanges;
-use crate::api::kinds::builtin::core::quota::ResourceQuotas;
-use crate::api::kinds::builtin::core::service::Endpoints;
-use crate::api::kinds::builtin::core::service::Services;
+use crate::api::kinds::builtin::core::quota::{LimitRanges, ResourceQuotas};
+use crate::api::kinds::builtin::core::service::{Endpoints, Services};
 use crate::api::kinds::builtin::core::service_accounts::ServiceAccounts;
-use crate::api::kinds::builtin::core::volumes::Claims;
-use crate::api::kinds::builtin::core::volumes::Volumes;
+use crate::api::kinds::builtin::core::volumes::{Claims, Volumes};
+use crate::api::kinds::builtin::{ALL_BUT_COLLECTION, ALL_VERBS, NONE, NameRule, Spec};
 
 const CORE: &str = "";
 

@@ -10,21 +10,11 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::model::JSONSchemaProps;
 use serde_json::{Value, json};
 
-use crate::api::kinds::AllocateStrategy;
-use crate::api::kinds::CodecStrategy;
-use crate::api::kinds::CreateStrategy;
-use crate::api::kinds::DeleteStrategy;
-use crate::api::kinds::Identity;
-use crate::api::kinds::KindInfo;
-use crate::api::kinds::ResetFields;
-use crate::api::kinds::ResetFieldsStrategy;
-use crate::api::kinds::SchemaStrategy;
-use crate::api::kinds::Subresource;
-use crate::api::kinds::TableConvertor;
-use crate::api::kinds::UpdateStrategy;
-use crate::api::kinds::ValidateStrategy;
-use crate::api::kinds::builtin_schema;
-use crate::api::kinds::{Context, Strategy, Validated};
+use crate::api::kinds::{
+    AllocateStrategy, CodecStrategy, Context, CreateStrategy, DeleteStrategy, Identity, KindInfo,
+    ResetFields, ResetFieldsStrategy, SchemaStrategy, Strategy, Subresource, TableConvertor,
+    UpdateStrategy, ValidateStrategy, Validated, builtin_schema,
+};
 use crate::api::object::{copy_field, has_finalizers, is_deleting, meta_mut, name_of, str_at};
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;

@@ -9,9 +9,7 @@ use serde_json::{Value, json};
 use crate::api::kinds::Subresource;
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::kinds::builtin::checks::strings;
-use crate::api::kinds::builtin::default_field;
-use crate::api::kinds::builtin::immutable_field;
-use crate::api::kinds::builtin::quantity;
+use crate::api::kinds::builtin::{default_field, immutable_field, quantity};
 use crate::api::selectors::label;
 use crate::api::table::Column;
 

@@ -7,9 +7,8 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::checks;
 use crate::api::kinds::builtin::checks::strings;
-use crate::api::kinds::builtin::immutable_field;
+use crate::api::kinds::builtin::{checks, immutable_field};
 use crate::api::table::Column;
 
 const ADDRESS_TYPES: [&str; 3] = ["FQDN", "IPv4", "IPv6"];

@@ -2,11 +2,8 @@
 
 pub mod endpointslices;
 
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::NONE;
-use crate::api::kinds::builtin::NameRule;
-use crate::api::kinds::builtin::Spec;
 use crate::api::kinds::builtin::discovery::endpointslices::EndpointSlices;
+use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
 
 pub(super) static KINDS: &[Spec] = &[Spec {
     group: "discovery.k8s.io",

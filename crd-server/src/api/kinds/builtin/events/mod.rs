@@ -1,9 +1,7 @@
 //! events.k8s.io/v1: Events stored as core/v1 Events.
 
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::core::events::Events;
-use crate::api::kinds::builtin::core::events::EventsV1Codec;
+use crate::api::kinds::builtin::core::events::{Events, EventsV1Codec};
+use crate::api::kinds::builtin::{ALL_VERBS, Spec};
 
 pub(super) static KINDS: &[Spec] = &[Spec {
     group: "events.k8s.io",

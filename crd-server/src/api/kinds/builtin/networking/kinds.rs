@@ -6,13 +6,10 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::checks;
 use crate::api::kinds::builtin::checks::strings;
-use crate::api::kinds::builtin::core::service::ip_range::parse_net;
-use crate::api::kinds::builtin::core::service::ip_range::strict_subset;
+use crate::api::kinds::builtin::core::service::ip_range::{parse_net, strict_subset};
 use crate::api::kinds::builtin::core::service::load_balancer_ingress;
-use crate::api::kinds::builtin::default_field;
-use crate::api::kinds::builtin::immutable_field;
+use crate::api::kinds::builtin::{checks, default_field, immutable_field};
 use crate::api::selectors::label;
 use crate::api::table::Column;
 

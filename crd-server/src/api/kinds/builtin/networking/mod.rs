@@ -3,13 +3,8 @@
 pub mod kinds;
 
 use crate::api::kinds::Subresource;
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::NONE;
-use crate::api::kinds::builtin::NameRule;
-use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::networking::kinds::IngressClasses;
-use crate::api::kinds::builtin::networking::kinds::Ingresses;
-use crate::api::kinds::builtin::networking::kinds::NetworkPolicies;
+use crate::api::kinds::builtin::networking::kinds::{IngressClasses, Ingresses, NetworkPolicies};
+use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
 
 pub(super) static KINDS: &[Spec] = &[
     Spec {

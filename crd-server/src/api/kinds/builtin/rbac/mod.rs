@@ -3,12 +3,8 @@
 pub mod bootstrap_policy;
 pub mod roles;
 
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::NONE;
-use crate::api::kinds::builtin::NameRule;
-use crate::api::kinds::builtin::Spec;
-use crate::api::kinds::builtin::rbac::roles::Bindings;
-use crate::api::kinds::builtin::rbac::roles::Roles;
+use crate::api::kinds::builtin::rbac::roles::{Bindings, Roles};
+use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
 
 const GROUP: &str = "rbac.authorization.k8s.io";
 

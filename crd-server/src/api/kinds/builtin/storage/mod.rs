@@ -2,11 +2,8 @@
 
 pub mod classes;
 
-use crate::api::kinds::builtin::ALL_VERBS;
-use crate::api::kinds::builtin::NONE;
-use crate::api::kinds::builtin::NameRule;
-use crate::api::kinds::builtin::Spec;
 use crate::api::kinds::builtin::storage::classes::StorageClasses;
+use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
 
 pub(super) static KINDS: &[Spec] = &[Spec {
     group: "storage.k8s.io",

@@ -8,8 +8,7 @@ use crd_runtime::engine::names::dns1123_label;
 use crd_runtime::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 use serde_json::{Map, Value};
 
-use crate::api::kinds::builtin::core::podspec::arr;
-use crate::api::kinds::builtin::core::podspec::text;
+use crate::api::kinds::builtin::core::podspec::{arr, text};
 use crate::api::kinds::builtin::quantity::Quantity;
 
 /// `IsValidPortNum`.

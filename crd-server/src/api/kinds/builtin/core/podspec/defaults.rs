@@ -7,8 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::api::kinds::builtin::default_field;
-use crate::api::kinds::builtin::quantity::canonicalize;
-use crate::api::kinds::builtin::quantity::canonicalize_list;
+use crate::api::kinds::builtin::quantity::{canonicalize, canonicalize_list};
 
 /// The container lists of a PodSpec.
 pub const CONTAINER_LISTS: [&str; 3] = ["initContainers", "containers", "ephemeralContainers"];

@@ -17,8 +17,7 @@ use std::net::IpAddr;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::core::service::ip_range::Cidr;
-use crate::api::kinds::builtin::core::service::ip_range::PortRange;
+use crate::api::kinds::builtin::core::service::ip_range::{Cidr, PortRange};
 use crate::api::object::now;
 use crate::store::{Revision, Store, StoreError};
 

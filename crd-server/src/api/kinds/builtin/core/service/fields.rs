@@ -9,14 +9,12 @@ use std::collections::{HashMap, HashSet};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::checks::go_strings;
-use crate::api::kinds::builtin::checks::invalid_go;
-use crate::api::kinds::builtin::checks::strings;
+use crate::api::kinds::builtin::checks::{go_strings, invalid_go, strings};
 use crate::api::kinds::builtin::core::service::alloc::node_ports;
 use crate::api::kinds::builtin::core::service::ip_range::Cidr;
-use crate::api::kinds::builtin::core::service::validation::cluster_ip_fields;
-use crate::api::kinds::builtin::core::service::validation::externally_accessible;
-use crate::api::kinds::builtin::core::service::validation::needs_health_check;
+use crate::api::kinds::builtin::core::service::validation::{
+    cluster_ip_fields, externally_accessible, needs_health_check,
+};
 
 pub fn ty(svc: &Value) -> &str {
     svc["spec"]["type"].as_str().unwrap_or("")

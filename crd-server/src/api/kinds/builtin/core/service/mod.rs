@@ -14,12 +14,11 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::checks;
 use crate::api::kinds::builtin::checks::strings;
-use crate::api::kinds::builtin::core::service::validation::externally_accessible;
-use crate::api::kinds::builtin::core::service::validation::validate;
-use crate::api::kinds::builtin::core::service::validation::validate_update;
-use crate::api::kinds::builtin::default_field;
+use crate::api::kinds::builtin::core::service::validation::{
+    externally_accessible, validate, validate_update,
+};
+use crate::api::kinds::builtin::{checks, default_field};
 use crate::api::kinds::{Allocated, Context, Subresource};
 use crate::api::table::Column;
 

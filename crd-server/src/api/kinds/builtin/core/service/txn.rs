@@ -9,26 +9,15 @@ use std::collections::{HashMap, HashSet};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::checks::go_strings;
-use crate::api::kinds::builtin::checks::invalid_go;
-use crate::api::kinds::builtin::checks::strings;
+use crate::api::kinds::builtin::checks::{go_strings, invalid_go, strings};
 use crate::api::kinds::builtin::core::service::alloc;
-use crate::api::kinds::builtin::core::service::alloc::AllocError;
-use crate::api::kinds::builtin::core::service::alloc::Owner;
-use crate::api::kinds::builtin::core::service::alloc::Pool;
-use crate::api::kinds::builtin::core::service::alloc::Ranges;
-use crate::api::kinds::builtin::core::service::alloc::cluster_ips;
-use crate::api::kinds::builtin::core::service::alloc::held_by;
-use crate::api::kinds::builtin::core::service::alloc::node_ports;
-use crate::api::kinds::builtin::core::service::alloc::take;
-use crate::api::kinds::builtin::core::service::alloc::take_next;
-use crate::api::kinds::builtin::core::service::fields::drop_type_dependent;
-use crate::api::kinds::builtin::core::service::fields::init_families;
-use crate::api::kinds::builtin::core::service::fields::needs_cluster_ip;
-use crate::api::kinds::builtin::core::service::fields::needs_node_port;
-use crate::api::kinds::builtin::core::service::fields::normalize;
-use crate::api::kinds::builtin::core::service::fields::patch_allocated;
-use crate::api::kinds::builtin::core::service::fields::ty;
+use crate::api::kinds::builtin::core::service::alloc::{
+    AllocError, Owner, Pool, Ranges, cluster_ips, held_by, node_ports, take, take_next,
+};
+use crate::api::kinds::builtin::core::service::fields::{
+    drop_type_dependent, init_families, needs_cluster_ip, needs_node_port, normalize,
+    patch_allocated, ty,
+};
 use crate::api::kinds::builtin::core::service::validation::needs_health_check;
 use crate::api::kinds::{Allocation, Context};
 use crate::api::status::{ApiError, Qualified};

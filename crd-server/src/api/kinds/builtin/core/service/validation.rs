@@ -8,10 +8,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::Value;
 
 use crate::api::kinds::builtin::checks;
-use crate::api::kinds::builtin::checks::IP_MESSAGE;
-use crate::api::kinds::builtin::checks::go_strings;
-use crate::api::kinds::builtin::checks::invalid_go;
-use crate::api::kinds::builtin::checks::strings;
+use crate::api::kinds::builtin::checks::{IP_MESSAGE, go_strings, invalid_go, strings};
 use crate::api::selectors::label::validate_labels;
 
 const TYPES: [&str; 4] = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
