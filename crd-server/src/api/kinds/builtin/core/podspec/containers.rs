@@ -8,37 +8,9 @@ use crd_runtime::engine::names::dns1123_label;
 use crd_runtime::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 use serde_json::{Map, Value};
 
+use crate::api::kinds::builtin::checks::{port_name_messages, port_number};
 use crate::api::kinds::builtin::core::podspec::{arr, text};
 use crate::api::kinds::builtin::quantity::Quantity;
-
-/// `IsValidPortNum`.
-pub fn port_num(port: i64) -> Option<&'static str> {
-    (!(1..=65535).contains(&port)).then_some("must be between 1 and 65535, inclusive")
-}
-
-/// `IsValidPortName`.
-pub fn port_name(name: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if name.len() > 15 {
-        errs.push("must be no more than 15 characters".to_string());
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    {
-        errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".into());
-    }
-    if !name.bytes().any(|b| b.is_ascii_lowercase()) {
-        errs.push("must contain at least one letter (a-z)".into());
-    }
-    if name.contains("--") {
-        errs.push("must not contain consecutive hyphens".into());
-    }
-    if name.starts_with('-') || name.ends_with('-') {
-        errs.push("must not begin or end with a hyphen".into());
-    }
-    errs
-}
 
 /// Checks one of `values`, `Required` when empty (the enum checks of core validation).
 pub fn one_of(value: &str, values: &[&str], path: Path, errs: &mut ErrorList) {
@@ -74,7 +46,7 @@ fn ports(c: &Value, path: &Path, errs: &mut ErrorList) {
         let at = path.index(i);
         let name = text(p, "name");
         if !name.is_empty() {
-            for m in port_name(name) {
+            for m in port_name_messages(name) {
                 errs.push(FieldError::invalid(
                     at.child("name"),
                     BadValue::Str(name.into()),
@@ -91,22 +63,12 @@ fn ports(c: &Value, path: &Path, errs: &mut ErrorList) {
         let port = p.get("containerPort").and_then(Value::as_i64).unwrap_or(0);
         if port == 0 {
             errs.push(FieldError::required(at.child("containerPort"), ""));
-        } else if let Some(m) = port_num(port) {
-            errs.push(FieldError::invalid(
-                at.child("containerPort"),
-                BadValue::Int(port),
-                m,
-            ));
+        } else {
+            port_number(port, at.child("containerPort"), errs);
         }
         let host = p.get("hostPort").and_then(Value::as_i64).unwrap_or(0);
-        if host != 0
-            && let Some(m) = port_num(host)
-        {
-            errs.push(FieldError::invalid(
-                at.child("hostPort"),
-                BadValue::Int(host),
-                m,
-            ));
+        if host != 0 {
+            port_number(host, at.child("hostPort"), errs);
         }
         one_of(
             text(p, "protocol"),
