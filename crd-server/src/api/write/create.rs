@@ -54,6 +54,25 @@ fn stamp_create(obj: &mut Value) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// What admission sees of a create of `obj`.
+fn request<'a>(
+    res: &'a Resource,
+    ns: Option<&'a str>,
+    obj: &'a Value,
+    opts: &'a WriteOptions,
+) -> admission::Request<'a> {
+    admission::Request {
+        res,
+        operation: Operation::Create,
+        sub: Subresource::Main,
+        ns,
+        name: name_of(obj),
+        dry_run: opts.dry_run,
+        field_manager: opts.field_manager.as_deref(),
+        delete_options: None,
+    }
+}
+
 /// Creates `obj` (a body already checked against the URL by [`super::check_body`]).
 pub async fn create(
     shared: &Shared,
@@ -67,16 +86,7 @@ pub async fn create(
     let mut warnings = unknown_fields(info, res.decode(&mut obj)?, opts.validation)?;
     res.check_create(&obj)?;
     admit_namespace(shared, res, ns, &obj).await?;
-    let admission = (!shared.admission.is_idle()).then(|| admission::Request {
-        res,
-        operation: Operation::Create,
-        sub: Subresource::Main,
-        ns,
-        name: name_of(&obj),
-        dry_run: opts.dry_run,
-        field_manager: opts.field_manager.as_deref(),
-        delete_options: None,
-    });
+    let admission = (!shared.admission.is_idle()).then(|| request(res, ns, &obj, opts));
     if let Some(request) = &admission {
         let mut attrs = request.attributes(Some(obj.clone()), None);
         let more = shared
@@ -117,17 +127,7 @@ async fn admit_and_store(
     warnings.extend(res.validate(&cx, &mut obj).await?);
     res.canonicalize(&mut obj);
     if !shared.admission.is_idle() {
-        let request = admission::Request {
-            res,
-            operation: Operation::Create,
-            sub: Subresource::Main,
-            ns,
-            name: name_of(&obj),
-            dry_run: opts.dry_run,
-            field_manager: opts.field_manager.as_deref(),
-            delete_options: None,
-        };
-        let attrs = request.attributes(Some(obj.clone()), None);
+        let attrs = request(res, ns, &obj, opts).attributes(Some(obj.clone()), None);
         let more = shared
             .admission
             .validate(&shared.backend(), res, &attrs)

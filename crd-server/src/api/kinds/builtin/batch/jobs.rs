@@ -309,6 +309,16 @@ impl Validator for Jobs {
     }
 }
 
+/// `PrepareForUpdate` of Jobs and CronJobs: a status update keeps the metadata; an
+/// update of the spec is a new generation.
+fn prepare_update(new: &mut Value, old: &Value, sub: Subresource) {
+    if sub == Subresource::Status {
+        crate::api::kinds::builtin::core::pod::reset_meta_for_status(new, old);
+    } else if !semantic_eq(new.get("spec"), old.get("spec")) {
+        bump_generation(new, old);
+    }
+}
+
 impl Preparer for Jobs {
     fn prepare_for_create(&self, obj: &mut Value) {
         if !manual_selector(obj) {
@@ -318,11 +328,7 @@ impl Preparer for Jobs {
     }
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
-        if sub == Subresource::Status {
-            crate::api::kinds::builtin::core::pod::reset_meta_for_status(new, old);
-        } else if !semantic_eq(new.get("spec"), old.get("spec")) {
-            bump_generation(new, old);
-        }
+        prepare_update(new, old, sub);
     }
 }
 
@@ -479,11 +485,7 @@ impl Preparer for CronJobs {
     }
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
-        if sub == Subresource::Status {
-            crate::api::kinds::builtin::core::pod::reset_meta_for_status(new, old);
-        } else if !semantic_eq(new.get("spec"), old.get("spec")) {
-            bump_generation(new, old);
-        }
+        prepare_update(new, old, sub);
     }
 }
 
