@@ -9,8 +9,8 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use serde_json::{Value, json};
 
 use crate::api::kinds::Subresource;
-use crate::api::kinds::builtin::policy::SYSTEM_PRIORITY_CLASSES;
-use crate::api::kinds::builtin::service_alloc::{self, Ranges};
+use crate::api::kinds::builtin::core::service::alloc::{self, Ranges};
+use crate::api::kinds::builtin::scheduling::priority_classes::SYSTEM_PRIORITY_CLASSES;
 use crate::api::request::WriteOptions;
 use crate::api::state::Shared;
 use crate::api::storage::{self, Target, WriteError};
@@ -25,7 +25,7 @@ pub async fn services(
     addr: SocketAddr,
     opts: &WriteOptions,
 ) -> Result<(), StartError> {
-    service_alloc::install(shared.store.as_ref(), ranges).await?;
+    alloc::install(shared.store.as_ref(), ranges).await?;
     let port = addr.port();
     let ip = match addr.ip() {
         ip if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),

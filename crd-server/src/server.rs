@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-use crate::api::kinds::builtin::ip_range::{Cidr, PortRange};
-use crate::api::kinds::builtin::service_alloc::Ranges;
+use crate::api::kinds::builtin::core::service::alloc::Ranges;
+use crate::api::kinds::builtin::core::service::ip_range::{Cidr, PortRange};
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::registry::Registry;
 use crate::api::request::WriteOptions;
@@ -131,7 +131,7 @@ fn builtin(shared: &Shared, group: &str, resource: &str) -> Result<Resource, Sta
 async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), StartError> {
     let namespaces = builtin(shared, "", "namespaces")?;
     let opts = WriteOptions::server("kube-apiserver");
-    for ns in crate::api::kinds::namespace::IMMORTAL {
+    for ns in crate::api::kinds::builtin::core::namespace::IMMORTAL {
         let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
         match write::create(
             shared,
@@ -203,12 +203,15 @@ async fn seed(shared: &Shared, crds: &[CustomResourceDefinition]) -> Result<(), 
 /// Creates the bootstrap ClusterRoles and ClusterRoleBindings that are missing, as
 /// kube-apiserver's `rbac/bootstrap-roles` hook does (existing ones are kept).
 async fn seed_rbac(shared: &Shared) -> Result<(), StartError> {
-    use crate::api::kinds::builtin::bootstrap;
+    use crate::api::kinds::builtin::rbac::bootstrap_policy;
     let opts = WriteOptions::server("kube-apiserver");
     let rbac = "rbac.authorization.k8s.io";
     for (resource, objects) in [
-        ("clusterroles", bootstrap::cluster_roles()),
-        ("clusterrolebindings", bootstrap::cluster_role_bindings()),
+        ("clusterroles", bootstrap_policy::cluster_roles()),
+        (
+            "clusterrolebindings",
+            bootstrap_policy::cluster_role_bindings(),
+        ),
     ] {
         let res = builtin(shared, rbac, resource)?;
         for obj in objects {

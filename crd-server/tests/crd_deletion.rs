@@ -37,6 +37,30 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) -> Duration {
     start.elapsed()
 }
 
+/// A POST of `body` (as JSON) to `path`: the status code and the answer.
+fn post(url: &str, path: &str, body: &str) -> (u16, Value) {
+    use http_body_util::{BodyExt, Full};
+    use hyper_util::client::legacy::Client;
+    use hyper_util::rt::TokioExecutor;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let client = Client::builder(TokioExecutor::new()).build_http();
+        let req = http::Request::builder()
+            .method(http::Method::POST)
+            .uri(format!("{url}{path}"))
+            .header("content-type", "application/json")
+            .body(Full::new(bytes::Bytes::from(body.to_string())))
+            .expect("request");
+        let resp = client.request(req).await.expect("answered");
+        let code = resp.status().as_u16();
+        let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+        (code, serde_json::from_slice(&bytes).expect("JSON answer"))
+    })
+}
+
 fn crd_json(url: &str) -> Value {
     serde_json::from_str(&kubectl_ok(url, &["get", "crd", CRD, "-o", "json"])).expect("json")
 }
@@ -151,21 +175,41 @@ fn terminates(url: &str, dir: &Path) {
         "a terminating CRD stays established: {crd}"
     );
 
-    // No new object while terminating, as kube-apiserver's forbidCreateAdmission says.
+    // No new object while terminating. A POST is refused by apiextensions-apiserver's
+    // handler with 405 MethodNotAllowed, before its body is read...
     let fresh = write(dir, "fresh.yaml", &widget("fresh", "default", &[]));
     let err = kubectl_err(url, &["create", "-f", &fresh]);
     assert!(
         err.contains(&format!(
-            "Error from server (Forbidden): error when creating \"{fresh}\": widgets.{GROUP} \"fresh\" is forbidden: create not allowed while custom resource definition is terminating"
+            "Error from server (MethodNotAllowed): error when creating \"{fresh}\": create not allowed while custom resource definition is terminating"
         )),
         "{err}"
     );
+    let (code, status) = post(
+        url,
+        &format!("/apis/{GROUP}/v1/namespaces/default/widgets"),
+        "not even JSON",
+    );
+    assert_eq!(code, 405);
+    assert_eq!(
+        status,
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Status", "metadata": {}, "status": "Failure",
+            "code": 405, "reason": "MethodNotAllowed",
+            "message": "create not allowed while custom resource definition is terminating",
+            "details": {"group": GROUP, "kind": "widgets"}
+        })
+    );
+    // ... while a server-side apply that would create is refused by its
+    // forbidCreateAdmission, 403 Forbidden (kubernetes PR #132467).
     let err = kubectl_err(
         url,
         &["apply", "--server-side", "--validate=false", "-f", &fresh],
     );
     assert!(
-        err.contains("create not allowed while custom resource definition is terminating"),
+        err.contains(&format!(
+            "Error from server (Forbidden): widgets.{GROUP} \"fresh\" is forbidden: create not allowed while custom resource definition is terminating"
+        )),
         "{err}"
     );
     // Discovery lists only the verbs that read or delete.

@@ -20,6 +20,16 @@ pub fn str_at<'a>(obj: &'a Value, pointer: &str) -> &'a str {
     obj.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
+/// The generation of `old` plus one, in `new` (an update that changed what the
+/// generation counts).
+pub fn bump_generation(new: &mut Value, old: &Value) {
+    let g = old
+        .pointer("/metadata/generation")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    meta_mut(new).insert("generation".into(), json!(g + 1));
+}
+
 /// `metadata`, made an object when it is not one.
 pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
     if !obj.get("metadata").is_some_and(Value::is_object) {

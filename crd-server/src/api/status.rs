@@ -173,6 +173,12 @@ impl ApiError {
         Self::new(StatusCode::METHOD_NOT_ALLOWED, "MethodNotAllowed", message)
     }
 
+    /// 405 `NewMethodNotSupported` for resource `q`, with `message` in place of its
+    /// own (`details` name the group and the resource).
+    pub fn method_not_supported(q: &Qualified, message: impl Into<String>) -> ApiError {
+        Self::method_not_allowed(message).with_details(json!({"group": q.group, "kind": q.plural}))
+    }
+
     /// 405 in the server's words for a method a path does not take.
     pub fn method_not_allowed_here() -> ApiError {
         Self::method_not_allowed("the server does not allow this method on the requested resource")

@@ -2,16 +2,25 @@
 //! POSTed to `clientConfig.url`, or to a `service` — reached on loopback, as this
 //! server runs outside a cluster, and verified by its DNS name `NAME.NAMESPACE.svc`
 //! as kube-apiserver verifies it — trusting only the certificates of `caBundle`.
-//! Connections are kept alive and reused between calls.
+//! Connections are kept alive and reused between calls by hyper-util's pooling client
+//! (the one the etcd store uses), over a connector that dials the endpoint and speaks
+//! TLS to it.
 
-use std::sync::{Arc, Mutex};
+use std::error::Error as _;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::SendRequest;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::{Connected, Connection};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
 use tokio_rustls::rustls::{self, pki_types::ServerName};
 
 /// A `service` reference of a webhook's `clientConfig`.
@@ -39,14 +48,7 @@ const IDLE_CONNECTIONS: usize = 8;
 /// One webhook endpoint.
 pub struct WebhookClient {
     uri: http::Uri,
-    /// The `Host` header (the URL's authority).
-    authority: String,
-    /// Where to connect.
-    host: String,
-    port: u16,
-    server_name: ServerName<'static>,
-    tls: TlsConnector,
-    idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
+    client: Client<Dialer, Full<Bytes>>,
 }
 
 impl WebhookClient {
@@ -83,16 +85,16 @@ impl WebhookClient {
             .to_string();
         let server_name = ServerName::try_from(name.unwrap_or_else(|| host.clone()))
             .map_err(|e| format!("{what} host {host:?}: {e}"))?;
-        let tls = tls_connector(ca_bundle.unwrap_or(""))?;
-        Ok(WebhookClient {
-            authority: uri.authority().map(|a| a.to_string()).unwrap_or_default(),
+        let dialer = Dialer {
+            host: Arc::from(host),
             port: uri.port_u16().unwrap_or(443),
-            host,
-            uri,
             server_name,
-            tls,
-            idle: Mutex::new(Vec::new()),
-        })
+            tls: tls_connector(ca_bundle.unwrap_or(""))?,
+        };
+        let client = Client::builder(TokioExecutor::new())
+            .pool_max_idle_per_host(IDLE_CONNECTIONS)
+            .build(dialer);
+        Ok(WebhookClient { uri, client })
     }
 
     /// The URL called, with `query` (`timeout=10s`) added as Go's client adds it.
@@ -119,98 +121,137 @@ impl WebhookClient {
                 Some(q) => format!("{p}?{q}"),
             }
         };
-        let body = Bytes::from(body);
+        let uri = http::Uri::builder()
+            .scheme("https")
+            .authority(self.uri.authority().map_or("", |a| a.as_str()))
+            .path_and_query(path)
+            .build()
+            .map_err(|e| CallError::Transport(e.to_string()))?;
+        let request = http::Request::post(uri)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| CallError::Transport(e.to_string()))?;
         let exchange = async {
-            let pooled = self.take_idle();
-            let (mut sender, reused) = match pooled {
-                Some(s) => (s, true),
-                None => (self.connect().await?, false),
-            };
-            let answer = match self.send(&mut sender, &path, body.clone()).await {
-                // A kept connection the webhook closed meanwhile: once more on a new one.
-                Err(_) if reused => {
-                    sender = self.connect().await?;
-                    self.send(&mut sender, &path, body).await
-                }
-                other => other,
-            }?;
-            self.keep(sender);
-            Ok(answer)
+            let response = self.client.request(request).await.map_err(transport)?;
+            let status = response.status();
+            let body = response
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| CallError::Transport(e.to_string()))?
+                .to_bytes();
+            if !status.is_success() {
+                return Err(CallError::Status(status.as_u16(), body));
+            }
+            Ok(body)
         };
         match tokio::time::timeout(timeout, exchange).await {
             Ok(result) => result,
             Err(_) => Err(CallError::TimedOut),
         }
     }
+}
 
-    fn take_idle(&self) -> Option<SendRequest<Full<Bytes>>> {
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        while let Some(s) = idle.pop() {
-            if !s.is_closed() {
-                return Some(s);
-            }
+/// A failed exchange in the words of its cause: the dialer's own message, or hyper's
+/// (the pooling client's wrapper adds nothing Go would say).
+fn transport(e: hyper_util::client::legacy::Error) -> CallError {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = e.source();
+    while let Some(c) = cause {
+        if let Some(d) = c.downcast_ref::<DialError>() {
+            return CallError::Transport(d.0.clone());
         }
-        None
+        if let Some(h) = c.downcast_ref::<hyper::Error>() {
+            return CallError::Transport(h.to_string());
+        }
+        cause = c.source();
+    }
+    CallError::Transport(e.to_string())
+}
+
+/// Dials the webhook's endpoint and speaks TLS to it, verifying its name: the
+/// connector of the pooling client.
+#[derive(Clone)]
+struct Dialer {
+    host: Arc<str>,
+    port: u16,
+    server_name: ServerName<'static>,
+    tls: TlsConnector,
+}
+
+/// Why a dial failed, in Go's words.
+#[derive(Debug)]
+struct DialError(String);
+
+impl std::fmt::Display for DialError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DialError {}
+
+impl tower::Service<http::Uri> for Dialer {
+    type Response = TokioIo<Tls>;
+    type Error = DialError;
+    type Future = Pin<Box<dyn Future<Output = Result<TokioIo<Tls>, DialError>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), DialError>> {
+        Poll::Ready(Ok(()))
     }
 
-    fn keep(&self, sender: SendRequest<Full<Bytes>>) {
-        if sender.is_closed() {
-            return;
-        }
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        if idle.len() < IDLE_CONNECTIONS {
-            idle.push(sender);
-        }
-    }
-
-    async fn connect(&self) -> Result<SendRequest<Full<Bytes>>, CallError> {
-        let (host, port) = (self.host.as_str(), self.port);
-        let tcp = tokio::net::TcpStream::connect((host, port))
-            .await
-            .map_err(|e| CallError::Transport(format!("dial tcp {host}:{port}: {}", go_io(&e))))?;
-        let _ = tcp.set_nodelay(true);
-        let tls = self
-            .tls
-            .connect(self.server_name.clone(), tcp)
-            .await
-            .map_err(|e| CallError::Transport(format!("tls: {e}")))?;
-        let (sender, conn) =
-            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tls))
+    fn call(&mut self, _uri: http::Uri) -> Self::Future {
+        let dialer = self.clone();
+        Box::pin(async move {
+            let (host, port) = (&*dialer.host, dialer.port);
+            let tcp = TcpStream::connect((host, port))
                 .await
-                .map_err(|e| CallError::Transport(e.to_string()))?;
-        tokio::spawn(conn);
-        Ok(sender)
+                .map_err(|e| DialError(format!("dial tcp {host}:{port}: {}", go_io(&e))))?;
+            let _ = tcp.set_nodelay(true);
+            let tls = dialer
+                .tls
+                .connect(dialer.server_name.clone(), tcp)
+                .await
+                .map_err(|e| DialError(format!("tls: {e}")))?;
+            Ok(TokioIo::new(Tls(tls)))
+        })
+    }
+}
+
+/// A TLS connection, as the pooling client takes it.
+struct Tls(TlsStream<TcpStream>);
+
+impl Connection for Tls {
+    fn connected(&self) -> Connected {
+        Connected::new()
+    }
+}
+
+impl tokio::io::AsyncRead for Tls {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Tls {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.0).poll_write(cx, buf)
     }
 
-    async fn send(
-        &self,
-        sender: &mut SendRequest<Full<Bytes>>,
-        path: &str,
-        body: Bytes,
-    ) -> Result<Bytes, CallError> {
-        let transport = |e: &dyn std::fmt::Display| CallError::Transport(e.to_string());
-        sender.ready().await.map_err(|e| transport(&e))?;
-        let request = http::Request::post(path)
-            .header(http::header::HOST, &self.authority)
-            .header(http::header::CONTENT_TYPE, "application/json")
-            .header(http::header::ACCEPT, "application/json")
-            .body(Full::new(body))
-            .map_err(|e| transport(&e))?;
-        let response = sender
-            .send_request(request)
-            .await
-            .map_err(|e| transport(&e))?;
-        let status = response.status();
-        let body = response
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| transport(&e))?
-            .to_bytes();
-        if !status.is_success() {
-            return Err(CallError::Status(status.as_u16(), body));
-        }
-        Ok(body)
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx)
     }
 }
 

@@ -12,7 +12,7 @@ use crate::api::request::{DeleteOptions, Propagation, WriteOptions};
 use crate::api::state::Shared;
 use crate::api::status::ApiError;
 use crate::api::storage::{self, Target};
-use crate::api::verbs::delete::delete_object;
+use crate::api::write::delete::delete;
 use crate::api::write::{self, Tracking, Update};
 use crate::store::ListOptions;
 
@@ -81,7 +81,7 @@ impl Client {
             propagation,
             ..DeleteOptions::default()
         };
-        match delete_object(&self.shared, Target { res, ns, name }, &options).await {
+        match delete(&self.shared, Target { res, ns, name }, &options).await {
             Ok(reply) => Ok(Some(reply.body)),
             Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
             Err(e) => Err(e),

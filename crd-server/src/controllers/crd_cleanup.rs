@@ -23,7 +23,7 @@ use tokio::task::AbortHandle;
 use super::client::{Client, Mutation};
 use super::informer::{Change, follow};
 use super::queue::Queue;
-use crate::api::kinds::crd::status::{TERMINATING, condition_true, set_condition};
+use crate::api::kinds::crd::conditions::{TERMINATING, condition_true, set_condition};
 use crate::api::kinds::crd::{CLEANUP_FINALIZER, CRD_PREFIX};
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::object::{is_deleting, name_of, str_at};

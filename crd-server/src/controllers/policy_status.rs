@@ -1,13 +1,13 @@
 //! `validatingadmissionpolicy-status-controller`: writes each ValidatingAdmissionPolicy's
 //! `status.typeChecking` and `status.observedGeneration` through the status subresource
-//! (what to write is decided by [`crate::api::admission::policies::status`]).
+//! (what to write is decided by [`crate::api::admission::policies::type_checking`]).
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::client::{Client, Mutation};
-use crate::api::admission::policies::status::{self, Pending};
+use crate::api::admission::policies::type_checking::{self as status, Pending};
 use crate::api::kinds::Subresource;
 use crate::api::state::Shared;
 

@@ -16,8 +16,8 @@ use futures::future::BoxFuture;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use tokio::sync::oneshot;
 
+use super::keyspace::{Op, State};
 use super::local::{LocalStore, Writes, read, spawn_progress, write};
-use super::state::{Op, State};
 use super::{EventKind, KeyValue, Revision, StoreError, WatchEvent};
 
 /// key → create revision (8 bytes LE), mod revision (8 bytes LE), value.

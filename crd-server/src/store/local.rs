@@ -8,7 +8,7 @@ use bytes::Bytes;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
-use super::state::{Op, State};
+use super::keyspace::{Op, State};
 use super::{KeyValue, ListOptions, ListResult, Revision, Store, StoreError, WatchStream};
 
 /// How often idle watches learn the current revision (the source of bookmarks).

@@ -7,8 +7,8 @@ use std::sync::{Arc, RwLock};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 
+use super::keyspace::{Op, State};
 use super::local::{LocalStore, Writes, spawn_progress, write};
-use super::state::{Op, State};
 use super::{KeyValue, Revision, StoreError};
 
 /// An in-memory [`Store`](super::Store).

@@ -17,12 +17,13 @@
 mod embedded;
 pub mod etcd;
 mod fanout;
+mod keyspace;
 mod local;
 mod memory;
-mod state;
 #[doc(hidden)]
 pub mod suite;
 #[cfg(test)]
+#[path = "store_tests.rs"]
 mod tests;
 
 pub use embedded::Committer;

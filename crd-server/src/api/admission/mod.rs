@@ -19,11 +19,14 @@ use crd_runtime::admission::{
 };
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::bootstrap::{GROUPS, USER};
+use crate::api::kinds::builtin::rbac::bootstrap_policy::{GROUPS, USER};
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::registry::Registry;
 use crate::api::status::ApiError;
 use crate::store::Store;
+
+/// What an admission phase answers: the warnings to send, or the refusal.
+pub type Warnings = Result<Vec<String>, ApiError>;
 
 /// What the plugins read besides their configurations: the store (namespaces,
 /// params) and the registry (kinds, conversions). Not the server's whole state, which
@@ -60,7 +63,7 @@ impl Admission {
         shared: &Backend<'_>,
         res: &Resource,
         attrs: &mut Attributes,
-    ) -> Result<Vec<String>, ApiError> {
+    ) -> Warnings {
         let mut warnings = self.policies.mutate(shared, res, attrs).await?;
         let more = (self.webhooks.mutate(shared, res, attrs).await)
             .map_err(|e| e.after_warnings(&warnings))?;
@@ -74,7 +77,7 @@ impl Admission {
         shared: &Backend<'_>,
         res: &Resource,
         attrs: &Attributes,
-    ) -> Result<Vec<String>, ApiError> {
+    ) -> Warnings {
         let mut warnings = self.policies.validate(shared, res, attrs).await?;
         let more = (self.webhooks.validate(shared, res, attrs).await)
             .map_err(|e| e.after_warnings(&warnings))?;

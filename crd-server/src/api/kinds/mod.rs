@@ -1,29 +1,32 @@
-//! What differs per kind, in the shape of kube-apiserver's registry strategies
-//! (`RESTCreateStrategy`, `RESTUpdateStrategy`, `RESTDeleteStrategy`, reset fields, the
-//! table convertor and the storage codec): one [`Strategy`] impl per kind, found by
-//! every verb through the registry. The verbs themselves are the same for every kind.
+//! What differs per kind, in the shape of kube-apiserver's registry strategies: one
+//! small trait per concern ([`strategy`]: create, update, validate, delete, reset
+//! fields, the table convertor, the codec, the schemas, allocation), which together
+//! make a kind's [`Strategy`], found by every verb through the registry. The verbs
+//! themselves are the same for every kind.
 //!
 //! - [`custom`]: objects of a CRD at one served version (the CRD's schema, CEL rules,
 //!   conversion);
 //! - [`crd`]: `apiextensions.k8s.io/v1` CustomResourceDefinitions;
-//! - [`namespace`]: core/v1 Namespaces.
+//! - [`builtin`]: the built-in kinds, core/v1 Namespaces among them.
 
 pub mod builtin;
 pub mod crd;
 pub mod custom;
-pub mod namespace;
+mod strategy;
 
 use std::sync::Arc;
 
 use crd_runtime::model::JSONSchemaProps;
-use futures::future::BoxFuture;
-use serde_json::Value;
 
-use crate::api::read_cache::ReadCache;
 use crate::api::request::FieldValidation;
 use crate::api::status::{ApiError, Qualified};
-use crate::api::table::Column;
 use crate::store::{Revision, Store};
+
+pub use strategy::{
+    AllocateStrategy, Allocated, CodecStrategy, CreateStrategy, DeleteStrategy, Identity,
+    ResetFieldsStrategy, SchemaStrategy, Strategy, TableConvertor, UpdateStrategy,
+    ValidateStrategy, Validated,
+};
 
 /// Every verb, in the order discovery lists a custom resource's.
 pub const ALL_VERBS: &[&str] = &[
@@ -192,9 +195,29 @@ impl Subresource {
     }
 }
 
-/// What a strategy may look at beyond the object (stores, for checks across objects).
+/// What a strategy may look at beyond the object: the store (checks across objects,
+/// pools kept in it) and the write it takes part in.
 pub struct Context<'a> {
     pub store: &'a dyn Store,
+    /// The object before an update (`None` on create and delete).
+    pub old: Option<&'a serde_json::Value>,
+    /// The endpoint written.
+    pub sub: Subresource,
+    /// Nothing is kept (`dryRun=All`).
+    pub dry_run: bool,
+}
+
+impl<'a> Context<'a> {
+    /// A write of the object itself in `store`, without an old object (a create, a
+    /// delete).
+    pub fn new(store: &'a dyn Store) -> Context<'a> {
+        Context {
+            store,
+            old: None,
+            sub: Subresource::Main,
+            dry_run: false,
+        }
+    }
 }
 
 /// kube-apiserver's `DefaultGarbageCollectionPolicy`: what a DELETE without a
@@ -210,186 +233,6 @@ pub enum GcPolicy {
 /// Top-level fields a strategy resets on an endpoint (kube-apiserver's reset fields):
 /// server-side apply neither merges nor records ownership of them.
 pub type ResetFields = &'static [&'static [&'static str]];
-
-/// The behaviour of one kind at one version. See the module docs.
-pub trait Strategy: Send + Sync {
-    /// Identity, subresources and storage prefix.
-    fn info(&self) -> &KindInfo;
-
-    /// Clears what a client may not set on create (status behind a subresource) and
-    /// sets what the server owns (generation, a namespace's phase and finalizer).
-    fn prepare_for_create(&self, obj: &mut Value);
-
-    /// Keeps what the endpoint may not change (`new` already carries `old`'s identity:
-    /// uid, creation timestamp, deletion fields, generation).
-    fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource);
-
-    /// A body of this kind in `application/vnd.kubernetes.protobuf`, for the kinds
-    /// kubectl sends that way (`None`: the kind takes no protobuf).
-    fn decode_protobuf(&self, _body: &[u8]) -> Option<Result<Value, ApiError>> {
-        None
-    }
-
-    /// Decoding as the server decodes a body of this kind: unknown fields dropped and
-    /// reported (their paths, for `fieldValidation`), defaults applied.
-    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError>;
-
-    /// `Validate` (create, `old` is `None`) or `ValidateUpdate`; the warnings to send.
-    /// Asynchronous: a CRD's names are checked against the stored CRDs.
-    fn validate<'a>(
-        &'a self,
-        cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        sub: Subresource,
-    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>>;
-
-    /// Normalizes an object after validation.
-    fn canonicalize(&self, _obj: &mut Value) {}
-
-    /// Table columns after Name.
-    fn columns(&self) -> Vec<Column>;
-
-    /// Fields a field selector may use besides `metadata.name` and, when namespaced,
-    /// `metadata.namespace`: (label, dotted path of the value it reads).
-    fn selectable_fields(&self) -> Vec<(String, String)> {
-        Vec::new()
-    }
-
-    /// The schema that tells server-side apply how fields merge (list and map types).
-    fn schema(&self) -> Option<&JSONSchemaProps>;
-
-    /// Top-level fields reset on `sub` (never merged by apply through it).
-    fn reset_fields(&self, sub: Subresource) -> ResetFields;
-
-    /// Whether a PUT without `metadata.resourceVersion` is allowed.
-    fn allow_unconditional_update(&self) -> bool;
-
-    /// The answer to a DELETE that removed the object: the object, or `None` for a
-    /// `Status` with `status: Success` (what most kinds answer).
-    fn deleted_answer(&self, _obj: Value) -> Option<Value> {
-        None
-    }
-
-    /// Admission of a create, after decoding and before the object is named and
-    /// validated (a terminating CRD's kind refuses new objects).
-    fn check_create(&self, _obj: &Value) -> Result<(), ApiError> {
-        Ok(())
-    }
-
-    /// The verbs discovery lists for the object itself (those it serves, unless the
-    /// kind says otherwise while it goes away).
-    fn discovery_verbs(&self) -> &'static [&'static str] {
-        self.info().verbs
-    }
-
-    /// Refuses a DELETE the server never allows (the immortal namespaces).
-    fn check_delete(&self, _name: &str) -> Result<(), ApiError> {
-        Ok(())
-    }
-
-    /// What a DELETE without a propagation policy does with dependents.
-    fn default_gc_policy(&self) -> GcPolicy {
-        GcPolicy::DeleteDependents
-    }
-
-    /// Marks the start of an object's deletion beyond its `deletionTimestamp`, as the
-    /// kinds with their own `Delete` in kube-apiserver do (a namespace turns
-    /// `Terminating`, a CRD gets its cleanup finalizer); `true`: the object now waits
-    /// on its controller instead of going at once.
-    fn begin_deletion(&self, _obj: &mut Value) -> bool {
-        false
-    }
-
-    /// Whether a DELETE of `obj` sets the garbage collector's finalizers (`orphan`,
-    /// `foregroundDeletion`) from its options. Most kinds: always. The kinds with a
-    /// `Delete` of their own decide: a CRD's first DELETE only begins its cleanup; a
-    /// namespace already terminating is left as it is while `spec.finalizers` remain.
-    fn gc_finalizers_on_delete(&self, _obj: &Value) -> bool {
-        true
-    }
-
-    /// `ShouldDeleteDuringUpdate`: whether an object being deleted goes with the write
-    /// that left it as `obj` (no finalizer left; a namespace also waits on its
-    /// `spec.finalizers`).
-    fn finalized(&self, obj: &Value) -> bool {
-        crate::api::object::is_deleting(obj) && !crate::api::object::has_finalizers(obj)
-    }
-
-    /// Whether writes change what the server serves (CRDs): a write then returns only
-    /// once the registry reflects it.
-    fn defines_kinds(&self) -> bool {
-        false
-    }
-
-    /// The OpenAPI schema of the kind (for `/openapi/v2` and `/openapi/v3`).
-    fn openapi_schema(&self) -> Value;
-
-    /// The JSON this version last answered for each object, when answers are a
-    /// function of the stored bytes (no webhook in the way).
-    fn read_cache(&self) -> Option<&ReadCache> {
-        None
-    }
-
-    /// Objects as stored (in any version) in this version: converted, then pruned to
-    /// this version's schema, as the server does after every conversion.
-    fn read_stored<'a>(
-        &'a self,
-        objects: Vec<Value>,
-    ) -> BoxFuture<'a, Result<Vec<Value>, ApiError>> {
-        let api_version = Value::String(self.info().api_version());
-        Box::pin(async move {
-            let mut objects = objects;
-            for o in &mut objects {
-                if let Value::Object(m) = o {
-                    m.insert("apiVersion".into(), api_version.clone());
-                }
-            }
-            Ok(objects)
-        })
-    }
-
-    /// An admitted object's stored form, when it differs from the object (another
-    /// storage version); `None`: stored as it is.
-    fn storage_form<'a>(
-        &'a self,
-        _obj: &'a Value,
-    ) -> BoxFuture<'a, Result<Option<Value>, ApiError>> {
-        Box::pin(async { Ok(None) })
-    }
-
-    /// The OpenAPI definition whose patch metadata a strategic merge patch of this kind
-    /// follows (`io.k8s.api.core.v1.ConfigMap`); `None`: the kind refuses the media type,
-    /// as custom resources do.
-    fn strategic_merge_definition(&self) -> Option<&'static str> {
-        None
-    }
-
-    /// Takes from pools kept in the store what the object needs, before it is validated
-    /// and stored (a Service's cluster IPs and node ports: kube-apiserver's
-    /// `BeginCreate`/`BeginUpdate`), filling it in; the write then calls
-    /// [`Allocation::finish`] with its outcome. `old` is `None` on create.
-    fn allocate<'a>(
-        &'a self,
-        _cx: &'a Context<'a>,
-        _obj: &'a mut Value,
-        _old: Option<&'a Value>,
-        _dry_run: bool,
-    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
-        Box::pin(async { Ok(Allocation::default()) })
-    }
-
-    /// Gives back what a removed object held in those pools (`AfterDelete`).
-    fn release<'a>(&'a self, _cx: &'a Context<'a>, _obj: &'a Value) -> BoxFuture<'a, ()> {
-        Box::pin(async {})
-    }
-
-    /// For kinds that are never stored (access reviews): the answer to a create of
-    /// `obj` (`None`: the kind is stored as every other).
-    fn answer_create(&self, _obj: Value) -> Option<Result<Value, ApiError>> {
-        None
-    }
-}
 
 /// Store keys a write took, or holds no longer, in pools kept in the store (the records
 /// of a Service's cluster IPs and node ports), each with its revision.

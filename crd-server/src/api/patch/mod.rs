@@ -6,13 +6,14 @@
 
 mod error;
 mod gofmt;
+#[cfg(test)]
+mod lists_tests;
 mod merge;
 mod meta;
 mod order;
 #[cfg(test)]
+#[path = "patch_tests.rs"]
 mod tests;
-#[cfg(test)]
-mod tests_lists;
 
 use http::StatusCode;
 use serde_json::{Map, Value};

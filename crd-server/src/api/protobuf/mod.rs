@@ -75,4 +75,5 @@ pub fn decode_object(body: &[u8], kind: &str, message: &Message) -> Result<Value
 #[cfg(test)]
 mod k8s_pb_tests;
 #[cfg(test)]
+#[path = "protobuf_tests.rs"]
 mod tests;

@@ -11,8 +11,8 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use super::Registry;
+use crate::api::kinds::builtin::core::namespace::NAMESPACE_PREFIX;
 use crate::api::kinds::crd::CRD_PREFIX;
-use crate::api::kinds::namespace::NAMESPACE_PREFIX;
 use crate::store::{EventKind, ListOptions, Revision, Store, WatchItem};
 
 /// How long a follower waits before it retries a failed list or watch.

@@ -1,11 +1,15 @@
-//! The registry of served kinds: the built-in ones (CustomResourceDefinitions,
-//! Namespaces) and one custom kind per established CRD, rebuilt from the stored CRDs
-//! by a watch on their keys ([`follow`]), so every replica sharing a store (etcd)
-//! serves the same kinds and a CRD written through one replica appears on all.
+//! The registry of served kinds: the built-in ones (CustomResourceDefinitions, and the
+//! kinds of `api/kinds/builtin/`, each API group's in its folder — Namespaces among
+//! core's) and one custom kind per established CRD, rebuilt from the stored CRDs by a
+//! watch on their keys ([`follow`]), so every replica sharing a store (etcd) serves
+//! the same kinds and a CRD written through one replica appears on all.
 //!
-//! Every verb finds a kind's strategy here ([`Registry::resolve`]); adding a kind is a
-//! [`Strategy`](crate::api::kinds::Strategy) impl plus an entry in
-//! [`Registry::builtins`].
+//! Every verb finds a kind's strategy here ([`Registry::resolve`]). A kind's
+//! [`Strategy`](crate::api::kinds::Strategy) is its small traits, one per concern
+//! (`api/kinds/strategy.rs`); adding a built-in kind is a catalog entry in its
+//! group's folder (`api/kinds/builtin/<group>/mod.rs`) with the concerns it changes
+//! (`api/kinds/builtin/behaviour.rs`); a kind with a strategy of its own (Namespaces,
+//! CRDs) is also an entry in [`Registry::builtins`].
 
 mod follow;
 
@@ -19,10 +23,10 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use crate::api::kinds::Resource;
+use crate::api::kinds::builtin::core::namespace::Namespaces;
 use crate::api::kinds::builtin::{self, BuiltinKind};
 use crate::api::kinds::crd::{CRD_PREFIX, Crds};
 use crate::api::kinds::custom::{CustomKind, CustomResource};
-use crate::api::kinds::namespace::Namespaces;
 use crate::api::priority::compare_versions;
 use crate::store::{ListOptions, Revision, Store, StoreError};
 

@@ -13,6 +13,7 @@ const ACCEPTED: &str = "the body of the request was in an unknown format - accep
 
 /// Creates the object in the body.
 pub async fn create(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
+    scope.res.check_post_create()?;
     let ty = scope.req.body_type()?;
     let mut opts = scope.req.write_options()?;
     let bytes = read_body(&scope.req.headers, body).await?;

@@ -20,10 +20,11 @@ use http::StatusCode;
 use serde_json::Value;
 
 use crate::api::kinds::{Resource, Subresource};
-use crate::api::request::{ResourceRequest, Verb};
+use crate::api::request::{ResourceRequest, Verb, WriteOptions};
 use crate::api::state::Shared;
 use crate::api::status::ApiError;
 use crate::api::storage::Target;
+use crate::api::write::{Tracking, Update};
 
 /// An answer with the warnings to send as `Warning` headers.
 pub struct Reply {
@@ -86,6 +87,18 @@ pub struct Scope<'a> {
 }
 
 impl Scope<'_> {
+    /// An update of the named object through this endpoint, recorded for the request's
+    /// field manager.
+    fn update<'a>(&'a self, opts: &'a WriteOptions) -> Update<'a> {
+        Update {
+            shared: self.shared,
+            target: self.target(),
+            sub: self.sub,
+            opts,
+            tracking: Tracking::Update(&opts.manager),
+        }
+    }
+
     fn ns(&self) -> Option<&str> {
         self.req.info.namespace.as_deref()
     }
@@ -170,7 +183,7 @@ pub async fn serve(
         (Verb::Update, _) => update::update(&scope, body).await?,
         (Verb::Patch, Subresource::Scale) => scale::patch(&scope, body).await?,
         (Verb::Patch, _) => patch::patch(&scope, body).await?,
-        (Verb::Delete, _) => delete::delete(&scope, body).await?,
+        (Verb::Delete, _) => delete::delete_one(&scope, body).await?,
         (Verb::DeleteCollection, _) => delete::delete_collection(&scope, body).await?,
     };
     let mut warnings: Vec<String> = warning.into_iter().collect();

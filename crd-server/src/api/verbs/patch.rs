@@ -11,7 +11,7 @@ use crate::api::patch as strategic;
 use crate::api::request::media::read_body;
 use crate::api::request::{BodyType, FieldValidation};
 use crate::api::status::ApiError;
-use crate::api::write::{self, Tracking, Update};
+use crate::api::write::{self};
 
 /// The media types PATCH takes for custom resources.
 pub const ACCEPTED: &str = "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml";
@@ -34,13 +34,7 @@ pub async fn patch(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     if ty == BodyType::ApplyPatch {
         return apply::apply(scope, &bytes, &opts).await;
     }
-    let u = Update {
-        shared: scope.shared,
-        target: scope.target(),
-        sub: scope.sub,
-        opts: &opts,
-        tracking: Tracking::Update(&opts.manager),
-    };
+    let u = scope.update(&opts);
     let written = match smp.filter(|_| ty == BodyType::StrategicMergePatch) {
         Some(definition) => {
             let patch = strategic::parse(&bytes)?;

@@ -13,7 +13,7 @@ use crate::api::object::{meta_mut, str_at};
 use crate::api::request::BodyType;
 use crate::api::request::media::{parse_body, read_body};
 use crate::api::status::{ApiError, Qualified};
-use crate::api::write::{self, Tracking, Update};
+use crate::api::write::{self};
 use crd_runtime::jsonpath::JsonPath;
 
 fn paths(scope: &Scope<'_>) -> Result<ScalePaths, ApiError> {
@@ -49,7 +49,7 @@ pub fn scale_of(paths: &ScalePaths, obj: &Value) -> Value {
     }
     if let Some(selector) = paths.label_selector.as_deref().and_then(read) {
         out["status"]["selector"] = if paths.label_selector_object {
-            json!(crate::api::kinds::builtin::label_selector_string(&selector))
+            json!(crate::api::selectors::label::selector_string(&selector))
         } else {
             selector
         };
@@ -179,13 +179,7 @@ async fn change(
     let paths = paths(scope)?;
     let fields = spec_fields(&paths)?;
     let opts = scope.req.write_options()?;
-    let u = Update {
-        shared: scope.shared,
-        target: scope.target(),
-        sub: scope.sub,
-        opts: &opts,
-        tracking: Tracking::Update(&opts.manager),
-    };
+    let u = scope.update(&opts);
     let written = write::guaranteed_update(&u, None, |current| {
         let scale = new_scale(&scale_of(&paths, &current.obj))?;
         let replicas = replicas(&scale)?;

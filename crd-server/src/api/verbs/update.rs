@@ -7,7 +7,7 @@ use super::{Reply, Scope};
 use crate::api::request::BodyType;
 use crate::api::request::media::{parse_object_body, read_body};
 use crate::api::status::ApiError;
-use crate::api::write::{self, Tracking, Update};
+use crate::api::write::{self};
 
 /// Replaces the object with the body.
 pub async fn update(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
@@ -22,13 +22,7 @@ pub async fn update(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     let mut obj = parse_object_body(&bytes, ty, "update", &scope.res.info().q.kind)?;
     // The body is checked before the object is read, as the server decodes it first.
     write::check_body(&scope.res, &mut obj, scope.ns(), Some(scope.target().name))?;
-    let u = Update {
-        shared: scope.shared,
-        target: scope.target(),
-        sub: scope.sub,
-        opts: &opts,
-        tracking: Tracking::Update(&opts.manager),
-    };
+    let u = scope.update(&opts);
     let written = write::guaranteed_update(&u, None, |_| Ok(obj.clone())).await?;
     Ok(Reply::written(http::StatusCode::OK, written))
 }

@@ -15,7 +15,7 @@ use crate::api::kinds::{Resource, Subresource};
 use crate::api::object::{meta_mut, str_at};
 use crate::api::request::{DeleteOptions, Propagation};
 use crate::api::storage::Target;
-use crate::api::verbs::delete::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER, delete_object};
+use crate::api::write::delete::{self as write_delete, FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 use crate::controllers::client::Mutation;
 
 /// What the graph says of the item when the attempt starts.
@@ -241,7 +241,7 @@ async fn delete(
         name: &id.name,
     };
     let shared = gc.shared();
-    let mut result = delete_object(shared, t, &options).await;
+    let mut result = write_delete::delete(shared, t, &options).await;
     if matches!(&result, Err(e) if e.code == StatusCode::CONFLICT) {
         // Written meanwhile: still ours to delete if its owners are as decided on.
         match gc.client.get(res, ns, &id.name).await {
@@ -250,7 +250,7 @@ async fn delete(
                     && owner_refs(&live) == owner_refs(latest) =>
             {
                 options.precondition_resource_version = None;
-                result = delete_object(shared, t, &options).await;
+                result = write_delete::delete(shared, t, &options).await;
             }
             Ok(Some(live)) if str_at(&live, "/metadata/uid") == id.uid => {
                 return Outcome::Retry;

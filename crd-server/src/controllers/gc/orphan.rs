@@ -7,7 +7,7 @@ use futures::{StreamExt, stream};
 use super::attempt::{remove_finalizer, remove_owner_refs};
 use super::refs::Identity;
 use super::{Gc, Outcome};
-use crate::api::verbs::delete::ORPHAN_FINALIZER;
+use crate::api::write::delete::ORPHAN_FINALIZER;
 
 /// Dependents updated at once.
 const CONCURRENCY: usize = 16;

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::Deserialize;
 
-use crate::api::verbs::delete::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
+use crate::api::write::delete::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 
 /// An object's coordinates (upstream's `objectReference`). `namespace` is empty for a
 /// cluster-scoped object.

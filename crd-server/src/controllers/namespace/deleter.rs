@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashSet};
 use serde_json::{Value, json};
 
 use super::conditions::{self, Report};
-use crate::api::kinds::namespace::{KUBERNETES_FINALIZER, spec_finalizer_names};
+use crate::api::kinds::builtin::core::namespace::{KUBERNETES_FINALIZER, spec_finalizer_names};
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::object::{is_deleting, now, str_at};
 use crate::api::request::Propagation;

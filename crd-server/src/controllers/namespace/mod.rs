@@ -23,7 +23,7 @@ use tokio::task::AbortHandle;
 use super::client::Client;
 use super::informer::{self, Change};
 use super::queue::Queue;
-use crate::api::kinds::namespace::NAMESPACE_PREFIX;
+use crate::api::kinds::builtin::core::namespace::NAMESPACE_PREFIX;
 use crate::api::state::Shared;
 use crate::store::{KeyValue, Revision, Store, WatchItem};
 use deleter::Outcome;

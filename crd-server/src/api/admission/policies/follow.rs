@@ -24,7 +24,7 @@ pub enum Followed {
 }
 
 impl Followed {
-    /// The storage prefix (catalog/admissionregistration.rs).
+    /// The storage prefix (api/kinds/builtin/admissionregistration/catalog.rs).
     pub fn prefix(self) -> &'static str {
         match self {
             Followed::ValidatingPolicy => "/registry/validatingadmissionpolicies/",

@@ -13,7 +13,7 @@ pub mod follow;
 mod params;
 mod request;
 mod response;
-pub mod status;
+pub mod type_checking;
 
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -25,7 +25,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
-use crate::api::admission::Backend;
+use crate::api::admission::{Backend, Warnings};
 use crate::api::kinds::Resource;
 use crate::api::status::ApiError;
 use crate::store::Store;
@@ -174,7 +174,7 @@ impl Policies {
         shared: &Backend<'_>,
         res: &Resource,
         attrs: &mut Attributes,
-    ) -> Result<Vec<String>, ApiError> {
+    ) -> Warnings {
         let compiled = self.current();
         if compiled.mutating.is_empty() || attrs.object.is_none() {
             return Ok(Vec::new());
@@ -232,7 +232,7 @@ impl Policies {
         shared: &Backend<'_>,
         _res: &Resource,
         attrs: &Attributes,
-    ) -> Result<Vec<String>, ApiError> {
+    ) -> Warnings {
         let compiled = self.current();
         if compiled.validating.is_empty() {
             return Ok(Vec::new());

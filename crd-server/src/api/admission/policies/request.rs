@@ -8,7 +8,7 @@ use crd_runtime::admission::{Attributes, GroupVersionKind, GroupVersionResource}
 use serde_json::Value;
 
 use crate::api::admission::Backend;
-use crate::api::kinds::namespace;
+use crate::api::kinds::builtin::core::namespace;
 use crate::api::status::ApiError;
 use crate::api::stored as storage;
 

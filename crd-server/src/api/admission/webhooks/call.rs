@@ -11,7 +11,7 @@ use crd_runtime::admission::review::AdmissionRequest;
 use http::StatusCode;
 use serde_json::{Value, json};
 
-use super::config::Hook;
+use super::configurations::Hook;
 use crate::api::status::ApiError;
 use crate::api::webhook_client::CallError;
 

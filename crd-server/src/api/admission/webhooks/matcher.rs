@@ -11,10 +11,10 @@ use crd_runtime::admission::{GroupVersionKind, GroupVersionResource, selector};
 use serde_json::Value;
 
 use super::call::internal;
-use super::config::Hook;
+use super::configurations::Hook;
 use crate::api::admission::Backend;
 use crate::api::kinds::Resource;
-use crate::api::kinds::namespace::NAMESPACE_PREFIX;
+use crate::api::kinds::builtin::core::namespace::NAMESPACE_PREFIX;
 use crate::api::status::{ApiError, Qualified};
 
 /// Matching state kept over one request's webhooks.

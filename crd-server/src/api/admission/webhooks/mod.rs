@@ -6,7 +6,8 @@
 //! validating ones all at once ([`validating`]).
 
 pub mod call;
-pub mod config;
+
+pub mod configurations;
 pub mod matcher;
 pub mod mutating;
 pub mod validating;
@@ -16,11 +17,10 @@ use std::sync::{Arc, RwLock};
 use crd_runtime::KubeVersion;
 use crd_runtime::admission::Attributes;
 
-use crate::api::admission::Backend;
+use crate::api::admission::{Backend, Warnings};
 use crate::api::kinds::Resource;
-use crate::api::status::ApiError;
 use crate::store::Store;
-use config::{Current, HookSet};
+use configurations::{Current, HookSet};
 
 /// The webhook configurations of a server.
 pub struct Webhooks {
@@ -35,11 +35,14 @@ impl Webhooks {
     pub async fn start(store: Arc<dyn Store>, version: KubeVersion) -> Webhooks {
         let mut tasks = Vec::new();
         let mut currents = Vec::new();
-        for prefix in [config::MUTATING_PREFIX, config::VALIDATING_PREFIX] {
-            let (followed, revision) = config::load(store.as_ref(), prefix, version).await;
+        for prefix in [
+            configurations::MUTATING_PREFIX,
+            configurations::VALIDATING_PREFIX,
+        ] {
+            let (followed, revision) = configurations::load(store.as_ref(), prefix, version).await;
             let current: Arc<Current> = Arc::new(RwLock::new(Arc::new(HookSet::default())));
-            config::publish(&current, &followed);
-            let task = tokio::spawn(config::follow(
+            configurations::publish(&current, &followed);
+            let task = tokio::spawn(configurations::follow(
                 store.clone(),
                 prefix,
                 Arc::downgrade(&current),
@@ -74,7 +77,7 @@ impl Webhooks {
         shared: &Backend<'_>,
         res: &Resource,
         attrs: &mut Attributes,
-    ) -> Result<Vec<String>, ApiError> {
+    ) -> Warnings {
         let set = Self::snapshot(&self.mutating);
         if set.hooks.is_empty() || exempt(attrs) {
             return Ok(Vec::new());
@@ -88,7 +91,7 @@ impl Webhooks {
         shared: &Backend<'_>,
         _res: &Resource,
         attrs: &Attributes,
-    ) -> Result<Vec<String>, ApiError> {
+    ) -> Warnings {
         let set = Self::snapshot(&self.validating);
         if set.hooks.is_empty() || exempt(attrs) {
             return Ok(Vec::new());

@@ -10,7 +10,7 @@ use crd_runtime::admission::matching::Invocation;
 use serde_json::Value;
 
 use super::call::{self, HookError, calling_error, denial, internal};
-use super::config::{Hook, HookSet};
+use super::configurations::{Hook, HookSet};
 use super::matcher::{Matcher, convert_one, convert_to};
 use crate::api::admission::Backend;
 use crate::api::kinds::Resource;

@@ -7,7 +7,7 @@ use crd_runtime::admission::Attributes;
 use futures::future::join_all;
 
 use super::call::{self, HookError, calling_error, denial};
-use super::config::HookSet;
+use super::configurations::HookSet;
 use super::matcher::{Matcher, convert_to};
 use crate::api::admission::Backend;
 use crate::api::status::ApiError;

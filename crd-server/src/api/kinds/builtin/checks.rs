@@ -1,5 +1,5 @@
 //! Checks several built-in kinds share, with apimachinery's and core validation's
-//! messages: port numbers and names, label maps and selectors, IP addresses, Go's
+//! messages: port numbers and names, DNS names, IP addresses, Go's
 //! rendering of values Go prints with `%#v`.
 
 use crd_runtime::engine::names;
@@ -101,64 +101,26 @@ pub fn dns1123_subdomain(value: &str, path: Path, errs: &mut ErrorList) {
     }
 }
 
-/// `ValidateLabels`: qualified keys, label values (errors at the map's own path).
-pub fn labels(map: &Value, path: &Path, errs: &mut ErrorList) {
-    for (k, v) in map.as_object().into_iter().flatten() {
-        for m in names::qualified_name(k) {
-            errs.push(FieldError::invalid(
-                path.clone(),
-                BadValue::Str(k.clone()),
-                m,
-            ));
-        }
-        let v = v.as_str().unwrap_or("");
-        for m in names::label_value(v) {
-            errs.push(FieldError::invalid(
-                path.clone(),
-                BadValue::Str(v.into()),
-                m,
-            ));
-        }
-    }
-}
-
-/// `ValidateLabelSelector` (`metav1.LabelSelector`): match labels, and expressions
-/// with their operators' rules.
-pub fn label_selector(sel: &Value, path: &Path, errs: &mut ErrorList) {
-    if !sel.is_object() {
+/// `IsFullyQualifiedName`: a DNS subdomain with at least three segments.
+pub fn fully_qualified_name(name: &str, path: &Path, errs: &mut ErrorList) {
+    if name.is_empty() {
+        errs.push(FieldError::required(path.clone(), ""));
         return;
     }
-    let exprs = sel["matchExpressions"].as_array();
-    for (i, e) in exprs.into_iter().flatten().enumerate() {
-        let p = path.child("matchExpressions").index(i);
-        let op = e["operator"].as_str().unwrap_or("");
-        let values = e["values"].as_array().map_or(0, Vec::len);
-        match op {
-            "In" | "NotIn" if values == 0 => errs.push(FieldError::required(
-                p.child("values"),
-                "must be specified when `operator` is 'In' or 'NotIn'",
-            )),
-            "Exists" | "DoesNotExist" if values > 0 => errs.push(FieldError::forbidden(
-                p.child("values"),
-                "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-            )),
-            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
-            other => errs.push(FieldError::invalid(
-                p.child("operator"),
-                BadValue::Str(other.into()),
-                "not a valid selector operator",
-            )),
-        }
-        let key = e["key"].as_str().unwrap_or("");
-        for m in names::qualified_name(key) {
-            errs.push(FieldError::invalid(
-                p.child("key"),
-                BadValue::Str(key.into()),
-                m,
-            ));
-        }
+    let problems = names::dns1123_subdomain(name);
+    if !problems.is_empty() {
+        errs.push(FieldError::invalid(
+            path.clone(),
+            BadValue::Str(name.into()),
+            problems.join(","),
+        ));
+    } else if name.split('.').count() < 3 {
+        errs.push(FieldError::invalid(
+            path.clone(),
+            BadValue::Str(name.into()),
+            "should be a domain with at least three segments separated by dots",
+        ));
     }
-    labels(&sel["matchLabels"], &path.child("matchLabels"), errs);
 }
 
 /// Whether `s` is an IP address as Go's legacy parser reads it (IPv4 with no leading
@@ -173,10 +135,9 @@ pub const IP_MESSAGE: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
-    fn port_names_and_selectors_read_like_the_server() {
+    fn port_names_read_like_the_server() {
         assert!(port_name_messages("http").is_empty());
         assert_eq!(
             port_name_messages("HTTP"),
@@ -190,14 +151,13 @@ mod tests {
             r#"[]string{"a", "b"}"#
         );
         let mut errs = ErrorList::new();
-        let sel = json!({"matchExpressions": [{"key": "a", "operator": "In"},
-            {"key": "b", "operator": "Has"}]});
-        label_selector(&sel, &Path::new("spec").child("selector"), &mut errs);
+        fully_qualified_name("hook.example", &Path::new("name"), &mut errs);
+        fully_qualified_name("", &Path::new("name"), &mut errs);
         assert_eq!(
             errs.strings(),
             [
-                "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
-                "spec.selector.matchExpressions[1].operator: Invalid value: \"Has\": not a valid selector operator"
+                "name: Invalid value: \"hook.example\": should be a domain with at least three segments separated by dots",
+                "name: Required value"
             ]
         );
     }

@@ -9,37 +9,26 @@
 //! metadata is coerced. Validation is the kind's own (its messages, not OpenAPI's),
 //! after apimachinery's `ValidateObjectMeta` with the kind's name rule.
 
-mod admission;
+mod admissionregistration;
 mod apps;
+mod authentication;
+mod authorization;
 mod autoscaling;
 mod batch;
-pub mod bootstrap;
+mod behaviour;
 mod catalog;
 mod checks;
-mod config;
-mod cron;
-mod endpointslice;
+mod columns;
+mod coordination;
+pub mod core;
+mod discovery;
 mod events;
-pub mod ip_range;
-mod lease;
 mod networking;
-mod node;
-mod pod;
-mod podspec;
-pub mod policy;
-mod printers;
+mod policy;
 mod quantity;
-mod quota;
-mod rbac;
-mod reviews;
-mod selector;
-mod service;
-pub mod service_alloc;
-mod service_fields;
-mod service_txn;
-mod service_validation;
+pub mod rbac;
+pub mod scheduling;
 mod storage;
-mod workload;
 
 use std::sync::OnceLock;
 
@@ -50,14 +39,15 @@ use crd_runtime::model::JSONSchemaProps;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-pub use catalog::catalog;
-pub use selector::{
-    is_empty as label_selector_is_empty, matches as label_selector_matches,
-    selector_string as label_selector_string,
+pub use behaviour::{
+    Behaviour, Defaulter, Deleter, Preparer, Printer, Serving, Validation, Validator,
 };
+pub use catalog::catalog;
 
-use super::{
-    Allocation, Context, GcPolicy, KindInfo, ResetFields, Strategy, Subresource, builtin_schema,
+use crate::api::kinds::{
+    AllocateStrategy, Allocated, CodecStrategy, Context, CreateStrategy, DeleteStrategy, GcPolicy,
+    Identity, KindInfo, ResetFields, ResetFieldsStrategy, SchemaStrategy, Strategy, Subresource,
+    TableConvertor, UpdateStrategy, ValidateStrategy, Validated, builtin_schema,
 };
 use crate::api::object::name_of;
 use crate::api::status::{ApiError, Qualified};
@@ -106,106 +96,6 @@ pub trait Codec: Sync {
     fn to_stored(&self, obj: &Value) -> Value;
 }
 
-/// What kube-apiserver's Go code for one kind does beyond the generic strategy.
-pub trait Behaviour: Sync {
-    /// Decoding beyond the schema: defaults (`SetDefaults_*`), conversions such as a
-    /// Secret's `stringData` into `data`. An error is a 400 decode error's text.
-    fn decode(&self, _obj: &mut Value) -> Result<(), String> {
-        Ok(())
-    }
-
-    /// The kind's `Validate` (`old` is `None` on create) after `ValidateObjectMeta`.
-    fn validate(&self, _obj: &Value, _old: Option<&Value>, _errs: &mut ErrorList) {}
-
-    /// The kind's table columns after Name (kube-apiserver's printer).
-    fn columns(&self) -> Vec<Column> {
-        vec![Column::age()]
-    }
-
-    /// `DefaultGarbageCollectionPolicy`: background deletion unless the kind orphans.
-    fn default_gc_policy(&self) -> GcPolicy {
-        GcPolicy::DeleteDependents
-    }
-
-    /// `PrepareForCreate` beyond dropping a status subresource's status: generation,
-    /// the status the kind starts with, fields the server generates. `obj` has its uid.
-    fn prepare_for_create(&self, _obj: &mut Value) {}
-
-    /// `PrepareForUpdate` after the generic copy (status kept on the main endpoint,
-    /// spec kept on `status`): generation bumps, what an endpoint may not change.
-    fn prepare_for_update(&self, _new: &mut Value, _old: &Value, _sub: Subresource) {}
-
-    /// [`Behaviour::validate`] for kinds that need the release (CEL environments) or
-    /// the endpoint (a status update validates the status only).
-    fn validate_with(
-        &self,
-        obj: &Value,
-        old: Option<&Value>,
-        _cx: &Validation,
-        errs: &mut ErrorList,
-    ) {
-        self.validate(obj, old, errs)
-    }
-
-    /// Where the scale subresource reads and writes (`None`: no scale subresource).
-    fn scale(&self) -> Option<super::ScalePaths> {
-        None
-    }
-
-    /// `PrepareForCreate` (`old` is `None`) and `PrepareForUpdate` beyond the status
-    /// reset: what the server sets (a new volume's phase).
-    fn prepare(&self, _obj: &mut Value, _old: Option<&Value>, _sub: Subresource) {}
-
-    /// [`Strategy::allocate`]: what the object takes from pools kept in the store.
-    fn allocate<'a>(
-        &'a self,
-        _cx: &'a Context<'a>,
-        _obj: &'a mut Value,
-        _old: Option<&'a Value>,
-        _dry_run: bool,
-    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
-        Box::pin(async { Ok(Allocation::default()) })
-    }
-
-    /// [`Strategy::release`]: what a removed object gives back.
-    fn release<'a>(&'a self, _cx: &'a Context<'a>, _obj: &'a Value) -> BoxFuture<'a, ()> {
-        Box::pin(async {})
-    }
-
-    /// Whether a default kube-apiserver of release `v` serves the kind.
-    fn served_in(&self, _v: crd_runtime::KubeVersion) -> bool {
-        true
-    }
-
-    /// The answer to a create of a kind that is never stored (access reviews): the
-    /// decoded request in, the object with its status out.
-    fn answer_create(&self, _obj: &Value) -> Option<Value> {
-        None
-    }
-}
-
-/// What [`Behaviour::validate_with`] gets besides the objects.
-pub struct Validation {
-    pub kube_version: crd_runtime::KubeVersion,
-    /// A write through the status subresource.
-    pub status: bool,
-    /// The endpoint written (a Pod's `resize` and `ephemeralcontainers` have rules of
-    /// their own).
-    pub sub: Subresource,
-}
-
-impl Validation {
-    /// A write of the object itself in the newest release, for kinds whose validation
-    /// does not depend on either (their `validate` calls `validate_with` with it).
-    pub fn main() -> Validation {
-        Validation {
-            kube_version: crd_runtime::KubeVersion::NEWEST,
-            status: false,
-            sub: Subresource::Main,
-        }
-    }
-}
-
 /// A built-in kind's identity and rules.
 pub struct Spec {
     pub group: &'static str,
@@ -231,6 +121,59 @@ pub struct Spec {
     /// dotted path each reads.
     pub field_selectors: &'static [(&'static str, &'static str)],
     pub behaviour: &'static dyn Behaviour,
+}
+
+/// The verbs of a built-in kind with every verb, as its discovery lists them.
+pub(crate) const ALL_VERBS: &[&str] = &[
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
+
+/// The verbs of a kind without `deletecollection` (Services, as kube-apiserver 1.37
+/// lists them).
+pub(crate) const ALL_BUT_COLLECTION: &[&str] = &[
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
+
+/// No field selectors beyond `metadata.name` and `metadata.namespace`.
+pub(crate) const NONE: &[(&str, &str)] = &[];
+
+const CREATE: &[&str] = &["create"];
+
+/// One create-only cluster-scoped kind.
+pub(crate) const fn review(
+    group: &'static str,
+    plural: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    definition: &'static str,
+    behaviour: &'static dyn Behaviour,
+) -> Spec {
+    Spec {
+        group,
+        version: "v1",
+        plural,
+        singular,
+        kind,
+        namespaced: false,
+        short_names: &[],
+        categories: &[],
+        verbs: CREATE,
+        subresources: &[],
+        // Never stored: only `create` is served, and answered.
+        prefix: "",
+        codec: None,
+        definition,
+        name_rule: None,
+        field_selectors: NONE,
+        behaviour,
+    }
 }
 
 /// A built-in kind in one release.
@@ -338,11 +281,15 @@ impl BuiltinKind {
     }
 }
 
-impl Strategy for BuiltinKind {
+impl Strategy for BuiltinKind {}
+
+impl Identity for BuiltinKind {
     fn info(&self) -> &KindInfo {
         &self.info
     }
+}
 
+impl CreateStrategy for BuiltinKind {
     fn prepare_for_create(&self, obj: &mut Value) {
         if self.info.has_status()
             && let Value::Object(m) = obj
@@ -353,12 +300,102 @@ impl Strategy for BuiltinKind {
         self.spec.behaviour.prepare_for_create(obj);
     }
 
+    fn answer_create(&self, obj: Value) -> Option<Result<Value, ApiError>> {
+        if self.spec.verbs != ["create"] {
+            return None;
+        }
+        let mut obj = obj;
+        let answer = self.decode(&mut obj).and_then(|_| {
+            let mut errs = ErrorList::new();
+            self.spec.behaviour.validate(&obj, None, &mut errs);
+            if !errs.is_empty() {
+                return Err(ApiError::invalid(&self.info.q, name_of(&obj), &errs));
+            }
+            let mut answer = self
+                .spec
+                .behaviour
+                .answer_create(&obj)
+                .ok_or_else(ApiError::method_not_allowed_here)?;
+            answer["apiVersion"] = json!(self.info.api_version());
+            answer["kind"] = json!(self.spec.kind);
+            Ok(answer)
+        });
+        Some(answer)
+    }
+}
+
+impl UpdateStrategy for BuiltinKind {
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
         self.spec.behaviour.prepare(new, Some(old), sub);
         self.prepare_endpoint(new, old, sub);
         self.spec.behaviour.prepare_for_update(new, old, sub);
     }
 
+    fn allow_unconditional_update(&self) -> bool {
+        true
+    }
+}
+
+impl ValidateStrategy for BuiltinKind {
+    fn validate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Validated<'a> {
+        let (old, sub) = (cx.old, cx.sub);
+        Box::pin(async move {
+            let empty = serde_json::Map::new();
+            let meta = obj
+                .get("metadata")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty);
+            let mut errs = ErrorList::new();
+            if let Some(rule) = self.spec.name_rule {
+                self.validate_meta(meta, rule, &mut errs);
+                if self.spec.group.is_empty() {
+                    kube_finalizers(meta, &mut errs);
+                }
+            }
+            let cx = Validation {
+                old,
+                kube_version: self.options.kube_version,
+                status: sub == Subresource::Status,
+                sub,
+            };
+            self.spec.behaviour.validate_with(obj, &cx, &mut errs);
+            // `rest.BeforeCreate`/`BeforeUpdate`: the generic ObjectMeta check runs only
+            // when the kind's own validation passed.
+            if errs.is_empty() {
+                self.validate_meta(meta, NameRule::PathSegment, &mut errs);
+            }
+            if errs.is_empty() {
+                Ok(Vec::new())
+            } else {
+                Err(ApiError::invalid(&self.info.q, name_of(obj), &errs))
+            }
+        })
+    }
+}
+
+impl DeleteStrategy for BuiltinKind {
+    fn default_gc_policy(&self) -> GcPolicy {
+        self.spec.behaviour.default_gc_policy()
+    }
+}
+
+impl ResetFieldsStrategy for BuiltinKind {
+    fn reset_fields(&self, sub: Subresource) -> ResetFields {
+        match sub {
+            Subresource::Status => &[&["spec"]],
+            _ if self.info.has_status() => &[&["status"]],
+            _ => &[],
+        }
+    }
+}
+
+impl TableConvertor for BuiltinKind {
+    fn columns(&self) -> Vec<Column> {
+        self.spec.behaviour.columns()
+    }
+}
+
+impl CodecStrategy for BuiltinKind {
     fn decode_protobuf(&self, body: &[u8]) -> Option<Result<Value, ApiError>> {
         let message = crate::api::protobuf::message_for(self.spec.definition)?;
         Some(crate::api::protobuf::decode_object(
@@ -378,77 +415,6 @@ impl Strategy for BuiltinKind {
             .decode(obj)
             .map_err(|why| self.cannot_decode(&why))?;
         Ok(unknown)
-    }
-
-    fn validate<'a>(
-        &'a self,
-        _cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        sub: Subresource,
-    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
-        Box::pin(async move {
-            let empty = serde_json::Map::new();
-            let meta = obj
-                .get("metadata")
-                .and_then(Value::as_object)
-                .unwrap_or(&empty);
-            let mut errs = ErrorList::new();
-            if let Some(rule) = self.spec.name_rule {
-                self.validate_meta(meta, rule, &mut errs);
-                if self.spec.group.is_empty() {
-                    kube_finalizers(meta, &mut errs);
-                }
-            }
-            let cx = Validation {
-                kube_version: self.options.kube_version,
-                status: sub == Subresource::Status,
-                sub,
-            };
-            self.spec.behaviour.validate_with(obj, old, &cx, &mut errs);
-            // `rest.BeforeCreate`/`BeforeUpdate`: the generic ObjectMeta check runs only
-            // when the kind's own validation passed.
-            if errs.is_empty() {
-                self.validate_meta(meta, NameRule::PathSegment, &mut errs);
-            }
-            if errs.is_empty() {
-                Ok(Vec::new())
-            } else {
-                Err(ApiError::invalid(&self.info.q, name_of(obj), &errs))
-            }
-        })
-    }
-
-    fn default_gc_policy(&self) -> GcPolicy {
-        self.spec.behaviour.default_gc_policy()
-    }
-
-    fn columns(&self) -> Vec<Column> {
-        self.spec.behaviour.columns()
-    }
-
-    fn selectable_fields(&self) -> Vec<(String, String)> {
-        self.spec
-            .field_selectors
-            .iter()
-            .map(|(label, path)| (label.to_string(), path.to_string()))
-            .collect()
-    }
-
-    fn schema(&self) -> Option<&JSONSchemaProps> {
-        self.decoding().ok().map(|(_, schema)| schema)
-    }
-
-    fn reset_fields(&self, sub: Subresource) -> ResetFields {
-        match sub {
-            Subresource::Status => &[&["spec"]],
-            _ if self.info.has_status() => &[&["status"]],
-            _ => &[],
-        }
-    }
-
-    fn allow_unconditional_update(&self) -> bool {
-        true
     }
 
     fn read_stored<'a>(
@@ -481,6 +447,20 @@ impl Strategy for BuiltinKind {
         let stored = self.spec.codec.map(|c| c.to_stored(obj));
         Box::pin(async move { Ok(stored) })
     }
+}
+
+impl SchemaStrategy for BuiltinKind {
+    fn selectable_fields(&self) -> Vec<(String, String)> {
+        self.spec
+            .field_selectors
+            .iter()
+            .map(|(label, path)| (label.to_string(), path.to_string()))
+            .collect()
+    }
+
+    fn schema(&self) -> Option<&JSONSchemaProps> {
+        self.decoding().ok().map(|(_, schema)| schema)
+    }
 
     fn openapi_schema(&self) -> Value {
         self.schema()
@@ -491,42 +471,15 @@ impl Strategy for BuiltinKind {
     fn strategic_merge_definition(&self) -> Option<&'static str> {
         Some(self.spec.definition)
     }
+}
 
-    fn allocate<'a>(
-        &'a self,
-        cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        dry_run: bool,
-    ) -> BoxFuture<'a, Result<Allocation, ApiError>> {
-        self.spec.behaviour.allocate(cx, obj, old, dry_run)
+impl AllocateStrategy for BuiltinKind {
+    fn allocate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Allocated<'a> {
+        self.spec.behaviour.allocate(cx, obj)
     }
 
     fn release<'a>(&'a self, cx: &'a Context<'a>, obj: &'a Value) -> BoxFuture<'a, ()> {
         self.spec.behaviour.release(cx, obj)
-    }
-
-    fn answer_create(&self, obj: Value) -> Option<Result<Value, ApiError>> {
-        if self.spec.verbs != ["create"] {
-            return None;
-        }
-        let mut obj = obj;
-        let answer = self.decode(&mut obj).and_then(|_| {
-            let mut errs = ErrorList::new();
-            self.spec.behaviour.validate(&obj, None, &mut errs);
-            if !errs.is_empty() {
-                return Err(ApiError::invalid(&self.info.q, name_of(&obj), &errs));
-            }
-            let mut answer = self
-                .spec
-                .behaviour
-                .answer_create(&obj)
-                .ok_or_else(ApiError::method_not_allowed_here)?;
-            answer["apiVersion"] = json!(self.info.api_version());
-            answer["kind"] = json!(self.spec.kind);
-            Ok(answer)
-        });
-        Some(answer)
     }
 }
 

@@ -5,21 +5,24 @@
 //! that leaves the CRD `Terminating` behind its cleanup finalizer (the finalizer
 //! controller, `controllers::crd_cleanup`, deletes its objects, then lets it go).
 
-pub mod status;
+pub mod conditions;
 
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::model::{CustomResourceDefinition, JSONSchemaProps, PreexistingExpressions};
 use crd_runtime::{CheckOptions, validate_crd};
-use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-pub use status::CRD_PREFIX;
+pub use conditions::CRD_PREFIX;
 
 /// The finalizer a deleted CRD waits on until its objects are gone.
 pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 
-use super::{Context, KindInfo, ResetFields, Strategy, Subresource, builtin_schema};
+use super::{
+    AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
+    SchemaStrategy, Strategy, TableConvertor, UpdateStrategy, ValidateStrategy,
+};
+use super::{Context, KindInfo, ResetFields, Subresource, Validated, builtin_schema};
 use crate::api::object::{meta_mut, name_of};
 use crate::api::status::{ApiError, Qualified};
 use crate::api::table::Column;
@@ -115,16 +118,26 @@ fn check_stored_versions(crd: &CustomResourceDefinition, stored: &[String]) -> E
     errs
 }
 
-impl Strategy for Crds {
+impl Strategy for Crds {}
+
+impl Identity for Crds {
     fn info(&self) -> &KindInfo {
         &self.info
     }
 
+    fn defines_kinds(&self) -> bool {
+        true
+    }
+}
+
+impl CreateStrategy for Crds {
     fn prepare_for_create(&self, obj: &mut Value) {
         obj["status"] = json!({});
         meta_mut(obj).insert("generation".into(), json!(1));
     }
+}
 
+impl UpdateStrategy for Crds {
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
         match sub {
             Subresource::Status => {
@@ -135,32 +148,20 @@ impl Strategy for Crds {
             _ => {
                 crate::api::object::copy_field(new, old, "status");
                 if new.get("spec") != old.get("spec") {
-                    let generation = old
-                        .pointer("/metadata/generation")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0);
-                    meta_mut(new).insert("generation".into(), json!(generation + 1));
+                    crate::api::object::bump_generation(new, old);
                 }
             }
         }
     }
 
-    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
-        // The spec as stored is the typed model's, with the v1 defaults.
-        let crd = self.typed(obj)?;
-        if let (Value::Object(o), Ok(spec)) = (obj, serde_json::to_value(&crd.spec)) {
-            o.insert("spec".into(), spec);
-        }
-        Ok(Vec::new())
+    fn allow_unconditional_update(&self) -> bool {
+        false
     }
+}
 
-    fn validate<'a>(
-        &'a self,
-        cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        sub: Subresource,
-    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
+impl ValidateStrategy for Crds {
+    fn validate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Validated<'a> {
+        let (old, sub) = (cx.old, cx.sub);
         Box::pin(async move {
             let name = name_of(obj).to_string();
             let crd = self.typed(obj)?;
@@ -187,50 +188,22 @@ impl Strategy for Crds {
             // A status write may drop versions from storedVersions (storage migration);
             // any other write keeps them.
             let stored = if sub == Subresource::Status {
-                let stored = status::stored_versions(Some(obj));
+                let stored = conditions::stored_versions(Some(obj));
                 errs.0.extend(check_stored_versions(&crd, &stored).0);
                 stored
             } else {
-                status::stored_versions(old)
+                conditions::stored_versions(old)
             };
             if !errs.is_empty() {
                 return Err(ApiError::invalid(&self.info.q, &name, &errs));
             }
-            status::set_status(cx.store, &self.info.q, obj, &crd, old, stored).await?;
+            conditions::set_status(cx.store, &self.info.q, obj, &crd, old, stored).await?;
             Ok(Vec::new())
         })
     }
+}
 
-    fn columns(&self) -> Vec<Column> {
-        vec![Column::printer(
-            "Created At",
-            "rawdate",
-            None,
-            Some(
-                "CreationTimestamp is a timestamp representing the server time when this object was created.",
-            ),
-            None,
-            ".metadata.creationTimestamp",
-        )]
-    }
-
-    fn schema(&self) -> Option<&JSONSchemaProps> {
-        self.schema
-            .get_or_init(|| builtin_schema(self.kube_version, DEFINITION))
-            .as_ref()
-    }
-
-    fn reset_fields(&self, sub: Subresource) -> ResetFields {
-        match sub {
-            Subresource::Status => &[&["metadata"], &["spec"]],
-            _ => &[&["status"]],
-        }
-    }
-
-    fn allow_unconditional_update(&self) -> bool {
-        false
-    }
-
+impl DeleteStrategy for Crds {
     fn deleted_answer(&self, obj: Value) -> Option<Value> {
         Some(obj)
     }
@@ -250,9 +223,9 @@ impl Strategy for Crds {
         {
             list.push(json!(CLEANUP_FINALIZER));
         }
-        status::set_condition(
+        conditions::set_condition(
             obj,
-            status::TERMINATING,
+            conditions::TERMINATING,
             true,
             "InstanceDeletionPending",
             "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
@@ -265,9 +238,48 @@ impl Strategy for Crds {
     fn gc_finalizers_on_delete(&self, obj: &Value) -> bool {
         crate::api::object::is_deleting(obj)
     }
+}
 
-    fn defines_kinds(&self) -> bool {
-        true
+impl ResetFieldsStrategy for Crds {
+    fn reset_fields(&self, sub: Subresource) -> ResetFields {
+        match sub {
+            Subresource::Status => &[&["metadata"], &["spec"]],
+            _ => &[&["status"]],
+        }
+    }
+}
+
+impl TableConvertor for Crds {
+    fn columns(&self) -> Vec<Column> {
+        vec![Column::printer(
+            "Created At",
+            "rawdate",
+            None,
+            Some(
+                "CreationTimestamp is a timestamp representing the server time when this object was created.",
+            ),
+            None,
+            ".metadata.creationTimestamp",
+        )]
+    }
+}
+
+impl CodecStrategy for Crds {
+    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
+        // The spec as stored is the typed model's, with the v1 defaults.
+        let crd = self.typed(obj)?;
+        if let (Value::Object(o), Ok(spec)) = (obj, serde_json::to_value(&crd.spec)) {
+            o.insert("spec".into(), spec);
+        }
+        Ok(Vec::new())
+    }
+}
+
+impl SchemaStrategy for Crds {
+    fn schema(&self) -> Option<&JSONSchemaProps> {
+        self.schema
+            .get_or_init(|| builtin_schema(self.kube_version, DEFINITION))
+            .as_ref()
     }
 
     fn openapi_schema(&self) -> Value {
@@ -276,3 +288,5 @@ impl Strategy for Crds {
                            "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}})
     }
 }
+
+impl AllocateStrategy for Crds {}

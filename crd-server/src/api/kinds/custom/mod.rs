@@ -15,7 +15,11 @@ use serde_json::{Value, json};
 
 pub use kind::{CustomKind, CustomVersion};
 
-use super::{Context, KindInfo, ResetFields, ScalePaths, Strategy, Subresource};
+use super::{
+    AllocateStrategy, CodecStrategy, CreateStrategy, DeleteStrategy, Identity, ResetFieldsStrategy,
+    SchemaStrategy, Strategy, TableConvertor, UpdateStrategy, ValidateStrategy,
+};
+use super::{Context, KindInfo, ResetFields, ScalePaths, Subresource, Validated};
 use crate::api::conversion;
 use crate::api::object::{copy_field, meta_mut, name_of};
 use crate::api::read_cache::ReadCache;
@@ -112,12 +116,26 @@ fn differs_outside_metadata(new: &Value, old: &Value) -> bool {
 /// The verbs apiextensions-apiserver's discovery lists for a terminating CRD's kind.
 const TERMINATING_VERBS: &[&str] = &["delete", "deletecollection", "get", "list", "watch"];
 
-impl Strategy for CustomResource {
+impl Strategy for CustomResource {}
+
+impl Identity for CustomResource {
     fn info(&self) -> &KindInfo {
         &self.info
     }
 
-    /// As `forbidCreateAdmission`: no new object while the CRD is being deleted.
+    fn discovery_verbs(&self) -> &'static [&'static str] {
+        if self.kind.terminating {
+            TERMINATING_VERBS
+        } else {
+            self.info.verbs
+        }
+    }
+}
+
+impl CreateStrategy for CustomResource {
+    /// As `forbidCreateAdmission`: no new object while the CRD is being deleted (what
+    /// a server-side apply that would create answers; a POST is refused earlier, by
+    /// [`CreateStrategy::check_post_create`]).
     fn check_create(&self, obj: &Value) -> Result<(), ApiError> {
         if !self.kind.refuses_creates {
             return Ok(());
@@ -132,12 +150,16 @@ impl Strategy for CustomResource {
         Err(e)
     }
 
-    fn discovery_verbs(&self) -> &'static [&'static str] {
-        if self.kind.terminating {
-            TERMINATING_VERBS
-        } else {
-            self.info.verbs
+    /// As apiextensions-apiserver's handler: a POST while the CRD terminates is
+    /// `NewMethodNotSupported` with its own message, before the body is read.
+    fn check_post_create(&self) -> Result<(), ApiError> {
+        if !self.kind.refuses_creates {
+            return Ok(());
         }
+        Err(ApiError::method_not_supported(
+            &self.info.q,
+            "create not allowed while custom resource definition is terminating",
+        ))
     }
 
     fn prepare_for_create(&self, obj: &mut Value) {
@@ -148,7 +170,9 @@ impl Strategy for CustomResource {
         }
         meta_mut(obj).insert("generation".into(), json!(1));
     }
+}
 
+impl UpdateStrategy for CustomResource {
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
         match sub {
             Subresource::Status => {
@@ -173,29 +197,20 @@ impl Strategy for CustomResource {
                     copy_field(new, old, "status");
                 }
                 if differs_outside_metadata(new, old) {
-                    let generation = old
-                        .pointer("/metadata/generation")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0);
-                    meta_mut(new).insert("generation".into(), json!(generation + 1));
+                    crate::api::object::bump_generation(new, old);
                 }
             }
         }
     }
 
-    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
-        self.engine()?
-            .decode(obj)
-            .map_err(|errs| ApiError::invalid(&self.info.q, name_of(obj), &errs))
+    fn allow_unconditional_update(&self) -> bool {
+        false
     }
+}
 
-    fn validate<'a>(
-        &'a self,
-        _cx: &'a Context<'a>,
-        obj: &'a mut Value,
-        old: Option<&'a Value>,
-        _sub: Subresource,
-    ) -> BoxFuture<'a, Result<Vec<String>, ApiError>> {
+impl ValidateStrategy for CustomResource {
+    fn validate<'a>(&'a self, cx: &'a Context<'a>, obj: &'a mut Value) -> Validated<'a> {
+        let old = cx.old;
         Box::pin(async move {
             let engine = self.engine()?;
             let errs = match old {
@@ -209,7 +224,21 @@ impl Strategy for CustomResource {
             }
         })
     }
+}
 
+impl DeleteStrategy for CustomResource {}
+
+impl ResetFieldsStrategy for CustomResource {
+    fn reset_fields(&self, sub: Subresource) -> ResetFields {
+        match sub {
+            Subresource::Status => &[&["spec"]],
+            _ if self.info.has_status() => &[&["status"]],
+            _ => &[],
+        }
+    }
+}
+
+impl TableConvertor for CustomResource {
     fn columns(&self) -> Vec<Column> {
         let v = self.served();
         if v.columns.is_empty() {
@@ -229,38 +258,13 @@ impl Strategy for CustomResource {
             })
             .collect()
     }
+}
 
-    fn selectable_fields(&self) -> Vec<(String, String)> {
-        self.served()
-            .selectable
-            .iter()
-            .map(|p| {
-                let field = p.trim_start_matches('.').to_string();
-                (field.clone(), field)
-            })
-            .collect()
-    }
-
-    fn schema(&self) -> Option<&JSONSchemaProps> {
-        self.served().schema.as_ref()
-    }
-
-    fn reset_fields(&self, sub: Subresource) -> ResetFields {
-        match sub {
-            Subresource::Status => &[&["spec"]],
-            _ if self.info.has_status() => &[&["status"]],
-            _ => &[],
-        }
-    }
-
-    fn allow_unconditional_update(&self) -> bool {
-        false
-    }
-
-    fn openapi_schema(&self) -> Value {
-        self.schema()
-            .and_then(|s| serde_json::to_value(s).ok())
-            .unwrap_or(json!({"type": "object"}))
+impl CodecStrategy for CustomResource {
+    fn decode(&self, obj: &mut Value) -> Result<Vec<String>, ApiError> {
+        self.engine()?
+            .decode(obj)
+            .map_err(|errs| ApiError::invalid(&self.info.q, name_of(obj), &errs))
     }
 
     fn read_cache(&self) -> Option<&ReadCache> {
@@ -332,6 +336,31 @@ impl Strategy for CustomResource {
         })
     }
 }
+
+impl SchemaStrategy for CustomResource {
+    fn selectable_fields(&self) -> Vec<(String, String)> {
+        self.served()
+            .selectable
+            .iter()
+            .map(|p| {
+                let field = p.trim_start_matches('.').to_string();
+                (field.clone(), field)
+            })
+            .collect()
+    }
+
+    fn schema(&self) -> Option<&JSONSchemaProps> {
+        self.served().schema.as_ref()
+    }
+
+    fn openapi_schema(&self) -> Value {
+        self.schema()
+            .and_then(|s| serde_json::to_value(s).ok())
+            .unwrap_or(json!({"type": "object"}))
+    }
+}
+
+impl AllocateStrategy for CustomResource {}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,102 @@
+//! admissionregistration.k8s.io/v1 (MutatingAdmissionPolicies only where the release
+//! serves them: see their behaviour's `served_in`).
+
+use crate::api::kinds::Subresource;
+use crate::api::kinds::builtin::admissionregistration::mutating_policies::{
+    MutatingBindings, MutatingPolicies,
+};
+use crate::api::kinds::builtin::admissionregistration::validating_policies::{
+    ValidatingBindings, ValidatingPolicies,
+};
+use crate::api::kinds::builtin::admissionregistration::webhook_configurations::Webhooks;
+use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
+
+const GROUP: &str = "admissionregistration.k8s.io";
+const CATEGORIES: &[&str] = &["api-extensions"];
+
+/// One cluster-scoped kind of the group.
+const fn kind(
+    plural: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    prefix: &'static str,
+    definition: &'static str,
+    subresources: &'static [Subresource],
+    behaviour: &'static dyn crate::api::kinds::builtin::Behaviour,
+) -> Spec {
+    Spec {
+        group: GROUP,
+        version: "v1",
+        plural,
+        singular,
+        kind,
+        namespaced: false,
+        short_names: &[],
+        categories: CATEGORIES,
+        verbs: ALL_VERBS,
+        subresources,
+        prefix,
+        codec: None,
+        definition,
+        name_rule: Some(NameRule::DnsSubdomain),
+        field_selectors: NONE,
+        behaviour,
+    }
+}
+
+pub(crate) static KINDS: &[Spec] = &[
+    kind(
+        "mutatingadmissionpolicies",
+        "mutatingadmissionpolicy",
+        "MutatingAdmissionPolicy",
+        "/registry/mutatingadmissionpolicies/",
+        "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy",
+        &[],
+        &MutatingPolicies,
+    ),
+    kind(
+        "mutatingadmissionpolicybindings",
+        "mutatingadmissionpolicybinding",
+        "MutatingAdmissionPolicyBinding",
+        "/registry/mutatingadmissionpolicybindings/",
+        "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding",
+        &[],
+        &MutatingBindings,
+    ),
+    kind(
+        "mutatingwebhookconfigurations",
+        "mutatingwebhookconfiguration",
+        "MutatingWebhookConfiguration",
+        "/registry/mutatingwebhookconfigurations/",
+        "io.k8s.api.admissionregistration.v1.MutatingWebhookConfiguration",
+        &[],
+        &Webhooks { mutating: true },
+    ),
+    kind(
+        "validatingadmissionpolicies",
+        "validatingadmissionpolicy",
+        "ValidatingAdmissionPolicy",
+        "/registry/validatingadmissionpolicies/",
+        "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicy",
+        &[Subresource::Status],
+        &ValidatingPolicies,
+    ),
+    kind(
+        "validatingadmissionpolicybindings",
+        "validatingadmissionpolicybinding",
+        "ValidatingAdmissionPolicyBinding",
+        "/registry/validatingadmissionpolicybindings/",
+        "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
+        &[],
+        &ValidatingBindings,
+    ),
+    kind(
+        "validatingwebhookconfigurations",
+        "validatingwebhookconfiguration",
+        "ValidatingWebhookConfiguration",
+        "/registry/validatingwebhookconfigurations/",
+        "io.k8s.api.admissionregistration.v1.ValidatingWebhookConfiguration",
+        &[],
+        &Webhooks { mutating: false },
+    ),
+];

@@ -1,0 +1,220 @@
+//! The apps/v1 kinds' table columns, as kube-apiserver's printers
+//! (`printDeployment`, `printReplicaSet`, …) fill them.
+
+use serde_json::{Value, json};
+
+use crate::api::kinds::builtin::columns::{col, int, wide};
+use crate::api::kinds::builtin::core::podspec::{arr, containers_and_images, text};
+use crate::api::selectors::label as selector;
+use crate::api::table::Column;
+
+/// The Containers, Images (and Selector) wide columns of a kind whose template is at
+/// `/spec/template`.
+pub(crate) fn template_columns(selector: bool) -> Vec<Column> {
+    let mut out = vec![
+        wide(col(
+            "Containers",
+            "string",
+            "Names of each container in the template.",
+            |o| json!(containers_and_images(o.pointer("/spec/template/spec")).0),
+        )),
+        wide(col(
+            "Images",
+            "string",
+            "Images referenced by each container in the template.",
+            |o| json!(containers_and_images(o.pointer("/spec/template/spec")).1),
+        )),
+    ];
+    if selector {
+        out.push(wide(col(
+            "Selector",
+            "string",
+            "Label selector for pods.",
+            |o| json!(selector::format(o.pointer("/spec/selector"))),
+        )));
+    }
+    out
+}
+
+/// `kubectl get deployments`.
+pub fn deployment() -> Vec<Column> {
+    let mut out = vec![
+        col(
+            "Ready",
+            "string",
+            "Number of the pod with ready state",
+            |o| {
+                json!(format!(
+                    "{}/{}",
+                    int(o, "/status/readyReplicas"),
+                    int(o, "/spec/replicas")
+                ))
+            },
+        ),
+        col(
+            "Up-to-date",
+            "integer",
+            "Total number of non-terminating pods targeted by this deployment that have the desired template spec.",
+            |o| json!(int(o, "/status/updatedReplicas")),
+        ),
+        col(
+            "Available",
+            "integer",
+            "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.",
+            |o| json!(int(o, "/status/availableReplicas")),
+        ),
+        Column::builtin_age(),
+    ];
+    out.extend(template_columns(true));
+    out
+}
+
+/// `kubectl get replicasets`.
+pub fn replica_set() -> Vec<Column> {
+    let mut out = vec![
+        col(
+            "Desired",
+            "integer",
+            "Replicas is the number of desired pods.",
+            |o| json!(int(o, "/spec/replicas")),
+        ),
+        col(
+            "Current",
+            "integer",
+            "Replicas is the most recently observed number of non-terminating pods.",
+            |o| json!(int(o, "/status/replicas")),
+        ),
+        col(
+            "Ready",
+            "integer",
+            "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.",
+            |o| json!(int(o, "/status/readyReplicas")),
+        ),
+        Column::builtin_age(),
+    ];
+    out.extend(template_columns(true));
+    out
+}
+
+/// `kubectl get statefulsets`.
+pub fn stateful_set() -> Vec<Column> {
+    let mut out = vec![
+        col(
+            "Ready",
+            "string",
+            "Number of the pod with ready state",
+            |o| {
+                json!(format!(
+                    "{}/{}",
+                    int(o, "/status/readyReplicas"),
+                    int(o, "/spec/replicas")
+                ))
+            },
+        ),
+        Column::builtin_age(),
+    ];
+    out.extend(template_columns(false));
+    out
+}
+
+/// `kubectl get daemonsets`.
+pub fn daemon_set() -> Vec<Column> {
+    let mut out = vec![
+        col(
+            "Desired",
+            "integer",
+            "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).",
+            |o| json!(int(o, "/status/desiredNumberScheduled")),
+        ),
+        col(
+            "Current",
+            "integer",
+            "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.",
+            |o| json!(int(o, "/status/currentNumberScheduled")),
+        ),
+        col(
+            "Ready",
+            "integer",
+            "Total number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.",
+            |o| json!(int(o, "/status/numberReady")),
+        ),
+        col(
+            "Up-to-date",
+            "integer",
+            "The total number of nodes that are running updated daemon pod",
+            |o| json!(int(o, "/status/updatedNumberScheduled")),
+        ),
+        col(
+            "Available",
+            "integer",
+            "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)",
+            |o| json!(int(o, "/status/numberAvailable")),
+        ),
+        col(
+            "Node Selector",
+            "string",
+            "NodeSelector is a selector which must be true for the pod to fit on a node.",
+            |o| json!(node_selector(o.pointer("/spec/template/spec/nodeSelector"))),
+        ),
+        Column::builtin_age(),
+    ];
+    out.extend(template_columns(true));
+    out
+}
+
+/// `labels.FormatLabels` of a node selector (`<none>` when empty).
+fn node_selector(sel: Option<&Value>) -> String {
+    let mut pairs: Vec<String> = sel
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+        .collect();
+    pairs.sort();
+    if pairs.is_empty() {
+        "<none>".into()
+    } else {
+        pairs.join(",")
+    }
+}
+
+/// `kubectl get controllerrevisions`.
+pub fn controller_revision() -> Vec<Column> {
+    vec![
+        col("Controller", "string", "Controller of the object", |o| {
+            let owner = arr(o.get("metadata").unwrap_or(&Value::Null), "ownerReferences")
+                .iter()
+                .find(|r| r.get("controller") == Some(&Value::Bool(true)));
+            json!(match owner {
+                Some(r) => {
+                    let group = text(r, "apiVersion").split_once('/').map_or("", |(g, _)| g);
+                    let kind = text(r, "kind").to_lowercase();
+                    let resource = if group.is_empty() {
+                        kind
+                    } else {
+                        format!("{kind}.{group}")
+                    };
+                    format!("{resource}/{}", text(r, "name"))
+                }
+                None => "<none>".into(),
+            })
+        }),
+        col(
+            "Revision",
+            "integer",
+            "Revision indicates the revision of the state represented by Data.",
+            |o| json!(int(o, "/revision")),
+        ),
+        Column::builtin_age(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_selectors_print_like_format_labels() {
+        assert_eq!(node_selector(None), "<none>");
+    }
+}

@@ -1,0 +1,43 @@
+//! authentication.k8s.io/v1: SelfSubjectReview (`kubectl auth whoami`), created and
+//! answered for the server's single user, never stored.
+
+use serde_json::{Value, json};
+
+use crate::api::kinds::builtin::authorization::reviews::with_status;
+use crate::api::kinds::builtin::behaviour::*;
+use crate::api::kinds::builtin::rbac::bootstrap_policy::{GROUPS, USER};
+use crate::api::kinds::builtin::{Spec, review};
+
+pub(super) static KINDS: &[Spec] = &[review(
+    "authentication.k8s.io",
+    "selfsubjectreviews",
+    "selfsubjectreview",
+    "SelfSubjectReview",
+    "io.k8s.api.authentication.v1.SelfSubjectReview",
+    &SelfReviews,
+)];
+
+/// SelfSubjectReviews.
+pub struct SelfReviews;
+
+defaults!(SelfReviews: Defaulter, Validator, Preparer, Printer, Deleter, AllocateStrategy);
+
+impl Serving for SelfReviews {
+    fn answer_create(&self, obj: &Value) -> Option<Value> {
+        Some(with_status(
+            obj,
+            json!({"userInfo": {"username": USER, "groups": GROUPS}}),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_is_the_servers_single_user() {
+        let me = SelfReviews.answer_create(&json!({})).unwrap();
+        assert_eq!(me["status"]["userInfo"]["username"], USER);
+    }
+}

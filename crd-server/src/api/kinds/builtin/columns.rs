@@ -1,0 +1,45 @@
+//! What the built-in kinds' printers share, as kube-apiserver's printers
+//! (`pkg/printers/internalversion`) fill their cells: readers of the object, the wide
+//! columns at priority 1.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::api::table::Column;
+
+pub(crate) fn int(obj: &Value, pointer: &str) -> i64 {
+    obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
+}
+
+pub(crate) fn string(obj: &Value, pointer: &str) -> String {
+    obj.pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string()
+}
+
+pub(crate) fn wide(mut c: Column) -> Column {
+    c.priority = 1;
+    c
+}
+
+pub(crate) fn col(name: &str, type_: &str, description: &str, cell: fn(&Value) -> Value) -> Column {
+    Column::computed(name, type_, description, cell)
+}
+
+/// Whether the condition `type_` of the object's status is `True`.
+pub(crate) fn condition_true(obj: &Value, type_: &str) -> bool {
+    let conditions = obj.pointer("/status/conditions").and_then(Value::as_array);
+    conditions
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == type_ && c["status"] == "True")
+}
+
+/// The time at `pointer`, when it parses.
+pub(crate) fn time(o: &Value, pointer: &str) -> Option<DateTime<Utc>> {
+    o.pointer(pointer)
+        .and_then(Value::as_str)
+        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+        .map(|t| t.with_timezone(&Utc))
+}

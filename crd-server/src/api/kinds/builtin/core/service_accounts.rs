@@ -1,0 +1,31 @@
+//! core/v1 ServiceAccounts, as kube-apiserver prints them.
+
+use serde_json::{Value, json};
+
+use crate::api::kinds::builtin::behaviour::*;
+use crate::api::table::Column;
+
+/// ServiceAccounts.
+pub struct ServiceAccounts;
+
+defaults!(ServiceAccounts: Defaulter, Validator, Preparer, Serving, Deleter, AllocateStrategy);
+
+impl Printer for ServiceAccounts {
+    fn columns(&self) -> Vec<Column> {
+        vec![
+            Column::computed(
+                "Secrets",
+                "string",
+                "Secrets is a list of the secrets in the same namespace",
+                |o| {
+                    json!(
+                        o.get("secrets")
+                            .and_then(Value::as_array)
+                            .map_or(0, Vec::len)
+                    )
+                },
+            ),
+            Column::builtin_age(),
+        ]
+    }
+}
