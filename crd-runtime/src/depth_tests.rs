@@ -77,3 +77,50 @@ fn shallow_values_stay_on_the_callers_stack() {
     );
     assert!(stack_bytes(MAX_DEPTH) > stack_bytes(SHALLOW));
 }
+
+/// `JSONSchemaProps`'s own traits (model/schema_traits.rs) at any depth.
+mod schema_traits {
+    use serde::Deserialize;
+
+    use crate::model::{JSONSchemaProps, JSONSchemaPropsOrArray};
+
+    /// A schema `levels` deep through `items`, built without recursion.
+    fn deep_items(levels: usize) -> JSONSchemaProps {
+        let mut s = JSONSchemaProps {
+            type_: Some("string".into()),
+            ..Default::default()
+        };
+        for _ in 0..levels {
+            s = JSONSchemaProps {
+                type_: Some("array".into()),
+                items: Some(Box::new(JSONSchemaPropsOrArray::Schema(s))),
+                ..Default::default()
+            };
+        }
+        s
+    }
+
+    /// Every trait on a 10,000-level schema, on a 256 KiB thread: no caller sizes
+    /// a stack for them (dropping is the owner's, through `drop_schema`).
+    #[test]
+    fn every_trait_survives_ten_thousand_levels_on_a_small_stack() {
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(|| {
+                let s = deep_items(10_000);
+                let copy = s.clone();
+                assert!(copy == s);
+                assert!(format!("{s:?}").len() > 10_000);
+                let json = serde_json::to_value(&s).unwrap();
+                let back = JSONSchemaProps::deserialize(&json).unwrap();
+                assert!(back == s);
+                crate::depth::drop_value(json);
+                for s in [copy, back, s] {
+                    crate::depth::schema::drop_schema(s);
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+}

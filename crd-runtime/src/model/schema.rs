@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
-use super::schema_traits::grown;
+use super::grow::grown;
 
 /// One node of an OpenAPI v3 schema as Kubernetes understands it.
 ///
@@ -421,8 +421,15 @@ impl JSONSchemaProps {
 
     /// The deepest nesting of schema nodes below and including this one
     /// (properties, items, additionalProperties and the junctors each count one level).
+    /// Measured without recursion, so any depth is safe.
     pub fn depth(&self) -> usize {
-        crate::depth::schema::schema_depth(self, usize::MAX)
+        let mut deepest = 0;
+        let mut stack = vec![(self, 1usize)];
+        while let Some((node, depth)) = stack.pop() {
+            deepest = deepest.max(depth);
+            node.for_each_child(&mut |_, child| stack.push((child, depth + 1)));
+        }
+        deepest
     }
 
     /// Calls `f` for every direct child schema with a short label of how it is reached.
