@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Dependency order: the CEL forks, the derive, the runtime, then what builds on it.
-crates=(crd-toolkit-cel crd-toolkit-kube-cel crd-derive crd-runtime crd-gen crd-server)
+crates=(crd-toolkit-cel crd-toolkit-kube-cel crd-derive crd-runtime crd-gen crd-webhook crd-server)
 
 # Files every package may hold (cargo adds the lock file, the original manifest and
 # .cargo_vcs_info.json), then each package's own extras. Under src/, Rust sources and

@@ -21,14 +21,8 @@ pub enum StoreConfig {
     Etcd(Vec<String>),
 }
 
-/// TLS files (PEM).
-#[derive(Clone, Debug)]
-pub struct TlsFiles {
-    /// Certificate chain.
-    pub cert: PathBuf,
-    /// Private key.
-    pub key: PathBuf,
-}
+/// A certificate chain and its private key, as PEM files (crd-webhook's).
+pub use crd_webhook::TlsFiles;
 
 /// How to start a server.
 #[derive(Clone, Debug)]
@@ -121,6 +115,9 @@ impl Default for Config {
 /// Why a server did not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
+    /// A webhook's listener or certificate.
+    #[error("{0}")]
+    Webhook(#[from] crd_webhook::Error),
     /// The store could not be opened.
     #[error("{0}")]
     Store(#[from] StoreError),

@@ -1,14 +1,15 @@
-//! crd-server: an API server for Kubernetes custom resources that `kubectl` and
-//! `kube::Client` talk to.
+//! crd-server: an API server that `kubectl`, `kube::Client` and kube-runtime talk to:
+//! custom resources and ~40 built-in kinds, with garbage collection, namespace and CRD
+//! termination, admission webhooks and policies.
 //!
 //! Entry points:
 //! - [`start`] with a [`Config`] ([`StoreConfig`], [`TlsFiles`], the Kubernetes release
 //!   in [`Config::engine`]): a server on an address, stopped when its [`RunningServer`]
 //!   drops; [`app`]: the same API as an axum router without a listener;
 //! - [`TestServer`]: a server on a free loopback port for tests;
-//! - [`webhook`]: serving a conversion webhook (`ConversionReview`) or admission webhooks
-//!   (`AdmissionReview`) over HTTPS;
-//! - [`tls`]: serving certificates (files or a self-signed CA);
+//! - [`webhook`]: the crd-webhook crate (conversion and admission webhooks over HTTPS),
+//!   re-exported; an operator's binary depends on crd-webhook alone;
+//! - [`tls`]: the API server's serving certificate;
 //! - [`store`]: the storage contract and its backends (in-memory, embedded redb, etcd);
 //! - [`server::load_crd_files`]: CRDs from YAML/JSON files and directories.
 //!
@@ -26,7 +27,8 @@ pub mod server;
 pub mod store;
 pub mod testing;
 pub mod tls;
-pub mod webhook;
+
+pub use crd_webhook as webhook;
 
 pub use config::{Config, StartError, StoreConfig, TlsFiles};
 pub use controllers::{CONTROLLERS, LeaderElection, Selection as Controllers};

@@ -1,6 +1,5 @@
-//! TLS for the servers of this crate: serving certificates from PEM files, a
-//! self-signed CA with a loopback serving certificate (for webhooks in tests and
-//! development), and an axum router served over rustls.
+//! TLS for the API server: its serving certificate from PEM files, and an axum router
+//! served over rustls. (Webhooks' TLS, with a self-signed CA for tests, is crd-webhook's.)
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -8,9 +7,12 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
-use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::config::{StartError, TlsFiles};
+
+/// A fresh CA and a loopback serving certificate it signed (crd-webhook's).
+pub use crd_webhook::tls::SelfSigned;
 
 /// A TLS acceptor from PEM files.
 pub fn load(files: &TlsFiles) -> Result<TlsAcceptor, StartError> {
@@ -59,59 +61,6 @@ fn acceptor(
         .with_single_cert(certs, key)
         .map_err(|e| StartError::Config(format!("TLS: {e}")))?;
     Ok(TlsAcceptor::from(Arc::new(config)))
-}
-
-/// A CA and a serving certificate it signed, for `127.0.0.1`, `::1` and `localhost`.
-pub struct SelfSigned {
-    /// The CA certificate (PEM): what a client trusts (a CRD's `caBundle`, base64).
-    pub ca_pem: String,
-    /// The serving certificate (PEM).
-    pub cert_pem: String,
-    /// The serving certificate's private key (PEM, PKCS#8).
-    pub key_pem: String,
-    acceptor: TlsAcceptor,
-}
-
-impl SelfSigned {
-    /// A fresh CA and serving certificate (rcgen, ECDSA P-256).
-    pub fn generate() -> Result<SelfSigned, StartError> {
-        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose};
-        let fail =
-            |e: rcgen::Error| StartError::Config(format!("TLS: cannot create a certificate: {e}"));
-        let ca_key = KeyPair::generate().map_err(fail)?;
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(fail)?;
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca_params
-            .distinguished_name
-            .push(DnType::CommonName, "crd-server self-signed CA");
-        ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        let ca = ca_params.self_signed(&ca_key).map_err(fail)?;
-        let issuer = rcgen::Issuer::new(ca_params, ca_key);
-        let key = KeyPair::generate().map_err(fail)?;
-        let mut params = CertificateParams::new(vec![
-            "localhost".to_string(),
-            "127.0.0.1".to_string(),
-            "::1".to_string(),
-        ])
-        .map_err(fail)?;
-        params
-            .distinguished_name
-            .push(DnType::CommonName, "localhost");
-        let cert = params.signed_by(&key, &issuer).map_err(fail)?;
-        let key_der = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-        let acceptor = acceptor(vec![cert.der().clone()], key_der)?;
-        Ok(SelfSigned {
-            ca_pem: ca.pem(),
-            cert_pem: cert.pem(),
-            key_pem: key.serialize_pem(),
-            acceptor,
-        })
-    }
-
-    /// The TLS acceptor serving the certificate.
-    pub fn acceptor(&self) -> TlsAcceptor {
-        self.acceptor.clone()
-    }
 }
 
 /// Serves `app` over TLS on `listener` until the task is dropped.

@@ -1,13 +1,13 @@
 //! The operator's webhooks, on crd-server's helpers: a validating webhook that admits
 //! a `Backup` as the API server would and refuses the `kube-system` namespace, a
 //! mutating one that labels backups, and the conversion webhook between `v1` and `v2`.
-//! Served with `crd_server::webhook::serve_router` (HTTPS); the tests drive the routers
+//! Served with `crd_webhook::serve_router` (HTTPS); the tests drive the routers
 //! in-process.
 
 use crd_runtime::CustomResourceExt;
 use crd_runtime::admission::review::{AdmissionRequest, AdmissionResponse};
 use crd_runtime::conversion::Converter;
-use crd_server::webhook::{AdmissionRequestExt, AdmissionRoutes, mutate_object};
+use crd_webhook::{AdmissionRequestExt, AdmissionRoutes, mutate_object};
 
 use crate::backup::{v1, v2};
 

@@ -90,7 +90,7 @@ async fn the_mutating_webhook_answers_with_a_json_patch() {
 
 #[tokio::test]
 async fn the_conversion_webhook_converts_between_versions() {
-    let app = crd_server::webhook::router(webhooks::converter());
+    let app = crd_webhook::router(webhooks::converter());
     let review = json!({
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
         "request": {

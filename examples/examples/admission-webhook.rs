@@ -22,8 +22,8 @@ use std::process::ExitCode;
 
 use base64::Engine as _;
 use crd_server::TlsFiles;
-use crd_server::webhook::{WebhookConfig, WebhookTls, serve_router};
 use crd_toolkit_examples::crontab_admission;
+use crd_webhook::{WebhookConfig, WebhookTls, serve_router};
 
 const USAGE: &str = "usage: admission-webhook [--listen ADDR] \
 (--tls-cert-file FILE --tls-private-key-file FILE [--ca-bundle-file FILE] | --self-signed-ca-out FILE) \

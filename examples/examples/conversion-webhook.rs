@@ -17,8 +17,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crd_server::TlsFiles;
-use crd_server::webhook::{WebhookConfig, WebhookTls, serve_conversion};
 use crd_toolkit_examples::crontab_v2;
+use crd_webhook::{WebhookConfig, WebhookTls, serve_conversion};
 
 const USAGE: &str = "usage: conversion-webhook [--listen ADDR] \
 (--tls-cert-file FILE --tls-private-key-file FILE | --self-signed-ca-out FILE)";

@@ -8,7 +8,7 @@
 
 use crd_runtime::admission::review::{AdmissionRequest, AdmissionResponse};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
-use crd_server::webhook::{AdmissionRequestExt, AdmissionRoutes, mutate_object};
+use crd_webhook::{AdmissionRequestExt, AdmissionRoutes, mutate_object};
 use serde_json::{Value, json};
 
 use crate::crontab::CronTab;

@@ -68,3 +68,8 @@ fn crd_gen_public_api() {
 fn crd_server_public_api() {
     check("crd-server", "crd_server");
 }
+
+#[test]
+fn crd_webhook_public_api() {
+    check("crd-webhook", "crd_webhook");
+}

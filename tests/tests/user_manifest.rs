@@ -75,13 +75,21 @@ fn without_path(line: &str) -> String {
         return line.to_string();
     };
     let end = start + "path = \"".len() + line[start + 8..].find('"').unwrap() + 1;
-    let rest = line[end..].strip_prefix(", ").unwrap_or(&line[end..]);
-    format!("{}{rest}", &line[..start])
+    // `path` may stand between other keys or last: drop one of its separators.
+    match line[end..].strip_prefix(", ") {
+        Some(rest) => format!("{}{rest}", &line[..start]),
+        None => format!(
+            "{}{}",
+            line[..start].strip_suffix(", ").unwrap_or(&line[..start]),
+            &line[end..]
+        ),
+    }
 }
 
 /// The guides that show a user's Cargo.toml lines for the crate shape `downstream/` has.
-const DOCS: [&str; 9] = [
+const DOCS: [&str; 11] = [
     "README.md",
+    "docs/admission.md",
     "docs/derive.md",
     "docs/generate.md",
     "docs/operator.md",
@@ -90,6 +98,7 @@ const DOCS: [&str; 9] = [
     "crd-derive/README.md",
     "crd-gen/README.md",
     "crd-server/README.md",
+    "crd-webhook/README.md",
 ];
 
 #[test]

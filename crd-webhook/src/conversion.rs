@@ -16,7 +16,6 @@ use axum::routing::post;
 use crd_runtime::conversion::{Converter, review};
 
 use super::{BODY_LIMIT, RunningWebhook, WebhookConfig, bad_request, json_ok};
-use crate::config::StartError;
 
 /// The conversion webhook's routes: `POST /convert`.
 pub fn router<H: Send + Sync + 'static>(converter: Converter<H>) -> Router {
@@ -40,8 +39,8 @@ async fn convert<H: Send + Sync + 'static>(
 /// [`url`](RunningWebhook::url) is `https://ADDR/convert`.
 ///
 /// ```no_run
-/// # async fn run(converter: crd_runtime::conversion::Converter<()>) -> Result<(), crd_server::StartError> {
-/// use crd_server::webhook::{WebhookConfig, WebhookTls, serve_conversion};
+/// # async fn run(converter: crd_runtime::conversion::Converter<()>) -> Result<(), crd_webhook::Error> {
+/// use crd_webhook::{WebhookConfig, WebhookTls, serve_conversion};
 /// let webhook = serve_conversion(
 ///     converter,
 ///     WebhookConfig {
@@ -57,6 +56,6 @@ async fn convert<H: Send + Sync + 'static>(
 pub async fn serve_conversion<H: Send + Sync + 'static>(
     converter: Converter<H>,
     config: WebhookConfig,
-) -> Result<RunningWebhook, StartError> {
+) -> Result<RunningWebhook, super::Error> {
     super::serve(router(converter), config, "/convert").await
 }

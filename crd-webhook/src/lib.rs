@@ -1,4 +1,7 @@
-//! Serving webhooks the API server calls, over HTTPS (rustls):
+//! Webhooks for Kubernetes operators, served over HTTPS (rustls), without an API
+//! server in the dependency tree (no crd-server, no storage): what an operator's
+//! binary links. crd-server re-exports this crate as `crd_server::webhook`.
+//!
 //! - [`serve_conversion`]: a conversion webhook (`ConversionReview`, `POST /convert`);
 //! - [`serve_admission`]: an admission webhook (`AdmissionReview` v1 and v1beta1, any
 //!   path), with helpers to read typed objects and answer with a JSON patch.
@@ -14,7 +17,10 @@
 //! answer; a body that is no review gets `400` with a `Status`, one over 3 MiB (the
 //! API server's own limit) `413`, and a panicking admission handler `500`.
 
+#![deny(missing_docs)]
+
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use axum::Router;
 use axum::http::{StatusCode, header};
@@ -23,17 +29,42 @@ use base64::Engine as _;
 use serde_json::json;
 use tokio::net::TcpListener;
 
-use crate::config::{StartError, TlsFiles};
 use crate::tls::SelfSigned;
 
 mod admission;
 mod conversion;
+pub mod tls;
 
 pub use admission::{
     AdmissionHandler, AdmissionRequestExt, AdmissionRoutes, ObjectError, admission_route,
     admission_router, json_patch_ops, mutate_object, serve_admission,
 };
 pub use conversion::{router, serve_conversion};
+
+/// A certificate chain and its private key, as PEM files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsFiles {
+    /// Certificate chain.
+    pub cert: PathBuf,
+    /// Private key.
+    pub key: PathBuf,
+}
+
+/// Why a webhook did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The certificate could not be read or made.
+    #[error("{0}")]
+    Tls(String),
+}
 
 /// Where the webhook listens and with which certificate.
 #[derive(Clone, Debug)]
@@ -134,10 +165,7 @@ fn bad_request(message: String) -> Response {
 /// Serves `app` over HTTPS in the background, with the certificate of `config`: the
 /// plumbing of [`serve_conversion`] and [`serve_admission`], for routers that combine
 /// several handlers ([`AdmissionRoutes`]).
-pub async fn serve_router(
-    app: Router,
-    config: WebhookConfig,
-) -> Result<RunningWebhook, StartError> {
+pub async fn serve_router(app: Router, config: WebhookConfig) -> Result<RunningWebhook, Error> {
     serve(app, config, "/").await
 }
 
@@ -145,9 +173,9 @@ async fn serve(
     app: Router,
     config: WebhookConfig,
     path: &'static str,
-) -> Result<RunningWebhook, StartError> {
+) -> Result<RunningWebhook, Error> {
     let (acceptor, ca_pem) = match &config.tls {
-        WebhookTls::Files(files) => (crate::tls::load(files)?, None),
+        WebhookTls::Files(files) => (tls::load(files)?, None),
         WebhookTls::SelfSigned => {
             let generated = SelfSigned::generate()?;
             (generated.acceptor(), Some(generated.ca_pem))
@@ -155,15 +183,15 @@ async fn serve(
     };
     let listener = TcpListener::bind(config.listen)
         .await
-        .map_err(|source| StartError::Bind {
+        .map_err(|source| Error::Bind {
             addr: config.listen,
             source,
         })?;
-    let addr = listener.local_addr().map_err(|source| StartError::Bind {
+    let addr = listener.local_addr().map_err(|source| Error::Bind {
         addr: config.listen,
         source,
     })?;
-    let task = tokio::spawn(crate::tls::serve(listener, acceptor, app));
+    let task = tokio::spawn(tls::serve(listener, acceptor, app));
     Ok(RunningWebhook {
         addr,
         ca_pem,

@@ -30,7 +30,6 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::{BODY_LIMIT, RunningWebhook, WebhookConfig, bad_request, json_ok};
-use crate::config::StartError;
 
 /// What an admission webhook answers to a request.
 ///
@@ -102,9 +101,9 @@ impl AdmissionRoutes {
 /// [`url`](RunningWebhook::url) is `https://ADDR/`.
 ///
 /// ```no_run
-/// # async fn run() -> Result<(), crd_server::StartError> {
+/// # async fn run() -> Result<(), crd_webhook::Error> {
 /// use crd_runtime::admission::review::{AdmissionRequest, AdmissionResponse};
-/// use crd_server::webhook::{WebhookConfig, WebhookTls, serve_admission};
+/// use crd_webhook::{WebhookConfig, WebhookTls, serve_admission};
 /// let webhook = serve_admission(
 ///     |request: &AdmissionRequest| {
 ///         if request.namespace == "kube-system" {
@@ -123,7 +122,7 @@ impl AdmissionRoutes {
 pub async fn serve_admission<H: AdmissionHandler>(
     handler: H,
     config: WebhookConfig,
-) -> Result<RunningWebhook, StartError> {
+) -> Result<RunningWebhook, super::Error> {
     super::serve_router(admission_router(handler), config).await
 }
 
