@@ -5,6 +5,10 @@
 //! - [`engine`]: prune, default and validate objects like the API server.
 //! - [`meta`]: `ObjectMeta`/`ListMeta` of custom resources (k8s-openapi's with feature `kube`).
 //! - [`field`]: field paths and errors rendered exactly like the API server.
+//! - [`labels`]: labels and label selectors: validated, matched and written like the
+//!   API server.
+//! - [`names`]: Kubernetes' name rules (DNS labels and subdomains, qualified names,
+//!   label values) with apimachinery's messages.
 //! - [`go`]: Go's `%q` quoting ([`go::quote`]), as the API server's messages quote.
 //! - [`check`]: structural-schema and CRD checks, reported like the API server.
 //! - [`jsonpath`]: the JSONPath of printer columns, scale paths and selectable fields:
@@ -48,9 +52,11 @@ pub mod k8s;
 #[cfg(feature = "k8s-schemas")]
 pub mod k8s_schemas;
 pub mod kube_support;
+pub mod labels;
 pub mod load;
 pub mod meta;
 pub mod model;
+pub mod names;
 pub mod rbac;
 #[cfg(feature = "schemars")]
 pub mod schemars_support;

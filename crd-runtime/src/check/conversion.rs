@@ -5,7 +5,7 @@ use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::model::ServiceReference;
 
 use super::internal::InternalConversion;
-use crate::engine::names::{dns1035_label, dns1123_subdomain};
+use crate::names::{dns1035_label, dns1123_subdomain};
 
 /// ConversionReview versions the API server understands (sorted).
 const ACCEPTED_REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];

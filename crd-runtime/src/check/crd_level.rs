@@ -11,7 +11,7 @@ use super::crd_names::{
 };
 use super::internal::{InternalCrd, InternalSpec, InternalVersion, has_status};
 use super::{CheckOptions, conversion, objectmeta, printer_columns, schema};
-use crate::engine::names::dns1035_label;
+use crate::names::dns1035_label;
 
 /// Validates a CRD in the internal form. `check_identical` enables the rules that
 /// per-version fields must not all be identical, which only make sense for the

@@ -5,7 +5,7 @@ use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::model::{CustomResourceDefinition, CustomResourceDefinitionNames};
 
 use super::internal::InternalVersion;
-use crate::engine::names::{dns1035_label, dns1123_subdomain};
+use crate::names::{dns1035_label, dns1123_subdomain};
 
 /// The rules of [`validate_crd`](super::validate_crd) for what names the resource:
 /// `metadata.name`, `spec.group`, `spec.names` and the version names, with the

@@ -67,7 +67,6 @@ mod default;
 pub(crate) mod formats;
 mod listtype;
 pub(crate) mod metadata;
-pub mod names;
 mod numeric;
 pub mod objectmeta;
 pub(crate) mod path;

@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 use super::ResourceInfo;
 use super::compiled::{Additional, CompiledSchema, NodeId};
 use super::metadata::{is_normalized, normalize_meta, normalized};
-use super::names;
 use super::path::PathRef;
 use crate::depth::MAX_DEPTH;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::names;
 
 /// `objectmeta.Coerce`: type meta and metadata of the root (for a resource) and of
 /// every embedded resource. Stops at the first error, like the API server.

@@ -26,7 +26,7 @@ fn parse_error(detail: impl std::fmt::Display) -> ApiError {
 }
 
 fn check_key(key: &str) -> Result<(), ApiError> {
-    let errs = crd_runtime::engine::names::qualified_name(key);
+    let errs = crd_runtime::names::qualified_name(key);
     if let Some(e) = errs.first() {
         return Err(parse_error(format!("<nil>: Invalid value: \"{key}\": {e}")));
     }
@@ -34,7 +34,7 @@ fn check_key(key: &str) -> Result<(), ApiError> {
 }
 
 fn check_value(v: &str) -> Result<(), ApiError> {
-    let errs = crd_runtime::engine::names::label_value(v);
+    let errs = crd_runtime::names::label_value(v);
     if let Some(e) = errs.first() {
         return Err(parse_error(format!("<nil>: Invalid value: \"{v}\": {e}")));
     }

@@ -7,7 +7,8 @@
 use crd_runtime::admission::Attributes;
 use crd_runtime::admission::matching::{Equivalent, Invocation, SelectorError, match_webhook};
 use crd_runtime::admission::policy::Input;
-use crd_runtime::admission::{GroupVersionKind, GroupVersionResource, selector};
+use crd_runtime::admission::{GroupVersionKind, GroupVersionResource};
+use crd_runtime::labels as selector;
 use serde_json::Value;
 
 use super::call::internal;

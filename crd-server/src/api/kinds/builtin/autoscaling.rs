@@ -101,7 +101,7 @@ impl Behaviour for Autoscalers {
             if v.is_empty() {
                 errs.push(FieldError::required(tp.child(f), ""));
             } else {
-                for m in crd_runtime::engine::names::path_segment_name(v, false) {
+                for m in crd_runtime::names::path_segment_name(v, false) {
                     errs.push(FieldError::invalid(tp.child(f), BadValue::Str(v.into()), m));
                 }
             }

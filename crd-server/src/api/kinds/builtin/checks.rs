@@ -2,8 +2,8 @@
 //! messages: port numbers and names, label maps and selectors, IP addresses, Go's
 //! rendering of values Go prints with `%#v`.
 
-use crd_runtime::engine::names;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names;
 use serde_json::Value;
 
 /// `IsValidPortNum`'s message.

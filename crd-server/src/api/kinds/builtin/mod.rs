@@ -76,7 +76,7 @@ pub enum NameRule {
 
 impl NameRule {
     fn check(self) -> fn(&str, bool) -> Vec<String> {
-        use crd_runtime::engine::names;
+        use crd_runtime::names;
         match self {
             NameRule::DnsSubdomain => names::dns_subdomain_name,
             NameRule::PathSegment => names::path_segment_name,
@@ -87,7 +87,7 @@ impl NameRule {
 
 /// `NameIsDNS1035Label`; a `generateName` prefix may end in `-`.
 fn dns1035_name(s: &str, prefix: bool) -> Vec<String> {
-    use crd_runtime::engine::names::dns1035_label;
+    use crd_runtime::names::dns1035_label;
     if prefix && s.len() > 1 && s.ends_with('-') {
         return dns1035_label(&format!("{}a", &s[..s.len() - 1]));
     }

@@ -91,7 +91,7 @@ impl Behaviour for Nodes {
         {
             let p = spec.child("taints").index(i);
             let key = t["key"].as_str().unwrap_or("");
-            for m in crd_runtime::engine::names::qualified_name(key) {
+            for m in crd_runtime::names::qualified_name(key) {
                 errs.push(FieldError::invalid(
                     p.child("key"),
                     BadValue::Str(key.into()),

@@ -3,9 +3,9 @@
 //! Scale's `status.selector` and the printers' Selector column show) and rendered
 //! as Go's `%#v` does in the messages that quote a whole selector.
 
-use crd_runtime::engine::names::{label_value, qualified_name};
 use crd_runtime::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 use crd_runtime::go::quote;
+use crd_runtime::names::{label_value, qualified_name};
 use serde_json::{Map, Value};
 
 fn strings(v: Option<&Value>) -> Vec<&str> {

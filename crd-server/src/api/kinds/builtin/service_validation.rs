@@ -203,7 +203,7 @@ fn port(
     }
     checks::port_num_or_name(&p["targetPort"], path.child("targetPort"), errs);
     if let Some(app) = p["appProtocol"].as_str() {
-        for m in crd_runtime::engine::names::qualified_name(app) {
+        for m in crd_runtime::names::qualified_name(app) {
             errs.push(FieldError::invalid(
                 path.child("appProtocol"),
                 BadValue::Str(app.into()),

@@ -13,8 +13,8 @@ pub mod selector;
 pub mod webhooks;
 
 use crd_runtime::KubeVersion;
-use crd_runtime::engine::names::{dns1035_label, dns1123_subdomain, path_segment_name};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names::{dns1035_label, dns1123_subdomain, path_segment_name};
 use serde_json::{Value, json};
 
 use self::cel::{Expr, compile};

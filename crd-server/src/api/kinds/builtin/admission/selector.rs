@@ -1,8 +1,8 @@
 //! `metav1validation.ValidateLabelSelector` and the small value checks the
 //! admission kinds share (fully qualified names, qualified names, ports).
 
-use crd_runtime::engine::names::{dns1123_subdomain, label_value, qualified_name};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names::{dns1123_subdomain, label_value, qualified_name};
 use serde_json::Value;
 
 use super::{strings, text};
