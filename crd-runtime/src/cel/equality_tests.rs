@@ -1,5 +1,5 @@
 //! `==` and `!=` on `x-kubernetes-list-type: set`/`map` lists, as the API
-//! server compares them (see [`super::equality`]).
+//! server compares them (see [`crate::cel::library::equality`]).
 
 use serde_json::{Value as Json, json};
 

@@ -2,6 +2,7 @@
 
 mod crd;
 mod either;
+mod grow;
 mod preexisting;
 mod schema;
 mod schema_traits;

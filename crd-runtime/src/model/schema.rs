@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
-use super::schema_traits::grown;
+use super::grow::grown;
 
 /// One node of an OpenAPI v3 schema as Kubernetes understands it.
 ///
@@ -419,12 +419,6 @@ impl JSONSchemaProps {
         Self::flag(self.x_kubernetes_int_or_string)
     }
 
-    /// The deepest nesting of schema nodes below and including this one
-    /// (properties, items, additionalProperties and the junctors each count one level).
-    pub fn depth(&self) -> usize {
-        crate::depth::schema::schema_depth(self, usize::MAX)
-    }
-
     /// Calls `f` for every direct child schema with a short label of how it is reached.
     pub fn for_each_child<'a>(&'a self, f: &mut dyn FnMut(ChildRef<'a>, &'a JSONSchemaProps)) {
         if let Some(props) = &self.properties {
@@ -607,14 +601,5 @@ mod tests {
                 .unwrap();
         assert_eq!(s.items_schema().unwrap().type_str(), "string");
         assert!(s.additional_properties_schema().is_some());
-    }
-
-    #[test]
-    fn depth_counts_every_step() {
-        let s: JSONSchemaProps = serde_json::from_str(
-            r#"{"type":"object","properties":{"a":{"type":"array","items":{"anyOf":[{"type":"string"}]}}}}"#,
-        )
-        .unwrap();
-        assert_eq!(s.depth(), 4);
     }
 }

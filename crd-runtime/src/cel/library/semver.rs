@@ -10,7 +10,7 @@ use kube_cel::cel::objects::Value;
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
 use super::delegate::call;
-use crate::cel::budget::{charge, charge_traversal};
+use crate::cel::cost::budget::{charge, charge_traversal};
 use crate::go::quote;
 
 pub(crate) fn register(ctx: &mut Context<'_>) {
