@@ -62,6 +62,7 @@ pub use schema::escape::{escape, is_reserved};
 pub(crate) use compile::expression::parse_program;
 pub(crate) use cost::budget::{COST_LIMIT_EXCEEDED, Exceeded};
 pub(crate) use environment::ast::{for_each_child, for_each_child_mut, node_count};
+pub(crate) use environment::releases::authz_builders;
 pub(crate) use eval::context::with_root;
 pub(crate) use eval::rules::cel_go_error;
 pub(crate) use library::authz::authorizer_value;

@@ -71,6 +71,32 @@ const STRINGS_V0: &[&str] = &[
     "upperAscii",
 ];
 
+/// `library.Authz`: the builders of a check (`path` … `name`), then `check` and the
+/// decision's methods.
+const AUTHZ: &[&str] = &[
+    "path",
+    "group",
+    "serviceAccount",
+    "resource",
+    "subresource",
+    "namespace",
+    "name",
+    "check",
+    "allowed",
+    "errored",
+    "error",
+    "reason",
+];
+
+/// `library.AuthzSelectors`: the selectors of a resource check.
+const AUTHZ_SELECTORS: &[&str] = &["fieldSelector", "labelSelector"];
+
+/// The functions of the authorizer library that build a check (`path`, `group`, …,
+/// `fieldSelector`, `labelSelector`): each returns the check being built.
+pub(crate) fn authz_builders() -> impl Iterator<Item = &'static str> {
+    AUTHZ[..7].iter().chain(AUTHZ_SELECTORS).copied()
+}
+
 /// Every library of base.go, in its order, plus the ones hosts add.
 pub(crate) const LIBRARIES: &[Library] = &[
     Library {
@@ -110,20 +136,7 @@ pub(crate) const LIBRARIES: &[Library] = &[
         name: "library.Authz",
         gate: compat(27),
         host: Host::Admission,
-        functions: &[
-            "path",
-            "group",
-            "serviceAccount",
-            "resource",
-            "subresource",
-            "namespace",
-            "name",
-            "check",
-            "allowed",
-            "errored",
-            "error",
-            "reason",
-        ],
+        functions: AUTHZ,
         macros: &[],
     },
     Library {
@@ -255,7 +268,7 @@ pub(crate) const LIBRARIES: &[Library] = &[
         name: "library.AuthzSelectors",
         gate: compat(31),
         host: Host::Admission,
-        functions: &["fieldSelector", "labelSelector"],
+        functions: AUTHZ_SELECTORS,
         macros: &[],
     },
     Library {

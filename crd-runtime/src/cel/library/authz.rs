@@ -12,6 +12,8 @@ use kube_cel::cel::extractors::{Arguments, This};
 use kube_cel::cel::objects::{Key, Map, Opaque, Value};
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
+use crate::cel::environment::releases::authz_builders;
+
 /// A check being built (`kubernetes.authorization.Authorizer`, `PathCheck`,
 /// `GroupCheck`, `ResourceCheck`).
 #[derive(Debug, PartialEq, Eq)]
@@ -46,17 +48,7 @@ pub(crate) fn authorizer_value() -> Value {
 
 /// Registers the library's functions in the root context.
 pub(in crate::cel) fn register(ctx: &mut Context<'static>) {
-    for name in [
-        "path",
-        "group",
-        "serviceAccount",
-        "resource",
-        "subresource",
-        "namespace",
-        "name",
-        "fieldSelector",
-        "labelSelector",
-    ] {
+    for name in authz_builders() {
         ctx.add_function(name, builder);
     }
     ctx.add_function("check", check);
