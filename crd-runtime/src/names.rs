@@ -274,6 +274,28 @@ pub fn dns1035_label_name(s: &str, prefix: bool) -> Vec<String> {
     dns1035_label(s)
 }
 
+/// `schema.GroupVersion.String()`: `group/version`, or `version` alone for the core
+/// group.
+pub(crate) fn api_version(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    }
+}
+
+/// A `kind` (or `listKind`), checked as the API server checks kinds: a DNS-1035 label
+/// once lowercased. The message when it is not, `None` when it is.
+pub(crate) fn mixed_case_kind(kind: &str) -> Option<String> {
+    let problems = dns1035_label(&kind.to_lowercase());
+    (!problems.is_empty()).then(|| {
+        format!(
+            "may have mixed case, but should otherwise match: {}",
+            problems.join(",")
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

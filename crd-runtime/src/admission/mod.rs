@@ -63,11 +63,7 @@ pub struct GroupVersionKind {
 impl GroupVersionKind {
     /// `group/version` (`version` for the core group).
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+        crate::names::api_version(&self.group, &self.version)
     }
 }
 

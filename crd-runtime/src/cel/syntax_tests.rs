@@ -50,16 +50,7 @@ fn compile_errors(s: &JSONSchemaProps, env: CelEnvironment) -> Vec<String> {
 }
 
 fn validate(s: &JSONSchemaProps, obj: Json, old: Option<Json>) -> Vec<String> {
-    let (v, errs) = Validator::new_in(s, true, env(TWO_VAR_COMPREHENSIONS_SINCE));
-    assert!(errs.is_empty(), "compile errors: {errs:?}");
-    let mut out: Vec<String> = v
-        .expect("rules")
-        .validate(&obj, old.as_ref())
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    out.sort();
-    out
+    super::tests::run_in(s, obj, old, env(TWO_VAR_COMPREHENSIONS_SINCE))
 }
 
 /// The rules of issue 34, as rules (a rule must be a bool).

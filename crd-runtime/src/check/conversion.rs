@@ -20,16 +20,12 @@ pub fn validate_conversion(
     let Some(c) = conversion else {
         return errs;
     };
-    let strategy = path.child("strategy");
-    if c.strategy.is_empty() {
-        errs.push(FieldError::required(strategy, ""));
-    } else if c.strategy != "None" && c.strategy != "Webhook" {
-        errs.push(FieldError::not_supported(
-            strategy,
-            BadValue::Str(c.strategy.clone()),
-            &["None", "Webhook"],
-        ));
-    }
+    super::one_of(
+        &mut errs,
+        path.child("strategy"),
+        &c.strategy,
+        &["None", "Webhook"],
+    );
     let cc_path = path.child("webhookClientConfig");
     if c.strategy == "Webhook" {
         match &c.webhook_client_config {

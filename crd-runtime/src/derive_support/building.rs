@@ -90,12 +90,11 @@ pub fn with_items<T: ListSchema + ?Sized>(
     s: &mut JSONSchemaProps,
     f: impl FnOnce(&mut JSONSchemaProps),
 ) {
-    let mut items = match s.items.take().map(|b| *b) {
-        Some(JSONSchemaPropsOrArray::Schema(items)) => items,
-        _ => JSONSchemaProps::default(),
-    };
-    f(&mut items);
-    s.items = Some(Box::new(JSONSchemaPropsOrArray::Schema(items)));
+    let (unwrap, wrap) = (
+        JSONSchemaPropsOrArray::into_schema,
+        JSONSchemaPropsOrArray::Schema,
+    );
+    edit_child(&mut s.items, unwrap, wrap, f);
 }
 
 /// Applies `f` to the `additionalProperties` node of a map field's schema.
@@ -103,12 +102,24 @@ pub fn with_values<T: MapSchema + ?Sized>(
     s: &mut JSONSchemaProps,
     f: impl FnOnce(&mut JSONSchemaProps),
 ) {
-    let mut values = match s.additional_properties.take().map(|b| *b) {
-        Some(JSONSchemaPropsOrBool::Schema(values)) => values,
-        _ => JSONSchemaProps::default(),
-    };
-    f(&mut values);
-    s.additional_properties = Some(Box::new(JSONSchemaPropsOrBool::Schema(values)));
+    let (unwrap, wrap) = (
+        JSONSchemaPropsOrBool::into_schema,
+        JSONSchemaPropsOrBool::Schema,
+    );
+    edit_child(&mut s.additional_properties, unwrap, wrap, f);
+}
+
+/// Applies `f` to the schema in `slot` (a new one when it holds none), and puts it
+/// back as the schema form of `W`.
+fn edit_child<W>(
+    slot: &mut Option<Box<W>>,
+    unwrap: impl FnOnce(W) -> Option<JSONSchemaProps>,
+    wrap: impl FnOnce(JSONSchemaProps) -> W,
+    f: impl FnOnce(&mut JSONSchemaProps),
+) {
+    let mut node = slot.take().and_then(|b| unwrap(*b)).unwrap_or_default();
+    f(&mut node);
+    *slot = Some(Box::new(wrap(node)));
 }
 
 /// Compile-time check that a field of type `T` accepts a default of literal kind `K`.

@@ -315,6 +315,26 @@ pub enum JSONSchemaPropsOrBool {
     Schema(JSONSchemaProps),
 }
 
+impl JSONSchemaPropsOrArray {
+    /// The one schema for every item, when that is the form.
+    pub(crate) fn into_schema(self) -> Option<JSONSchemaProps> {
+        match self {
+            Self::Schema(s) => Some(s),
+            Self::Schemas(_) => None,
+        }
+    }
+}
+
+impl JSONSchemaPropsOrBool {
+    /// The schema, when that is the form.
+    pub(crate) fn into_schema(self) -> Option<JSONSchemaProps> {
+        match self {
+            Self::Bool(_) => None,
+            Self::Schema(s) => Some(s),
+        }
+    }
+}
+
 /// A `dependencies` entry: a schema or a list of property names.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]

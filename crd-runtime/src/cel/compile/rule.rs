@@ -218,23 +218,17 @@ pub(in crate::cel) fn compile_one(
             compiled.error = Some(detail.clone());
             push(RuleField::Rule, ErrorType::Invalid, rule_value(), detail);
         }
-        Ok(Checked {
-            expr,
-            ty,
-            typed_equality,
-            uses_old_self,
-            max_cost,
-        }) => {
-            compiled.uses_old_self = uses_old_self;
-            if !matches!(ty, Ty::Bool | Ty::Dyn) {
+        Ok(checked) => {
+            compiled.uses_old_self = checked.uses_old_self;
+            if !matches!(checked.ty, Ty::Bool | Ty::Dyn) {
                 let detail = "cel expression must evaluate to a bool".to_string();
                 compiled.error = Some(detail.clone());
                 push(RuleField::Rule, ErrorType::Invalid, rule_value(), detail);
             } else {
-                let mut expr = expr;
-                compiled.max_cost = max_cost;
+                let mut expr = checked.expr;
+                compiled.max_cost = checked.max_cost;
                 compiled.static_cost = instrument_costed(&mut expr);
-                equality::apply(&mut expr, &typed_equality);
+                equality::apply(&mut expr, &checked.typed_equality);
                 compiled.program = Some(expr);
             }
         }

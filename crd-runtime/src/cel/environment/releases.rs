@@ -58,7 +58,8 @@ const fn compat(since: u32) -> Gate {
 }
 
 const K8S_LISTS: &[&str] = &["isSorted", "sum", "max", "min", "indexOf", "lastIndexOf"];
-const STRINGS_V0: &[&str] = &[
+/// `ext.Strings(v2)`: v0's functions, then `format` and `strings.quote`.
+const STRINGS_V2: &[&str] = &[
     "charAt",
     "indexOf",
     "lastIndexOf",
@@ -69,7 +70,11 @@ const STRINGS_V0: &[&str] = &[
     "substring",
     "trim",
     "upperAscii",
+    "format",
+    "strings.quote",
 ];
+/// `ext.Strings(v0)`.
+const STRINGS_V0: &[&str] = STRINGS_V2.split_at(STRINGS_V2.len() - 2).0;
 
 /// `library.Authz`: the builders of a check (`path` … `name`), then `check` and the
 /// decision's methods.
@@ -187,20 +192,7 @@ pub(crate) const LIBRARIES: &[Library] = &[
         name: "ext.Strings(v2)",
         gate: compat(29),
         host: Host::All,
-        functions: &[
-            "charAt",
-            "indexOf",
-            "lastIndexOf",
-            "join",
-            "lowerAscii",
-            "replace",
-            "split",
-            "substring",
-            "trim",
-            "upperAscii",
-            "format",
-            "strings.quote",
-        ],
+        functions: STRINGS_V2,
         macros: &[],
     },
     Library {

@@ -187,20 +187,15 @@ mod tests {
     #[test]
     fn kubernetes_libraries_are_registered() {
         assert_eq!(eval("'a-b'.split('-').size()"), Ok(Value::Int(2)));
-        assert_eq!(
-            eval("quantity('1Gi').isGreaterThan(quantity('500Mi'))"),
-            Ok(Value::Bool(true))
-        );
-        assert_eq!(eval("isURL('https://x.io/p')"), Ok(Value::Bool(true)));
-        assert_eq!(
-            eval("type(1) == int && type('a') == string"),
-            Ok(Value::Bool(true))
-        );
-        assert_eq!(eval("type(1) == string"), Ok(Value::Bool(false)));
-        assert_eq!(
-            eval("type([1]) == list && type(type(1)) == type"),
-            Ok(Value::Bool(true))
-        );
+        for (src, want) in [
+            ("quantity('1Gi').isGreaterThan(quantity('500Mi'))", true),
+            ("isURL('https://x.io/p')", true),
+            ("type(1) == int && type('a') == string", true),
+            ("type(1) == string", false),
+            ("type([1]) == list && type(type(1)) == type", true),
+        ] {
+            assert_eq!(eval(src), Ok(Value::Bool(want)), "{src}");
+        }
     }
 
     #[test]

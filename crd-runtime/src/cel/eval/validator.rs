@@ -200,52 +200,36 @@ impl Validator {
             None | Some("granular") | Some("atomic") => uncorrelatable.cloned(),
             Some(_) => uncorrelatable.cloned().or_else(|| Some(path.clone())),
         };
-        let mut properties = BTreeMap::new();
-        for (k, s) in schema.properties.iter().flatten() {
-            let child = path.child("properties").key(k);
-            if let Some(v) = Self::build(
+        let mut child = |s: &Arc<CelSchema>, path: &Path, unc: Option<&Path>| {
+            Self::build(
                 s,
                 s.is_embedded_resource(),
-                &child,
-                map_unc.as_ref(),
+                path,
+                unc,
                 child_cardinality,
                 env,
                 errors,
-            ) {
+            )
+        };
+        let mut properties = BTreeMap::new();
+        for (k, s) in schema.properties.iter().flatten() {
+            if let Some(v) = child(s, &path.child("properties").key(k), map_unc.as_ref()) {
                 properties.insert(k.clone(), v);
             }
         }
         let items = schema.items_arc().and_then(|s| {
-            let child = path.child("items");
+            let path = path.child("items");
             let unc = match (uncorrelatable, schema.x_kubernetes_list_type.as_deref()) {
                 (Some(u), _) => Some(u.clone()),
                 (None, Some("map")) => None,
-                (None, _) => Some(child.clone()),
+                (None, _) => Some(path.clone()),
             };
-            Self::build(
-                s,
-                s.is_embedded_resource(),
-                &child,
-                unc.as_ref(),
-                child_cardinality,
-                env,
-                errors,
-            )
-            .map(Box::new)
+            child(s, &path, unc.as_ref()).map(Box::new)
         });
-        let additional_properties = schema.additional_arc().and_then(|s| {
-            let child = path.child("additionalProperties");
-            Self::build(
-                s,
-                s.is_embedded_resource(),
-                &child,
-                map_unc.as_ref(),
-                child_cardinality,
-                env,
-                errors,
-            )
-            .map(Box::new)
-        });
+        let additional_properties = schema
+            .additional_arc()
+            .and_then(|s| child(s, &path.child("additionalProperties"), map_unc.as_ref()))
+            .map(Box::new);
         let empty = rules.is_empty()
             && all_of.is_empty()
             && properties.is_empty()
@@ -364,35 +348,28 @@ impl Validator {
                 }
             }
             Json::Object(map) => {
-                if let Some(av) = &self.additional_properties {
-                    for (k, v) in map {
-                        if budget.stopped {
-                            return;
-                        }
-                        av.walk(
-                            v,
-                            correlation::field(old, k),
-                            correlation::field(ratchet_old, k),
-                            &path.key(k),
-                            budget,
-                            errs,
-                        );
-                    }
-                }
-                for (k, v) in map {
+                // Every entry against additionalProperties first, then the declared
+                // properties, each with its old values paired by key.
+                let additional = self.additional_properties.iter().flat_map(|av| {
+                    map.iter()
+                        .map(move |(k, v)| (av.as_ref(), k, v, path.key(k)))
+                });
+                let declared = map.iter().filter_map(|(k, v)| {
+                    let pv = self.properties.get(k.as_str())?;
+                    Some((pv, k, v, path.child(k)))
+                });
+                for (child, k, v, p) in additional.chain(declared) {
                     if budget.stopped {
                         return;
                     }
-                    if let Some(pv) = self.properties.get(k.as_str()) {
-                        pv.walk(
-                            v,
-                            correlation::field(old, k),
-                            correlation::field(ratchet_old, k),
-                            &path.child(k),
-                            budget,
-                            errs,
-                        );
-                    }
+                    child.walk(
+                        v,
+                        correlation::field(old, k),
+                        correlation::field(ratchet_old, k),
+                        &p,
+                        budget,
+                        errs,
+                    );
                 }
             }
             _ => {}

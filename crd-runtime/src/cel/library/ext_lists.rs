@@ -242,10 +242,7 @@ mod tests {
     }
 
     fn err(src: &str) -> String {
-        match eval(src) {
-            Err(ExecutionError::FunctionError { message, .. }) => message,
-            other => panic!("{src}: {other:?}"),
-        }
+        crate::cel::library::function_error(src, eval(src))
     }
 
     #[test]

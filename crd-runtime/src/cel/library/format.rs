@@ -131,22 +131,17 @@ mod tests {
 
     #[test]
     fn named_formats_are_optional() {
-        assert_eq!(
-            eval("format.named('dns1123Label').hasValue()"),
-            Ok(Value::Bool(true))
-        );
-        assert_eq!(
-            eval("format.named('nope').hasValue()"),
-            Ok(Value::Bool(false))
-        );
-        assert_eq!(
-            eval("format.named('dns1123Label').value() == format.dns1123Label()"),
-            Ok(Value::Bool(true))
-        );
-        assert_eq!(
-            eval("format.uuid() == format.byte()"),
-            Ok(Value::Bool(false))
-        );
+        for (expr, want) in [
+            ("format.named('dns1123Label').hasValue()", true),
+            ("format.named('nope').hasValue()", false),
+            (
+                "format.named('dns1123Label').value() == format.dns1123Label()",
+                true,
+            ),
+            ("format.uuid() == format.byte()", false),
+        ] {
+            assert_eq!(eval(expr), Ok(Value::Bool(want)), "{expr}");
+        }
     }
 
     #[test]

@@ -17,3 +17,12 @@ pub(super) mod net;
 pub(super) mod quantity;
 pub(super) mod semver;
 pub(super) mod urls;
+
+/// The message of the function error `result` of evaluating `src` (tests).
+#[cfg(test)]
+pub(super) fn function_error(src: &str, result: kube_cel::cel::ResolveResult) -> String {
+    match result {
+        Err(kube_cel::cel::ExecutionError::FunctionError { message, .. }) => message,
+        other => panic!("{src}: {other:?}"),
+    }
+}

@@ -351,7 +351,7 @@ async fn covering_budgets(scope: &Scope<'_>, pod: &Value) -> Result<Vec<Value>, 
     Ok(listed
         .items
         .iter()
-        .filter_map(|kv| crd_runtime::depth::from_json_slice::<Value>(&kv.value).ok())
+        .filter_map(|kv| crd_runtime::__private::depth::from_json_slice::<Value>(&kv.value).ok())
         .filter(|pdb| {
             pdb.pointer("/spec/selector").is_some_and(|s| {
                 !crate::api::kinds::builtin::label_selector_is_empty(s)

@@ -194,23 +194,26 @@ fn selector_cost(len: Range) -> Range {
 
 /// The size of `s.replace(from, to)` (`library.CostEstimator`).
 fn replace_size(s: Range, from: Range, to: Range) -> Range {
-    let mut count = Range::default();
-    let mut kept = Range::default();
-    if from.min == 0 {
-        count.max = s.max.saturating_add(1);
-        kept.max = s.max;
-    } else if to.max <= from.min {
-        kept.max = s.max;
-    } else {
-        count.max = (s.max as f64 / from.min as f64).ceil() as u64;
-    }
-    if from.max == 0 {
-        count.min = s.min.saturating_add(1);
-        kept.min = s.min;
-    } else if from.max <= to.min {
-        kept.min = s.min;
-    } else {
-        count.min = (s.min as f64 / from.max as f64).ceil() as u64;
-    }
+    // One bound of (replacements, characters kept) from the same bound of `s`: the
+    // largest result replaces the shortest `from`, the smallest the longest one.
+    let bound = |s: u64, from: u64, no_growth: bool| -> (u64, u64) {
+        if from == 0 {
+            (s.saturating_add(1), s)
+        } else if no_growth {
+            (0, s)
+        } else {
+            ((s as f64 / from as f64).ceil() as u64, 0)
+        }
+    };
+    let (count_max, kept_max) = bound(s.max, from.min, to.max <= from.min);
+    let (count_min, kept_min) = bound(s.min, from.max, from.max <= to.min);
+    let count = Range {
+        min: count_min,
+        max: count_max,
+    };
+    let kept = Range {
+        min: kept_min,
+        max: kept_max,
+    };
     count.mul(to).add(kept)
 }

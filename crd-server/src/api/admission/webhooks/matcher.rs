@@ -100,7 +100,9 @@ impl<'a> Matcher<'a> {
     async fn read_namespace(&self, name: &str) -> Result<Option<Value>, ApiError> {
         let key = format!("{NAMESPACE_PREFIX}{name}");
         match self.shared.store.get(&key).await {
-            Ok(kv) => Ok(kv.and_then(|kv| crd_runtime::depth::from_json_slice(&kv.value).ok())),
+            Ok(kv) => Ok(
+                kv.and_then(|kv| crd_runtime::__private::depth::from_json_slice(&kv.value).ok())
+            ),
             Err(e) => Err(internal(e.to_string())),
         }
     }

@@ -17,7 +17,10 @@ pub fn invalid_go(path: Path, go_value: &str, detail: &str) -> FieldError {
 
 /// `[]string{"a", "b"}`.
 pub fn go_strings(values: &[String]) -> String {
-    let quoted: Vec<String> = values.iter().map(|v| crd_runtime::go::quote(v)).collect();
+    let quoted: Vec<String> = values
+        .iter()
+        .map(|v| crd_runtime::__private::go::quote(v))
+        .collect();
     format!("[]string{{{}}}", quoted.join(", "))
 }
 

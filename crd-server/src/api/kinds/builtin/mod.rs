@@ -43,7 +43,7 @@ mod workload;
 
 use std::sync::OnceLock;
 
-use crd_runtime::engine::objectmeta::{MetaRules, NamespaceRule, validate_object_meta};
+use crd_runtime::__private::objectmeta::{MetaRules, NamespaceRule, validate_object_meta};
 use crd_runtime::engine::{Engine, EngineOptions, SchemaOptions};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::model::JSONSchemaProps;

@@ -3,8 +3,8 @@
 //! Scale's `status.selector` and the printers' Selector column show) and rendered
 //! as Go's `%#v` does in the messages that quote a whole selector.
 
+use crd_runtime::__private::go::quote;
 use crd_runtime::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
-use crd_runtime::go::quote;
 use crd_runtime::names::{label_value, qualified_name};
 use serde_json::{Map, Value};
 

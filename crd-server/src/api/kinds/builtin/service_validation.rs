@@ -217,7 +217,7 @@ fn port(
 fn port_key(protocol: &str, port: i64, node_port: i64) -> String {
     format!(
         "core.ServicePort{{Name:\"\", Protocol:{}, AppProtocol:(*string)(nil), Port:{port}, TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:\"\"}}, NodePort:{node_port}}}",
-        crd_runtime::go::quote(protocol)
+        crd_runtime::__private::go::quote(protocol)
     )
 }
 
@@ -494,7 +494,7 @@ pub fn validate_update(svc: &Value, old: &Value, errs: &mut ErrorList) {
                     "[]core.IPFamily{{{}}}",
                     new_fams
                         .iter()
-                        .map(|f| crd_runtime::go::quote(f))
+                        .map(|f| crd_runtime::__private::go::quote(f))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
