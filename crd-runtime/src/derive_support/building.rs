@@ -17,6 +17,7 @@ use crate::model::{
     ObjectMeta, SelectableField, ServiceReference, ValidationRule, WebhookClientConfig,
     WebhookConversion,
 };
+use crate::model::{JSONSchemaPropsOrArray as Items, JSONSchemaPropsOrBool as Values};
 
 /// `{type: object}`.
 pub fn object() -> JSONSchemaProps {
@@ -90,11 +91,7 @@ pub fn with_items<T: ListSchema + ?Sized>(
     s: &mut JSONSchemaProps,
     f: impl FnOnce(&mut JSONSchemaProps),
 ) {
-    let (unwrap, wrap) = (
-        JSONSchemaPropsOrArray::into_schema,
-        JSONSchemaPropsOrArray::Schema,
-    );
-    edit_child(&mut s.items, unwrap, wrap, f);
+    edit_child(&mut s.items, Items::into_schema, Items::Schema, f);
 }
 
 /// Applies `f` to the `additionalProperties` node of a map field's schema.
@@ -102,11 +99,12 @@ pub fn with_values<T: MapSchema + ?Sized>(
     s: &mut JSONSchemaProps,
     f: impl FnOnce(&mut JSONSchemaProps),
 ) {
-    let (unwrap, wrap) = (
-        JSONSchemaPropsOrBool::into_schema,
-        JSONSchemaPropsOrBool::Schema,
+    edit_child(
+        &mut s.additional_properties,
+        Values::into_schema,
+        Values::Schema,
+        f,
     );
-    edit_child(&mut s.additional_properties, unwrap, wrap, f);
 }
 
 /// Applies `f` to the schema in `slot` (a new one when it holds none), and puts it
