@@ -406,10 +406,10 @@ mod tests {
         let only_v2 = json!({"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["v2"], "resources": ["crontabs"]});
         let rules = [only_v2];
         assert_eq!(
-            match_webhook_rules(&rules, "Exact", &a, &[v2.clone()]),
+            match_webhook_rules(&rules, "Exact", &a, std::slice::from_ref(&v2)),
             None
         );
-        let got = match_webhook_rules(&rules, "Equivalent", &a, &[v2.clone()]).unwrap();
+        let got = match_webhook_rules(&rules, "Equivalent", &a, std::slice::from_ref(&v2)).unwrap();
         assert_eq!(got.kind.version, "v2");
         assert!(got.converts(&a));
     }

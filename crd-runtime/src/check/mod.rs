@@ -122,8 +122,6 @@ impl CheckOptions {
     }
 }
 
-/// Validates a v1 CRD as the API server validates a create request: v1 defaults
-
 /// A field that must hold one of `allowed`: required when empty, else not supported
 /// when it is none of them.
 fn one_of(errs: &mut ErrorList, path: Path, value: &str, allowed: &[&str]) {
@@ -148,6 +146,8 @@ fn wrong_type(path: &Path, ty: &str, detail: &str) -> crate::field::FieldError {
         FieldError::invalid(path.child("type"), BadValue::Str(ty.into()), detail)
     }
 }
+
+/// Validates a v1 CRD as the API server validates a create request: v1 defaults
 /// are applied, the status is reset, then every rule in `opts` is checked.
 pub fn validate_crd(crd: &CustomResourceDefinition, opts: &CheckOptions) -> ErrorList {
     // The internal copy clones, walks and drops every schema: deep ones on a stack
