@@ -27,8 +27,9 @@ pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Result<Value, SyntaxE
     // on a stack sized for it, without scanning the text for its depth first (the
     // scan was a tenth of a run). At the first value past it, the rest of the text is
     // read the measured way, from that value on.
-    let handoff =
-        crd_runtime::depth::with_stack_for(SERDE_LIMIT, || stream(bytes, Mode::Limited, 0, &mut f));
+    let handoff = crd_runtime::__private::depth::with_stack_for(SERDE_LIMIT, || {
+        stream(bytes, Mode::Limited, 0, &mut f)
+    });
     if let Some(at) = handoff {
         let line_start = bytes[..at]
             .iter()
@@ -66,7 +67,7 @@ fn read_measured(
     col0: usize,
     f: &mut dyn FnMut(Result<Value, SyntaxError>),
 ) {
-    use crd_runtime::depth::{json_text_depth, with_stack_for};
+    use crd_runtime::__private::depth::{json_text_depth, with_stack_for};
     // Lines before `bytes[start]`, so positions stay absolute after a too-deep value.
     let (mut start, mut shift, mut col0) = (0, shift, col0);
     let mut emit = |r: Result<Value, SyntaxError>, shift: usize| {
@@ -142,7 +143,7 @@ fn stream(
     col0: usize,
     f: &mut dyn FnMut(Result<Value, SyntaxError>),
 ) -> Option<usize> {
-    let deep = matches!(mode, Mode::Measured(d) if d > crd_runtime::depth::SHALLOW);
+    let deep = matches!(mode, Mode::Measured(d) if d > crd_runtime::__private::depth::SHALLOW);
     let mut offset = 0;
     // Line number of `bytes[offset]`, so positions stay absolute after a resume.
     let mut line_base = 0;
@@ -267,13 +268,13 @@ mod tests {
         );
         // The API server's depth: 10,000 levels read, one more refused in Go's words
         // at the bracket past the limit, the lines around it still read.
-        let n = crd_runtime::depth::MAX_DEPTH;
+        let n = crd_runtime::__private::depth::MAX_DEPTH;
         let at_limit = format!("{}1{}", "[".repeat(n), "]".repeat(n));
         let over = format!("{}1{}", "[".repeat(n + 1), "]".repeat(n + 1));
         let input = format!("{{\"a\":1}}\n{over}\n{at_limit}\n");
         let (v, errs) = json_values_all(input.as_bytes());
         assert_eq!(v.len(), 2);
-        crd_runtime::depth::drop_value(v.into_iter().nth(1).unwrap());
+        crd_runtime::__private::depth::drop_value(v.into_iter().nth(1).unwrap());
         assert_eq!(errs.len(), 1);
         assert_eq!(errs[0].message, "invalid character '[' exceeded max depth");
         assert_eq!((errs[0].line, errs[0].column), (2, n + 1));
@@ -288,15 +289,18 @@ mod tests {
         // A value deeper than serde_json's limit hands the rest over, mid-line too:
         // the values before it are read once, positions stay absolute.
         let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
-        let over = "[".repeat(crd_runtime::depth::MAX_DEPTH + 1);
+        let over = "[".repeat(crd_runtime::__private::depth::MAX_DEPTH + 1);
         let input = format!("{{\"a\":1}}\n[2] {deep}\n{{\"b\":1,}}\n{over}\n{{\"c\":3}}\n");
         let (v, errs) = json_values_all(input.as_bytes());
         assert_eq!(v.len(), 4);
         assert_eq!(v[1], serde_json::json!([2]));
-        assert_eq!(crd_runtime::depth::depth_of(&v[2], 1000), 200);
+        assert_eq!(crd_runtime::__private::depth::depth_of(&v[2], 1000), 200);
         assert_eq!(v[3], serde_json::json!({"c": 3}));
         let at: Vec<(usize, usize)> = errs.iter().map(|e| (e.line, e.column)).collect();
-        assert_eq!(at, vec![(3, 8), (4, crd_runtime::depth::MAX_DEPTH + 1)]);
+        assert_eq!(
+            at,
+            vec![(3, 8), (4, crd_runtime::__private::depth::MAX_DEPTH + 1)]
+        );
         // An error on the first line of the handed-over text counts its columns from
         // the line start.
         let input = format!("[1] {deep} x\n");

@@ -116,17 +116,17 @@ pub fn load_loaded<T: Sync>(
 /// several walks recurse once per level, and build scripts and test threads have
 /// small stacks. Reserved, not committed: a shallow schema touches little of it.
 pub(crate) fn deep_safe<R>(f: impl FnOnce() -> R) -> R {
-    crd_runtime::depth::with_stack_for(crd_runtime::depth::MAX_DEPTH, f)
+    crd_runtime::__private::depth::with_stack_for(crd_runtime::__private::depth::MAX_DEPTH, f)
 }
 
 /// Runs `f`, which walks `crds`, on a stack sized for their deepest schema.
 fn sized_for<R>(crds: &[CustomResourceDefinition], f: impl FnOnce() -> R) -> R {
     let depth = crds
         .iter()
-        .map(crd_runtime::depth::schema::crd_schema_depth)
+        .map(crd_runtime::__private::depth::schema::crd_schema_depth)
         .max()
         .unwrap_or(0);
-    crd_runtime::depth::schema::with_schema_stack(depth, f)
+    crd_runtime::__private::depth::schema::with_schema_stack(depth, f)
 }
 
 /// Generator configuration (builder: every setter takes and returns `&mut Self`).

@@ -58,7 +58,9 @@ fn main() -> ExitCode {
     // Every command may hold, walk and drop a CRD whose schema nests as deep as its
     // JSON allows (10,000 levels; drops and several walks recurse once per level):
     // run it on a stack sized for that, whatever stack the main thread has.
-    crd_runtime::depth::with_stack_for(crd_runtime::depth::MAX_DEPTH, || dispatch(cli.command))
+    crd_runtime::__private::depth::with_stack_for(crd_runtime::__private::depth::MAX_DEPTH, || {
+        dispatch(cli.command)
+    })
 }
 
 fn dispatch(command: Option<Command>) -> ExitCode {

@@ -106,7 +106,7 @@ fn every_entry_point(text: String) -> Vec<(&'static str, String)> {
 /// The caller owns what `load_input` returns; deep CRDs are dropped on a sized stack.
 fn drop_all(crds: Vec<CustomResourceDefinition>) {
     crds.into_iter()
-        .for_each(crd_runtime::depth::schema::drop_crd);
+        .for_each(crd_runtime::__private::depth::schema::drop_crd);
 }
 
 #[test]

@@ -39,8 +39,8 @@ impl Cluster {
             .worker_threads(2)
             // Deep schemas are validated on the server's workers: size their stacks as
             // crd-server's binary does.
-            .thread_stack_size(crd_runtime::depth::stack_bytes(
-                crd_runtime::depth::MAX_DEPTH,
+            .thread_stack_size(crd_runtime::__private::depth::stack_bytes(
+                crd_runtime::__private::depth::MAX_DEPTH,
             ))
             .enable_all()
             .build()

@@ -95,6 +95,14 @@ pub fn crd_schema_depth(crd: &CustomResourceDefinition) -> usize {
     validations_depth(crd.spec.versions.iter().map(|v| v.schema.as_ref()))
 }
 
+impl JSONSchemaProps {
+    /// The deepest nesting of schema nodes below and including this one
+    /// (properties, items, additionalProperties and the junctors each count one level).
+    pub fn depth(&self) -> usize {
+        schema_depth(self, usize::MAX)
+    }
+}
+
 /// Drops `schema` on a stack sized for it (a schema's drop recurses once per level).
 pub fn drop_schema(schema: JSONSchemaProps) {
     let depth = schema_depth(&schema, MAX_SCHEMA_DEPTH);
@@ -106,4 +114,63 @@ pub fn drop_schema(schema: JSONSchemaProps) {
 pub fn drop_crd(crd: CustomResourceDefinition) {
     let depth = crd_schema_depth(&crd);
     with_schema_stack(depth, move || drop(crd));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    use crate::model::JSONSchemaPropsOrArray;
+
+    /// A schema `levels` deep through `items`, built without recursion.
+    fn deep_items(levels: usize) -> JSONSchemaProps {
+        let mut s = JSONSchemaProps {
+            type_: Some("string".into()),
+            ..Default::default()
+        };
+        for _ in 0..levels {
+            s = JSONSchemaProps {
+                type_: Some("array".into()),
+                items: Some(Box::new(JSONSchemaPropsOrArray::Schema(s))),
+                ..Default::default()
+            };
+        }
+        s
+    }
+
+    /// Every trait of a schema (`model::schema_traits`) on a 10,000-level schema, on a
+    /// 256 KiB thread: no caller sizes a stack for them (dropping is the owner's,
+    /// through `drop_schema`).
+    #[test]
+    fn every_trait_survives_ten_thousand_levels_on_a_small_stack() {
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(|| {
+                let s = deep_items(10_000);
+                let copy = s.clone();
+                assert!(copy == s);
+                assert!(format!("{s:?}").len() > 10_000);
+                let json = serde_json::to_value(&s).unwrap();
+                let back = JSONSchemaProps::deserialize(&json).unwrap();
+                assert!(back == s);
+                super::super::drop_value(json);
+                for s in [copy, back, s] {
+                    drop_schema(s);
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn depth_counts_every_step() {
+        let s: JSONSchemaProps = serde_json::from_str(
+            r#"{"type":"object","properties":{"a":{"type":"array","items":{"anyOf":[{"type":"string"}]}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(s.depth(), 4);
+        assert_eq!(schema_depth(&deep_items(100), usize::MAX), 101);
+    }
 }

@@ -3,7 +3,7 @@
 //! the rest.
 //!
 //! ```
-//! use crd_runtime::go;
+//! use crd_runtime::__private::go;
 //!
 //! assert_eq!(go::quote("a\"b\n\u{1}"), r#""a\"b\n\x01""#);
 //! assert_eq!(go::quote("e\u{301} 🦀"), "\"e\u{301} 🦀\""); // marks and symbols stay

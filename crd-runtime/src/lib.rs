@@ -5,6 +5,10 @@
 //! - [`engine`]: prune, default and validate objects like the API server.
 //! - [`meta`]: `ObjectMeta`/`ListMeta` of custom resources (k8s-openapi's with feature `kube`).
 //! - [`field`]: field paths and errors rendered exactly like the API server.
+//! - [`labels`]: labels and label selectors: validated, matched and written like the
+//!   API server.
+//! - [`names`]: Kubernetes' name rules (DNS labels and subdomains, qualified names,
+//!   label values) with apimachinery's messages.
 //! - [`go`]: Go's `%q` quoting ([`go::quote`]), as the API server's messages quote.
 //! - [`check`]: structural-schema and CRD checks, reported like the API server.
 //! - [`jsonpath`]: the JSONPath of printer columns, scale paths and selectable fields:
@@ -36,21 +40,23 @@ pub mod cel;
 pub mod check;
 pub mod conversion;
 pub(crate) mod correlation;
-pub mod depth;
+mod depth;
 pub mod derive_support;
 pub mod diff;
 pub mod engine;
 pub mod field;
-pub mod go;
+mod go;
 pub mod jsonpath;
 #[cfg(feature = "kube")]
 pub mod k8s;
 #[cfg(feature = "k8s-schemas")]
 pub mod k8s_schemas;
 pub mod kube_support;
+pub mod labels;
 pub mod load;
 pub mod meta;
 pub mod model;
+pub mod names;
 pub mod rbac;
 #[cfg(feature = "schemars")]
 pub mod schemars_support;
@@ -77,8 +83,39 @@ pub use version::{KubeVersion, UnsupportedKubeVersion};
 #[cfg(feature = "derive")]
 pub use crd_derive::{CrdSchema, CustomResource};
 
+/// What the code `crd-derive` generates calls, and the internals crd-server and crd-gen
+/// share with this crate (Go quoting, nesting depth, default-literal markers), in one
+/// path. Not a stable API: it changes with the workspace, without notice.
 #[doc(hidden)]
-pub use derive_support::private as __private;
+pub mod __private {
+    pub use crate::derive_support::private::*;
+
+    /// Go's `%q` quoting, as the API server's messages quote values.
+    pub mod go {
+        pub use crate::go::*;
+    }
+
+    /// Nesting depth of JSON values and schemas, and the stack a walk of them needs.
+    pub mod depth {
+        pub use crate::depth::*;
+    }
+
+    /// The JSON kinds of `default`/`example` literals (see `derive_support::AcceptsDefault`).
+    pub mod literal {
+        pub use crate::derive_support::literal::*;
+    }
+
+    /// Field descriptions of generated schemas.
+    pub mod descriptions {
+        pub use crate::derive_support::descriptions::*;
+    }
+
+    /// `metadata` of objects and embedded resources checked as the API server checks
+    /// them (crd-server's built-in kinds).
+    pub mod objectmeta {
+        pub use crate::engine::objectmeta::*;
+    }
+}
 
 /// Without the `schemars` feature, derived types do not implement `schemars::JsonSchema`.
 /// Not a public API.

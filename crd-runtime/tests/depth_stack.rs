@@ -1,9 +1,9 @@
 //! Stack bytes per nesting level of each deep walk, measured: the walk runs on a fresh
 //! stack (`stacker::grow`, an anonymous mapping), and the pages it touched are counted
-//! with `mincore`. The figures size `crd_runtime::depth::stack_bytes`; this test fails
+//! with `mincore`. The figures size `crd_runtime::__private::depth::stack_bytes`; this test fails
 //! when a walk needs more per level than that budget. `--nocapture` prints them.
 
-use crd_runtime::depth::{MAX_DEPTH, from_json_slice, stack_bytes, to_json_vec};
+use crd_runtime::__private::depth::{MAX_DEPTH, from_json_slice, stack_bytes, to_json_vec};
 use crd_runtime::engine::{Engine, SchemaOptions};
 use serde_json::{Map, Value, json};
 
@@ -91,7 +91,7 @@ fn each_deep_walk_fits_the_per_level_budget() {
                 assert!(c == v && !text.is_empty());
                 drop(c);
             });
-            crd_runtime::depth::drop_value(v);
+            crd_runtime::__private::depth::drop_value(v);
             used
         }),
     ));
@@ -142,13 +142,13 @@ fn deep_crd(levels: usize) -> crd_runtime::CustomResourceDefinition {
         }
     });
     let text = to_json_vec(&crd);
-    crd_runtime::depth::drop_value(crd);
+    crd_runtime::__private::depth::drop_value(crd);
     from_json_slice(&text).unwrap()
 }
 
 #[test]
 fn each_schema_walk_fits_the_per_level_budget() {
-    use crd_runtime::depth::schema::{MAX_SCHEMA_DEPTH, schema_stack_bytes};
+    use crd_runtime::__private::depth::schema::{MAX_SCHEMA_DEPTH, schema_stack_bytes};
     let budget = (schema_stack_bytes(MAX_SCHEMA_DEPTH) - schema_stack_bytes(0)) / MAX_SCHEMA_DEPTH;
     // Each walk runs on a 1 GiB stack, so the entry points' own sizing (which leaves
     // a walk on the current stack when enough is left) never switches stacks here.

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crd_runtime::depth::drop_value;
+use crd_runtime::__private::depth::drop_value;
 use crd_runtime::engine::{Engine, PassContext, SchemaOptions, ValidationPass, too_deep};
 use crd_runtime::{ErrorList, FieldError, JSONSchemaProps, Path};
 use serde_json::{Value, json};
@@ -221,7 +221,7 @@ fn deep_array(depth: usize) -> Value {
 fn values_nested_past_the_servers_limit_are_errors_not_crashes() {
     // On the test thread's own 2 MiB: the engine sizes its stack for the depth, and
     // deep values are dropped through `depth::drop_value` (serde_json's drop recurses).
-    let limit = crd_runtime::depth::MAX_DEPTH;
+    let limit = crd_runtime::__private::depth::MAX_DEPTH;
     let e = bare(
         json!({"type": "object", "properties": {"a": {"x-kubernetes-preserve-unknown-fields": true}}}),
     );
@@ -246,8 +246,11 @@ fn values_nested_past_the_servers_limit_are_errors_not_crashes() {
     v["a"] = deep_array(limit - 2);
     assert!(!too_deep(&v));
     assert_eq!(e.admit(&mut v), Ok(()));
-    assert_eq!(crd_runtime::depth::depth_of(&v, usize::MAX), limit - 1);
-    let old = crd_runtime::depth::with_stack_for(limit, || v.clone());
+    assert_eq!(
+        crd_runtime::__private::depth::depth_of(&v, usize::MAX),
+        limit - 1
+    );
+    let old = crd_runtime::__private::depth::with_stack_for(limit, || v.clone());
     assert!(e.validate_update(&v, &old).is_empty());
     drop_value(old);
     drop_value(v);
@@ -316,7 +319,7 @@ fn nested_schema(levels: usize) -> JSONSchemaProps {
 
 #[test]
 fn engines_compile_schemas_as_deep_as_a_crd_body_carries_them() {
-    use crd_runtime::depth::schema::{MAX_SCHEMA_DEPTH, with_schema_stack};
+    use crd_runtime::__private::depth::schema::{MAX_SCHEMA_DEPTH, with_schema_stack};
     use crd_runtime::engine::EngineError;
     // On this 2 MiB test thread: the compile sizes its own stack.
     let s = nested_schema(MAX_SCHEMA_DEPTH);

@@ -94,8 +94,8 @@ fn main() -> ExitCode {
         // Requests may nest 10,000 levels (the API server's JSON limit); every walk of
         // such an object (decode, admission, managed fields, encoding, drop) runs on
         // the worker's stack, so it is sized for that depth. Reserved, not committed.
-        .thread_stack_size(crd_runtime::depth::stack_bytes(
-            crd_runtime::depth::MAX_DEPTH,
+        .thread_stack_size(crd_runtime::__private::depth::stack_bytes(
+            crd_runtime::__private::depth::MAX_DEPTH,
         ))
         .enable_all()
         .build()

@@ -1,11 +1,11 @@
 //! Objects nested as deep as kube-apiserver reads them (10,000 levels of JSON): created
 //! and read back with the real kubectl, and one level more refused with the server's
 //! decode error. The test thread keeps its 2 MiB stack: the server's workers size
-//! their own, and the test walks deep values only through `crd_runtime::depth`.
+//! their own, and the test walks deep values only through `crd_runtime::__private::depth`.
 
 mod support;
 
-use crd_runtime::depth::{MAX_DEPTH, depth_of, drop_value, from_json_slice};
+use crd_runtime::__private::depth::{MAX_DEPTH, depth_of, drop_value, from_json_slice};
 use serde_json::Value;
 use support::{kubectl_err, kubectl_ok, test_crd, write};
 
@@ -23,7 +23,7 @@ fn deep_box(name: &str, levels: usize) -> String {
 fn objects_nest_to_the_servers_limit_and_no_further() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .thread_stack_size(crd_runtime::depth::stack_bytes(MAX_DEPTH))
+        .thread_stack_size(crd_runtime::__private::depth::stack_bytes(MAX_DEPTH))
         .enable_all()
         .build()
         .unwrap();
@@ -128,7 +128,7 @@ fn deep_object(name: &str, chain: usize, leaf: &str) -> String {
 fn schemas_nest_as_deep_as_a_crd_body_carries_them() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .thread_stack_size(crd_runtime::depth::stack_bytes(MAX_DEPTH))
+        .thread_stack_size(crd_runtime::__private::depth::stack_bytes(MAX_DEPTH))
         .enable_all()
         .build()
         .unwrap();
@@ -140,7 +140,7 @@ fn schemas_nest_as_deep_as_a_crd_body_carries_them() {
     // 4,990 schema levels: ~9,985 JSON levels of the CRD body, within its 10,000.
     let levels = 4_990;
     let crd = deep_crd(levels);
-    let depth = crd_runtime::depth::json_text_depth(crd.as_bytes()).unwrap();
+    let depth = crd_runtime::__private::depth::json_text_depth(crd.as_bytes()).unwrap();
     assert!((9_900..=MAX_DEPTH).contains(&depth), "{depth}");
     kubectl_ok(
         &url,
@@ -208,7 +208,7 @@ fn items_crd(levels: usize) -> String {
 fn the_deepest_schema_a_crd_body_carries_is_served_read_and_deleted() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .thread_stack_size(crd_runtime::depth::stack_bytes(MAX_DEPTH))
+        .thread_stack_size(crd_runtime::__private::depth::stack_bytes(MAX_DEPTH))
         .enable_all()
         .build()
         .unwrap();
@@ -219,7 +219,7 @@ fn the_deepest_schema_a_crd_body_carries_is_served_read_and_deleted() {
     let dir = tempfile::tempdir().unwrap();
     // 9,990 `items` levels: one JSON level each, the deepest schema a body holds.
     let crd = items_crd(9_990);
-    assert!(crd_runtime::depth::json_text_depth(crd.as_bytes()).unwrap() <= MAX_DEPTH);
+    assert!(crd_runtime::__private::depth::json_text_depth(crd.as_bytes()).unwrap() <= MAX_DEPTH);
     kubectl_ok(
         &url,
         &["create", "-f", &write(dir.path(), "crd.json", &crd)],
@@ -249,7 +249,7 @@ fn the_deepest_schema_a_crd_body_carries_is_served_read_and_deleted() {
     let got: Value = from_json_slice(&out.stdout).expect("the server's JSON");
     let sent: Value = from_json_slice(crd.as_bytes()).unwrap();
     // Compared on a stack sized for the depth (Value's `==` recurses).
-    let same = crd_runtime::depth::with_stack_for(MAX_DEPTH, || {
+    let same = crd_runtime::__private::depth::with_stack_for(MAX_DEPTH, || {
         got["spec"]["versions"][0]["schema"] == sent["spec"]["versions"][0]["schema"]
     });
     assert!(same);

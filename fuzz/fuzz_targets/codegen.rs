@@ -58,7 +58,7 @@ fn deep(u: &mut Unstructured) -> arbitrary::Result<()> {
             generate(&crds, text.as_bytes());
             // The caller drops what it loaded: deep schemas on a sized stack.
             crds.into_iter()
-                .for_each(crd_runtime::depth::schema::drop_crd);
+                .for_each(crd_runtime::__private::depth::schema::drop_crd);
         }
         Err(e) => MessageCheck::new(text.as_bytes()).assert_clean(&e.to_string()),
     }

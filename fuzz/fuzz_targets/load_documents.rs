@@ -13,7 +13,7 @@ fn deepen(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let Some([a, b, rest @ ..]) = data.strip_prefix(b"#deep") else {
         return data.into();
     };
-    let limit = crd_runtime::depth::MAX_DEPTH;
+    let limit = crd_runtime::__private::depth::MAX_DEPTH;
     // Mostly within a few levels of the limit, sometimes anywhere below it.
     let depth = match a % 4 {
         0 => usize::from(*b) * limit / 255,
@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
     let check = MessageCheck::new(data);
     match crd_runtime::load::parse_documents_bytes("fuzz.yaml", data) {
         // Deep values are dropped without recursion.
-        Ok(docs) => docs.into_iter().for_each(crd_runtime::depth::drop_value),
+        Ok(docs) => docs.into_iter().for_each(crd_runtime::__private::depth::drop_value),
         Err(e) => {
             let message = e.to_string();
             assert!(message.starts_with("fuzz.yaml"), "{message}");
@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
     // JSON lines: every value is either read or reported, and reading goes on.
     let mut reported = 0usize;
     crd_gen::json_stream::for_each_json_value(data, |r| match r {
-        Ok(v) => crd_runtime::depth::drop_value(v),
+        Ok(v) => crd_runtime::__private::depth::drop_value(v),
         Err(e) => {
             reported += 1;
             check.assert_clean(&e.message);

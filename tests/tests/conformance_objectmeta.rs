@@ -1,6 +1,7 @@
 //! `objectmeta.json`: upstream's `TestCoerce`, `TestValidateEmbeddedResource`, `TestValidate`.
 
-use crd_runtime::engine::{Engine, SchemaOptions, objectmeta};
+use crd_runtime::__private::objectmeta;
+use crd_runtime::engine::{Engine, SchemaOptions};
 use crd_runtime::{ErrorList, Path};
 use crd_toolkit_tests::{conformance_cases, report, schema_of};
 use serde_json::Value;

@@ -66,7 +66,7 @@ impl Json {
         }
     }
 
-    /// The `crd_runtime::derive_support::literal` marker type for this kind.
+    /// The `crd_runtime::__private::literal` marker type for this kind.
     pub fn literal_marker(&self) -> &'static str {
         match self {
             Json::Null => "Null",

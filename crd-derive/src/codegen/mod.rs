@@ -80,7 +80,7 @@ pub fn schema_impl(rt: &Rt, input: &DeriveInput, s: &Schema) -> TokenStream {
         quote!(impl #impl_g2 #rtp::derive_support::AcceptsDefault<__K> for #ident #ty_g #where_c2 {})
     } else {
         let marker = syn::Ident::new(s.literal, proc_macro2::Span::call_site());
-        quote!(impl #impl_g #rtp::derive_support::AcceptsDefault<#rtp::derive_support::literal::#marker> for #ident #ty_g #where_c {})
+        quote!(impl #impl_g #rtp::derive_support::AcceptsDefault<#rtp::__private::literal::#marker> for #ident #ty_g #where_c {})
     };
     quote! {
         #[automatically_derived]

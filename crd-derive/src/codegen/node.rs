@@ -230,7 +230,7 @@ fn default_check(rt: &Rt, ty: &TokenStream, v: &Json, span: Span) -> TokenStream
     let rtp = &rt.0;
     let marker = format_ident!("{}", v.literal_marker());
     respan(
-        quote!(#p::check_default::<#ty, #rtp::derive_support::literal::#marker>();),
+        quote!(#p::check_default::<#ty, #rtp::__private::literal::#marker>();),
         span,
     )
 }

@@ -172,7 +172,7 @@ fn check_input(input: &Input, opts: &CheckOptions) -> Vec<Record> {
     }
     // A schema's drop recurses once per level: deep ones on a stack sized for them.
     for doc in loaded.crds {
-        crd_runtime::depth::schema::drop_crd(doc.crd);
+        crd_runtime::__private::depth::schema::drop_crd(doc.crd);
     }
     records
 }

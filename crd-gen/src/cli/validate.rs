@@ -653,7 +653,7 @@ fn report(
             writeln!(
                 out,
                 "{shown_kind} {} is invalid:",
-                crd_runtime::go::quote(name)
+                crd_runtime::__private::go::quote(name)
             )?;
             for e in errors {
                 writeln!(out, "{e}")?;
@@ -662,7 +662,10 @@ fn report(
         }
         (Err(errors), Some(_)) => {
             // Keep stdout a clean stream of objects: the report goes to stderr.
-            let mut msg = format!("{shown_kind} {} is invalid:", crd_runtime::go::quote(name));
+            let mut msg = format!(
+                "{shown_kind} {} is invalid:",
+                crd_runtime::__private::go::quote(name)
+            );
             for e in errors {
                 msg.push('\n');
                 msg.push_str(e);

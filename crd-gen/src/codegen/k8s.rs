@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use crd_runtime::__private::descriptions::{escape_pointer_token, strip_nested_descriptions};
 use crd_runtime::JSONSchemaProps;
-use crd_runtime::derive_support::descriptions::{escape_pointer_token, strip_nested_descriptions};
 use crd_runtime::k8s_schemas;
 use crd_runtime::model::{JSONSchemaPropsOrArray, JSONSchemaPropsOrBool};
 

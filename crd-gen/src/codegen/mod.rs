@@ -22,9 +22,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use crd_runtime::__private::depth::schema::{schema_depth, with_schema_stack};
 use crd_runtime::CustomResourceDefinition;
 use crd_runtime::check::{validate_identity, validate_property_types};
-use crd_runtime::depth::schema::{schema_depth, with_schema_stack};
 use crd_runtime::field::{ErrorList, Path};
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -69,7 +69,7 @@ pub fn sort(documents: Vec<(String, Value)>, version: KubeVersion) -> Result<Sor
         for e in errs.strings() {
             problems.push(format!(
                 "{file}: {kind} {}: {e}",
-                crd_runtime::go::quote(name)
+                crd_runtime::__private::go::quote(name)
             ));
         }
         target.push(doc);

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use crd_runtime::CustomResourceDefinition;
 use crd_runtime::admission::policy::ParamQuery;
-use crd_runtime::admission::selector;
+use crd_runtime::labels as selector;
 use serde_json::Value;
 
 use super::kinds;

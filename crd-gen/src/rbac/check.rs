@@ -155,7 +155,7 @@ fn bind_everything(policy: &mut Policy, user: &str) {
 }
 
 fn describe(role_ref: &RoleRef, binding_namespace: &str) -> String {
-    let q = crd_runtime::go::quote;
+    let q = crd_runtime::__private::go::quote;
     match (role_ref.kind.as_str(), binding_namespace) {
         ("Role", ns) => format!("Role {}", q(&format!("{ns}/{}", role_ref.name))),
         (kind, "") => format!("{kind} {}", q(&role_ref.name)),

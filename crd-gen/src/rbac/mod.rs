@@ -168,7 +168,7 @@ pub fn read_audit_log(source: &str, text: &str) -> Result<Vec<Event>, AuditLogEr
             line: i + 1,
             message,
         };
-        let value: Value = crd_runtime::depth::from_json_slice(line.as_bytes())
+        let value: Value = crd_runtime::__private::depth::from_json_slice(line.as_bytes())
             .map_err(|e| error(format!("not JSON: {e}")))?;
         let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
         let api_version = value

@@ -217,8 +217,8 @@ pub fn run_table(table: &[Case]) {
         .worker_threads(2)
         // An embedded server's deep requests run on its caller's workers
         // (docs/limits.md): size them as crd-server's own binary does.
-        .thread_stack_size(crd_runtime::depth::stack_bytes(
-            crd_runtime::depth::MAX_DEPTH,
+        .thread_stack_size(crd_runtime::__private::depth::stack_bytes(
+            crd_runtime::__private::depth::MAX_DEPTH,
         ))
         .enable_all()
         .build()

@@ -10,8 +10,8 @@
 
 use serde_json::{Map, Value};
 
-use super::selector;
 use super::{Attributes, GroupVersionKind, GroupVersionResource};
+use crate::labels;
 
 /// Another version of the request's resource, served from the same storage (the
 /// other served versions of a CRD): `matchPolicy: Equivalent` may match through it.
@@ -167,11 +167,11 @@ pub fn namespace_selected(
     if attrs.namespace.is_empty() && !attrs.is_namespace() {
         return Ok(true);
     }
-    if selector::is_empty(namespace_selector) {
+    if labels::is_empty(namespace_selector) {
         return Ok(true);
     }
     let sel = namespace_selector.unwrap_or(&Value::Null);
-    let labels: Map<String, Value> = if attrs.is_namespace()
+    let namespace_labels: Map<String, Value> = if attrs.is_namespace()
         && attrs.subresource.is_empty()
         && matches!(
             attrs.op(),
@@ -180,15 +180,15 @@ pub fn namespace_selected(
         attrs
             .object
             .as_ref()
-            .map(selector::labels_of)
+            .map(labels::labels_of)
             .unwrap_or_default()
     } else {
         match namespace {
-            Some(ns) => selector::labels_of(ns),
+            Some(ns) => labels::labels_of(ns),
             None => return Err(SelectorError::NamespaceNotFound(attrs.namespace.clone())),
         }
     };
-    selector::matches(sel, &labels).map_err(SelectorError::Invalid)
+    labels::matches(sel, &namespace_labels).map_err(SelectorError::Invalid)
 }
 
 /// `object.Matcher.MatchObjectSelector`: the new or the old object's labels match.
@@ -196,7 +196,7 @@ pub fn object_selected(
     object_selector: Option<&Value>,
     attrs: &Attributes,
 ) -> Result<bool, SelectorError> {
-    if selector::is_empty(object_selector) {
+    if labels::is_empty(object_selector) {
         return Ok(true);
     }
     let sel = object_selector.unwrap_or(&Value::Null);
@@ -204,7 +204,7 @@ pub fn object_selected(
         if obj.is_null() {
             continue;
         }
-        if selector::matches(sel, &selector::labels_of(obj)).map_err(SelectorError::Invalid)? {
+        if labels::matches(sel, &labels::labels_of(obj)).map_err(SelectorError::Invalid)? {
             return Ok(true);
         }
     }
@@ -406,10 +406,10 @@ mod tests {
         let only_v2 = json!({"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["v2"], "resources": ["crontabs"]});
         let rules = [only_v2];
         assert_eq!(
-            match_webhook_rules(&rules, "Exact", &a, &[v2.clone()]),
+            match_webhook_rules(&rules, "Exact", &a, std::slice::from_ref(&v2)),
             None
         );
-        let got = match_webhook_rules(&rules, "Equivalent", &a, &[v2.clone()]).unwrap();
+        let got = match_webhook_rules(&rules, "Equivalent", &a, std::slice::from_ref(&v2)).unwrap();
         assert_eq!(got.kind.version, "v2");
         assert!(got.converts(&a));
     }

@@ -1,7 +1,7 @@
 //! Admission as kube-apiserver runs it, the parts that need no server: what a request
 //! looks like to admission ([`Attributes`]), the `admission.k8s.io` `AdmissionReview`
 //! a webhook answers ([`review`]), which requests a webhook or a policy matches
-//! ([`matching`], with label selectors in [`selector`]), and — with feature `cel` —
+//! ([`matching`], with label selectors evaluated by [`crate::labels`]), and — with feature `cel` —
 //! the evaluation of ValidatingAdmissionPolicies and MutatingAdmissionPolicies
 //! ([`policy`]), shared by crd-server and `crd-gen validate --policy`.
 
@@ -9,7 +9,6 @@ pub mod matching;
 #[cfg(feature = "cel")]
 pub mod policy;
 pub mod review;
-pub mod selector;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -64,11 +63,7 @@ pub struct GroupVersionKind {
 impl GroupVersionKind {
     /// `group/version` (`version` for the core group).
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+        crate::names::api_version(&self.group, &self.version)
     }
 }
 

@@ -110,18 +110,22 @@ fn each_function_follows_its_release() {
 #[test]
 fn kubernetes_list_and_validator_functions_check_their_arguments() {
     let first = |src: &str| newest(src).unwrap_err().lines().next().map(str::to_string);
-    assert_eq!(
-        first("['a', 'b'].sum()"),
-        Some("ERROR: <input>:1:15: found no matching overload for 'sum' applied to 'list(string).()'".into())
-    );
-    assert_eq!(
-        first("[[1], [2]].min()"),
-        Some("ERROR: <input>:1:15: found no matching overload for 'min' applied to 'list(list(int)).()'".into())
-    );
-    assert_eq!(
-        first("isQuantity([1, 2, 3])"),
-        Some("ERROR: <input>:1:11: found no matching overload for 'isQuantity' applied to '(list(int))'".into())
-    );
+    for (src, want) in [
+        (
+            "['a', 'b'].sum()",
+            "ERROR: <input>:1:15: found no matching overload for 'sum' applied to 'list(string).()'",
+        ),
+        (
+            "[[1], [2]].min()",
+            "ERROR: <input>:1:15: found no matching overload for 'min' applied to 'list(list(int)).()'",
+        ),
+        (
+            "isQuantity([1, 2, 3])",
+            "ERROR: <input>:1:11: found no matching overload for 'isQuantity' applied to '(list(int))'",
+        ),
+    ] {
+        assert_eq!(first(src), Some(want.to_string()), "{src}");
+    }
     assert_eq!(
         newest("[duration('1s')].sum()"),
         Ok("google.protobuf.Duration".into())

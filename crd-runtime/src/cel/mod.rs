@@ -3,10 +3,6 @@
 //! Built on [kube-cel](https://crates.io/crates/kube-cel) (the Kubernetes CEL
 //! libraries for the `cel` crate). This module adds what the API server does
 //! around the interpreter:
-//! - `value`: JSON values typed by the schema (int-or-string, timestamps,
-//!   durations, bytes, escaped property names, resource-root metadata);
-//! - static checks at compile time (`check`: unknown fields, undeclared
-//!   references, operator type errors; `field_path`: `fieldPath`);
 //! - [`CompiledRules`] per schema node and the whole-schema [`Validator`] with
 //!   `self`/`oldSelf` (correlated like the server), `optionalOldSelf`,
 //!   `message`, `messageExpression`, `reason` and `fieldPath`, and the server's
@@ -18,70 +14,65 @@
 //! - [`CelPass`]: all of it as the last validation pass of an
 //!   [`Engine`](crate::engine::Engine);
 //! - [`compile_expression`]: standalone expressions with the variables their host
-//!   declares (admission expressions).
+//!   declares (admission expressions);
+//! - [`CelEnvironment`]: which libraries and language features each Kubernetes
+//!   release declares.
 //!
-//! Supported beyond plain kube-cel: `cel.bind` (rewritten to a comprehension),
-//! and the server's `==`/`!=` on `x-kubernetes-list-type: set`/`map` lists
-//! (order-insensitive; rewritten to typed equality, see `equality`).
-//! Not supported (the `cel` 0.13 parser has no such macros): two-variable
-//! comprehensions and `sortBy`; they fail to compile with `undeclared reference`.
+//! Supported beyond plain kube-cel: `cel.bind` (rewritten to a comprehension), the
+//! server's `==`/`!=` on `x-kubernetes-list-type: set`/`map` lists (order-insensitive;
+//! rewritten to typed equality), and the extension macros each release declares
+//! (two-variable comprehensions, `sortBy`, optional syntax).
+//!
+//! Inside, an expression goes through the modules in this order (each uses only the
+//! ones before it):
+//! - `schema`: how a schema node looks to CEL: its declared type, escaped property
+//!   names, JSON values typed by it;
+//! - `environment`: what an expression is compiled against: each release's libraries
+//!   and macros, the parser with cel-go's limits, walks of the parsed tree;
+//! - `check`: the type checker (unknown fields, undeclared references, operator and
+//!   argument types) and `fieldPath`;
+//! - `cost`: the static cost estimate and its limits, and the run-time budget;
+//! - `library`: the functions the interpreter runs where kube-cel's differ from the
+//!   API server's;
+//! - `compile`: one rule or standalone expression, checked, estimated and rewritten
+//!   for metering;
+//! - `eval`: the interpreter context, rules evaluated over objects, the engine pass.
 
-mod authz;
-mod budget;
 mod check;
 mod compile;
-mod conversions;
 mod cost;
-mod cost_limits;
-mod decl;
-mod env;
 mod environment;
-mod equality;
-mod escape;
-mod expression;
-pub(crate) mod field_path;
-mod jsonpatch;
+mod eval;
 mod library;
-mod lists;
-mod parse_limits;
-mod pass;
-mod releases;
-mod rewrite;
-mod rule_error;
-mod rules;
 mod schema;
-mod sizes;
-mod step_cost;
-mod syntax;
-mod validator;
-pub(crate) mod value;
 
-pub use budget::{Budget, Limits};
-// Crate-internal pieces the admission policy engine evaluates its expressions with.
-pub(crate) use authz::authorizer_value;
-pub(crate) use budget::{COST_LIMIT_EXCEEDED, Exceeded};
-pub use cost_limits::{
-    EstimatedCost, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
+pub use compile::expression::{DeclType, Declarations, compile_expression, parse_expression};
+pub use compile::rule_error::{RuleError, RuleField, SUPPORTED_REASONS};
+pub use cost::{
+    Budget, EstimatedCost, Limits, STATIC_ESTIMATED_COST_LIMIT, STATIC_ESTIMATED_CRD_COST_LIMIT,
 };
-pub(crate) use env::with_root;
 pub use environment::CelEnvironment;
-pub use escape::{escape, is_reserved};
-pub(crate) use expression::parse_program;
-pub use expression::{DeclType, Declarations, compile_expression, parse_expression};
-pub use pass::CelPass;
-pub(crate) use rewrite::{for_each_child, for_each_child_mut, node_count};
-pub use rule_error::{RuleError, RuleField, SUPPORTED_REASONS};
-pub use rules::CompiledRules;
-pub(crate) use rules::cel_go_error;
+pub use eval::pass::CelPass;
+pub use eval::rules::CompiledRules;
+pub use eval::validator::{SchemaRuleError, Validator, blocking_error};
 pub use schema::CelSchema;
-pub use validator::{SchemaRuleError, Validator, blocking_error};
-pub(crate) use value::from_json;
+pub use schema::escape::{escape, is_reserved};
+
+// Crate-internal pieces the admission policy engine evaluates its expressions with.
+pub(crate) use compile::expression::parse_program;
+pub(crate) use cost::budget::{COST_LIMIT_EXCEEDED, Exceeded};
+pub(crate) use environment::ast::{for_each_child, for_each_child_mut, node_count};
+pub(crate) use environment::releases::authz_builders;
+pub(crate) use eval::context::with_root;
+pub(crate) use eval::rules::cel_go_error;
+pub(crate) use library::authz::authorizer_value;
+pub(crate) use schema::value::from_json;
 
 #[cfg(test)]
 mod check_library_tests;
 #[cfg(test)]
 mod equality_tests;
 #[cfg(test)]
-mod tests;
+mod syntax_tests;
 #[cfg(test)]
-mod tests_syntax;
+mod tests;

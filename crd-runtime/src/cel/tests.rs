@@ -14,7 +14,17 @@ fn schema(v: Json) -> JSONSchemaProps {
 
 /// Compiles `s` (as a resource root) and validates `obj` against it.
 fn run(s: &JSONSchemaProps, obj: Json, old: Option<Json>) -> Vec<String> {
-    let (v, errs) = Validator::new(s, true);
+    run_in(s, obj, old, CelEnvironment::NEWEST)
+}
+
+/// [`run`] with the rules compiled in `env`; the errors sorted.
+pub(super) fn run_in(
+    s: &JSONSchemaProps,
+    obj: Json,
+    old: Option<Json>,
+    env: CelEnvironment,
+) -> Vec<String> {
+    let (v, errs) = Validator::new_in(s, true, env);
     assert!(errs.is_empty(), "compile errors: {errs:?}");
     let v = v.expect("rules");
     let mut out: Vec<String> = v
@@ -50,25 +60,20 @@ fn rules(rules: Json) -> JSONSchemaProps {
     }}}))
 }
 
-#[test]
-fn up_to_1_34_objects_print_their_type() {
-    let s = schema(json!({"type": "object", "properties": {
+/// A string `field` that must be `x` and a `spec` object whose `a` must be positive.
+fn field_and_spec() -> JSONSchemaProps {
+    schema(json!({"type": "object", "properties": {
         "field": {"type": "string", "x-kubernetes-validations": [{"rule": "self == 'x'"}]},
         "spec": {"type": "object", "properties": {"a": {"type": "integer"}},
                  "x-kubernetes-validations": [{"rule": "self.a > 0", "message": "a must be positive"}]}
-    }}));
+    }}))
+}
+
+#[test]
+fn up_to_1_34_objects_print_their_type() {
+    let s = field_and_spec();
     let obj = json!({"field": "y", "spec": {"a": 0}});
-    let strings = |minor| {
-        let (v, _) = Validator::new_in(&s, true, CelEnvironment::for_version(1, minor));
-        let mut out: Vec<String> = v
-            .unwrap()
-            .validate(&obj, None)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        out.sort();
-        out
-    };
+    let strings = |minor| run_in(&s, obj.clone(), None, CelEnvironment::for_version(1, minor));
     assert_eq!(
         strings(34),
         vec![
@@ -81,11 +86,7 @@ fn up_to_1_34_objects_print_their_type() {
 
 #[test]
 fn scalar_failures_print_the_value_and_objects_their_type() {
-    let s = schema(json!({"type": "object", "properties": {
-        "field": {"type": "string", "x-kubernetes-validations": [{"rule": "self == 'x'"}]},
-        "spec": {"type": "object", "properties": {"a": {"type": "integer"}},
-                 "x-kubernetes-validations": [{"rule": "self.a > 0", "message": "a must be positive"}]}
-    }}));
+    let s = field_and_spec();
     assert_eq!(
         run(&s, json!({"field": "y", "spec": {"a": 0}}), None),
         vec![

@@ -18,7 +18,7 @@ pub fn validate_structural_completeness(
     opts: &CheckOptions,
 ) -> ErrorList {
     let mut errs = ErrorList::new();
-    junctors(s, Some(s), path, path, opts, &mut errs);
+    junctors(s, s, path, path, opts, &mut errs);
     errs
 }
 
@@ -29,7 +29,7 @@ fn required(s_path: &Path, v_path: &Path) -> FieldError {
 /// The junctors of value-validation node `v`, checked against structural node `s`.
 fn junctors(
     v: &JSONSchemaProps,
-    s: Option<&JSONSchemaProps>,
+    s: &JSONSchemaProps,
     s_path: &Path,
     v_path: &Path,
     opts: &CheckOptions,
@@ -42,10 +42,6 @@ fn junctors(
     if !has_junctors {
         return;
     }
-    let Some(s) = s else {
-        errs.push(required(s_path, v_path));
-        return;
-    };
     if let Some(not) = v.not.as_deref() {
         nested(not, Some(s), s_path, &v_path.child("not"), opts, errs);
     }
@@ -72,7 +68,7 @@ fn nested(
         errs.push(required(s_path, v_path));
         return;
     };
-    junctors(v, Some(s), s_path, v_path, opts, errs);
+    junctors(v, s, s_path, v_path, opts, errs);
     if let Some(items) = v.items_schema() {
         nested(
             items,

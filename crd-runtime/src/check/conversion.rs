@@ -5,7 +5,7 @@ use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::model::ServiceReference;
 
 use super::internal::InternalConversion;
-use crate::engine::names::{dns1035_label, dns1123_subdomain};
+use crate::names::{dns1035_label, dns1123_subdomain};
 
 /// ConversionReview versions the API server understands (sorted).
 const ACCEPTED_REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
@@ -20,16 +20,12 @@ pub fn validate_conversion(
     let Some(c) = conversion else {
         return errs;
     };
-    let strategy = path.child("strategy");
-    if c.strategy.is_empty() {
-        errs.push(FieldError::required(strategy, ""));
-    } else if c.strategy != "None" && c.strategy != "Webhook" {
-        errs.push(FieldError::not_supported(
-            strategy,
-            BadValue::Str(c.strategy.clone()),
-            &["None", "Webhook"],
-        ));
-    }
+    super::one_of(
+        &mut errs,
+        path.child("strategy"),
+        &c.strategy,
+        &["None", "Webhook"],
+    );
     let cc_path = path.child("webhookClientConfig");
     if c.strategy == "Webhook" {
         match &c.webhook_client_config {

@@ -3,7 +3,10 @@
 //! version), schemas required, per-version settings, conversion and status.
 
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::model::JSONSchemaProps;
+use crate::model::{
+    CustomResourceColumnDefinition, CustomResourceSubresources, CustomResourceValidation,
+    JSONSchemaProps, SelectableField,
+};
 
 use super::crd_names::{
     UNIQUE_VERSION_NAMES, deprecation_warning_problems, validate_group, validate_names,
@@ -11,7 +14,7 @@ use super::crd_names::{
 };
 use super::internal::{InternalCrd, InternalSpec, InternalVersion, has_status};
 use super::{CheckOptions, conversion, objectmeta, printer_columns, schema};
-use crate::engine::names::dns1035_label;
+use crate::names::dns1035_label;
 
 /// Validates a CRD in the internal form. `check_identical` enables the rules that
 /// per-version fields must not all be identical, which only make sense for the
@@ -104,16 +107,12 @@ fn validate_spec(
     let mut errs = ErrorList::new();
     let mut opts = opts.clone();
     errs.extend(validate_group(&spec.group, &path.child("group")));
-    let scope = path.child("scope");
-    if spec.scope.is_empty() {
-        errs.push(FieldError::required(scope, ""));
-    } else if spec.scope != "Cluster" && spec.scope != "Namespaced" {
-        errs.push(FieldError::not_supported(
-            scope,
-            BadValue::Str(spec.scope.clone()),
-            &["Cluster", "Namespaced"],
-        ));
-    }
+    super::one_of(
+        &mut errs,
+        path.child("scope"),
+        &spec.scope,
+        &["Cluster", "Namespaced"],
+    );
 
     let preserve = spec.preserve_unknown_fields == Some(true);
     // Pruning (preserveUnknownFields false) needs structural schemas.
@@ -303,37 +302,19 @@ fn validate_spec(
     }
     errs.extend(validate_names(n, &names_path));
 
-    let any_status = spec.any_status_enabled();
-    errs.extend(schema::validate_validation(
-        spec.validation.as_ref(),
-        any_status,
+    errs.extend(validate_parts(
+        Parts {
+            validation: spec.validation.as_ref(),
+            schema_field: "validation",
+            subresources: spec.subresources.as_ref(),
+            columns: &spec.additional_printer_columns,
+            selectable: &spec.selectable_fields,
+            no_schema: "selectableFields may only be set when validations.schema is included",
+        },
+        spec.any_status_enabled(),
         &opts,
-        &path.child("validation"),
+        path,
     ));
-    errs.extend(printer_columns::validate_subresources(
-        spec.subresources.as_ref(),
-        &path.child("subresources"),
-    ));
-    for (i, col) in spec.additional_printer_columns.iter().enumerate() {
-        errs.extend(printer_columns::validate_column(
-            col,
-            &path.child("additionalPrinterColumns").index(i),
-        ));
-    }
-    if !spec.selectable_fields.is_empty() {
-        match top_schema {
-            None => errs.push(FieldError::invalid(
-                path.child("selectableFields"),
-                BadValue::Str(String::new()),
-                "selectableFields may only be set when validations.schema is included",
-            )),
-            Some(s) => errs.extend(printer_columns::validate_selectable_fields(
-                &spec.selectable_fields,
-                s,
-                &path.child("selectableFields"),
-            )),
-        }
-    }
 
     let conv = spec.conversion.as_ref();
     if conv.is_some_and(|c| c.strategy != "None")
@@ -370,31 +351,66 @@ fn validate_version(
             msg,
         ));
     }
-    errs.extend(schema::validate_validation(
-        v.schema.as_ref(),
+    errs.extend(validate_parts(
+        Parts {
+            validation: v.schema.as_ref(),
+            schema_field: "schema",
+            subresources: v.subresources.as_ref(),
+            columns: &v.additional_printer_columns,
+            selectable: &v.selectable_fields,
+            no_schema: "selectableFields may only be set when version.schema.openAPIV3Schema is not included",
+        },
         status_enabled,
         opts,
-        &path.child("schema"),
+        path,
     ));
+    errs
+}
+
+/// What a CRD holds both at the top level and per version.
+struct Parts<'a> {
+    validation: Option<&'a CustomResourceValidation>,
+    /// Where `validation` is (`validation` at the top level, `schema` in a version).
+    schema_field: &'static str,
+    subresources: Option<&'a CustomResourceSubresources>,
+    columns: &'a [CustomResourceColumnDefinition],
+    selectable: &'a [SelectableField],
+    /// The message for selectable fields without a schema to select from.
+    no_schema: &'static str,
+}
+
+/// The schema, subresources, printer columns and selectable fields of `parts`.
+fn validate_parts(
+    parts: Parts<'_>,
+    status_enabled: bool,
+    opts: &CheckOptions,
+    path: &Path,
+) -> ErrorList {
+    let mut errs = schema::validate_validation(
+        parts.validation,
+        status_enabled,
+        opts,
+        &path.child(parts.schema_field),
+    );
     errs.extend(printer_columns::validate_subresources(
-        v.subresources.as_ref(),
+        parts.subresources,
         &path.child("subresources"),
     ));
-    for (i, col) in v.additional_printer_columns.iter().enumerate() {
+    for (i, col) in parts.columns.iter().enumerate() {
         errs.extend(printer_columns::validate_column(
             col,
             &path.child("additionalPrinterColumns").index(i),
         ));
     }
-    if !v.selectable_fields.is_empty() {
-        match v.schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref()) {
+    if !parts.selectable.is_empty() {
+        match parts.validation.and_then(|v| v.open_api_v3_schema.as_ref()) {
             None => errs.push(FieldError::invalid(
                 path.child("selectableFields"),
                 BadValue::Str(String::new()),
-                "selectableFields may only be set when version.schema.openAPIV3Schema is not included",
+                parts.no_schema,
             )),
             Some(s) => errs.extend(printer_columns::validate_selectable_fields(
-                &v.selectable_fields,
+                parts.selectable,
                 s,
                 &path.child("selectableFields"),
             )),

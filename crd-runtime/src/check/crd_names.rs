@@ -5,7 +5,7 @@ use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::model::{CustomResourceDefinition, CustomResourceDefinitionNames};
 
 use super::internal::InternalVersion;
-use crate::engine::names::{dns1035_label, dns1123_subdomain};
+use crate::names::{dns1035_label, dns1123_subdomain};
 
 /// The rules of [`validate_crd`](super::validate_crd) for what names the resource:
 /// `metadata.name`, `spec.group`, `spec.names` and the version names, with the
@@ -78,14 +78,9 @@ pub(crate) fn validate_group(group: &str, path: &Path) -> ErrorList {
         errs.push(FieldError::required(path.clone(), ""));
         return errs;
     }
-    let problems = dns1123_subdomain(group);
-    if !problems.is_empty() {
-        errs.push(FieldError::invalid(
-            path.clone(),
-            BadValue::Str(group.into()),
-            problems.join(","),
-        ));
-    } else if !group.contains('.') {
+    if !invalid_if_any(&mut errs, path.clone(), group, dns1123_subdomain(group))
+        && !group.contains('.')
+    {
         errs.push(FieldError::invalid(
             path.clone(),
             BadValue::Str(group.into()),
@@ -98,15 +93,22 @@ pub(crate) fn validate_group(group: &str, path: &Path) -> ErrorList {
 /// `spec.versions[i].name`: a DNS-1035 label.
 pub(crate) fn validate_version_name(name: &str, path: &Path) -> ErrorList {
     let mut errs = ErrorList::new();
-    let problems = dns1035_label(name);
-    if !problems.is_empty() {
-        errs.push(FieldError::invalid(
-            path.clone(),
-            BadValue::Str(name.into()),
-            problems.join(","),
-        ));
-    }
+    invalid_if_any(&mut errs, path.clone(), name, dns1035_label(name));
     errs
+}
+
+/// One invalid-value error at `path` with every problem of `value`, when there are
+/// any (the API server joins them with `,`); whether there were.
+fn invalid_if_any(errs: &mut ErrorList, path: Path, value: &str, problems: Vec<String>) -> bool {
+    if problems.is_empty() {
+        return false;
+    }
+    errs.push(FieldError::invalid(
+        path,
+        BadValue::Str(value.into()),
+        problems.join(","),
+    ));
+    true
 }
 
 pub(crate) fn deprecation_warning_problems(deprecated: bool, warning: Option<&str>) -> Vec<String> {
@@ -136,38 +138,27 @@ pub(crate) fn validate_names(n: &CustomResourceDefinitionNames, path: &Path) -> 
     let mut errs = ErrorList::new();
     let singular = n.singular.as_deref().unwrap_or("");
     let list_kind = n.list_kind.as_deref().unwrap_or("");
+    let label = |errs: &mut ErrorList, path: Path, value: &str| {
+        invalid_if_any(errs, path, value, dns1035_label(value));
+    };
     for (value, name) in [(n.plural.as_str(), "plural"), (singular, "singular")] {
-        let problems = dns1035_label(value);
-        if !value.is_empty() && !problems.is_empty() {
-            errs.push(FieldError::invalid(
-                path.child(name),
-                BadValue::Str(value.into()),
-                problems.join(","),
-            ));
+        if !value.is_empty() {
+            label(&mut errs, path.child(name), value);
         }
     }
     for (value, name) in [(n.kind.as_str(), "kind"), (list_kind, "listKind")] {
-        let problems = dns1035_label(&value.to_lowercase());
-        if !value.is_empty() && !problems.is_empty() {
+        if !value.is_empty()
+            && let Some(message) = crate::names::mixed_case_kind(value)
+        {
             errs.push(FieldError::invalid(
                 path.child(name),
                 BadValue::Str(value.into()),
-                format!(
-                    "may have mixed case, but should otherwise match: {}",
-                    problems.join(",")
-                ),
+                message,
             ));
         }
     }
     for (i, short) in n.short_names.iter().flatten().enumerate() {
-        let problems = dns1035_label(short);
-        if !problems.is_empty() {
-            errs.push(FieldError::invalid(
-                path.child("shortNames").index(i),
-                BadValue::Str(short.clone()),
-                problems.join(","),
-            ));
-        }
+        label(&mut errs, path.child("shortNames").index(i), short);
     }
     if !n.kind.is_empty() && n.kind == list_kind {
         errs.push(FieldError::invalid(
@@ -177,14 +168,7 @@ pub(crate) fn validate_names(n: &CustomResourceDefinitionNames, path: &Path) -> 
         ));
     }
     for (i, c) in n.categories.iter().flatten().enumerate() {
-        let problems = dns1035_label(c);
-        if !problems.is_empty() {
-            errs.push(FieldError::invalid(
-                path.child("categories").index(i),
-                BadValue::Str(c.clone()),
-                problems.join(","),
-            ));
-        }
+        label(&mut errs, path.child("categories").index(i), c);
     }
     errs
 }

@@ -151,6 +151,11 @@ fn default_value(v: &Value) -> BadValue {
     BadValue::from_json(v)
 }
 
+/// The error at the default `at` when its schema has no engine to check it with.
+fn no_engine(at: &Path, detail: String) -> FieldError {
+    FieldError::invalid(at.clone(), BadValue::Str(String::new()), detail)
+}
+
 /// A default outside resource metadata.
 fn check_default(
     s: &JSONSchemaProps,
@@ -167,14 +172,7 @@ fn check_default(
         },
     ) {
         Ok(e) => e,
-        Err(e) => {
-            errs.push(FieldError::invalid(
-                at.clone(),
-                BadValue::Str(String::new()),
-                e.to_string(),
-            ));
-            return;
-        }
+        Err(e) => return errs.push(no_engine(at, e.to_string())),
     };
     if opts.require_pruned_defaults {
         let mut pruned = default.clone();
@@ -252,14 +250,7 @@ fn check_meta_default(
         )
     };
     match scope.root.engine() {
-        Err(e) => {
-            errs.push(FieldError::invalid(
-                at.clone(),
-                BadValue::Str(String::new()),
-                e.clone(),
-            ));
-            return;
-        }
+        Err(e) => return errs.push(no_engine(at, e.clone())),
         Ok(engine) => {
             if let Err(e) = engine.coerce_metadata(&mut obj, false) {
                 errs.push(invalid_meta(e.to_string()));
@@ -279,11 +270,7 @@ fn check_meta_default(
                 .into_iter()
                 .map(|e| under(at, e)),
         ),
-        Err(e) => errs.push(FieldError::invalid(
-            at.clone(),
-            BadValue::Str(String::new()),
-            e.to_string(),
-        )),
+        Err(e) => errs.push(no_engine(at, e.to_string())),
     }
 }
 

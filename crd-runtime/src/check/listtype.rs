@@ -31,11 +31,7 @@ pub fn validate_list_and_map_types(
 
     if map_type.is_some() && ty != "object" {
         let detail = "must be object if x-kubernetes-map-type is specified";
-        errs.push(if ty.is_empty() {
-            FieldError::required(path.child("type"), detail)
-        } else {
-            FieldError::invalid(path.child("type"), BadValue::Str(ty.into()), detail)
-        });
+        errs.push(super::wrong_type(path, ty, detail));
     }
     if let Some(mt) = map_type.filter(|m| !MAP_TYPES.contains(m)) {
         errs.push(FieldError::not_supported(
@@ -47,11 +43,7 @@ pub fn validate_list_and_map_types(
 
     if list_type.is_some() && ty != "array" {
         let detail = "must be array if x-kubernetes-list-type is specified";
-        errs.push(if ty.is_empty() {
-            FieldError::required(path.child("type"), detail)
-        } else {
-            FieldError::invalid(path.child("type"), BadValue::Str(ty.into()), detail)
-        });
+        errs.push(super::wrong_type(path, ty, detail));
     } else if opts.require_atomic_set_type
         && list_type == Some("set")
         && let Some(is) = items

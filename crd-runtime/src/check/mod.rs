@@ -122,6 +122,31 @@ impl CheckOptions {
     }
 }
 
+/// A field that must hold one of `allowed`: required when empty, else not supported
+/// when it is none of them.
+fn one_of(errs: &mut ErrorList, path: Path, value: &str, allowed: &[&str]) {
+    if value.is_empty() {
+        errs.push(crate::field::FieldError::required(path, ""));
+    } else if !allowed.contains(&value) {
+        errs.push(crate::field::FieldError::not_supported(
+            path,
+            crate::field::BadValue::Str(value.into()),
+            allowed,
+        ));
+    }
+}
+
+/// `type` is `ty` where the schema needs another one (`detail` says which): required
+/// when empty, else invalid, as the API server reports it.
+fn wrong_type(path: &Path, ty: &str, detail: &str) -> crate::field::FieldError {
+    use crate::field::{BadValue, FieldError};
+    if ty.is_empty() {
+        FieldError::required(path.child("type"), detail)
+    } else {
+        FieldError::invalid(path.child("type"), BadValue::Str(ty.into()), detail)
+    }
+}
+
 /// Validates a v1 CRD as the API server validates a create request: v1 defaults
 /// are applied, the status is reset, then every rule in `opts` is checked.
 pub fn validate_crd(crd: &CustomResourceDefinition, opts: &CheckOptions) -> ErrorList {

@@ -4,8 +4,8 @@
 use crate::field::{BadValue, ErrorList, FieldError, Path};
 use crate::model::ObjectMeta;
 
-use crate::engine::names::dns_subdomain_name;
 use crate::engine::objectmeta::{MetaRules, NamespaceRule, validate_object_meta};
+use crate::names::dns_subdomain_name;
 
 /// The annotation protected groups (`*.k8s.io`, `*.kubernetes.io`) must carry.
 pub const API_APPROVED_ANNOTATION: &str = "api-approved.kubernetes.io";

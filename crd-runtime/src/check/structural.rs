@@ -163,11 +163,7 @@ fn invariants(
     let check_metadata = lvl == Level::Root || s.is_embedded_resource();
     if s.is_embedded_resource() && ty != "object" {
         let detail = "must be object if x-kubernetes-embedded-resource is true";
-        errs.push(if ty.is_empty() {
-            FieldError::required(path.child("type"), detail)
-        } else {
-            FieldError::invalid(path.child("type"), BadValue::Str(ty.into()), detail)
-        });
+        errs.push(super::wrong_type(path, ty, detail));
     } else if ty.is_empty() && !s.is_int_or_string() && !s.preserves_unknown_fields() {
         let detail = match lvl {
             Level::Root => "must not be empty at the root",
@@ -294,41 +290,22 @@ fn value_validation(
     opts: &CheckOptions,
     errs: &mut ErrorList,
 ) {
-    if !skip_any_of {
-        for (i, s) in v.any_of.iter().flatten().enumerate() {
-            nested(
-                s,
-                false,
-                false,
-                lvl,
-                &path.child("anyOf").index(i),
-                opts,
-                errs,
-            );
+    // anyOf (unless skipped), allOf (the first one's anyOf skipped when asked), oneOf.
+    let any_of = v.any_of.iter().flatten().filter(|_| !skip_any_of);
+    let branches = [
+        ("anyOf", any_of.collect::<Vec<_>>(), false),
+        (
+            "allOf",
+            v.all_of.iter().flatten().collect(),
+            skip_first_all_of_any_of,
+        ),
+        ("oneOf", v.one_of.iter().flatten().collect(), false),
+    ];
+    for (name, list, skip_first) in branches {
+        for (i, s) in list.into_iter().enumerate() {
+            let skip = skip_first && i == 0;
+            nested(s, skip, false, lvl, &path.child(name).index(i), opts, errs);
         }
-    }
-    for (i, s) in v.all_of.iter().flatten().enumerate() {
-        let skip = skip_first_all_of_any_of && i == 0;
-        nested(
-            s,
-            skip,
-            false,
-            lvl,
-            &path.child("allOf").index(i),
-            opts,
-            errs,
-        );
-    }
-    for (i, s) in v.one_of.iter().flatten().enumerate() {
-        nested(
-            s,
-            false,
-            false,
-            lvl,
-            &path.child("oneOf").index(i),
-            opts,
-            errs,
-        );
     }
     if let Some(not) = v.not.as_deref() {
         nested(not, false, false, lvl, &path.child("not"), opts, errs);
@@ -396,72 +373,63 @@ fn nested(
             );
         }
     }
-    if v.default.is_some() {
-        forbid(errs, "default", "must be undefined to be structural");
-    }
-    if v.title.as_deref().is_some_and(|t| !t.is_empty()) {
-        forbid(errs, "title", "must be empty to be structural");
-    }
-    if v.description.as_deref().is_some_and(|t| !t.is_empty()) {
-        forbid(errs, "description", "must be empty to be structural");
-    }
-    if v.is_nullable() {
-        forbid(errs, "nullable", "must be false to be structural");
-    }
-    if v.preserves_unknown_fields() {
-        forbid(
-            errs,
+    let (empty, undefined, off) = (
+        "must be empty to be structural",
+        "must be undefined to be structural",
+        "must be false to be structural",
+    );
+    for (set, name, detail) in [
+        (v.default.is_some(), "default", undefined),
+        (
+            v.title.as_deref().is_some_and(|t| !t.is_empty()),
+            "title",
+            empty,
+        ),
+        (
+            v.description.as_deref().is_some_and(|t| !t.is_empty()),
+            "description",
+            empty,
+        ),
+        (v.is_nullable(), "nullable", off),
+        (
+            v.preserves_unknown_fields(),
             "x-kubernetes-preserve-unknown-fields",
-            "must be false to be structural",
-        );
-    }
-    if v.is_embedded_resource() {
-        forbid(
-            errs,
+            off,
+        ),
+        (
+            v.is_embedded_resource(),
             "x-kubernetes-embedded-resource",
-            "must be false to be structural",
-        );
-    }
-    if v.is_int_or_string() {
-        forbid(
-            errs,
-            "x-kubernetes-int-or-string",
-            "must be false to be structural",
-        );
-    }
-    if v.x_kubernetes_list_map_keys
-        .as_ref()
-        .is_some_and(|k| !k.is_empty())
-    {
-        forbid(
-            errs,
+            off,
+        ),
+        (v.is_int_or_string(), "x-kubernetes-int-or-string", off),
+        (
+            v.x_kubernetes_list_map_keys
+                .as_ref()
+                .is_some_and(|k| !k.is_empty()),
             "x-kubernetes-list-map-keys",
-            "must be empty to be structural",
-        );
-    }
-    if v.x_kubernetes_list_type.is_some() {
-        forbid(
-            errs,
+            empty,
+        ),
+        (
+            v.x_kubernetes_list_type.is_some(),
             "x-kubernetes-list-type",
-            "must be undefined to be structural",
-        );
-    }
-    if v.x_kubernetes_map_type.is_some() {
-        forbid(
-            errs,
+            undefined,
+        ),
+        (
+            v.x_kubernetes_map_type.is_some(),
             "x-kubernetes-map-type",
-            "must be undefined to be structural",
-        );
-    }
-    if v.x_kubernetes_validations
-        .as_ref()
-        .is_some_and(|r| !r.is_empty())
-    {
-        forbid(
-            errs,
+            undefined,
+        ),
+        (
+            v.x_kubernetes_validations
+                .as_ref()
+                .is_some_and(|r| !r.is_empty()),
             "x-kubernetes-validations",
-            "must be empty to be structural",
-        );
+            empty,
+        ),
+    ] {
+        if set {
+            forbid(errs, name, detail);
+        }
     }
     if v.properties
         .as_ref()

@@ -17,6 +17,7 @@ use crate::model::{
     ObjectMeta, SelectableField, ServiceReference, ValidationRule, WebhookClientConfig,
     WebhookConversion,
 };
+use crate::model::{JSONSchemaPropsOrArray as Items, JSONSchemaPropsOrBool as Values};
 
 /// `{type: object}`.
 pub fn object() -> JSONSchemaProps {
@@ -90,12 +91,7 @@ pub fn with_items<T: ListSchema + ?Sized>(
     s: &mut JSONSchemaProps,
     f: impl FnOnce(&mut JSONSchemaProps),
 ) {
-    let mut items = match s.items.take().map(|b| *b) {
-        Some(JSONSchemaPropsOrArray::Schema(items)) => items,
-        _ => JSONSchemaProps::default(),
-    };
-    f(&mut items);
-    s.items = Some(Box::new(JSONSchemaPropsOrArray::Schema(items)));
+    edit_child(&mut s.items, Items::into_schema, Items::Schema, f);
 }
 
 /// Applies `f` to the `additionalProperties` node of a map field's schema.
@@ -103,12 +99,25 @@ pub fn with_values<T: MapSchema + ?Sized>(
     s: &mut JSONSchemaProps,
     f: impl FnOnce(&mut JSONSchemaProps),
 ) {
-    let mut values = match s.additional_properties.take().map(|b| *b) {
-        Some(JSONSchemaPropsOrBool::Schema(values)) => values,
-        _ => JSONSchemaProps::default(),
-    };
-    f(&mut values);
-    s.additional_properties = Some(Box::new(JSONSchemaPropsOrBool::Schema(values)));
+    edit_child(
+        &mut s.additional_properties,
+        Values::into_schema,
+        Values::Schema,
+        f,
+    );
+}
+
+/// Applies `f` to the schema in `slot` (a new one when it holds none), and puts it
+/// back as the schema form of `W`.
+fn edit_child<W>(
+    slot: &mut Option<Box<W>>,
+    unwrap: impl FnOnce(W) -> Option<JSONSchemaProps>,
+    wrap: impl FnOnce(JSONSchemaProps) -> W,
+    f: impl FnOnce(&mut JSONSchemaProps),
+) {
+    let mut node = slot.take().and_then(|b| unwrap(*b)).unwrap_or_default();
+    f(&mut node);
+    *slot = Some(Box::new(wrap(node)));
 }
 
 /// Compile-time check that a field of type `T` accepts a default of literal kind `K`.

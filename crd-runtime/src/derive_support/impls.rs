@@ -38,66 +38,36 @@ fn unsigned() -> JSONSchemaProps {
 
 // `i32`/`i64` give a plain `type: integer` (as the Kubernetes docs write it; add
 // `format = "int32"` to document the width). Narrow types carry their range, and
-// unsigned types `minimum: 0`, because serde rejects values outside them.
-macro_rules! integers {
-    ($($t:ty => $schema:expr;)*) => {$(
+// unsigned types `minimum: 0`, because serde rejects values outside them. Each type
+// accepts the default literals of the kinds after its schema.
+macro_rules! scalars {
+    ($($t:ty => $schema:expr, $($kind:ident)|+;)*) => {$(
         impl CrdSchema for $t {
             fn crd_schema() -> JSONSchemaProps {
                 $schema
             }
         }
-        impl AcceptsDefault<Integer> for $t {}
+        $(impl AcceptsDefault<$kind> for $t {})+
     )*};
 }
 
-integers! {
-    i8 => integer(i8::MIN.into(), 127);
-    i16 => integer(i16::MIN.into(), 32767);
-    u8 => integer(0, u8::MAX.into());
-    u16 => integer(0, u16::MAX.into());
-    u32 => integer(0, u32::MAX.into());
-    i32 => typed("integer");
-    i64 => typed("integer");
-    isize => typed("integer");
-    u64 => unsigned();
-    usize => unsigned();
+scalars! {
+    i8 => integer(i8::MIN.into(), 127), Integer;
+    i16 => integer(i16::MIN.into(), 32767), Integer;
+    u8 => integer(0, u8::MAX.into()), Integer;
+    u16 => integer(0, u16::MAX.into()), Integer;
+    u32 => integer(0, u32::MAX.into()), Integer;
+    i32 => typed("integer"), Integer;
+    i64 => typed("integer"), Integer;
+    isize => typed("integer"), Integer;
+    u64 => unsigned(), Integer;
+    usize => unsigned(), Integer;
+    f32 => typed("number"), Integer | Float;
+    f64 => typed("number"), Integer | Float;
+    bool => typed("boolean"), Bool;
+    String => typed("string"), Str;
+    str => typed("string"), Str;
 }
-
-impl CrdSchema for f32 {
-    fn crd_schema() -> JSONSchemaProps {
-        typed("number")
-    }
-}
-impl CrdSchema for f64 {
-    fn crd_schema() -> JSONSchemaProps {
-        typed("number")
-    }
-}
-impl AcceptsDefault<Integer> for f32 {}
-impl AcceptsDefault<Float> for f32 {}
-impl AcceptsDefault<Integer> for f64 {}
-impl AcceptsDefault<Float> for f64 {}
-
-impl CrdSchema for bool {
-    fn crd_schema() -> JSONSchemaProps {
-        typed("boolean")
-    }
-}
-impl AcceptsDefault<Bool> for bool {}
-
-impl CrdSchema for String {
-    fn crd_schema() -> JSONSchemaProps {
-        typed("string")
-    }
-}
-impl AcceptsDefault<Str> for String {}
-
-impl CrdSchema for str {
-    fn crd_schema() -> JSONSchemaProps {
-        typed("string")
-    }
-}
-impl AcceptsDefault<Str> for str {}
 
 impl CrdSchema for char {
     fn crd_schema() -> JSONSchemaProps {
@@ -109,17 +79,6 @@ impl CrdSchema for char {
     }
 }
 impl AcceptsDefault<Str> for char {}
-
-impl<T: CrdSchema + ?Sized> CrdSchema for &T {
-    const OPTIONAL: bool = T::OPTIONAL;
-    const FIELDS: Option<&'static [(&'static str, bool)]> = T::FIELDS;
-    fn crd_schema() -> JSONSchemaProps {
-        T::crd_schema()
-    }
-    fn crd_field_schema() -> JSONSchemaProps {
-        T::crd_field_schema()
-    }
-}
 
 impl<T: CrdSchema> CrdSchema for Option<T> {
     const OPTIONAL: bool = true;
@@ -144,9 +103,10 @@ impl<T: MapSchema> MapSchema for Option<T> {
     type Value = T::Value;
 }
 
-macro_rules! transparent {
-    ($($ptr:ident),*) => {$(
-        impl<T: CrdSchema + ?Sized> CrdSchema for $ptr<T> {
+// References and smart pointers have the schema of what they point to.
+macro_rules! same_schema {
+    ($($ptr:ty),*) => {$(
+        impl<T: CrdSchema + ?Sized> CrdSchema for $ptr {
             const OPTIONAL: bool = T::OPTIONAL;
             const FIELDS: Option<&'static [(&'static str, bool)]> = T::FIELDS;
             fn crd_schema() -> JSONSchemaProps {
@@ -156,6 +116,13 @@ macro_rules! transparent {
                 T::crd_field_schema()
             }
         }
+    )*};
+}
+same_schema!(&T, Box<T>, Arc<T>, Rc<T>);
+
+// Owning pointers also take their pointee's defaults and list/map item types.
+macro_rules! transparent {
+    ($($ptr:ident),*) => {$(
         impl<T: AcceptsDefault<K> + ?Sized, K> AcceptsDefault<K> for $ptr<T> {}
         impl<T: ListSchema + ?Sized> ListSchema for $ptr<T> {
             type Item = T::Item;

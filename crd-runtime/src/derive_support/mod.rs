@@ -9,7 +9,7 @@ mod apply;
 #[cfg(feature = "chrono")]
 mod chrono_impls;
 mod compat;
-pub mod descriptions;
+pub(crate) mod descriptions;
 mod embedded;
 mod enums;
 mod impls;
@@ -23,7 +23,7 @@ mod rest;
 
 #[doc(hidden)]
 mod building;
-pub mod private;
+pub(crate) mod private;
 
 pub use apply::{ApplyType, ObjectMetaApply};
 pub use embedded::EmbeddedObject;
@@ -70,7 +70,7 @@ pub trait CrdSchema {
 
 /// Marker types naming the JSON kind of a `default`/`example` literal, so that a
 /// default of the wrong kind is a compile error at the literal.
-pub mod literal {
+pub(crate) mod literal {
     /// A string literal.
     pub struct Str;
     /// An integer literal.

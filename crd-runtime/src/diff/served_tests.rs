@@ -17,18 +17,7 @@ fn crd(versions: &[(&str, bool, Value)]) -> CustomResourceDefinition {
             })
         })
         .collect();
-    serde_json::from_value(json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "crontabs.stable.example.com"},
-        "spec": {
-            "group": "stable.example.com",
-            "scope": "Namespaced",
-            "names": {"plural": "crontabs", "kind": "CronTab"},
-            "versions": versions
-        }
-    }))
-    .expect("a CRD")
+    crate::model::crontab_crd(Value::Array(versions))
 }
 
 fn lines(changes: &[Change]) -> Vec<String> {

@@ -15,18 +15,7 @@ fn crd(spec_schema: Value, version: Value) -> CustomResourceDefinition {
     for (k, val) in version.as_object().cloned().unwrap_or_default() {
         v[k] = val;
     }
-    serde_json::from_value(json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "crontabs.stable.example.com"},
-        "spec": {
-            "group": "stable.example.com",
-            "scope": "Namespaced",
-            "names": {"plural": "crontabs", "singular": "crontab", "kind": "CronTab", "shortNames": ["ct"]},
-            "versions": [v]
-        }
-    }))
-    .expect("a CRD")
+    crate::model::crontab_crd(json!([v]))
 }
 
 fn spec(props: Value) -> Value {

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveTime, TimeZone, Timelike};
 use regex::Regex;
 
-use super::names;
+use crate::names;
 
 /// A known string format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

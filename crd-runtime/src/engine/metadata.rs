@@ -85,26 +85,34 @@ fn string_map(field: &str, v: &Value) -> Result<Option<Value>, String> {
     }
 }
 
+/// A list field: `null` is dropped, every item converted by `item`, and an empty
+/// list dropped; anything but an array is a type error naming `list_type`.
+fn list(
+    field: &str,
+    v: &Value,
+    list_type: &str,
+    item: impl Fn(&Value) -> Result<Value, String>,
+) -> Result<Option<Value>, String> {
+    match v {
+        Value::Null => Ok(None),
+        Value::Array(items) => {
+            let out = items.iter().map(item).collect::<Result<Vec<_>, _>>()?;
+            Ok((!out.is_empty()).then_some(Value::Array(out)))
+        }
+        other => Err(type_error(field, other, list_type)),
+    }
+}
+
 fn object_list(
     field: &str,
     v: &Value,
     item: impl Fn(&Map<String, Value>) -> Result<Map<String, Value>, String>,
 ) -> Result<Option<Value>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Array(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            for it in items {
-                match it {
-                    Value::Null => out.push(Value::Object(item(&Map::new())?)),
-                    Value::Object(m) => out.push(Value::Object(item(m)?)),
-                    other => return Err(type_error(field, other, "object")),
-                }
-            }
-            Ok((!out.is_empty()).then_some(Value::Array(out)))
-        }
-        other => Err(type_error(field, other, "array")),
-    }
+    list(field, v, "array", |it| match it {
+        Value::Null => Ok(Value::Object(item(&Map::new())?)),
+        Value::Object(m) => Ok(Value::Object(item(m)?)),
+        other => Err(type_error(field, other, "object")),
+    })
 }
 
 fn owner_reference(m: &Map<String, Value>) -> Result<Map<String, Value>, String> {
@@ -157,21 +165,11 @@ fn managed_field(m: &Map<String, Value>) -> Result<Map<String, Value>, String> {
 }
 
 fn finalizers(v: &Value) -> Result<Option<Value>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Array(items) => {
-            let mut out = Vec::with_capacity(items.len());
-            for it in items {
-                match it {
-                    Value::Null => out.push(Value::String(String::new())),
-                    Value::String(_) => out.push(it.clone()),
-                    other => return Err(type_error("finalizers", other, "string")),
-                }
-            }
-            Ok((!out.is_empty()).then_some(Value::Array(out)))
-        }
-        other => Err(type_error("finalizers", other, "[]string")),
-    }
+    list("finalizers", v, "[]string", |it| match it {
+        Value::Null => Ok(Value::String(String::new())),
+        Value::String(_) => Ok(it.clone()),
+        other => Err(type_error("finalizers", other, "string")),
+    })
 }
 
 /// One `ObjectMeta` field after a JSON round trip (`None`: empty or unknown, dropped).

@@ -67,9 +67,8 @@ mod default;
 pub(crate) mod formats;
 mod listtype;
 pub(crate) mod metadata;
-pub mod names;
 mod numeric;
-pub mod objectmeta;
+pub(crate) mod objectmeta;
 pub(crate) mod path;
 mod prune;
 pub(crate) mod regex_go;
@@ -250,11 +249,7 @@ pub struct ResourceInfo {
 impl ResourceInfo {
     /// `group/version`.
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.clone()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+        crate::names::api_version(&self.group, &self.version)
     }
 }
 
@@ -354,42 +349,34 @@ impl Engine {
             return Err(EngineError::SchemaTooDeep(MAX_SCHEMA_DEPTH));
         }
         with_schema_stack(depth, || {
-            Self::build_here(schema, resource_root, options, with_rules)
-        })
-    }
-
-    fn build_here(
-        schema: Option<&JSONSchemaProps>,
-        resource_root: bool,
-        options: EngineOptions,
-        with_rules: bool,
-    ) -> Result<Engine, EngineError> {
-        let compiled = CompiledSchema::compile_for(schema, options.kube_version)?;
-        let has_rules = with_rules && compiled.get(compiled.root).is_some_and(|n| n.rules_below);
-        #[cfg(not(feature = "cel"))]
-        if has_rules {
-            return Err(EngineError::CelDisabled);
-        }
-        #[cfg(feature = "cel")]
-        let (cel, rule_problems) = match schema {
-            Some(s) if has_rules => {
-                let (pass, problems) =
-                    crate::cel::CelPass::for_version(s, resource_root, options.kube_version);
-                let pass = pass.with_ratcheting(options.ratcheting);
-                (pass.has_rules().then(|| Arc::new(pass)), problems)
+            let compiled = CompiledSchema::compile_for(schema, options.kube_version)?;
+            let has_rules =
+                with_rules && compiled.get(compiled.root).is_some_and(|n| n.rules_below);
+            #[cfg(not(feature = "cel"))]
+            if has_rules {
+                return Err(EngineError::CelDisabled);
             }
-            _ => (None, Vec::new()),
-        };
-        Ok(Engine {
-            schema: compiled,
-            resource: None,
-            resource_root,
-            options,
             #[cfg(feature = "cel")]
-            cel,
-            #[cfg(feature = "cel")]
-            rule_problems,
-            passes: Vec::new(),
+            let (cel, rule_problems) = match schema {
+                Some(s) if has_rules => {
+                    let (pass, problems) =
+                        crate::cel::CelPass::for_version(s, resource_root, options.kube_version);
+                    let pass = pass.with_ratcheting(options.ratcheting);
+                    (pass.has_rules().then(|| Arc::new(pass)), problems)
+                }
+                _ => (None, Vec::new()),
+            };
+            Ok(Engine {
+                schema: compiled,
+                resource: None,
+                resource_root,
+                options,
+                #[cfg(feature = "cel")]
+                cel,
+                #[cfg(feature = "cel")]
+                rule_problems,
+                passes: Vec::new(),
+            })
         })
     }
 

@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 use super::ResourceInfo;
 use super::compiled::{Additional, CompiledSchema, NodeId};
 use super::metadata::{is_normalized, normalize_meta, normalized};
-use super::names;
 use super::path::PathRef;
 use crate::depth::MAX_DEPTH;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
+use crate::names;
 
 /// `objectmeta.Coerce`: type meta and metadata of the root (for a resource) and of
 /// every embedded resource. Stops at the first error, like the API server.
@@ -148,6 +148,25 @@ fn parse_group_version(gv: &str) -> Result<(), String> {
     }
 }
 
+/// The string at `path` when it is one and not empty; else the error, as the API server
+/// words it for an embedded object's `apiVersion` and `kind`.
+fn non_empty_string<'v>(path: Path, v: &'v Value, errs: &mut ErrorList) -> Option<&'v str> {
+    match v.as_str() {
+        None => errs.push(FieldError::invalid(
+            path,
+            BadValue::from_json(v),
+            "must be a string",
+        )),
+        Some("") => errs.push(FieldError::invalid(
+            path,
+            BadValue::Str(String::new()),
+            "must not be empty",
+        )),
+        Some(s) => return Some(s),
+    }
+    None
+}
+
 /// Checks one embedded object's `apiVersion`, `kind` and `metadata`.
 pub fn validate_embedded_resource(path: &Path, x: &Map<String, Value>, errs: &mut ErrorList) {
     if !x.contains_key("apiVersion") {
@@ -164,52 +183,28 @@ pub fn validate_embedded_resource(path: &Path, x: &Map<String, Value>, errs: &mu
     }
     for (k, v) in x {
         match k.as_str() {
-            "apiVersion" => match v.as_str() {
-                None => errs.push(FieldError::invalid(
-                    path.child(k),
-                    BadValue::from_json(v),
-                    "must be a string",
-                )),
-                Some("") => errs.push(FieldError::invalid(
-                    path.child(k),
-                    BadValue::Str(String::new()),
-                    "must not be empty",
-                )),
-                Some(gv) => {
-                    if let Err(e) = parse_group_version(gv) {
-                        errs.push(FieldError::invalid(
-                            path.child(k),
-                            BadValue::Str(gv.into()),
-                            e,
-                        ));
-                    }
+            "apiVersion" => {
+                if let Some(gv) = non_empty_string(path.child(k), v, errs)
+                    && let Err(e) = parse_group_version(gv)
+                {
+                    errs.push(FieldError::invalid(
+                        path.child(k),
+                        BadValue::Str(gv.into()),
+                        e,
+                    ));
                 }
-            },
-            "kind" => match v.as_str() {
-                None => errs.push(FieldError::invalid(
-                    path.child(k),
-                    BadValue::from_json(v),
-                    "must be a string",
-                )),
-                Some("") => errs.push(FieldError::invalid(
-                    path.child(k),
-                    BadValue::Str(String::new()),
-                    "must not be empty",
-                )),
-                Some(kind) => {
-                    let msgs = names::dns1035_label(&kind.to_lowercase());
-                    if !msgs.is_empty() {
-                        errs.push(FieldError::invalid(
-                            path.child(k),
-                            BadValue::Str(kind.into()),
-                            format!(
-                                "may have mixed case, but should otherwise match: {}",
-                                msgs.join(",")
-                            ),
-                        ));
-                    }
+            }
+            "kind" => {
+                if let Some(kind) = non_empty_string(path.child(k), v, errs)
+                    && let Some(message) = names::mixed_case_kind(kind)
+                {
+                    errs.push(FieldError::invalid(
+                        path.child(k),
+                        BadValue::Str(kind.into()),
+                        message,
+                    ));
                 }
-            },
+            }
             "metadata" => match normalized(v) {
                 Err(e) => errs.push(FieldError::invalid(
                     path.child("metadata"),

@@ -81,18 +81,21 @@ impl<'a> PathRef<'a> {
     /// indexes in brackets. A map key directly below the root keeps its leading
     /// dot (`.key`), as kube-openapi writes it; [`PathRef::field_path`] trims it.
     pub fn openapi_name(&self) -> String {
+        self.joined(true)
+    }
+
+    /// Names and keys joined with `.` (keys always after a dot with `dotted_keys`),
+    /// indexes in brackets.
+    fn joined(&self, dotted_keys: bool) -> String {
         let mut s = String::new();
         for seg in self.segments() {
+            let dot = dotted_keys && matches!(seg, Seg::Key(_));
             match seg {
-                Seg::Field(name) => {
-                    if !s.is_empty() {
+                Seg::Field(name) | Seg::Key(name) => {
+                    if dot || !s.is_empty() {
                         s.push('.');
                     }
                     s.push_str(name);
-                }
-                Seg::Key(key) => {
-                    s.push('.');
-                    s.push_str(key);
                 }
                 Seg::Index(i) => {
                     s.push('[');
@@ -126,23 +129,7 @@ impl<'a> PathRef<'a> {
 
     /// The pruning report's form: `a.b`, `[1].b`, `array[2].c`.
     pub fn pruned_path(&self) -> String {
-        let mut s = String::new();
-        for seg in self.segments() {
-            match seg {
-                Seg::Field(name) | Seg::Key(name) => {
-                    if !s.is_empty() {
-                        s.push('.');
-                    }
-                    s.push_str(name);
-                }
-                Seg::Index(i) => {
-                    s.push('[');
-                    s.push_str(&i.to_string());
-                    s.push(']');
-                }
-            }
-        }
-        s
+        self.joined(false)
     }
 }
 

@@ -41,6 +41,40 @@ impl Pruner<'_> {
         !n.nullable && n.default.is_none()
     }
 
+    /// Prunes the entry `k` of an object whose schema is `n` (`embedded`: it keeps
+    /// `apiVersion`, `kind` and `metadata`): `Some(keep)` for a key the schema
+    /// declares (a property, or any key of a map), `None` for an unknown key.
+    fn prune_entry(
+        &mut self,
+        k: &str,
+        child: &mut Value,
+        n: &Node,
+        path: &PathRef<'_>,
+        embedded: bool,
+    ) -> Option<bool> {
+        if embedded && is_meta_field(k) {
+            return Some(true);
+        }
+        if let Some(c) = n.property(k) {
+            let p = path.field(k);
+            self.prune(child, Some(c), &p);
+            return Some(!self.drops_null(child, c));
+        }
+        match n.additional {
+            Additional::Schema(c) => {
+                let p = path.key(k);
+                self.prune(child, Some(c), &p);
+                Some(!self.drops_null(child, c))
+            }
+            Additional::Bool(_) => {
+                let p = path.key(k);
+                self.prune(child, None, &p);
+                Some(true)
+            }
+            Additional::Absent => None,
+        }
+    }
+
     pub fn prune(&mut self, v: &mut Value, id: Option<NodeId>, path: &PathRef<'_>) {
         if path.depth() > MAX_DEPTH {
             self.too_deep = true;
@@ -67,27 +101,10 @@ impl Pruner<'_> {
                 };
                 let embedded = n.embedded || (path.depth() == 0 && self.resource_root);
                 let at_root = path.depth() == 0;
-                map.retain(|k, child| {
-                    if embedded && is_meta_field(k) {
-                        return true;
-                    }
-                    if let Some(c) = n.property(k) {
-                        let p = path.field(k);
-                        self.prune(child, Some(c), &p);
-                        return !self.drops_null(child, c);
-                    }
-                    match n.additional {
-                        Additional::Schema(c) => {
-                            let p = path.key(k);
-                            self.prune(child, Some(c), &p);
-                            !self.drops_null(child, c)
-                        }
-                        Additional::Bool(_) => {
-                            let p = path.key(k);
-                            self.prune(child, None, &p);
-                            true
-                        }
-                        Additional::Absent => {
+                map.retain(
+                    |k, child| match self.prune_entry(k, child, n, path, embedded) {
+                        Some(keep) => keep,
+                        None => {
                             // The API server does not report the type meta fields it drops at the root.
                             if !(at_root && is_meta_field(k)) {
                                 let p = path.field(k);
@@ -95,8 +112,8 @@ impl Pruner<'_> {
                             }
                             false
                         }
-                    }
-                });
+                    },
+                );
             }
             Value::Array(items) => {
                 let items_id = node.and_then(|n| n.items);
@@ -120,27 +137,8 @@ impl Pruner<'_> {
             Value::Object(map) => {
                 let embedded = n.embedded || (path.depth() == 0 && self.resource_root);
                 map.retain(|k, child| {
-                    if embedded && is_meta_field(k) {
-                        return true;
-                    }
-                    if let Some(c) = n.property(k) {
-                        let p = path.field(k);
-                        self.prune(child, Some(c), &p);
-                        return !self.drops_null(child, c);
-                    }
-                    match n.additional {
-                        Additional::Schema(c) => {
-                            let p = path.key(k);
-                            self.prune(child, Some(c), &p);
-                            !self.drops_null(child, c)
-                        }
-                        Additional::Bool(_) => {
-                            let p = path.key(k);
-                            self.prune(child, None, &p);
-                            true
-                        }
-                        Additional::Absent => true,
-                    }
+                    self.prune_entry(k, child, n, path, embedded)
+                        .unwrap_or(true)
                 });
             }
             Value::Array(items) => {

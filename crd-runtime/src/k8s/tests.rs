@@ -16,21 +16,12 @@ fn all_definitions() -> Vec<String> {
 
 /// A CRD whose `spec` has `schema`, to run the CRD checks on it.
 fn crd_with_spec(schema: &JSONSchemaProps) -> CustomResourceDefinition {
-    serde_json::from_value(json!({
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": "things.example.com"},
-        "spec": {
-            "group": "example.com",
-            "names": {"plural": "things", "singular": "thing", "kind": "Thing", "listKind": "ThingList"},
-            "scope": "Namespaced",
-            "versions": [{
-                "name": "v1", "served": true, "storage": true,
-                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": schema}}}
-            }]
-        }
-    }))
-    .unwrap()
+    let mut crd = crate::model::crontab_crd(json!([{
+        "name": "v1", "served": true, "storage": true,
+        "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": schema}}}
+    }]));
+    crd.spec.names.list_kind = Some("CronTabList".into());
+    crd
 }
 
 #[test]

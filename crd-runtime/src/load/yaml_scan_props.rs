@@ -7,7 +7,7 @@ use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use serde_json::Value;
 
-use super::yaml_fast::{Plain, resolve_plain};
+use super::yaml_scan::plain::{Plain, resolve_plain};
 use super::yaml_scan_tests::saphyr;
 use super::{tape, yaml_scan};
 

@@ -1,11 +1,11 @@
-//! The text reader against serde-saphyr (and `yaml_fast`): same values for
+//! The text reader against serde-saphyr: same values for
 //! everything it accepts, and it accepts every real manifest.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{LoadError, MAX_DEPTH, parse_documents, parse_yaml_saphyr, yaml_fast, yaml_scan};
+use super::{LoadError, MAX_DEPTH, parse_documents, parse_yaml_saphyr, yaml_scan};
 
 /// The reference result.
 pub(super) fn saphyr(text: &str) -> Result<Vec<Value>, LoadError> {
@@ -363,12 +363,6 @@ fn corpus_and_fixtures_take_the_reader_with_the_same_values() {
             let text = std::fs::read_to_string(path).unwrap();
             let scanned = yaml_scan::parse(&text)
                 .unwrap_or_else(|| panic!("{}: reader refused it", path.display()));
-            let fast = yaml_fast::parse(&text).expect("yaml_fast takes every manifest");
-            assert!(
-                scanned == fast,
-                "{}: differs from yaml_fast",
-                path.display()
-            );
             assert!(
                 saphyr(&text).as_ref() == Ok(&scanned),
                 "{}: differs from serde-saphyr",

@@ -12,3 +12,24 @@ pub use crd::*;
 pub use preexisting::PreexistingExpressions;
 pub use schema::*;
 pub use v1beta1::CustomResourceDefinitionV1Beta1;
+
+/// The CronTab CRD of the Kubernetes documentation (`stable.example.com`, namespaced)
+/// with `versions`, for tests.
+#[cfg(test)]
+pub(crate) fn crontab_crd(versions: serde_json::Value) -> CustomResourceDefinition {
+    serde_json::from_value(serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "crontabs.stable.example.com"},
+        "spec": {
+            "group": "stable.example.com",
+            "scope": "Namespaced",
+            "names": {
+                "plural": "crontabs", "singular": "crontab", "kind": "CronTab",
+                "shortNames": ["ct"]
+            },
+            "versions": versions
+        }
+    }))
+    .expect("a CRD")
+}

@@ -315,6 +315,26 @@ pub enum JSONSchemaPropsOrBool {
     Schema(JSONSchemaProps),
 }
 
+impl JSONSchemaPropsOrArray {
+    /// The one schema for every item, when that is the form.
+    pub(crate) fn into_schema(self) -> Option<JSONSchemaProps> {
+        match self {
+            Self::Schema(s) => Some(s),
+            Self::Schemas(_) => None,
+        }
+    }
+}
+
+impl JSONSchemaPropsOrBool {
+    /// The schema, when that is the form.
+    pub(crate) fn into_schema(self) -> Option<JSONSchemaProps> {
+        match self {
+            Self::Bool(_) => None,
+            Self::Schema(s) => Some(s),
+        }
+    }
+}
+
 /// A `dependencies` entry: a schema or a list of property names.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
@@ -417,19 +437,6 @@ impl JSONSchemaProps {
     /// `x-kubernetes-int-or-string: true`.
     pub fn is_int_or_string(&self) -> bool {
         Self::flag(self.x_kubernetes_int_or_string)
-    }
-
-    /// The deepest nesting of schema nodes below and including this one
-    /// (properties, items, additionalProperties and the junctors each count one level).
-    /// Measured without recursion, so any depth is safe.
-    pub fn depth(&self) -> usize {
-        let mut deepest = 0;
-        let mut stack = vec![(self, 1usize)];
-        while let Some((node, depth)) = stack.pop() {
-            deepest = deepest.max(depth);
-            node.for_each_child(&mut |_, child| stack.push((child, depth + 1)));
-        }
-        deepest
     }
 
     /// Calls `f` for every direct child schema with a short label of how it is reached.
@@ -614,14 +621,5 @@ mod tests {
                 .unwrap();
         assert_eq!(s.items_schema().unwrap().type_str(), "string");
         assert!(s.additional_properties_schema().is_some());
-    }
-
-    #[test]
-    fn depth_counts_every_step() {
-        let s: JSONSchemaProps = serde_json::from_str(
-            r#"{"type":"object","properties":{"a":{"type":"array","items":{"anyOf":[{"type":"string"}]}}}}"#,
-        )
-        .unwrap();
-        assert_eq!(s.depth(), 4);
     }
 }

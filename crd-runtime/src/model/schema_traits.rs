@@ -10,7 +10,7 @@
 //! much stack is left and continues on a fresh segment when it runs low
 //! (`stacker::maybe_grow`, in `grow.rs`), so no caller has to size a stack for these traits;
 //! serde reaches [`grow`] through `#[serde(with = "grown")]` on every field that
-//! holds child schemas.
+//! holds child schemas (module `grow`).
 //! The check is a comparison with the stack pointer; shallow schemas never grow.
 //!
 //! `Drop` stays derived: a `Drop` impl would forbid `..Default::default()` in

@@ -12,7 +12,7 @@ use crate::store::KeyValue;
 /// A stored object's JSON with its `resourceVersion`, in the version it is stored in.
 pub fn decode(kv: &KeyValue) -> Result<Value, ApiError> {
     // Objects nest as deep as the API server reads them (10,000 levels).
-    let mut obj: Value = crd_runtime::depth::from_json_slice(&kv.value)
+    let mut obj: Value = crd_runtime::__private::depth::from_json_slice(&kv.value)
         .map_err(|e| ApiError::internal(format!("stored object {} is not JSON: {e}", kv.key)))?;
     set_resource_version(&mut obj, kv.mod_revision);
     Ok(obj)

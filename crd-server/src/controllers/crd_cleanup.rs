@@ -124,7 +124,7 @@ struct Cleanup {
 }
 
 fn decode(kv: &KeyValue) -> Option<Value> {
-    crd_runtime::depth::from_json_slice(&kv.value).ok()
+    crd_runtime::__private::depth::from_json_slice(&kv.value).ok()
 }
 
 fn has_cleanup_finalizer(obj: &Value) -> bool {

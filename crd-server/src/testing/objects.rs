@@ -69,7 +69,8 @@ pub(crate) async fn send(
     let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
         .await
         .map_err(|e| refused(&method, path, code.as_u16(), e.to_string()))?;
-    let value: Value = crd_runtime::depth::from_json_slice(&bytes).unwrap_or(Value::Null);
+    let value: Value =
+        crd_runtime::__private::depth::from_json_slice(&bytes).unwrap_or(Value::Null);
     if code.is_success() {
         return Ok(value);
     }

@@ -147,11 +147,12 @@ fn strip_nulls(v: &Value) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn schema() -> JSONSchemaProps {
+    /// A resource with labels, `replicas`, `args`, a set, an atomic map and a map list.
+    pub(in crate::admission::policy) fn schema() -> JSONSchemaProps {
         serde_json::from_value(json!({"type": "object", "properties": {
             "metadata": {"type": "object", "properties": {
                 "labels": {"type": "object", "additionalProperties": {"type": "string"}}}},

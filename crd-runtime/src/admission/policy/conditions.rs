@@ -136,6 +136,16 @@ mod tests {
         }
     }
 
+    /// The input of a webhook's match conditions: the request alone.
+    fn input(attrs: &Attributes) -> Input<'_> {
+        Input {
+            attrs,
+            invocation: None,
+            namespace: None,
+            params: None,
+        }
+    }
+
     fn conds(v: Value) -> MatchConditions {
         MatchConditions::compile(v.as_array().unwrap(), false, KubeVersion::NEWEST)
     }
@@ -143,12 +153,7 @@ mod tests {
     #[test]
     fn true_false_and_errors() {
         let a = attrs();
-        let input = Input {
-            attrs: &a,
-            invocation: None,
-            namespace: None,
-            params: None,
-        };
+        let input = input(&a);
         let c = conds(json!([
             {"name": "is-create", "expression": "request.operation == 'CREATE'"},
             {"name": "labelled", "expression": "has(object.metadata.labels) && object.metadata.labels.app == 'web'"},
@@ -184,12 +189,7 @@ mod tests {
     #[test]
     fn cost_limit_is_reported() {
         let a = attrs();
-        let input = Input {
-            attrs: &a,
-            invocation: None,
-            namespace: None,
-            params: None,
-        };
+        let input = input(&a);
         let c = conds(json!([{"name": "big", "expression":
             "lists.range(1000).all(i, lists.range(1000).all(j, i >= 0))"}]));
         let err = c.evaluate(&input).unwrap_err();

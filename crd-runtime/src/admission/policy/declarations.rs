@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
 
-use crate::cel::{CelSchema, DeclType, Declarations};
+use crate::cel::{CelSchema, DeclType, Declarations, authz_builders};
 use crate::model::JSONSchemaProps;
 
 fn schema(value: Value) -> Arc<CelSchema> {
@@ -84,20 +84,8 @@ fn authorizer(d: Declarations) -> Declarations {
     let d = d
         .variable("authorizer", DeclType::Opaque)
         .variable("authorizer.requestResource", DeclType::Opaque);
-    let builders = [
-        "path",
-        "group",
-        "serviceAccount",
-        "resource",
-        "subresource",
-        "namespace",
-        "name",
-        "fieldSelector",
-        "labelSelector",
-        "check",
-    ];
-    let d = builders
-        .iter()
+    let d = authz_builders()
+        .chain(["check"])
         .fold(d, |d, f| d.function(f, DeclType::Opaque));
     d.function("allowed", DeclType::Bool)
         .function("errored", DeclType::Bool)

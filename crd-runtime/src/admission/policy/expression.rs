@@ -49,6 +49,21 @@ pub(super) struct Scope<'a> {
     pub(super) object: Option<&'a Arc<CelSchema>>,
 }
 
+impl<'a> Scope<'a> {
+    /// The scope of a policy's expressions (variables, validations, mutations):
+    /// `authorizer` and the composited `variables` declared so far.
+    pub(super) fn policy(params: bool, variables: &'a [String], env: CelEnvironment) -> Self {
+        Scope {
+            params,
+            authorizer: true,
+            variables,
+            composited: true,
+            env,
+            object: None,
+        }
+    }
+}
+
 /// Which composited variables an expression reads.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Uses {
@@ -157,14 +172,7 @@ mod tests {
     use super::*;
 
     fn scope(vars: &[String]) -> Scope<'_> {
-        Scope {
-            params: false,
-            authorizer: true,
-            variables: vars,
-            composited: true,
-            env: CelEnvironment::NEWEST,
-            object: None,
-        }
+        Scope::policy(false, vars, CelEnvironment::NEWEST)
     }
 
     #[test]

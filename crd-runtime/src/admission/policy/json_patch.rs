@@ -1,9 +1,15 @@
 //! JSONPatch mutations: the expression's list of `JSONPatch{op, path, from, value}`
-//! read into RFC 6902 operations and applied as evanphx/json-patch (v5) applies
-//! them, with its error wording. A failed `test` leaves the object unchanged
-//! without an error, as kube-apiserver's JSON patcher does.
+//! read into RFC 6902 operations and applied by the `json-patch` crate, with the
+//! error wording of evanphx/json-patch (v4, kube-apiserver's). A failed `test`
+//! leaves the object unchanged without an error, as kube-apiserver's JSON patcher
+//! does.
 
 use base64::Engine;
+use json_patch::jsonptr::PointerBuf;
+use json_patch::{
+    AddOperation, CopyOperation, MoveOperation, PatchErrorKind, PatchOperation, RemoveOperation,
+    ReplaceOperation, TestOperation,
+};
 use kube_cel::cel::objects::{Key, Value as Cel};
 use serde_json::{Map, Value};
 
@@ -95,18 +101,9 @@ pub(super) fn operations(result: &Cel) -> Result<Vec<Operation>, String> {
     Ok(ops)
 }
 
-/// RFC 6901 pointer tokens.
-fn tokens(path: &str) -> Result<Vec<String>, String> {
-    if path.is_empty() {
-        return Ok(Vec::new());
-    }
-    let Some(rest) = path.strip_prefix('/') else {
-        return Err(format!("invalid JSON pointer: {path}"));
-    };
-    Ok(rest
-        .split('/')
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect())
+/// A pointer as the `json-patch` crate takes it; evanphx's words for one it refuses.
+fn pointer(path: &str) -> Result<PointerBuf, PatchError> {
+    PointerBuf::parse(path).map_err(|_| PatchError::Failed(format!("invalid JSON pointer: {path}")))
 }
 
 fn missing(op: &str, path: &str) -> PatchError {
@@ -115,127 +112,93 @@ fn missing(op: &str, path: &str) -> PatchError {
     ))
 }
 
-fn index(token: &str, len: usize, allow_end: bool) -> Result<usize, String> {
-    let i: i64 = token.parse().map_err(|_| {
-        format!("Unable to access invalid index: {token}: invalid index referenced")
-    })?;
-    let max = if allow_end {
-        len
-    } else {
-        len.saturating_sub(1)
+/// evanphx's error for a `path` the crate could not use in `op`: an index that is
+/// not one (or out of range) of an array the path leads into, else a missing path.
+/// `replace`, and `copy` for its `from`, only ever report the path as missing.
+fn refused(doc: &Value, op: &str, path: &str, indexes: bool) -> PatchError {
+    let Ok(ptr) = PointerBuf::parse(path) else {
+        return missing(op, path);
     };
-    if i < 0 || i as usize > max || (!allow_end && len == 0) {
-        return Err(format!(
-            "Unable to access invalid index: {i}: invalid index referenced"
-        ));
-    }
-    Ok(i as usize)
-}
-
-/// The container of the last token of `path` and that token.
-fn parent<'a>(doc: &'a mut Value, toks: &[String]) -> Option<&'a mut Value> {
-    let mut cur = doc;
-    for t in &toks[..toks.len().saturating_sub(1)] {
-        cur = match cur {
-            Value::Object(m) => m.get_mut(t)?,
-            Value::Array(a) => a.get_mut(t.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    Some(cur)
-}
-
-fn get<'a>(doc: &'a Value, toks: &[String]) -> Option<&'a Value> {
-    let mut cur = doc;
-    for t in toks {
-        cur = match cur {
-            Value::Object(m) => m.get(t)?,
-            Value::Array(a) => a.get(t.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    Some(cur)
-}
-
-fn add(doc: &mut Value, path: &str, value: Value, op: &str) -> Result<(), PatchError> {
-    let toks = tokens(path).map_err(PatchError::Failed)?;
-    let Some(last) = toks.last() else {
-        *doc = value;
-        return Ok(());
+    let Some((parent, last)) = ptr.split_back() else {
+        return missing(op, path);
     };
-    match parent(doc, &toks) {
-        Some(Value::Object(m)) => {
-            m.insert(last.clone(), value);
-            Ok(())
+    match doc.pointer(parent.as_str()) {
+        Some(Value::Array(_)) if indexes => {
+            let token = last.decoded();
+            let shown = token
+                .parse::<i64>()
+                .map_or_else(|_| token.to_string(), |i| i.to_string());
+            PatchError::Failed(format!(
+                "Unable to access invalid index: {shown}: invalid index referenced"
+            ))
         }
-        Some(Value::Array(a)) => {
-            let i = if last == "-" {
-                a.len()
-            } else {
-                index(last, a.len(), true).map_err(PatchError::Failed)?
-            };
-            a.insert(i, value);
-            Ok(())
-        }
-        _ => Err(missing(op, path)),
+        _ => missing(op, path),
     }
 }
 
-fn remove(doc: &mut Value, path: &str, op: &str) -> Result<Value, PatchError> {
-    let toks = tokens(path).map_err(PatchError::Failed)?;
-    let Some(last) = toks.last() else {
-        return Err(missing(op, path));
-    };
-    match parent(doc, &toks) {
-        Some(Value::Object(m)) => m.remove(last).ok_or_else(|| missing(op, path)),
-        Some(Value::Array(a)) => {
-            let i = index(last, a.len(), false).map_err(PatchError::Failed)?;
-            Ok(a.remove(i))
+impl Operation {
+    /// The operation as the `json-patch` crate applies it: pointers are parsed
+    /// (`from` first, as evanphx reads it) and an unknown `op` is refused.
+    fn to_patch(&self) -> Result<PatchOperation, PatchError> {
+        let value = || self.value.clone().unwrap_or(Value::Null);
+        let from = || pointer(&self.from);
+        Ok(match self.op.as_str() {
+            "add" => PatchOperation::Add(AddOperation {
+                path: pointer(&self.path)?,
+                value: value(),
+            }),
+            "remove" => PatchOperation::Remove(RemoveOperation {
+                path: pointer(&self.path)?,
+            }),
+            "replace" => PatchOperation::Replace(ReplaceOperation {
+                path: pointer(&self.path)?,
+                value: value(),
+            }),
+            "move" => PatchOperation::Move(MoveOperation {
+                from: from()?,
+                path: pointer(&self.path)?,
+            }),
+            "copy" => PatchOperation::Copy(CopyOperation {
+                from: from()?,
+                path: pointer(&self.path)?,
+            }),
+            "test" => PatchOperation::Test(TestOperation {
+                path: pointer(&self.path)?,
+                value: value(),
+            }),
+            other => return Err(PatchError::Failed(format!("Unexpected kind: {other}"))),
+        })
+    }
+
+    /// evanphx's error for this operation, which the crate refused with `kind` on
+    /// `doc`. A `test` that fails for any reason leaves the object as it was.
+    fn error(&self, doc: &Value, kind: &PatchErrorKind) -> PatchError {
+        let op = self.op.as_str();
+        match kind {
+            PatchErrorKind::TestFailed => PatchError::TestFailed,
+            _ if op == "test" => PatchError::TestFailed,
+            PatchErrorKind::InvalidFromPointer => refused(doc, op, &self.from, op == "move"),
+            PatchErrorKind::CannotMoveInsideItself => missing(op, &self.path),
+            _ => refused(doc, op, &self.path, op != "replace"),
         }
-        _ => Err(missing(op, path)),
     }
 }
 
-/// Applies `ops` to `doc` in order.
+/// Applies `ops` to a copy of `doc` in order, with the `json-patch` crate.
+///
+/// The crate applies RFC 6902; what evanphx/json-patch (v4, kube-apiserver's) does
+/// besides is kept here: a failed `test` is not an error (the mutation is skipped),
+/// and failures are worded as evanphx words them (the crate reports only which
+/// pointer it could not use). Known differences left to the crate: array indexes
+/// with leading zeros (`/a/01`) and pointers with escapes other than `~0`/`~1`
+/// are refused, where evanphx reads them as Go's `strconv.Atoi` and a literal `~`.
 pub(super) fn apply(doc: &Value, ops: &[Operation]) -> Result<Value, PatchError> {
     let mut out = doc.clone();
     for o in ops {
-        let value = || o.value.clone().unwrap_or(Value::Null);
-        match o.op.as_str() {
-            "add" => add(&mut out, &o.path, value(), "add")?,
-            "remove" => {
-                remove(&mut out, &o.path, "remove")?;
-            }
-            "replace" => {
-                let toks = tokens(&o.path).map_err(PatchError::Failed)?;
-                if toks.is_empty() {
-                    out = value();
-                    continue;
-                }
-                if get(&out, &toks).is_none() {
-                    return Err(missing("replace", &o.path));
-                }
-                remove(&mut out, &o.path, "replace")?;
-                add(&mut out, &o.path, value(), "replace")?;
-            }
-            "move" => {
-                let v = remove(&mut out, &o.from, "move")?;
-                add(&mut out, &o.path, v, "move")?;
-            }
-            "copy" => {
-                let from = tokens(&o.from).map_err(PatchError::Failed)?;
-                let v = get(&out, &from)
-                    .cloned()
-                    .ok_or_else(|| missing("copy", &o.from))?;
-                add(&mut out, &o.path, v, "copy")?;
-            }
-            "test" => {
-                let toks = tokens(&o.path).map_err(PatchError::Failed)?;
-                if get(&out, &toks) != Some(&value()) {
-                    return Err(PatchError::TestFailed);
-                }
-            }
-            other => return Err(PatchError::Failed(format!("Unexpected kind: {other}"))),
+        let op = o.to_patch()?;
+        // One operation at a time, without undo: `out` is dropped on an error.
+        if let Err(e) = json_patch::patch_unsafe(&mut out, std::slice::from_ref(&op)) {
+            return Err(o.error(&out, &e.kind));
         }
     }
     Ok(out)
@@ -306,6 +269,59 @@ mod tests {
         assert_eq!(
             apply(&doc, &[op("bad", "/c", None)]),
             Err(PatchError::Failed("Unexpected kind: bad".into()))
+        );
+    }
+
+    #[test]
+    fn failures_are_worded_as_evanphx_words_them() {
+        let doc = json!({"a": {"b": [1, 2]}, "c": "x"});
+        let failed = |ops: &[Operation]| match apply(&doc, ops) {
+            Err(PatchError::Failed(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        let from = |op: &str, from: &str, path: &str| Operation {
+            op: op.into(),
+            path: path.into(),
+            from: from.into(),
+            value: None,
+        };
+        assert_eq!(
+            failed(&[op("remove", "/a/b/5", None)]),
+            "Unable to access invalid index: 5: invalid index referenced"
+        );
+        assert_eq!(
+            failed(&[op("remove", "/a/b/x", None)]),
+            "Unable to access invalid index: x: invalid index referenced"
+        );
+        assert_eq!(
+            failed(&[op("remove", "/a/z", None)]),
+            "remove operation does not apply: doc is missing path: /a/z: missing value"
+        );
+        assert_eq!(
+            failed(&[from("copy", "/nope", "/d")]),
+            "copy operation does not apply: doc is missing path: /nope: missing value"
+        );
+        assert_eq!(
+            failed(&[from("move", "/a/b/7", "/d")]),
+            "Unable to access invalid index: 7: invalid index referenced"
+        );
+        assert_eq!(
+            failed(&[from("move", "/a", "/a/inner")]),
+            "move operation does not apply: doc is missing path: /a/inner: missing value"
+        );
+        assert_eq!(
+            failed(&[op("add", "no-slash", Some(json!(1)))]),
+            "invalid JSON pointer: no-slash"
+        );
+        // A test of a missing path fails the test, not the patch.
+        assert_eq!(
+            apply(&doc, &[op("test", "/missing", Some(json!(1)))]),
+            Err(PatchError::TestFailed)
+        );
+        // The whole document is replaced or added at the root.
+        assert_eq!(
+            apply(&doc, &[op("replace", "", Some(json!({"r": 1})))]),
+            Ok(json!({"r": 1}))
         );
     }
 }

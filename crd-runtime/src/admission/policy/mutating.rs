@@ -70,14 +70,7 @@ impl Mutator {
         let spec = policy.get("spec").unwrap_or(&Value::Null);
         let params = spec.get("paramKind").is_some_and(Value::is_object);
         let (variables, names) = compile_variables(spec, params, env);
-        let scope = Scope {
-            params,
-            authorizer: true,
-            variables: &names,
-            composited: true,
-            env,
-            object: None,
-        };
+        let scope = Scope::policy(params, &names, env);
         let expr = |m: &Value, f: &str| {
             let src = m
                 .get(f)

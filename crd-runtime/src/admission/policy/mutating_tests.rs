@@ -23,13 +23,7 @@ fn binding(extra: Value) -> Value {
 }
 
 fn schema() -> JSONSchemaProps {
-    serde_json::from_value(json!({"type": "object", "properties": {
-        "metadata": {"type": "object", "properties": {
-            "labels": {"type": "object", "additionalProperties": {"type": "string"}}}},
-        "spec": {"type": "object", "properties": {
-            "replicas": {"type": "integer"},
-            "args": {"type": "array", "items": {"type": "string"}}}}}}))
-    .unwrap()
+    super::apply::tests::schema()
 }
 
 fn run(

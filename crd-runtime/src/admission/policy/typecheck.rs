@@ -86,12 +86,9 @@ pub(super) fn warnings(
         let mut issues = Vec::new();
         for (gvk, schema) in &kinds {
             let scope = Scope {
-                params: header.param_kind.is_some(),
                 authorizer: e.returns != Returns::String,
-                variables: &validator.variable_names,
-                composited: true,
-                env,
                 object: Some(schema),
+                ..Scope::policy(header.param_kind.is_some(), &validator.variable_names, env)
             };
             if let Err(problem) = check(&e.src, e.returns, scope) {
                 issues.push(format!("{gvk}: {problem}\n"));

@@ -317,12 +317,8 @@ fn params_by_name_selector_and_not_found_action() {
 #[test]
 fn string_concatenation_with_dyn_is_a_string() {
     let scope = super::expression::Scope {
-        params: true,
         authorizer: false,
-        variables: &[],
-        composited: true,
-        env: crate::cel::CelEnvironment::NEWEST,
-        object: None,
+        ..super::expression::Scope::policy(true, &[], crate::cel::CelEnvironment::NEWEST)
     };
     assert_eq!(
         super::expression::check(

@@ -95,14 +95,7 @@ pub(super) fn compile_variables(
     let mut out = Vec::new();
     for v in list(spec, "variables") {
         let name = str_field(v, "name").to_string();
-        let scope = Scope {
-            params,
-            authorizer: true,
-            variables: &names,
-            composited: true,
-            env,
-            object: None,
-        };
+        let scope = Scope::policy(params, &names, env);
         out.push((
             name.clone(),
             Expression::compile(str_field(v, "expression"), Returns::Any, scope),
@@ -117,14 +110,7 @@ impl Validator {
         let spec = policy.get("spec").unwrap_or(&Value::Null);
         let params = spec.get("paramKind").is_some_and(Value::is_object);
         let (variables, names) = compile_variables(spec, params, env);
-        let scope = Scope {
-            params,
-            authorizer: true,
-            variables: &names,
-            composited: true,
-            env,
-            object: None,
-        };
+        let scope = Scope::policy(params, &names, env);
         let message_scope = Scope {
             authorizer: false,
             ..scope

@@ -4,8 +4,8 @@
 
 use kube_cel::cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue};
 
-use super::super::syntax::Added;
 use super::{Checker, Ty, unify};
+use crate::cel::environment::syntax::Added;
 
 impl<'a> Checker<'a> {
     pub(super) fn comprehension(&mut self, c: &ComprehensionExpr) -> Ty<'a> {
@@ -41,7 +41,7 @@ impl<'a> Checker<'a> {
         self.scopes.truncate(self.scopes.len() - n);
         // The accumulator's type is what the loop step produces.
         let ty = |e: &IdedExpr| self.types.get(&e.id).cloned().unwrap_or(Ty::Dyn);
-        let refined = match super::super::syntax::accumulated(c) {
+        let refined = match crate::cel::environment::syntax::accumulated(c) {
             Some(Added::ListItem(x)) => Some(Ty::List(Box::new(ty(x)))),
             Some(Added::MapValue(v)) => Some(Ty::Map(Box::new(ty(v)))),
             Some(Added::Entries(m)) => Some(ty(m)).filter(|t| matches!(t, Ty::Map(_))),

@@ -2,7 +2,7 @@
 //! `format.<name>()` and `format.named(<string>)` (an `optional`, none for an
 //! unknown name) give a `kubernetes.NamedFormat`, whose `validate(<string>)`
 //! returns `optional.none()` or `optional.of(<messages>)` with apimachinery's
-//! messages. kube-cel words the name checks differently and accepts unpadded
+//! messages ([`crate::names`]). kube-cel words the name checks differently and accepts unpadded
 //! base64; the uuid, date and datetime checks are still its own.
 
 use std::sync::Arc;
@@ -14,6 +14,7 @@ use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 use super::delegate::call;
 use super::urls;
 use crate::go::quote;
+use crate::names;
 
 /// The formats of `ConstantFormats`, by the name `format.named` takes.
 const NAMES: [&str; 13] = [
@@ -68,14 +69,14 @@ fn validate(This(format): This<Value>, s: Arc<String>) -> ResolveResult {
         return Err(ExecutionError::NoSuchOverload);
     };
     let errors = match *name {
-        "dns1123Label" => dns1123_label(&s),
-        "dns1123Subdomain" => dns1123_subdomain(&s),
-        "dns1035Label" => dns1035_label(&s),
-        "qualifiedName" => qualified_name(&s),
-        "dns1123LabelPrefix" => dns1123_label(&mask_trailing_dash(&s)),
-        "dns1123SubdomainPrefix" => dns1123_subdomain(&mask_trailing_dash(&s)),
-        "dns1035LabelPrefix" => dns1035_label(&mask_trailing_dash(&s)),
-        "labelValue" => label_value(&s),
+        "dns1123Label" => names::dns1123_label(&s),
+        "dns1123Subdomain" => names::dns1123_subdomain(&s),
+        "dns1035Label" => names::dns1035_label(&s),
+        "qualifiedName" => names::qualified_name(&s),
+        "dns1123LabelPrefix" => names::dns_label_name(&s, true),
+        "dns1123SubdomainPrefix" => names::dns_subdomain_name(&s, true),
+        "dns1035LabelPrefix" => names::dns1035_label_name(&s, true),
+        "labelValue" => names::label_value(&s),
         "uri" => match urls::parse_request_uri(&s) {
             Ok(()) => vec![],
             Err(e) => vec![format!("parse {}: {e}", quote(&s))],
@@ -116,169 +117,6 @@ fn strfmt(name: &str, s: Arc<String>) -> Result<Vec<String>, ExecutionError> {
     })
 }
 
-/// `maskTrailingDash` of apimachinery's `NameIs*` (it drops the last two characters).
-fn mask_trailing_dash(s: &str) -> String {
-    if s.len() > 1 && s.ends_with('-') {
-        format!("{}a", &s[..s.len() - 2])
-    } else {
-        s.to_string()
-    }
-}
-
-/// apimachinery's `RegexError`.
-fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
-    let mut out = format!("{msg} (e.g. ");
-    for (i, e) in examples.iter().enumerate() {
-        if i > 0 {
-            out.push_str(" or ");
-        }
-        out.push_str(&format!("'{e}', "));
-    }
-    out.push_str(&format!("regex used for validation is '{fmt}')"));
-    out
-}
-
-fn max_len(n: usize) -> String {
-    format!("must be no more than {n} characters")
-}
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?` (with `upper`: A-Z allowed too; with `alpha_first`:
-/// the first character a letter).
-fn label_like(s: &str, upper: bool, alpha_first: bool) -> bool {
-    let ok =
-        |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit() || upper && c.is_ascii_uppercase();
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(&f), Some(&l)) => {
-            ok(f)
-                && (!alpha_first || f.is_ascii_alphabetic())
-                && ok(l)
-                && b.iter().all(|&c| ok(c) || c == b'-')
-        }
-        _ => false,
-    }
-}
-
-const LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-
-fn dns1123_label(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len(63));
-    }
-    if !label_like(s, false, false) {
-        errs.push(regex_error(LABEL_MSG, LABEL_FMT, &["my-name", "123-abc"]));
-    }
-    errs
-}
-
-fn dns1123_subdomain(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 253 {
-        errs.push(max_len(253));
-    }
-    if !s.split('.').all(|part| label_like(part, false, false)) {
-        errs.push(regex_error(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-            r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*",
-            &["example.com"],
-        ));
-    }
-    errs
-}
-
-fn dns1035_label(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len(63));
-    }
-    if !label_like(s, false, true) {
-        errs.push(regex_error(
-            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-            "[a-z]([-a-z0-9]*[a-z0-9])?",
-            &["my-name", "abc-123"],
-        ));
-    }
-    errs
-}
-
-const QUALIFIED_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
-const QUALIFIED_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-
-/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`.
-fn qualified_like(s: &str) -> bool {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (Some(f), Some(l)) => {
-            f.is_ascii_alphanumeric()
-                && l.is_ascii_alphanumeric()
-                && b.iter()
-                    .all(|&c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
-        }
-        _ => false,
-    }
-}
-
-/// apimachinery's `IsQualifiedName`.
-fn qualified_name(s: &str) -> Vec<String> {
-    let example = || {
-        regex_error(
-            QUALIFIED_MSG,
-            QUALIFIED_FMT,
-            &["MyName", "my.name", "123-abc"],
-        )
-    };
-    let mut errs = Vec::new();
-    let parts: Vec<&str> = s.split('/').collect();
-    let name = match parts[..] {
-        [name] => name,
-        [prefix, name] => {
-            if prefix.is_empty() {
-                errs.push("prefix part must be non-empty".to_string());
-            } else {
-                errs.extend(
-                    dns1123_subdomain(prefix)
-                        .into_iter()
-                        .map(|e| format!("prefix part {e}")),
-                );
-            }
-            name
-        }
-        _ => {
-            return vec![format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
-                example()
-            )];
-        }
-    };
-    if name.is_empty() {
-        errs.push("name part must be non-empty".into());
-    } else if name.len() > 63 {
-        errs.push(format!("name part {}", max_len(63)));
-    }
-    if !qualified_like(name) {
-        errs.push(format!("name part {}", example()));
-    }
-    errs
-}
-
-/// apimachinery's `IsValidLabelValue`.
-fn label_value(s: &str) -> Vec<String> {
-    let mut errs = Vec::new();
-    if s.len() > 63 {
-        errs.push(max_len(63));
-    }
-    if !s.is_empty() && !qualified_like(s) {
-        errs.push(regex_error(
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
-            "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?",
-            &["MyValue", "my_value", "12345"],
-        ));
-    }
-    errs
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,22 +131,17 @@ mod tests {
 
     #[test]
     fn named_formats_are_optional() {
-        assert_eq!(
-            eval("format.named('dns1123Label').hasValue()"),
-            Ok(Value::Bool(true))
-        );
-        assert_eq!(
-            eval("format.named('nope').hasValue()"),
-            Ok(Value::Bool(false))
-        );
-        assert_eq!(
-            eval("format.named('dns1123Label').value() == format.dns1123Label()"),
-            Ok(Value::Bool(true))
-        );
-        assert_eq!(
-            eval("format.uuid() == format.byte()"),
-            Ok(Value::Bool(false))
-        );
+        for (expr, want) in [
+            ("format.named('dns1123Label').hasValue()", true),
+            ("format.named('nope').hasValue()", false),
+            (
+                "format.named('dns1123Label').value() == format.dns1123Label()",
+                true,
+            ),
+            ("format.uuid() == format.byte()", false),
+        ] {
+            assert_eq!(eval(expr), Ok(Value::Bool(want)), "{expr}");
+        }
     }
 
     #[test]
@@ -316,11 +149,9 @@ mod tests {
         let first = |src: &str| eval(&format!("{src}.value()[0]"));
         assert_eq!(
             first("format.dns1123Label().validate('contains a space')"),
-            Ok(Value::from(regex_error(
-                LABEL_MSG,
-                LABEL_FMT,
-                &["my-name", "123-abc"]
-            )))
+            Ok(Value::from(
+                names::dns1123_label("contains a space")[0].clone()
+            ))
         );
         assert_eq!(
             first("format.qualifiedName().validate('contains a space')"),

@@ -13,7 +13,7 @@ use kube_cel::cel::objects::{Key, Map, Value};
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
 use super::delegate::call;
-use crate::cel::budget::{charge, charge_traversal};
+use crate::cel::cost::budget::{charge, charge_traversal};
 use crate::go::quote;
 
 pub(crate) fn register(ctx: &mut Context<'_>, type_value: fn(&str) -> Value) {

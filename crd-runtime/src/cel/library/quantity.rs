@@ -10,7 +10,7 @@ use kube_cel::cel::objects::Value;
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
 use super::delegate::call;
-use crate::cel::budget::charge_traversal;
+use crate::cel::cost::budget::charge_traversal;
 
 /// `ErrFormatWrong` of k8s.io/apimachinery `resource`.
 const FORMAT_WRONG: &str =

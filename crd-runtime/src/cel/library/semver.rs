@@ -10,7 +10,7 @@ use kube_cel::cel::objects::Value;
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
 use super::delegate::call;
-use crate::cel::budget::{charge, charge_traversal};
+use crate::cel::cost::budget::{charge, charge_traversal};
 use crate::go::quote;
 
 pub(crate) fn register(ctx: &mut Context<'_>) {
@@ -76,39 +76,45 @@ pub(crate) fn check(s: &str) -> Result<(), String> {
         Some(b) => (Some(&rest[end + 1..b]), Some(&rest[b + 1..])),
         None => (pre.map(|p| &rest[p + 1..]), None),
     };
-    for id in pre_part
-        .map(|p| p.split('.').collect::<Vec<_>>())
-        .unwrap_or_default()
-    {
-        if id.is_empty() {
-            return Err("Prerelease is empty".into());
-        }
-        if !only(id, ident_char) {
-            return Err(format!(
-                "Invalid character(s) found in prerelease {}",
-                quote(id)
-            ));
-        }
+    identifiers(pre_part, "Prerelease is empty", "prerelease", |id| {
         if only(id, |c| c.is_ascii_digit()) && leading_zero(id) {
             return Err(format!(
                 "Numeric PreRelease version must not contain leading zeroes {}",
                 quote(id)
             ));
         }
-    }
-    for id in build_part
-        .map(|b| b.split('.').collect::<Vec<_>>())
+        Ok(())
+    })?;
+    identifiers(
+        build_part,
+        "Build meta data is empty",
+        "build meta data",
+        |_| Ok(()),
+    )
+}
+
+/// Checks the dot-separated identifiers of a prerelease or build part (`name`, as the
+/// messages call it) one after the other, each also by `more`.
+fn identifiers(
+    part: Option<&str>,
+    empty: &str,
+    name: &str,
+    more: impl Fn(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    for id in part
+        .map(|p| p.split('.').collect::<Vec<_>>())
         .unwrap_or_default()
     {
         if id.is_empty() {
-            return Err("Build meta data is empty".into());
+            return Err(empty.into());
         }
         if !only(id, ident_char) {
             return Err(format!(
-                "Invalid character(s) found in build meta data {}",
+                "Invalid character(s) found in {name} {}",
                 quote(id)
             ));
         }
+        more(id)?;
     }
     Ok(())
 }

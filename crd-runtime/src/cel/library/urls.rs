@@ -11,7 +11,7 @@ use kube_cel::cel::extractors::This;
 use kube_cel::cel::objects::{Key, Map, Opaque, Value};
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
-use crate::cel::budget::charge_traversal;
+use crate::cel::cost::budget::charge_traversal;
 use crate::go::quote;
 
 /// A URL split as Go's `url.URL` (only the parts the library reads).

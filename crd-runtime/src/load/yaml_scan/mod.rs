@@ -4,7 +4,7 @@
 //! Covers block mappings and sequences (compact `- key: v` entries, sequences at
 //! their key's indentation), `---`/`...`, comments, plain scalars over several lines,
 //! single- and double-quoted scalars, literal and folded block scalars, and flow
-//! collections on one line. Plain scalars resolve as in `yaml_fast` (so as
+//! collections on one line. Plain scalars resolve as in `plain` (so as
 //! serde-saphyr resolves them).
 //!
 //! [`parse`] returns `None` for anything else — anchors, aliases, tags, directives,
@@ -18,6 +18,7 @@
 mod block;
 mod flow;
 mod lines;
+pub(super) mod plain;
 mod scalars;
 mod sink;
 
@@ -27,10 +28,8 @@ use memchr::memchr;
 use serde_json::Value;
 
 use super::MAX_DEPTH;
-use super::yaml_fast::{
-    MAX_DOCUMENTS, MAX_EVENTS, MAX_INPUT_BYTES, MAX_SCALAR_BYTES, Plain, resolve_plain,
-};
 use lines::{Line, at, next_content, next_line_start, separated, spaces};
+use plain::{MAX_DOCUMENTS, MAX_EVENTS, MAX_INPUT_BYTES, MAX_SCALAR_BYTES, Plain, resolve_plain};
 use scalars::{Piece, Stop};
 pub(crate) use sink::{Event, Tape};
 use sink::{Sink, Tapes, Values};
@@ -76,7 +75,7 @@ pub(crate) fn parse_tapes(text: &str) -> Option<Vec<Tape<'_>>> {
     Some(Reader::new(text, Tapes::default()).stream()?.docs)
 }
 
-/// Counts against the budgets `yaml_fast` keeps.
+/// Counts against the budgets of `plain`.
 #[derive(Default)]
 pub(super) struct Budget {
     events: usize,

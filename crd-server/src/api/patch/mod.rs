@@ -32,7 +32,7 @@ pub const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
 /// The body of a strategic merge patch as the server decodes it: JSON, an object (or
 /// `null`, which changes nothing).
 pub fn parse(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
-    let value: Value = crd_runtime::depth::from_json_slice(body)
+    let value: Value = crd_runtime::__private::depth::from_json_slice(body)
         .map_err(|_| ApiError::bad_request("invalid JSON patch"))?;
     let what = match value {
         Value::Object(m) => return Ok(m),

@@ -40,7 +40,9 @@ pub(super) async fn crds(
                     revision = e.kv.mod_revision;
                     match e.kind {
                         EventKind::Put => {
-                            if let Ok(v) = crd_runtime::depth::from_json_slice(&e.kv.value) {
+                            if let Ok(v) =
+                                crd_runtime::__private::depth::from_json_slice(&e.kv.value)
+                            {
                                 crds.insert(e.kv.key.clone(), v);
                             }
                         }
@@ -69,7 +71,7 @@ pub(super) async fn crds(
                     .filter_map(|kv| {
                         Some((
                             kv.key.clone(),
-                            crd_runtime::depth::from_json_slice(&kv.value).ok()?,
+                            crd_runtime::__private::depth::from_json_slice(&kv.value).ok()?,
                         ))
                     })
                     .collect();
@@ -95,7 +97,7 @@ fn terminating(value: &[u8]) -> bool {
         #[serde(default)]
         phase: Option<String>,
     }
-    crd_runtime::depth::from_json_slice::<Namespace>(value)
+    crd_runtime::__private::depth::from_json_slice::<Namespace>(value)
         .ok()
         .and_then(|n| n.status?.phase)
         .is_some_and(|p| p == "Terminating")

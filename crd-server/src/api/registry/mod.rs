@@ -146,7 +146,7 @@ impl Registry {
             .filter_map(|kv| {
                 Some((
                     kv.key.clone(),
-                    crd_runtime::depth::from_json_slice(&kv.value).ok()?,
+                    crd_runtime::__private::depth::from_json_slice(&kv.value).ok()?,
                 ))
             })
             .collect();

@@ -341,7 +341,7 @@ pub fn parse_object_body(
     what: &str,
     kind: &str,
 ) -> Result<Value, ApiError> {
-    if let Err(e) = crd_runtime::depth::json_text_depth(body) {
+    if let Err(e) = crd_runtime::__private::depth::json_text_depth(body) {
         return Err(ApiError::bad_request(format!(
             "the object provided is unrecognized (must be of type {kind}): {e} ({})",
             summarize(body)
@@ -377,7 +377,7 @@ pub fn parse_body(body: &[u8], ty: BodyType, what: &str) -> Result<Value, ApiErr
         .map_err(|e| ApiError::bad_request(format!("{what}: the body is not UTF-8: {e}")))?;
     if !yaml || text.trim_start().starts_with('{') || text.trim_start().starts_with('[') {
         // As deep as the API server reads JSON (10,000 levels), not serde_json's 128.
-        return crd_runtime::depth::from_json_slice(body).map_err(|e| {
+        return crd_runtime::__private::depth::from_json_slice(body).map_err(|e| {
             ApiError::bad_request(format!("{what}: couldn't decode the JSON body: {e}"))
         });
     }

@@ -6,9 +6,9 @@
 //! `ValidateLabelSelectorRequirement`), printed ([`selector_string`], [`format`]) and
 //! rendered as Go's `%#v` in the messages that quote a whole selector ([`go_repr`]).
 
-use crd_runtime::engine::names::{label_value, qualified_name};
+use crd_runtime::names::{label_value, qualified_name};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
-use crd_runtime::go::quote;
+use crd_runtime::__private::go::quote;
 use serde_json::{Map, Value};
 
 use crate::api::status::ApiError;
@@ -34,7 +34,7 @@ fn parse_error(detail: impl std::fmt::Display) -> ApiError {
 }
 
 fn check_key(key: &str) -> Result<(), ApiError> {
-    let errs = crd_runtime::engine::names::qualified_name(key);
+    let errs = crd_runtime::names::qualified_name(key);
     if let Some(e) = errs.first() {
         return Err(parse_error(format!("<nil>: Invalid value: \"{key}\": {e}")));
     }
@@ -42,7 +42,7 @@ fn check_key(key: &str) -> Result<(), ApiError> {
 }
 
 fn check_value(v: &str) -> Result<(), ApiError> {
-    let errs = crd_runtime::engine::names::label_value(v);
+    let errs = crd_runtime::names::label_value(v);
     if let Some(e) = errs.first() {
         return Err(parse_error(format!("<nil>: Invalid value: \"{v}\": {e}")));
     }

@@ -69,7 +69,7 @@ impl Entry {
 
     /// How kube-apiserver names a manager in a conflict.
     fn describe(&self) -> String {
-        let quote = crd_runtime::go::quote;
+        let quote = crd_runtime::__private::go::quote;
         let mut out = quote(&self.manager);
         if let Some(s) = &self.subresource {
             out = format!("{out} with subresource {}", quote(s));

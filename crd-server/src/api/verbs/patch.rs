@@ -73,18 +73,19 @@ fn strict_fields(
 /// `target` with a merge or JSON patch applied.
 pub fn apply_patch(target: &Value, body: &[u8], ty: BodyType) -> Result<Value, ApiError> {
     // Patches nest as deep as objects may (the API server's 10,000 JSON levels).
-    let decode_error = |e: crd_runtime::depth::JsonError| {
+    let decode_error = |e: crd_runtime::__private::depth::JsonError| {
         ApiError::bad_request(format!("error decoding patch: {e}"))
     };
     let mut doc = target.clone();
     match ty {
         BodyType::MergePatch => {
-            let patch: Value = crd_runtime::depth::from_json_slice(body).map_err(decode_error)?;
+            let patch: Value =
+                crd_runtime::__private::depth::from_json_slice(body).map_err(decode_error)?;
             json_patch::merge(&mut doc, &patch);
         }
         BodyType::JsonPatch => {
             let patch: json_patch::Patch =
-                crd_runtime::depth::from_json_slice(body).map_err(decode_error)?;
+                crd_runtime::__private::depth::from_json_slice(body).map_err(decode_error)?;
             json_patch_as_go(&mut doc, patch).map_err(|e| {
                 ApiError::unprocessable(format!(
                     "the server rejected our request due to an error in our request: {e}"

@@ -170,7 +170,7 @@ async fn covering_budgets(scope: &Scope<'_>, pod: &Value) -> Result<Vec<Value>, 
     Ok(listed
         .items
         .iter()
-        .filter_map(|kv| crd_runtime::depth::from_json_slice::<Value>(&kv.value).ok())
+        .filter_map(|kv| crd_runtime::__private::depth::from_json_slice::<Value>(&kv.value).ok())
         .filter(|pdb| subresources::covers(pdb, labels))
         .collect())
 }

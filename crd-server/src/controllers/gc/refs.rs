@@ -118,7 +118,7 @@ struct StoredMeta {
 
 /// The metadata of a stored object (`None`: not an object with a uid).
 pub fn read_meta(bytes: &[u8]) -> Option<Meta> {
-    let stored: Stored = crd_runtime::depth::from_json_slice(bytes).ok()?;
+    let stored: Stored = crd_runtime::__private::depth::from_json_slice(bytes).ok()?;
     let m = stored.metadata;
     if m.uid.is_empty() {
         return None;

@@ -60,7 +60,7 @@ fn finalizers_of(value: &[u8]) -> Vec<String> {
         #[serde(default)]
         finalizers: Option<Vec<String>>,
     }
-    crd_runtime::depth::from_json_slice::<Object>(value)
+    crd_runtime::__private::depth::from_json_slice::<Object>(value)
         .ok()
         .and_then(|o| o.metadata.finalizers)
         .unwrap_or_default()

@@ -64,7 +64,7 @@ fn deleting(kv: &KeyValue) -> bool {
         #[serde(default, rename = "deletionTimestamp")]
         deletion_timestamp: Option<String>,
     }
-    crd_runtime::depth::from_json_slice::<Namespace>(&kv.value)
+    crd_runtime::__private::depth::from_json_slice::<Namespace>(&kv.value)
         .ok()
         .and_then(|n| n.metadata.deletion_timestamp)
         .is_some()

@@ -63,7 +63,7 @@ pub trait Sink: Send + Sync + 'static {
 }
 
 fn parse(value: &[u8]) -> Option<Value> {
-    crd_runtime::depth::from_json_slice(value).ok()
+    crd_runtime::__private::depth::from_json_slice(value).ok()
 }
 
 /// Lists `kind` once into `sink` (the server waits for this at start).

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use crd_runtime::KubeVersion;
 use crd_runtime::admission::Attributes;
 use crd_runtime::admission::policy::{MutatingPolicies, ParamQuery, Plan, ValidatingPolicies};
-use crd_runtime::admission::selector;
+use crd_runtime::labels as selector;
 use serde_json::Value;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;

@@ -5,7 +5,7 @@
 //! `parameterNotFoundAction`).
 
 use crd_runtime::admission::policy::ParamQuery;
-use crd_runtime::admission::selector;
+use crd_runtime::labels as selector;
 use serde_json::Value;
 
 use crate::api::admission::Backend;

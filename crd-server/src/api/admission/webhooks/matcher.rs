@@ -7,7 +7,8 @@
 use crd_runtime::admission::Attributes;
 use crd_runtime::admission::matching::{Equivalent, Invocation, SelectorError, match_webhook};
 use crd_runtime::admission::policy::Input;
-use crd_runtime::admission::{GroupVersionKind, GroupVersionResource, selector};
+use crd_runtime::admission::{GroupVersionKind, GroupVersionResource};
+use crd_runtime::labels as selector;
 use serde_json::Value;
 
 use super::call::internal;
@@ -99,7 +100,9 @@ impl<'a> Matcher<'a> {
     async fn read_namespace(&self, name: &str) -> Result<Option<Value>, ApiError> {
         let key = format!("{NAMESPACE_PREFIX}{name}");
         match self.shared.store.get(&key).await {
-            Ok(kv) => Ok(kv.and_then(|kv| crd_runtime::depth::from_json_slice(&kv.value).ok())),
+            Ok(kv) => Ok(
+                kv.and_then(|kv| crd_runtime::__private::depth::from_json_slice(&kv.value).ok())
+            ),
             Err(e) => Err(internal(e.to_string())),
         }
     }

@@ -2,8 +2,8 @@
 //! messages: port numbers and names, DNS names, IP addresses, Go's
 //! rendering of values Go prints with `%#v`.
 
-use crd_runtime::engine::names;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names;
 use serde_json::Value;
 
 /// `IsValidPortNum`'s message.
@@ -17,7 +17,10 @@ pub fn invalid_go(path: Path, go_value: &str, detail: &str) -> FieldError {
 
 /// `[]string{"a", "b"}`.
 pub fn go_strings(values: &[String]) -> String {
-    let quoted: Vec<String> = values.iter().map(|v| crd_runtime::go::quote(v)).collect();
+    let quoted: Vec<String> = values
+        .iter()
+        .map(|v| crd_runtime::__private::go::quote(v))
+        .collect();
     format!("[]string{{{}}}", quoted.join(", "))
 }
 

@@ -32,7 +32,7 @@ mod storage;
 
 use std::sync::OnceLock;
 
-use crd_runtime::engine::objectmeta::{MetaRules, NamespaceRule, validate_object_meta};
+use crd_runtime::__private::objectmeta::{MetaRules, NamespaceRule, validate_object_meta};
 use crd_runtime::engine::{Engine, EngineOptions, SchemaOptions};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::model::JSONSchemaProps;
@@ -66,7 +66,7 @@ pub enum NameRule {
 
 impl NameRule {
     fn check(self) -> fn(&str, bool) -> Vec<String> {
-        use crd_runtime::engine::names;
+        use crd_runtime::names;
         match self {
             NameRule::DnsSubdomain => names::dns_subdomain_name,
             NameRule::PathSegment => names::path_segment_name,
@@ -77,7 +77,7 @@ impl NameRule {
 
 /// `NameIsDNS1035Label`; a `generateName` prefix may end in `-`.
 fn dns1035_name(s: &str, prefix: bool) -> Vec<String> {
-    use crd_runtime::engine::names::dns1035_label;
+    use crd_runtime::names::dns1035_label;
     if prefix && s.len() > 1 && s.ends_with('-') {
         return dns1035_label(&format!("{}a", &s[..s.len() - 1]));
     }

@@ -37,7 +37,7 @@ async fn name_conflict(
         .filter(|n| !n.is_empty())
         .collect();
     for kv in &others.items {
-        let Ok(other) = crd_runtime::depth::from_json_slice::<Value>(&kv.value) else {
+        let Ok(other) = crd_runtime::__private::depth::from_json_slice::<Value>(&kv.value) else {
             continue;
         };
         if name_of(&other) == name

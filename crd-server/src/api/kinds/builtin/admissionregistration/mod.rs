@@ -15,8 +15,8 @@ pub mod webhook_configurations;
 pub(super) use catalog::KINDS;
 
 use crd_runtime::KubeVersion;
-use crd_runtime::engine::names::{dns1035_label, dns1123_subdomain, path_segment_name};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names::{dns1035_label, dns1123_subdomain, path_segment_name};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::admissionregistration::cel::{Expr, compile};

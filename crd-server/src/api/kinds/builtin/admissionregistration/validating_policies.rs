@@ -3,8 +3,8 @@
 //! Deny`) and `ValidateValidatingAdmissionPolicy`/`…Binding`, every expression
 //! compiled with the variables it sees.
 
-use crd_runtime::engine::names::dns_subdomain_name;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names::dns_subdomain_name;
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::admissionregistration::cel::{Expr, compile};

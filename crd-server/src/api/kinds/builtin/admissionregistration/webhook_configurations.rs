@@ -3,8 +3,8 @@
 //! `ValidateMutatingWebhookConfiguration`, with the looser options an update gets
 //! when the stored object already broke a rule added later.
 
-use crd_runtime::engine::names::{dns1035_label, dns1123_subdomain};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names::{dns1035_label, dns1123_subdomain};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::admissionregistration::preexisting::Preexisting;

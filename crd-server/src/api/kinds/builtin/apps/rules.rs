@@ -73,7 +73,7 @@ fn go_int_or_string(v: &Value) -> String {
     match v {
         Value::String(s) => format!(
             "intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}",
-            crd_runtime::go::quote(s)
+            crd_runtime::__private::go::quote(s)
         ),
         other => format!(
             "intstr.IntOrString{{Type:0, IntVal:{}, StrVal:\"\"}}",

@@ -99,7 +99,7 @@ impl Validator for Autoscalers {
             if v.is_empty() {
                 errs.push(FieldError::required(tp.child(f), ""));
             } else {
-                for m in crd_runtime::engine::names::path_segment_name(v, false) {
+                for m in crd_runtime::names::path_segment_name(v, false) {
                     errs.push(FieldError::invalid(tp.child(f), BadValue::Str(v.into()), m));
                 }
             }

@@ -53,7 +53,7 @@ fn parse_int(expr: &str) -> Result<u64, String> {
     let n: i64 = expr.parse().map_err(|_| {
         format!(
             "failed to parse int from {expr}: strconv.Atoi: parsing {}: invalid syntax",
-            crd_runtime::go::quote(expr)
+            crd_runtime::__private::go::quote(expr)
         )
     })?;
     if n < 0 {
@@ -168,7 +168,7 @@ pub fn parse_standard(spec: &str) -> Result<(), String> {
                 } else {
                     Err(format!(
                         "failed to parse duration {spec}: time: invalid duration {}",
-                        crd_runtime::go::quote(duration)
+                        crd_runtime::__private::go::quote(duration)
                     ))
                 }
             }

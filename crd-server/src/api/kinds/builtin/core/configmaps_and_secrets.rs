@@ -4,8 +4,8 @@
 //! its `type` defaulted to `Opaque` (then immutable), and their printers' columns.
 
 use base64::Engine as _;
-use crd_runtime::engine::names::config_map_key;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names::config_map_key;
 use serde_json::{Map, Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;

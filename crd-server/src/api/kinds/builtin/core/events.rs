@@ -4,8 +4,8 @@
 //! checks for every event, the strict ones for events.k8s.io/v1 writes, paths named
 //! as the core type names them.
 
-use crd_runtime::engine::names::{dns1123_subdomain, qualified_name};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names::{dns1123_subdomain, qualified_name};
 use serde_json::{Map, Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;

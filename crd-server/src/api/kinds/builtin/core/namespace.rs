@@ -95,7 +95,7 @@ fn spec_finalizers(obj: &Value, indexed: bool, errs: &mut ErrorList) {
         let name = f.as_str().unwrap_or("");
         let base = Path::new("spec").child("finalizers");
         let path = if indexed { base.index(i) } else { base };
-        for m in crd_runtime::engine::names::qualified_name(name) {
+        for m in crd_runtime::names::qualified_name(name) {
             errs.push(FieldError::invalid(
                 path.clone(),
                 BadValue::Str(name.into()),
@@ -212,7 +212,7 @@ impl ValidateStrategy for Namespaces {
         Box::pin(async move {
             let name = name_of(obj).to_string();
             let mut errs = ErrorList::new();
-            for m in crd_runtime::engine::names::dns1123_label(&name) {
+            for m in crd_runtime::names::dns1123_label(&name) {
                 errs.push(FieldError::invalid(
                     Path::new("metadata").child("name"),
                     BadValue::Str(name.clone()),

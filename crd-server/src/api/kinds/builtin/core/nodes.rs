@@ -96,7 +96,7 @@ impl Validator for Nodes {
         {
             let p = spec.child("taints").index(i);
             let key = t["key"].as_str().unwrap_or("");
-            for m in crd_runtime::engine::names::qualified_name(key) {
+            for m in crd_runtime::names::qualified_name(key) {
                 errs.push(FieldError::invalid(
                     p.child("key"),
                     BadValue::Str(key.into()),

@@ -29,7 +29,7 @@ fn host(h: &str, path: Path, errs: &mut ErrorList) {
     }
     match h.strip_prefix("*.") {
         Some(rest) => {
-            if !crd_runtime::engine::names::dns1123_subdomain(rest).is_empty() {
+            if !crd_runtime::names::dns1123_subdomain(rest).is_empty() {
                 errs.push(FieldError::invalid(
                     path,
                     BadValue::Str(h.into()),
@@ -69,7 +69,7 @@ fn backend(b: &Value, path: Path, errs: &mut ErrorList) {
             if name.is_empty() {
                 errs.push(FieldError::required(sp.child("name"), ""));
             } else {
-                for m in crd_runtime::engine::names::dns1035_label(name) {
+                for m in crd_runtime::names::dns1035_label(name) {
                     errs.push(FieldError::invalid(
                         sp.child("name"),
                         BadValue::Str(name.into()),

@@ -9,8 +9,8 @@
 //! escalation). The server's single user holds `cluster-admin`, so that check can
 //! never refuse anything and is not made.
 
-use crd_runtime::engine::names::dns_subdomain_name;
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names::dns_subdomain_name;
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
@@ -187,7 +187,7 @@ impl Validator for Bindings {
         if name.is_empty() {
             errs.push(FieldError::required(path.child("name"), ""));
         } else {
-            for m in crd_runtime::engine::names::path_segment_name(name, false) {
+            for m in crd_runtime::names::path_segment_name(name, false) {
                 errs.push(FieldError::invalid(
                     path.child("name"),
                     BadValue::Str(name.into()),

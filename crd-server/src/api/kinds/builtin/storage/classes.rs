@@ -28,7 +28,7 @@ impl Validator for StorageClasses {
         if provisioner.is_empty() {
             errs.push(FieldError::required(Path::new("provisioner"), ""));
         } else {
-            for m in crd_runtime::engine::names::qualified_name(&provisioner.to_lowercase()) {
+            for m in crd_runtime::names::qualified_name(&provisioner.to_lowercase()) {
                 errs.push(FieldError::invalid(
                     Path::new("provisioner"),
                     BadValue::Str(provisioner.into()),

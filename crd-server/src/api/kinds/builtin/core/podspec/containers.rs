@@ -4,8 +4,8 @@
 
 use std::collections::HashSet;
 
-use crd_runtime::engine::names::dns1123_label;
 use crd_runtime::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
+use crd_runtime::names::dns1123_label;
 use serde_json::{Map, Value};
 
 use crate::api::kinds::builtin::checks::{port_name_messages, port_number};

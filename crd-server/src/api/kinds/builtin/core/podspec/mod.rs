@@ -7,8 +7,8 @@ pub mod defaults;
 
 use std::collections::HashSet;
 
-use crd_runtime::engine::names::{dns1123_label, dns1123_subdomain};
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names::{dns1123_label, dns1123_subdomain};
 use serde_json::Value;
 
 use crate::api::selectors::label::validate_labels;

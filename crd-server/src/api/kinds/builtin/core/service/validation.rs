@@ -209,7 +209,7 @@ fn port(
     }
     checks::port_num_or_name(&p["targetPort"], path.child("targetPort"), errs);
     if let Some(app) = p["appProtocol"].as_str() {
-        for m in crd_runtime::engine::names::qualified_name(app) {
+        for m in crd_runtime::names::qualified_name(app) {
             errs.push(FieldError::invalid(
                 path.child("appProtocol"),
                 BadValue::Str(app.into()),
@@ -223,7 +223,7 @@ fn port(
 fn port_key(protocol: &str, port: i64, node_port: i64) -> String {
     format!(
         "core.ServicePort{{Name:\"\", Protocol:{}, AppProtocol:(*string)(nil), Port:{port}, TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:\"\"}}, NodePort:{node_port}}}",
-        crd_runtime::go::quote(protocol)
+        crd_runtime::__private::go::quote(protocol)
     )
 }
 
@@ -500,7 +500,7 @@ pub fn validate_update(svc: &Value, old: &Value, errs: &mut ErrorList) {
                     "[]core.IPFamily{{{}}}",
                     new_fams
                         .iter()
-                        .map(|f| crd_runtime::go::quote(f))
+                        .map(|f| crd_runtime::__private::go::quote(f))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
