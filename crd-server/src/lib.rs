@@ -19,6 +19,7 @@
 #![deny(missing_docs)]
 
 mod api;
+pub mod auth;
 mod bootstrap;
 pub mod config;
 mod controllers;
@@ -28,6 +29,7 @@ pub mod testing;
 pub mod tls;
 pub mod webhook;
 
+pub use auth::{AuthConfig, AuthorizationMode};
 pub use config::{Config, StartError, StoreConfig, TlsFiles};
 pub use controllers::{CONTROLLERS, LeaderElection, Selection as Controllers};
 pub use server::{RunningServer, app, start};
