@@ -51,7 +51,7 @@ pub(crate) struct Internal;
 /// A configuration this module cannot start with: the flag and what is wrong, as the
 /// server's start error shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError(pub String);
+pub(crate) struct ConfigError(pub String);
 
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
