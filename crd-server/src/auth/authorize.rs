@@ -154,11 +154,7 @@ impl Authorizer {
             }
             true
         });
-        let incomplete = !errors.is_empty()
-            || self
-                .modes
-                .iter()
-                .any(|m| *m == AuthorizationMode::AlwaysDeny);
+        let incomplete = !errors.is_empty() || self.modes.contains(&AuthorizationMode::AlwaysDeny);
         (rules, incomplete, errors.join(", "))
     }
 }
