@@ -51,6 +51,9 @@ pub struct Config {
     /// `--leader-elect*`: whether replicas sharing a store elect one of them to run the
     /// controllers, and how.
     pub leader_election: crate::LeaderElection,
+    /// Authentication, authorization and audit (`--token-auth-file`,
+    /// `--client-ca-file`, `--authorization-mode`, `--audit-log-path`, ...).
+    pub auth: crate::auth::AuthConfig,
 }
 
 /// Parses a duration as Go's `time.ParseDuration` does (`15s`, `600ms`, `1m30s`,
@@ -108,6 +111,7 @@ impl Default for Config {
             service_node_port_range: DEFAULT_SERVICE_NODE_PORT_RANGE.into(),
             controllers: crate::Controllers::default(),
             leader_election: crate::LeaderElection::default(),
+            auth: crate::auth::AuthConfig::default(),
         }
     }
 }

@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 mod api;
+pub mod auth;
 mod bootstrap;
 pub mod config;
 mod controllers;
@@ -30,6 +31,7 @@ pub mod tls;
 
 pub use crd_webhook as webhook;
 
+pub use auth::{AuthConfig, AuthorizationMode};
 pub use config::{Config, StartError, StoreConfig, TlsFiles};
 pub use controllers::{CONTROLLERS, LeaderElection, Selection as Controllers};
 pub use server::{RunningServer, app, start};

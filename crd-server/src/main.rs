@@ -36,9 +36,43 @@ struct Args {
     /// TLS private key (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_cert_file")]
     tls_private_key_file: Option<PathBuf>,
-    /// File holding the bearer token every request must carry.
+    /// File holding the bearer token of the single user (`system:admin`); with it, every
+    /// request must carry credentials.
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
+    /// Static bearer tokens: CSV lines `token,user,uid,"group1,group2"`.
+    #[arg(long, value_name = "FILE")]
+    token_auth_file: Option<PathBuf>,
+    /// CA certificates (PEM) that sign client certificates (CN: user, O: groups); needs TLS.
+    #[arg(long, value_name = "FILE")]
+    client_ca_file: Option<PathBuf>,
+    /// Requests without credentials are system:anonymous (false: refused with 401).
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set,
+          num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    anonymous_auth: bool,
+    /// The `iss` of the service-account tokens this server issues and accepts.
+    #[arg(long, value_name = "URL", default_value = crd_server::auth::DEFAULT_ISSUER)]
+    service_account_issuer: String,
+    /// The private key (PEM: RSA, or ECDSA P-256 in PKCS#8) service-account tokens are
+    /// signed with (default: a P-256 key generated at start).
+    #[arg(long, value_name = "FILE")]
+    service_account_signing_key_file: Option<PathBuf>,
+    /// More keys (PEM, public or private) whose service-account tokens are accepted.
+    #[arg(long, value_name = "FILE")]
+    service_account_key_file: Vec<PathBuf>,
+    /// The audiences a token must name one of (default: the issuer).
+    #[arg(long, value_name = "AUDIENCE[,AUDIENCE]", value_delimiter = ',')]
+    api_audiences: Vec<String>,
+    /// The authorizers, in order: AlwaysAllow, AlwaysDeny, RBAC (comma-separated).
+    #[arg(long, value_name = "MODES", default_value = "AlwaysAllow",
+          value_parser = crd_server::auth::parse_authorization_modes)]
+    authorization_mode: AuthorizationModes,
+    /// Write audit.k8s.io/v1 Event JSON lines to this file (`-`: standard output).
+    #[arg(long, value_name = "FILE|-")]
+    audit_log_path: Option<PathBuf>,
+    /// The audit.k8s.io/v1 Policy deciding what is logged (without it, nothing is).
+    #[arg(long, value_name = "FILE")]
+    audit_policy_file: Option<PathBuf>,
     /// The Kubernetes release whose validation to follow (1.30 to the newest).
     #[arg(long, value_name = "X.Y", default_value_t = KubeVersion::NEWEST)]
     kube_version: KubeVersion,
@@ -78,6 +112,9 @@ struct Args {
     #[arg(long, value_name = "NAMESPACE", default_value = "kube-system")]
     leader_elect_resource_namespace: String,
 }
+
+/// `--authorization-mode`'s modes (a clap value).
+type AuthorizationModes = Vec<crd_server::AuthorizationMode>;
 
 /// Prints a line on stdout; a closed stdout (the reader went away) is no reason to stop
 /// serving, where `println!` would panic.
@@ -159,6 +196,19 @@ async fn run(args: Args) -> Result<(), String> {
         service_cluster_ip_range: args.service_cluster_ip_range,
         service_node_port_range: args.service_node_port_range,
         controllers: args.controllers,
+        auth: crd_server::AuthConfig {
+            token_auth_file: args.token_auth_file,
+            client_ca_file: args.client_ca_file,
+            anonymous: args.anonymous_auth,
+            service_account_issuer: args.service_account_issuer,
+            service_account_signing_key_file: args.service_account_signing_key_file,
+            service_account_key_files: args.service_account_key_file,
+            api_audiences: args.api_audiences,
+            authorization_modes: args.authorization_mode,
+            audit_log_path: args.audit_log_path,
+            audit_policy_file: args.audit_policy_file,
+            ..crd_server::AuthConfig::default()
+        },
         leader_election: LeaderElection {
             leader_elect: args.leader_elect,
             lease_duration: args.leader_elect_lease_duration,
@@ -168,6 +218,11 @@ async fn run(args: Args) -> Result<(), String> {
             resource_namespace: args.leader_elect_resource_namespace,
         },
     };
+    if config.auth.audit_log_path.is_some() && config.auth.audit_policy_file.is_none() {
+        eprintln!(
+            "warning: --audit-log-path without --audit-policy-file: no audit events are logged"
+        );
+    }
     let lease = format!(
         "{}/{}",
         config.leader_election.resource_namespace, config.leader_election.resource_name

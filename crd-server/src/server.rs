@@ -252,9 +252,12 @@ fn service_ranges(config: &Config) -> Result<Ranges, StartError> {
 /// `addr`): the server's state and the store's description.
 async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String), StartError> {
     let ranges = service_ranges(config)?;
-    if !config.listen.ip().is_loopback() && (config.tls.is_none() || config.token.is_none()) {
+    let authenticates = config.token.is_some()
+        || config.auth.token_auth_file.is_some()
+        || config.auth.client_ca_file.is_some();
+    if !config.listen.ip().is_loopback() && (config.tls.is_none() || !authenticates) {
         return Err(StartError::Config(format!(
-            "listening on {} (not loopback) requires --tls-cert-file, --tls-private-key-file and --token-file",
+            "listening on {} (not loopback) requires --tls-cert-file, --tls-private-key-file and --token-file (or --token-auth-file or --client-ca-file)",
             config.listen
         )));
     }
@@ -273,11 +276,19 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String)
     let registry = Registry::start(store.clone(), config.engine).await?;
     let admission =
         crate::api::admission::Admission::start(store.clone(), config.engine.kube_version).await;
+    let auth = crate::auth::Auth::start(
+        &config.auth,
+        config.token.as_deref(),
+        store.clone(),
+        crate::api::selectors::label::aggregation_matches,
+    );
+    let auth = Arc::new(auth.await.map_err(|e| StartError::Config(e.0))?);
     let shared = Arc::new(Shared {
         store,
         registry,
         admission,
         token: config.token.clone(),
+        auth,
     });
     seed(&shared, &config.crds).await?;
     crate::bootstrap::services(
@@ -292,7 +303,18 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String)
 
 /// Starts a server: opens the store, seeds it, binds, and serves in the background.
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
-    let tls = config.tls.as_ref().map(crate::tls::load).transpose()?;
+    if config.auth.client_ca_file.is_some() && config.tls.is_none() {
+        return Err(StartError::Config(
+            "--client-ca-file requires --tls-cert-file and --tls-private-key-file (client certificates are presented over TLS)".into(),
+        ));
+    }
+    let clients = (config.auth.client_ca_file.as_deref())
+        .map(crate::auth::x509::verifier)
+        .transpose()
+        .map_err(|e| StartError::Config(e.0))?;
+    let tls = (config.tls.as_ref())
+        .map(|files| crate::tls::load_with_clients(files, clients))
+        .transpose()?;
     // Bound first: the `kubernetes` Service's target port is the port bound.
     let listener = TcpListener::bind(config.listen)
         .await

@@ -14,6 +14,7 @@
 //! # }
 //! ```
 
+mod identities;
 mod objects;
 mod shared;
 
@@ -38,6 +39,8 @@ pub struct TestServer {
     namespaces: AtomicU64,
     // Kept for the server's lifetime: the data directory of a durable test store.
     _dir: Option<tempfile::TempDir>,
+    /// The admin client's bearer token.
+    admin_token: String,
 }
 
 /// Builds a [`TestServer`].
@@ -52,6 +55,7 @@ pub struct TestServerBuilder {
     service_node_port_range: Option<String>,
     controllers: crate::Controllers,
     leader_election: Option<crate::LeaderElection>,
+    auth: crate::auth::AuthConfig,
 }
 
 impl TestServerBuilder {
@@ -144,7 +148,11 @@ impl TestServerBuilder {
         } else {
             (StoreConfig::InMemory, None)
         };
+        let admin_token = uuid::Uuid::new_v4().simple().to_string();
+        let mut auth = self.auth;
+        auth.admin_tokens.push(admin_token.clone());
         let config = Config {
+            auth,
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             store,
             crds: self.crds,
@@ -166,6 +174,7 @@ impl TestServerBuilder {
             server: start(config).await?,
             namespaces: AtomicU64::new(1),
             _dir: dir,
+            admin_token,
         };
         objects::apply_all(&server.server, self.objects)
             .await
@@ -249,11 +258,10 @@ impl TestServer {
         objects::apply_all(&self.server, docs).await
     }
 
-    /// A `kube::Client` for this server (default namespace `default`).
+    /// A `kube::Client` for this server (default namespace `default`), as the admin
+    /// (`system:admin`, in `system:masters`).
     #[cfg(feature = "kube")]
     pub fn client(&self) -> kube::Client {
-        let uri: http::Uri = self.url().parse().expect("the server's URL is a valid URI");
-        let config = kube::Config::new(uri);
-        kube::Client::try_from(config).expect("a plain-HTTP kube client needs no TLS")
+        self.client_with_token(Some(self.admin_token.clone()))
     }
 }

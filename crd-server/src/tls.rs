@@ -16,6 +16,15 @@ pub use crd_webhook::tls::SelfSigned;
 
 /// A TLS acceptor from PEM files.
 pub fn load(files: &TlsFiles) -> Result<TlsAcceptor, StartError> {
+    load_with_clients(files, None)
+}
+
+/// A TLS acceptor from PEM files that asks clients for a certificate `clients`
+/// verifies (`--client-ca-file`).
+pub(crate) fn load_with_clients(
+    files: &TlsFiles,
+    clients: Option<Arc<dyn rustls::server::danger::ClientCertVerifier>>,
+) -> Result<TlsAcceptor, StartError> {
     let read = |p: &PathBuf| {
         std::fs::read(p)
             .map_err(|e| StartError::Config(format!("cannot read {}: {e}", p.display())))
@@ -46,18 +55,23 @@ pub fn load(files: &TlsFiles) -> Result<TlsAcceptor, StartError> {
         .ok_or_else(|| {
             StartError::Config(format!("{}: holds no private key", files.key.display()))
         })?;
-    acceptor(certs, key)
+    acceptor(certs, key, clients)
 }
 
 fn acceptor(
     certs: Vec<CertificateDer<'static>>,
     key: PrivateKeyDer<'static>,
+    clients: Option<Arc<dyn rustls::server::danger::ClientCertVerifier>>,
 ) -> Result<TlsAcceptor, StartError> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ServerConfig::builder_with_provider(provider)
+    let builder = rustls::ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| StartError::Config(format!("TLS: {e}")))?
-        .with_no_client_auth()
+        .map_err(|e| StartError::Config(format!("TLS: {e}")))?;
+    let builder = match clients {
+        Some(verifier) => builder.with_client_cert_verifier(verifier),
+        None => builder.with_no_client_auth(),
+    };
+    let config = builder
         .with_single_cert(certs, key)
         .map_err(|e| StartError::Config(format!("TLS: {e}")))?;
     Ok(TlsAcceptor::from(Arc::new(config)))
@@ -77,6 +91,15 @@ pub async fn serve(listener: TcpListener, acceptor: TlsAcceptor, app: axum::Rout
             let Ok(tls) = acceptor.accept(tcp).await else {
                 return;
             };
+            // The verified client certificate's user, for every request of the connection.
+            let user = (tls.get_ref().1.peer_certificates())
+                .and_then(|certs| certs.first())
+                .and_then(crate::auth::x509::user_of);
+            let cert = crate::auth::x509::ClientCertificate(Arc::new(user));
+            let app = tower::ServiceExt::map_request(app, move |mut req: http::Request<_>| {
+                req.extensions_mut().insert(cert.clone());
+                req
+            });
             let service = hyper_util::service::TowerToHyperService::new(app);
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(hyper_util::rt::TokioIo::new(tls), service)

@@ -157,6 +157,18 @@ fn bad_arguments_are_clear_errors() {
             &["--feature-gates", "Foo=true"][..],
             "unknown feature gate \"Foo=true\"",
         ),
+        (
+            &["--authorization-mode", "RBAC,Node"][..],
+            "authorization-mode \"Node\" is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC)",
+        ),
+        (
+            &["--token-auth-file", "/nonexistent.csv"][..],
+            "--token-auth-file: /nonexistent.csv:",
+        ),
+        (
+            &["--audit-policy-file", "/nonexistent-policy.yaml"][..],
+            "--audit-policy-file: /nonexistent-policy.yaml:",
+        ),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_crd-server"))
             .args(["--listen", "127.0.0.1:0", "--in-memory"])

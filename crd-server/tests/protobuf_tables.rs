@@ -31,6 +31,9 @@ const MORE: &[&str] = &[
     "io.k8s.api.authorization.v1.SelfSubjectAccessReview",
     "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
     "io.k8s.api.authentication.v1.SelfSubjectReview",
+    "io.k8s.api.authentication.v1.TokenRequest",
+    "io.k8s.api.authorization.v1.SubjectAccessReview",
+    "io.k8s.api.authorization.v1.LocalSubjectAccessReview",
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
     "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
 ];

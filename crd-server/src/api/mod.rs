@@ -5,10 +5,12 @@
 //! path ([`write`]) over the generic storage ([`storage`]).
 
 pub mod admission;
+pub mod auth_filter;
 pub mod conversion;
 pub mod discovery;
 pub mod kinds;
 pub mod object;
+pub mod oidc;
 pub mod openapi;
 pub mod patch;
 pub mod priority;
@@ -30,7 +32,7 @@ pub mod write;
 use std::sync::Arc;
 
 use axum::extract::{Path, Request, State};
-use axum::middleware::{self, Next};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
 use http::{HeaderMap, StatusCode};
@@ -46,7 +48,8 @@ type Api = State<Arc<Shared>>;
 /// The router: fixed paths by the route table; every other path is read as a
 /// resource path ([`RequestInfo::parse`]) and served by [`verbs::serve`] — as the
 /// fallback, so the hot path pays for no URL parameters. Everything but the health
-/// checks is behind the bearer token.
+/// checks goes through authentication, impersonation, authorization and audit
+/// ([`auth_filter`]).
 pub fn router(shared: Arc<Shared>) -> axum::Router {
     let health = axum::Router::new()
         .route("/healthz", get(ok))
@@ -65,13 +68,15 @@ pub fn router(shared: Arc<Shared>) -> axum::Router {
         .route("/apis/{group}/{version}", read_only(resource_list))
         .route("/openapi/v2", read_only(openapi_v2))
         .route("/openapi/v3", read_only(openapi_v3_index))
-        .route("/openapi/v3/{*gv}", read_only(openapi_v3));
-    // Without a token there is nothing to check: no layer on the request path.
-    let api = match shared.token {
-        Some(_) => api.route_layer(middleware::from_fn_with_state(shared.clone(), authorize)),
-        None => api,
-    };
-    health.merge(api).fallback(resource).with_state(shared)
+        .route("/openapi/v3/{*gv}", read_only(openapi_v3))
+        .route(oidc::DISCOVERY_PATH, read_only(oidc::discovery))
+        .route(oidc::JWKS_PATH, read_only(oidc::jwks));
+    let filter = middleware::from_fn_with_state(shared.clone(), auth_filter::filter);
+    health
+        .merge(api)
+        .fallback(resource)
+        .layer(filter)
+        .with_state(shared)
 }
 
 /// A GET-only route whose other methods get the server's 405 `Status`.
@@ -81,29 +86,6 @@ where
     T: 'static,
 {
     get(handler).fallback(method_not_allowed)
-}
-
-async fn authorize(State(shared): Api, req: Request, next: Next) -> Response {
-    if authorized(&shared, req.headers()) {
-        next.run(req).await
-    } else {
-        ApiError::unauthorized().into_response()
-    }
-}
-
-fn authorized(shared: &Shared, headers: &HeaderMap) -> bool {
-    let Some(token) = &shared.token else {
-        return true;
-    };
-    headers
-        .get(http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|t| constant_time_eq(t.trim().as_bytes(), token.as_bytes()))
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 async fn ok() -> Response {
@@ -184,12 +166,9 @@ async fn openapi_v3(State(shared): Api, Path(gv): Path<String>) -> Response {
 }
 
 /// Every other path: a resource path parsed once and served by its verb, or the
-/// server's 404 (401 first without the token: nothing is told unasked).
+/// server's 404 (after the filter: nothing is told unasked).
 async fn resource(State(shared): Api, req: Request) -> Response {
     let (parts, body) = req.into_parts();
-    if !authorized(&shared, &parts.headers) {
-        return ApiError::unauthorized().into_response();
-    }
     let parsed = Query::parse(parts.uri.query()).and_then(|query| {
         let info = RequestInfo::parse(&parts.method, parts.uri.path(), query.watch)?;
         Ok(ResourceRequest {

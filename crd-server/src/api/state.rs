@@ -15,6 +15,8 @@ pub struct Shared {
     pub admission: Arc<crate::api::admission::Admission>,
     /// Bearer token required on every request but health checks (`None`: no auth).
     pub token: Option<String>,
+    /// Who is calling and what they may do.
+    pub auth: Arc<crate::auth::Auth>,
 }
 
 impl Shared {

@@ -241,6 +241,34 @@ impl ApiError {
         .with_details(q.details(name))
     }
 
+    /// 403 as the authorization filter answers it (`NewForbidden` of the request's
+    /// group and resource): `pods is forbidden: <why>`, `forbidden: <why>` for a path.
+    pub fn forbidden_request(group: &str, resource: &str, name: &str, why: &str) -> ApiError {
+        let qualified = if group.is_empty() {
+            resource.to_string()
+        } else {
+            format!("{resource}.{group}")
+        };
+        let message = if resource.is_empty() && group.is_empty() {
+            format!("forbidden: {why}")
+        } else if name.is_empty() {
+            format!("{qualified} is forbidden: {why}")
+        } else {
+            format!(
+                "{qualified} {} is forbidden: {why}",
+                crd_runtime::go::quote(name)
+            )
+        };
+        // StatusDetails' fields are `omitempty`.
+        let mut details = json!({});
+        for (field, value) in [("name", name), ("group", group), ("kind", resource)] {
+            if !value.is_empty() {
+                details[field] = json!(value);
+            }
+        }
+        Self::new(StatusCode::FORBIDDEN, "Forbidden", message).with_details(details)
+    }
+
     /// 500 with the given message.
     pub fn internal(message: impl Into<String>) -> ApiError {
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, "InternalError", message)

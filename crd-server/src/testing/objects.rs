@@ -57,7 +57,9 @@ pub(crate) async fn send(
     if let Some(token) = &server.shared().token {
         request = request.header(http::header::AUTHORIZATION, format!("Bearer {token}"));
     }
+    // The server's own request: its single user, whatever authenticates others.
     let request = request
+        .extension(crate::auth::Internal)
         .body(Body::from(body))
         .map_err(|e| refused(&method, path, 0, e.to_string()))?;
     let response = server

@@ -19,7 +19,6 @@ use crd_runtime::admission::{
 };
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::rbac::bootstrap_policy::{GROUPS, USER};
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::registry::Registry;
 use crate::api::status::ApiError;
@@ -86,12 +85,15 @@ impl Admission {
     }
 }
 
-/// The server's single user, as admission and webhooks see every request.
+/// The user of the request being admitted (the server's own user for its own
+/// writes), as admission and webhooks see it.
 pub fn user() -> UserInfo {
+    let user = crate::auth::context::user();
     UserInfo {
-        username: USER.to_string(),
-        groups: GROUPS.iter().map(|g| g.to_string()).collect(),
-        ..Default::default()
+        username: user.name,
+        uid: user.uid,
+        groups: user.groups,
+        extra: user.extra.into_iter().collect(),
     }
 }
 

@@ -127,10 +127,12 @@ pub enum Subresource {
     Eviction,
     EphemeralContainers,
     Resize,
+    /// A ServiceAccount's `token` (TokenRequest).
+    Token,
 }
 
 /// Every named subresource, with its name in paths.
-const SUBRESOURCES: [(Subresource, &str); 12] = [
+const SUBRESOURCES: [(Subresource, &str); 13] = [
     (Subresource::Status, "status"),
     (Subresource::Scale, "scale"),
     (Subresource::Finalize, "finalize"),
@@ -143,6 +145,7 @@ const SUBRESOURCES: [(Subresource, &str); 12] = [
     (Subresource::Eviction, "eviction"),
     (Subresource::EphemeralContainers, "ephemeralcontainers"),
     (Subresource::Resize, "resize"),
+    (Subresource::Token, "token"),
 ];
 
 impl Subresource {
@@ -172,7 +175,7 @@ impl Subresource {
                 &["create", "get"]
             }
             Subresource::Proxy => &["create", "delete", "get", "patch", "update"],
-            Subresource::Binding | Subresource::Eviction => &["create"],
+            Subresource::Binding | Subresource::Eviction | Subresource::Token => &["create"],
             Subresource::Status
             | Subresource::Scale
             | Subresource::EphemeralContainers
@@ -185,6 +188,7 @@ impl Subresource {
         match self {
             Subresource::Scale => Some(("autoscaling", "v1", "Scale")),
             Subresource::Eviction => Some(("policy", "v1", "Eviction")),
+            Subresource::Token => Some(("authentication.k8s.io", "v1", "TokenRequest")),
             Subresource::Binding => Some(("", "", "Binding")),
             Subresource::Exec => Some(("", "", "PodExecOptions")),
             Subresource::Attach => Some(("", "", "PodAttachOptions")),

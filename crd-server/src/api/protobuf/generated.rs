@@ -311,6 +311,11 @@ pub static APPS_V1_STATEFUL_SET_UPDATE_STRATEGY: Message = Message { fields: &[
     o(1, "type", Str), o(2, "rollingUpdate", Msg(&APPS_V1_ROLLING_UPDATE_STATEFUL_SET_STRATEGY)),
 ] };
 
+/// `io.k8s.api.authentication.v1.BoundObjectReference`.
+pub static AUTHENTICATION_V1_BOUND_OBJECT_REFERENCE: Message = Message { fields: &[
+    o(1, "kind", Str), o(2, "apiVersion", Str), o(3, "name", Str), o(4, "uid", Str),
+] };
+
 /// `io.k8s.api.authentication.v1.SelfSubjectReview`.
 pub static AUTHENTICATION_V1_SELF_SUBJECT_REVIEW: Message = Message { fields: &[
     o(1, "metadata", Msg(&META_V1_OBJECT_META)),
@@ -320,6 +325,24 @@ pub static AUTHENTICATION_V1_SELF_SUBJECT_REVIEW: Message = Message { fields: &[
 /// `io.k8s.api.authentication.v1.SelfSubjectReviewStatus`.
 pub static AUTHENTICATION_V1_SELF_SUBJECT_REVIEW_STATUS: Message = Message { fields: &[
     o(1, "userInfo", Msg(&AUTHENTICATION_V1_USER_INFO)),
+] };
+
+/// `io.k8s.api.authentication.v1.TokenRequest`.
+pub static AUTHENTICATION_V1_TOKEN_REQUEST: Message = Message { fields: &[
+    o(1, "metadata", Msg(&META_V1_OBJECT_META)),
+    o(2, "spec", Msg(&AUTHENTICATION_V1_TOKEN_REQUEST_SPEC)),
+    o(3, "status", Msg(&AUTHENTICATION_V1_TOKEN_REQUEST_STATUS)),
+] };
+
+/// `io.k8s.api.authentication.v1.TokenRequestSpec`.
+pub static AUTHENTICATION_V1_TOKEN_REQUEST_SPEC: Message = Message { fields: &[
+    r(1, "audiences", Str), o(3, "boundObjectRef", Msg(&AUTHENTICATION_V1_BOUND_OBJECT_REFERENCE)),
+    o(4, "expirationSeconds", Int64),
+] };
+
+/// `io.k8s.api.authentication.v1.TokenRequestStatus`.
+pub static AUTHENTICATION_V1_TOKEN_REQUEST_STATUS: Message = Message { fields: &[
+    o(1, "token", Str), o(2, "expirationTimestamp", Time),
 ] };
 
 /// `io.k8s.api.authentication.v1.UserInfo`.
@@ -335,6 +358,13 @@ pub static AUTHORIZATION_V1_FIELD_SELECTOR_ATTRIBUTES: Message = Message { field
 /// `io.k8s.api.authorization.v1.LabelSelectorAttributes`.
 pub static AUTHORIZATION_V1_LABEL_SELECTOR_ATTRIBUTES: Message = Message { fields: &[
     o(1, "rawSelector", Str), r(2, "requirements", Msg(&META_V1_LABEL_SELECTOR_REQUIREMENT)),
+] };
+
+/// `io.k8s.api.authorization.v1.LocalSubjectAccessReview`.
+pub static AUTHORIZATION_V1_LOCAL_SUBJECT_ACCESS_REVIEW: Message = Message { fields: &[
+    o(1, "metadata", Msg(&META_V1_OBJECT_META)),
+    o(2, "spec", Msg(&AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_SPEC)),
+    o(3, "status", Msg(&AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_STATUS)),
 ] };
 
 /// `io.k8s.api.authorization.v1.NonResourceAttributes`.
@@ -383,6 +413,20 @@ pub static AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW: Message = Message { field
 /// `io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec`.
 pub static AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW_SPEC: Message = Message { fields: &[
     o(1, "namespace", Str),
+] };
+
+/// `io.k8s.api.authorization.v1.SubjectAccessReview`.
+pub static AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW: Message = Message { fields: &[
+    o(1, "metadata", Msg(&META_V1_OBJECT_META)),
+    o(2, "spec", Msg(&AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_SPEC)),
+    o(3, "status", Msg(&AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_STATUS)),
+] };
+
+/// `io.k8s.api.authorization.v1.SubjectAccessReviewSpec`.
+pub static AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_SPEC: Message = Message { fields: &[
+    o(1, "resourceAttributes", Msg(&AUTHORIZATION_V1_RESOURCE_ATTRIBUTES)),
+    o(2, "nonResourceAttributes", Msg(&AUTHORIZATION_V1_NON_RESOURCE_ATTRIBUTES)),
+    o(3, "user", Str), r(4, "groups", Str), m(5, "extra", StringList), o(6, "uid", Str),
 ] };
 
 /// `io.k8s.api.authorization.v1.SubjectAccessReviewStatus`.
@@ -2442,11 +2486,16 @@ pub static BY_DEFINITION: &[(&str, &Message)] = &[
     ("io.k8s.api.apps.v1.StatefulSetSpec", &APPS_V1_STATEFUL_SET_SPEC),
     ("io.k8s.api.apps.v1.StatefulSetStatus", &APPS_V1_STATEFUL_SET_STATUS),
     ("io.k8s.api.apps.v1.StatefulSetUpdateStrategy", &APPS_V1_STATEFUL_SET_UPDATE_STRATEGY),
+    ("io.k8s.api.authentication.v1.BoundObjectReference", &AUTHENTICATION_V1_BOUND_OBJECT_REFERENCE),
     ("io.k8s.api.authentication.v1.SelfSubjectReview", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW),
     ("io.k8s.api.authentication.v1.SelfSubjectReviewStatus", &AUTHENTICATION_V1_SELF_SUBJECT_REVIEW_STATUS),
+    ("io.k8s.api.authentication.v1.TokenRequest", &AUTHENTICATION_V1_TOKEN_REQUEST),
+    ("io.k8s.api.authentication.v1.TokenRequestSpec", &AUTHENTICATION_V1_TOKEN_REQUEST_SPEC),
+    ("io.k8s.api.authentication.v1.TokenRequestStatus", &AUTHENTICATION_V1_TOKEN_REQUEST_STATUS),
     ("io.k8s.api.authentication.v1.UserInfo", &AUTHENTICATION_V1_USER_INFO),
     ("io.k8s.api.authorization.v1.FieldSelectorAttributes", &AUTHORIZATION_V1_FIELD_SELECTOR_ATTRIBUTES),
     ("io.k8s.api.authorization.v1.LabelSelectorAttributes", &AUTHORIZATION_V1_LABEL_SELECTOR_ATTRIBUTES),
+    ("io.k8s.api.authorization.v1.LocalSubjectAccessReview", &AUTHORIZATION_V1_LOCAL_SUBJECT_ACCESS_REVIEW),
     ("io.k8s.api.authorization.v1.NonResourceAttributes", &AUTHORIZATION_V1_NON_RESOURCE_ATTRIBUTES),
     ("io.k8s.api.authorization.v1.NonResourceRule", &AUTHORIZATION_V1_NON_RESOURCE_RULE),
     ("io.k8s.api.authorization.v1.ResourceAttributes", &AUTHORIZATION_V1_RESOURCE_ATTRIBUTES),
@@ -2455,6 +2504,8 @@ pub static BY_DEFINITION: &[(&str, &Message)] = &[
     ("io.k8s.api.authorization.v1.SelfSubjectAccessReviewSpec", &AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW_SPEC),
     ("io.k8s.api.authorization.v1.SelfSubjectRulesReview", &AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW),
     ("io.k8s.api.authorization.v1.SelfSubjectRulesReviewSpec", &AUTHORIZATION_V1_SELF_SUBJECT_RULES_REVIEW_SPEC),
+    ("io.k8s.api.authorization.v1.SubjectAccessReview", &AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW),
+    ("io.k8s.api.authorization.v1.SubjectAccessReviewSpec", &AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_SPEC),
     ("io.k8s.api.authorization.v1.SubjectAccessReviewStatus", &AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_STATUS),
     ("io.k8s.api.authorization.v1.SubjectRulesReviewStatus", &AUTHORIZATION_V1_SUBJECT_RULES_REVIEW_STATUS),
     ("io.k8s.api.autoscaling.v1.Scale", &AUTOSCALING_V1_SCALE),

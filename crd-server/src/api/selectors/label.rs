@@ -212,6 +212,12 @@ pub fn matches(sel: &Value, labels: Option<&Map<String, Value>>) -> bool {
     LabelSelector::from_object(sel).is_some_and(|s| s.matches_labels(labels))
 }
 
+/// Whether an `aggregationRule` selector picks a ClusterRole with `labels` (an empty
+/// selector picks none, as the aggregation controller reads it).
+pub fn aggregation_matches(sel: &Value, labels: Option<&Map<String, Value>>) -> bool {
+    !is_empty(sel) && matches(sel, labels)
+}
+
 /// `LabelSelectorAsSelector(sel).String()`: requirements sorted by key, `in`/`notin`
 /// values sorted; empty for an empty selector.
 pub fn selector_string(sel: &Value) -> String {

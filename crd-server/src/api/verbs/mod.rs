@@ -9,6 +9,7 @@ mod patch;
 mod pods;
 mod read;
 mod scale;
+mod token_request;
 mod update;
 mod watch;
 
@@ -128,7 +129,7 @@ fn allowed(sub: Subresource, verb: Verb) -> bool {
         Subresource::Exec | Subresource::Attach | Subresource::PortForward => {
             matches!(verb, Verb::Get | Verb::Create)
         }
-        Subresource::Binding | Subresource::Eviction => verb == Verb::Create,
+        Subresource::Binding | Subresource::Eviction | Subresource::Token => verb == Verb::Create,
         Subresource::Proxy => !matches!(verb, Verb::List | Verb::Watch | Verb::DeleteCollection),
     }
 }
@@ -174,6 +175,7 @@ pub async fn serve(
         }
         (Verb::Create, Subresource::Binding) => pods::bind(&scope, body).await?,
         (Verb::Create, Subresource::Eviction) => pods::evict(&scope, body).await?,
+        (Verb::Create, Subresource::Token) => token_request::create(&scope, body).await?,
         (Verb::Watch, _) => return watch::watch(&scope).await,
         (Verb::List, _) => read::list(&scope).await?,
         (Verb::Get, Subresource::Scale) => scale::get(&scope).await?,

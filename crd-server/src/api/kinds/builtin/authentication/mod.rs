@@ -1,11 +1,11 @@
 //! authentication.k8s.io/v1: SelfSubjectReview (`kubectl auth whoami`), created and
-//! answered for the server's single user, never stored.
+//! answered with the caller's user as the server authenticated it (after
+//! impersonation), never stored.
 
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::authorization::reviews::with_status;
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::rbac::bootstrap_policy::{GROUPS, USER};
 use crate::api::kinds::builtin::{Spec, review};
 
 pub(super) static KINDS: &[Spec] = &[review(
@@ -24,10 +24,8 @@ defaults!(SelfReviews: Defaulter, Validator, Preparer, Printer, Deleter, Allocat
 
 impl Serving for SelfReviews {
     fn answer_create(&self, obj: &Value) -> Option<Value> {
-        Some(with_status(
-            obj,
-            json!({"userInfo": {"username": USER, "groups": GROUPS}}),
-        ))
+        let user = crate::auth::context::user();
+        Some(with_status(obj, json!({"userInfo": user})))
     }
 }
 
@@ -36,8 +34,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_user_is_the_servers_single_user() {
+    fn outside_a_request_the_user_is_the_servers_own() {
         let me = SelfReviews.answer_create(&json!({})).unwrap();
-        assert_eq!(me["status"]["userInfo"]["username"], USER);
+        assert_eq!(me["status"]["userInfo"]["username"], "system:admin");
+        assert_eq!(
+            me["status"]["userInfo"]["groups"],
+            json!(["system:masters", "system:authenticated"])
+        );
     }
 }

@@ -1,12 +1,25 @@
-//! authorization.k8s.io/v1: the self access and rules reviews, which are created and
-//! answered, never stored.
+//! authorization.k8s.io/v1: the access and rules reviews, which are created and
+//! answered by the server's authorizer, never stored.
 
 pub mod reviews;
 
-use crate::api::kinds::builtin::authorization::reviews::{AccessReviews, RulesReviews};
+use crate::api::kinds::builtin::authorization::reviews::{
+    AccessReviews, LocalSubjectAccessReviews, RulesReviews, SubjectAccessReviews,
+};
 use crate::api::kinds::builtin::{Spec, review};
 
 pub(super) static KINDS: &[Spec] = &[
+    Spec {
+        namespaced: true,
+        ..review(
+            "authorization.k8s.io",
+            "localsubjectaccessreviews",
+            "localsubjectaccessreview",
+            "LocalSubjectAccessReview",
+            "io.k8s.api.authorization.v1.LocalSubjectAccessReview",
+            &LocalSubjectAccessReviews,
+        )
+    },
     review(
         "authorization.k8s.io",
         "selfsubjectaccessreviews",
@@ -22,5 +35,13 @@ pub(super) static KINDS: &[Spec] = &[
         "SelfSubjectRulesReview",
         "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
         &RulesReviews,
+    ),
+    review(
+        "authorization.k8s.io",
+        "subjectaccessreviews",
+        "subjectaccessreview",
+        "SubjectAccessReview",
+        "io.k8s.api.authorization.v1.SubjectAccessReview",
+        &SubjectAccessReviews,
     ),
 ];

@@ -71,7 +71,7 @@ pub(super) static KINDS: &[Spec] = &[
         short_names: &["sa"],
         categories: &[],
         verbs: ALL_VERBS,
-        subresources: &[],
+        subresources: &[Subresource::Token],
         prefix: "/registry/serviceaccounts/",
         codec: None,
         definition: "io.k8s.api.core.v1.ServiceAccount",

@@ -13,11 +13,6 @@
 
 use serde_json::{Value, json};
 
-/// The user every request is made as: crd-server has one user, who may do anything.
-pub const USER: &str = "system:admin";
-/// That user's groups (`system:masters` is bound to `cluster-admin`).
-pub const GROUPS: [&str; 2] = ["system:masters", "system:authenticated"];
-
 const RBAC: &str = "rbac.authorization.k8s.io";
 
 fn meta(name: &str, labels: Value) -> Value {
@@ -103,7 +98,21 @@ pub fn cluster_roles() -> Vec<Value> {
             none.clone(),
             json!([resources[1], resources[2]]),
         ),
-        cluster_role("system:public-info-viewer", none, json!([non_resources[2]])),
+        cluster_role(
+            "system:public-info-viewer",
+            none.clone(),
+            json!([non_resources[2]]),
+        ),
+        cluster_role(
+            "system:service-account-issuer-discovery",
+            none,
+            json!([{"verbs": ["get"], "nonResourceURLs": [
+                "/.well-known/openid-configuration",
+                "/.well-known/openid-configuration/",
+                "/openid/v1/jwks",
+                "/openid/v1/jwks/",
+            ]}]),
+        ),
     ]
 }
 
@@ -130,6 +139,10 @@ pub fn cluster_role_bindings() -> Vec<Value> {
         binding(
             "system:public-info-viewer",
             &["system:authenticated", "system:unauthenticated"],
+        ),
+        binding(
+            "system:service-account-issuer-discovery",
+            &["system:serviceaccounts"],
         ),
     ]
 }

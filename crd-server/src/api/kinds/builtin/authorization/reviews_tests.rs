@@ -1,0 +1,132 @@
+use std::sync::Arc;
+
+use super::*;
+use crate::auth::AuthorizationMode;
+use crate::store::{MemoryStore, Store};
+
+async fn authorizer(objects: &[(&str, Value)]) -> Arc<Authorizer> {
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    for (key, obj) in objects {
+        store
+            .create(key, serde_json::to_vec(obj).unwrap().into())
+            .await
+            .unwrap();
+    }
+    Arc::new(
+        Authorizer::start(
+            &[AuthorizationMode::Rbac],
+            store,
+            crate::api::selectors::label::aggregation_matches,
+        )
+        .await
+        .unwrap(),
+    )
+}
+
+fn rbac_objects() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "/registry/roles/demo/reader",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                   "metadata": {"name": "reader", "namespace": "demo"},
+                   "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]}),
+        ),
+        (
+            "/registry/rolebindings/demo/alice-reads",
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                   "metadata": {"name": "alice-reads", "namespace": "demo"},
+                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+                   "subjects": [{"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"}]}),
+        ),
+    ]
+}
+
+async fn as_caller<T>(user: UserInfo, authorizer: Arc<Authorizer>, f: impl FnOnce() -> T) -> T {
+    let caller = Arc::new(Caller { user, authorizer });
+    context::scope(caller, async move { f() }).await
+}
+
+#[tokio::test]
+async fn access_reviews_are_answered_by_the_authorizer() {
+    let authz = authorizer(&rbac_objects()).await;
+    let review = |verb: &str| json!({"spec": {"resourceAttributes": {"namespace": "demo", "verb": verb, "resource": "pods"}}});
+    let alice = UserInfo::user("alice");
+    let allowed = as_caller(alice.clone(), authz.clone(), || {
+        AccessReviews.answer_create(&review("list"))
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        allowed["status"],
+        json!({"allowed": true, "reason": "RBAC: allowed by RoleBinding \"alice-reads/demo\" of Role \"reader\" to User \"alice\""})
+    );
+    let refused = as_caller(alice, authz.clone(), || {
+        AccessReviews.answer_create(&review("delete"))
+    })
+    .await
+    .unwrap();
+    assert_eq!(refused["status"], json!({"allowed": false}));
+    // A SubjectAccessReview asks about the user it names, whoever asks.
+    let sar = json!({"spec": {"user": "alice", "resourceAttributes": {"namespace": "demo", "verb": "get", "resource": "pods"}}});
+    let answer = as_caller(UserInfo::user("bob"), authz.clone(), || {
+        SubjectAccessReviews.answer_create(&sar)
+    })
+    .await
+    .unwrap();
+    assert_eq!(answer["status"]["allowed"], true);
+    // A local review is in its own namespace.
+    let lsar = json!({"metadata": {"namespace": "other"}, "spec": {"user": "alice", "resourceAttributes": {"verb": "get", "resource": "pods"}}});
+    let answer = as_caller(UserInfo::user("bob"), authz, || {
+        LocalSubjectAccessReviews.answer_create(&lsar)
+    })
+    .await
+    .unwrap();
+    assert_eq!(answer["status"]["allowed"], false);
+}
+
+#[tokio::test]
+async fn rules_reviews_list_the_callers_rules() {
+    let authz = authorizer(&rbac_objects()).await;
+    let answer = as_caller(UserInfo::user("alice"), authz, || {
+        RulesReviews.answer_create(&json!({"spec": {"namespace": "demo"}}))
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        answer["status"]["resourceRules"],
+        json!([{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}])
+    );
+    assert_eq!(answer["status"]["incomplete"], false);
+}
+
+#[test]
+fn reviews_are_checked_as_upstream_checks_them() {
+    let mut errs = ErrorList::new();
+    AccessReviews.validate(&json!({"spec": {}}), None, &mut errs);
+    assert_eq!(
+        errs.strings(),
+        [
+            "spec.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified"
+        ]
+    );
+    let mut errs = ErrorList::new();
+    SubjectAccessReviews.validate(
+        &json!({"spec": {"nonResourceAttributes": {"path": "/x", "verb": "get"}}}),
+        None,
+        &mut errs,
+    );
+    assert_eq!(
+        errs.strings(),
+        ["spec.user: Invalid value: \"\": at least one of user or group must be specified"]
+    );
+    let mut errs = ErrorList::new();
+    LocalSubjectAccessReviews.validate(
+        &json!({"metadata": {"namespace": "demo"}, "spec": {"user": "a", "resourceAttributes": {"namespace": "x", "verb": "get", "resource": "pods"}}}),
+        None,
+        &mut errs,
+    );
+    assert_eq!(
+        errs.strings(),
+        ["spec.resourceAttributes.namespace: Invalid value: \"x\": must match namespace: demo"]
+    );
+}

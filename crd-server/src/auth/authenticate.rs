@@ -1,0 +1,199 @@
+//! The authentication chain, in kube-apiserver's order: a verified client
+//! certificate, then the bearer token (the token file's and `--token-file`'s static
+//! tokens, then service-account JWTs of this issuer whose service account — and bound
+//! object — still exist), then anonymous. A bearer token that no authenticator takes
+//! is a 401, never anonymous. Every authenticated user gets `system:authenticated`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use crd_runtime::rbac::{AUTHENTICATED, UserInfo};
+use http::HeaderMap;
+use serde_json::Value;
+
+use super::jwt::{self, Claims, Invalid};
+use super::keys::Issuer;
+use super::x509::ClientCertificate;
+use super::{ADMIN, ANONYMOUS, AuthConfig, AuthorizationMode, MASTERS, UNAUTHENTICATED};
+use crate::auth::ConfigError;
+use crate::store::Store;
+
+/// The extra key of a service-account token's id.
+pub const CREDENTIAL_ID: &str = "authentication.kubernetes.io/credential-id";
+
+/// Who sent a request, from its credentials.
+pub struct Authenticator {
+    tokens: HashMap<String, UserInfo>,
+    /// Tokens added while serving (a test server's users).
+    added: RwLock<HashMap<String, UserInfo>>,
+    issuer: Arc<Issuer>,
+    store: Arc<dyn Store>,
+    anonymous: bool,
+    /// Nothing is authenticated: a request without credentials is the single user.
+    open: bool,
+}
+
+/// The single user of a server that authenticates nobody (and of `--token-file`).
+pub fn admin() -> UserInfo {
+    UserInfo {
+        name: ADMIN.to_string(),
+        groups: vec![MASTERS.to_string(), AUTHENTICATED.to_string()],
+        ..UserInfo::default()
+    }
+}
+
+/// The anonymous user.
+pub fn anonymous() -> UserInfo {
+    UserInfo {
+        name: ANONYMOUS.to_string(),
+        groups: vec![UNAUTHENTICATED.to_string()],
+        ..UserInfo::default()
+    }
+}
+
+/// `AuthenticatedGroupAdder`: `system:authenticated` unless the user is in it or in
+/// `system:unauthenticated`.
+fn with_authenticated(mut user: UserInfo) -> UserInfo {
+    if !user
+        .groups
+        .iter()
+        .any(|g| g == AUTHENTICATED || g == UNAUTHENTICATED)
+    {
+        user.groups.push(AUTHENTICATED.to_string());
+    }
+    user
+}
+
+impl Authenticator {
+    /// The chain `config` describes.
+    pub fn new(
+        config: &AuthConfig,
+        legacy_token: Option<&str>,
+        issuer: Arc<Issuer>,
+        store: Arc<dyn Store>,
+    ) -> Result<Authenticator, ConfigError> {
+        let mut tokens = match &config.token_auth_file {
+            Some(path) => super::token_file::read(path)
+                .map_err(|e| ConfigError(format!("--token-auth-file: {e}")))?,
+            None => HashMap::new(),
+        };
+        for token in config
+            .admin_tokens
+            .iter()
+            .map(String::as_str)
+            .chain(legacy_token)
+        {
+            tokens.insert(token.to_string(), admin());
+        }
+        let always_allow = config
+            .authorization_modes
+            .contains(&AuthorizationMode::AlwaysAllow);
+        let open = always_allow && !config.authenticates() && legacy_token.is_none();
+        // kube-apiserver turns anonymous off under AlwaysAllow: anyone could do anything.
+        let anonymous = config.anonymous && !always_allow;
+        Ok(Authenticator {
+            tokens,
+            added: RwLock::new(HashMap::new()),
+            issuer,
+            store,
+            anonymous,
+            open,
+        })
+    }
+
+    /// Adds a token for `user` (a test server's client of that user).
+    pub fn add_token(&self, token: String, user: UserInfo) {
+        self.added
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(token, user);
+    }
+
+    /// The user of a request, or `None` (401).
+    pub async fn authenticate(
+        &self,
+        headers: &HeaderMap,
+        cert: Option<&ClientCertificate>,
+    ) -> Option<UserInfo> {
+        if let Some(user) = cert.and_then(|c| c.0.as_ref().clone()) {
+            return Some(with_authenticated(user));
+        }
+        let bearer = headers
+            .get(http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                let (scheme, token) = v.trim().split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+            })
+            .filter(|t| !t.is_empty());
+        match bearer {
+            Some(token) => self.token_user(token).await.map(with_authenticated),
+            None if self.open => Some(admin()),
+            None if self.anonymous => Some(anonymous()),
+            None => None,
+        }
+    }
+
+    async fn token_user(&self, token: &str) -> Option<UserInfo> {
+        if let Some(user) = self.tokens.get(token) {
+            return Some(user.clone());
+        }
+        if let Some(user) = self
+            .added
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(token)
+        {
+            return Some(user.clone());
+        }
+        let now = chrono::Utc::now().timestamp();
+        match jwt::verify(&self.issuer, token, now) {
+            Ok(claims) => self.service_account_user(&claims).await,
+            Err(Invalid::NotOurs) | Err(Invalid::Rejected(_)) => None,
+        }
+    }
+
+    /// The service account of verified claims, if it (and the object the token is
+    /// bound to) still exists with the same uid.
+    async fn service_account_user(&self, claims: &Claims) -> Option<UserInfo> {
+        let k = &claims.kubernetes;
+        let (ns, sa) = crd_runtime::rbac::split_service_account(&claims.sub)?;
+        if ns != k.namespace || sa != k.serviceaccount.name {
+            return None;
+        }
+        let exists = |prefix: &'static str, name: String, uid: String| {
+            let key = format!("/registry/{prefix}/{ns}/{name}");
+            async move {
+                let kv = self.store.get(&key).await.ok()??;
+                let obj: Value = serde_json::from_slice(&kv.value).ok()?;
+                (obj.pointer("/metadata/uid").and_then(Value::as_str) == Some(uid.as_str()))
+                    .then_some(())
+            }
+        };
+        exists(
+            "serviceaccounts",
+            k.serviceaccount.name.clone(),
+            k.serviceaccount.uid.clone(),
+        )
+        .await?;
+        let mut user = UserInfo::service_account(ns, sa);
+        user.uid = k.serviceaccount.uid.clone();
+        user.extra
+            .insert(CREDENTIAL_ID.into(), vec![format!("JTI={}", claims.jti)]);
+        if let Some(pod) = &k.pod {
+            exists("pods", pod.name.clone(), pod.uid.clone()).await?;
+            user.extra.insert(
+                "authentication.kubernetes.io/pod-name".into(),
+                vec![pod.name.clone()],
+            );
+            user.extra.insert(
+                "authentication.kubernetes.io/pod-uid".into(),
+                vec![pod.uid.clone()],
+            );
+        }
+        if let Some(secret) = &k.secret {
+            exists("secrets", secret.name.clone(), secret.uid.clone()).await?;
+        }
+        Some(user)
+    }
+}

@@ -1,0 +1,160 @@
+//! The authorizer chain of `--authorization-mode`, as kube-apiserver builds it: the
+//! privileged group `system:masters` first (always allowed), then each mode in order;
+//! the first mode that allows or denies decides, and a request no mode allows is
+//! refused with the reasons they gave. RBAC decides with the followed policy
+//! ([`super::rbac_follow`]) through `crd_runtime::rbac`.
+
+use std::sync::Arc;
+
+use crd_runtime::rbac::{Attributes, Policy, PolicyRule, UserInfo};
+
+use super::rbac_follow::{LabelMatcher, RbacPolicy};
+use super::{AuthorizationMode, MASTERS};
+use crate::auth::ConfigError;
+use crate::store::Store;
+
+/// An authorizer's decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Allowed.
+    Allow,
+    /// Explicitly refused.
+    Deny,
+    /// No authorizer allowed it (refused too).
+    NoOpinion,
+}
+
+impl Decision {
+    /// The `authorization.k8s.io/decision` audit annotation.
+    pub fn annotation(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Deny | Decision::NoOpinion => "forbid",
+        }
+    }
+}
+
+/// What AlwaysDeny answers.
+const EVERYTHING_IS_FORBIDDEN: &str = "Everything is forbidden.";
+
+/// The authorizers of a server.
+pub struct Authorizer {
+    modes: Vec<AuthorizationMode>,
+    rbac: Option<Arc<RbacPolicy>>,
+}
+
+impl Authorizer {
+    /// The chain of `modes`; RBAC's objects are read before the server serves
+    /// (`matches`: the label selector matching of aggregated ClusterRoles).
+    pub async fn start(
+        modes: &[AuthorizationMode],
+        store: Arc<dyn Store>,
+        matches: LabelMatcher,
+    ) -> Result<Authorizer, ConfigError> {
+        if modes.is_empty() {
+            return Err(ConfigError(
+                "--authorization-mode: at least one authorization mode must be passed".into(),
+            ));
+        }
+        let rbac = if modes.contains(&AuthorizationMode::Rbac) {
+            Some(
+                RbacPolicy::start(store, matches)
+                    .await
+                    .map_err(|e| ConfigError(format!("RBAC: {e}")))?,
+            )
+        } else {
+            None
+        };
+        Ok(Authorizer {
+            modes: modes.to_vec(),
+            rbac,
+        })
+    }
+
+    /// Whether every request is allowed (no check is needed).
+    pub fn always_allows(&self) -> bool {
+        self.modes.first() == Some(&AuthorizationMode::AlwaysAllow)
+    }
+
+    /// The RBAC policy now (an empty one without RBAC).
+    pub fn policy(&self) -> Arc<Policy> {
+        self.rbac.as_ref().map(|r| r.current()).unwrap_or_default()
+    }
+
+    /// The decision on `attrs` with the policy as followed.
+    pub fn authorize(&self, attrs: &Attributes) -> (Decision, String) {
+        if attrs.user.groups.iter().any(|g| g == MASTERS) {
+            return (Decision::Allow, String::new());
+        }
+        let mut reasons: Vec<String> = Vec::new();
+        for mode in &self.modes {
+            match mode {
+                AuthorizationMode::AlwaysAllow => return (Decision::Allow, String::new()),
+                AuthorizationMode::AlwaysDeny => reasons.push(EVERYTHING_IS_FORBIDDEN.into()),
+                AuthorizationMode::Rbac => {
+                    let policy = self.policy();
+                    match policy.authorize(attrs) {
+                        Ok(reason) => return (Decision::Allow, reason),
+                        Err(reason) => reasons.push(reason),
+                    }
+                }
+            }
+        }
+        reasons.retain(|r| !r.is_empty());
+        (Decision::NoOpinion, reasons.join("\n"))
+    }
+
+    /// [`authorize`](Self::authorize), reading RBAC objects written since the last
+    /// read before refusing (a request sees the bindings written before it).
+    pub async fn authorize_fresh(&self, attrs: &Attributes) -> (Decision, String) {
+        let first = self.authorize(attrs);
+        if first.0 == Decision::Allow {
+            return first;
+        }
+        match &self.rbac {
+            Some(rbac) if rbac.refresh().await => self.authorize(attrs),
+            _ => first,
+        }
+    }
+
+    /// Reads RBAC objects written since the last read.
+    pub async fn refresh(&self) {
+        if let Some(rbac) = &self.rbac {
+            rbac.refresh().await;
+        }
+    }
+
+    /// The rules `user` holds in `namespace` with the policy as followed (a rules
+    /// review): (rules, whether the list is incomplete, the evaluation error).
+    pub fn rules_now(&self, user: &UserInfo, namespace: &str) -> (Vec<PolicyRule>, bool, String) {
+        let policy = self.policy();
+        let mut rules = Vec::new();
+        let mut errors = Vec::new();
+        if user.groups.iter().any(|g| g == MASTERS) || self.always_allows() {
+            let star = || vec!["*".to_string()];
+            rules.push(PolicyRule {
+                verbs: star(),
+                api_groups: star(),
+                resources: star(),
+                ..PolicyRule::default()
+            });
+            rules.push(PolicyRule {
+                verbs: star(),
+                non_resource_urls: star(),
+                ..PolicyRule::default()
+            });
+        } else if self.rbac.is_none() {
+            // AlwaysDeny alone: no rules, and no way to list them.
+            return (Vec::new(), true, String::new());
+        }
+        policy.visit_rules_for(user, namespace, &mut |v| {
+            match v {
+                crd_runtime::rbac::Visited::Rule(_, rule) => rules.push(rule.clone()),
+                crd_runtime::rbac::Visited::Error(e) => errors.push(e.to_string()),
+            }
+            true
+        });
+        let incomplete = !errors.is_empty() || self.modes.contains(&AuthorizationMode::AlwaysDeny);
+        (rules, incomplete, errors.join(", "))
+    }
+}
