@@ -1,4 +1,5 @@
-//! What every request handler shares: the store, the registry of kinds and the token.
+//! What every request handler shares: the store, the registry of kinds, the token and
+//! the fault rules.
 
 use std::sync::Arc;
 
@@ -15,6 +16,8 @@ pub struct Shared {
     pub admission: Arc<crate::api::admission::Admission>,
     /// Bearer token required on every request but health checks (`None`: no auth).
     pub token: Option<String>,
+    /// The fault rules applied to resource requests (`--fault`).
+    pub faults: Arc<crate::faults::Faults>,
 }
 
 impl Shared {
