@@ -40,21 +40,19 @@ def main(url):
 
     # --fault verb=create,resource=configmaps,code=500,count=1: the first create fails
     # with kube-apiserver's InternalError, the caller's retry succeeds.
-    body = {"metadata": {"name": "py"}, "data": {"k": "v"}}
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "py"}, "data": {"k": "v"}}
     e = expect_api_exception(500, lambda: v1.create_namespaced_config_map("default", body))
     if json.loads(e.body)["reason"] != "InternalError":
         sys.exit(f"unexpected 500 body: {e.body}")
     v1.create_namespaced_config_map("default", body)
 
     # --fault verb=list,resource=configmaps,code=429,count=1: TooManyRequests with
-    # Retry-After; after waiting, the list succeeds.
-    e = expect_api_exception(429, lambda: v1.list_namespaced_config_map("default"))
-    if e.headers.get("Retry-After") != "1" or json.loads(e.body)["reason"] != "TooManyRequests":
-        sys.exit(f"unexpected 429: {e.headers} {e.body}")
+    # Retry-After: 1, which urllib3 under the client honours by itself (the wrapper
+    # script checks the server's log that the 429 was answered).
     names = [cm.metadata.name for cm in v1.list_namespaced_config_map("default").items]
     if "py" not in names:
         sys.exit(f"the created ConfigMap is missing: {names}")
-    print("python client: 410 watch, 500 create and 429 list handled as against kube-apiserver")
+    print("python client: 410 watch, 500 create and 429 list (retried) handled as against kube-apiserver")
 
 
 if __name__ == "__main__":

@@ -27,3 +27,5 @@ for _ in $(seq 50); do
   sleep 0.1
 done
 "$venv/bin/python" scripts/python-resilience.py "http://127.0.0.1:$port"
+grep -q 'GET /api/v1/namespaces/default/configmaps answered 429 TooManyRequests' \
+  "$target/python-resilience-server.log" || { echo "the 429 was not injected"; exit 1; }
