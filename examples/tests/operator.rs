@@ -377,8 +377,18 @@ async fn operator_survives_500s_a_409_and_an_expired_watch() {
     assert_eq!(server.faults().injected(burst), Some(3));
     assert_eq!(server.faults().injected(conflict), Some(1));
 
-    // Every watch expires: the operator's watchers relist, and a change still reaches
-    // the children.
+    // Every watch expires: a change elsewhere moves the revision past what the
+    // operator's watchers saw, the compaction ends their watches, they resume, get 410
+    // and relist, and a change still reaches the children.
+    let elsewhere: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    elsewhere
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": format!("bump-{ns}")}}))
+                .expect("configmap"),
+        )
+        .await
+        .expect("a change elsewhere");
     server.compact().await.expect("compact");
     sites
         .patch(
