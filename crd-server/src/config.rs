@@ -54,47 +54,27 @@ pub struct Config {
     /// Authentication, authorization and audit (`--token-auth-file`,
     /// `--client-ca-file`, `--authorization-mode`, `--audit-log-path`, ...).
     pub auth: crate::auth::AuthConfig,
+    /// `--etcd-compaction-interval`: how often the store's history is compacted (5
+    /// minutes; zero: never).
+    pub etcd_compaction_interval: Duration,
+    /// `--fault`: fault rules applied from the start (more can be added at run time).
+    pub faults: Vec<crate::faults::FaultRule>,
+    /// `--max-requests-inflight`: read-only requests served at once (400; 0: no limit).
+    pub max_requests_inflight: usize,
+    /// `--max-mutating-requests-inflight`: other requests served at once (200; 0: no
+    /// limit).
+    pub max_mutating_requests_inflight: usize,
 }
 
-/// Parses a duration as Go's `time.ParseDuration` does (`15s`, `600ms`, `1m30s`,
-/// `1.5h`; units ns, us, µs, ms, s, m, h), for the `--leader-elect-*` flags.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("time: invalid duration {text:?}");
-    if text == "0" {
-        return Ok(Duration::ZERO);
-    }
-    let mut rest = text;
-    let mut total = 0f64;
-    if rest.is_empty() {
-        return Err(bad());
-    }
-    while !rest.is_empty() {
-        let n = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .ok_or_else(|| format!("time: missing unit in duration {text:?}"))?;
-        let value: f64 = rest[..n].parse().map_err(|_| bad())?;
-        rest = &rest[n..];
-        let u = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let scale = match &rest[..u] {
-            "ns" => 1e-9,
-            "us" | "µs" | "μs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            unit => return Err(format!("time: unknown unit {unit:?} in duration {text:?}")),
-        };
-        total += value * scale;
-        rest = &rest[u..];
-    }
-    Duration::try_from_secs_f64(total).map_err(|_| bad())
-}
+pub use crate::duration::parse_duration;
 
 /// The default `--service-cluster-ip-range`: kubeadm's and kind's (kube-apiserver's own
 /// is `10.0.0.0/24`), the range operator authors see on their clusters.
 pub const DEFAULT_SERVICE_CLUSTER_IP_RANGE: &str = "10.96.0.0/12";
+/// kube-apiserver's default `--max-requests-inflight`.
+pub const DEFAULT_MAX_REQUESTS_INFLIGHT: usize = 400;
+/// kube-apiserver's default `--max-mutating-requests-inflight`.
+pub const DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT: usize = 200;
 /// kube-apiserver's default `--service-node-port-range`.
 pub const DEFAULT_SERVICE_NODE_PORT_RANGE: &str = "30000-32767";
 
@@ -112,6 +92,10 @@ impl Default for Config {
             controllers: crate::Controllers::default(),
             leader_election: crate::LeaderElection::default(),
             auth: crate::auth::AuthConfig::default(),
+            etcd_compaction_interval: crate::store::compactor::DEFAULT_INTERVAL,
+            faults: Vec::new(),
+            max_requests_inflight: DEFAULT_MAX_REQUESTS_INFLIGHT,
+            max_mutating_requests_inflight: DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT,
         }
     }
 }
@@ -144,27 +128,4 @@ pub enum StartError {
         /// The server's message.
         message: String,
     },
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn go_durations() {
-        assert_eq!(parse_duration("15s"), Ok(Duration::from_secs(15)));
-        assert_eq!(parse_duration("600ms"), Ok(Duration::from_millis(600)));
-        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("1.5h"), Ok(Duration::from_secs(5400)));
-        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
-        assert_eq!(
-            parse_duration("10"),
-            Err("time: missing unit in duration \"10\"".into())
-        );
-        assert_eq!(
-            parse_duration("3d"),
-            Err("time: unknown unit \"d\" in duration \"3d\"".into())
-        );
-        assert!(parse_duration("").is_err() && parse_duration("-1s").is_err());
-    }
 }

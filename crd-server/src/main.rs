@@ -111,6 +111,26 @@ struct Args {
     /// The Lease's namespace.
     #[arg(long, value_name = "NAMESPACE", default_value = "kube-system")]
     leader_elect_resource_namespace: String,
+    /// How often the store's history is compacted, as kube-apiserver asks etcd to
+    /// (0 turns compaction off).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    etcd_compaction_interval: Duration,
+    /// A fault to inject (repeatable): comma-separated key=value, e.g.
+    /// `verb=update,resource=deployments.apps,code=409,count=1` (docs/testing-faults.md).
+    #[arg(long = "fault", value_name = "RULE", value_parser = parse_fault)]
+    faults: Vec<crd_server::faults::FaultRule>,
+    /// The most read-only requests served at once; more are answered 429 (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = crd_server::config::DEFAULT_MAX_REQUESTS_INFLIGHT)]
+    max_requests_inflight: usize,
+    /// The most mutating requests served at once; more are answered 429 (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = crd_server::config::DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT)]
+    max_mutating_requests_inflight: usize,
+}
+
+/// A `--fault` rule, refused with the key at fault.
+fn parse_fault(text: &str) -> Result<crd_server::faults::FaultRule, String> {
+    text.parse()
+        .map_err(|e: crd_server::faults::FaultRuleError| e.to_string())
 }
 
 /// `--authorization-mode`'s modes (a clap value).
@@ -217,6 +237,10 @@ async fn run(args: Args) -> Result<(), String> {
             resource_name: args.leader_elect_resource_name,
             resource_namespace: args.leader_elect_resource_namespace,
         },
+        etcd_compaction_interval: args.etcd_compaction_interval,
+        faults: args.faults,
+        max_requests_inflight: args.max_requests_inflight,
+        max_mutating_requests_inflight: args.max_mutating_requests_inflight,
     };
     if config.auth.audit_log_path.is_some() && config.auth.audit_policy_file.is_none() {
         eprintln!(
@@ -233,6 +257,9 @@ async fn run(args: Args) -> Result<(), String> {
         server.url(),
         server.store_description()
     );
+    for (id, rule) in server.faults().rules() {
+        say!("fault rule {id}: {rule}");
+    }
     if let Some(id) = server.leader_identity() {
         say!("leader election: attempting to acquire lease {lease} as {id}");
         tokio::spawn(report_leadership(server.leading(), lease, id.to_string()));

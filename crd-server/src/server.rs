@@ -20,7 +20,8 @@ use crate::api::state::Shared;
 use crate::api::storage::{Target, WriteError};
 use crate::api::write::{self, Tracking, Update};
 use crate::config::{Config, StartError, StoreConfig};
-use crate::store::{EmbeddedStore, FanOut, MemoryStore, Store};
+use crate::faults::Faults;
+use crate::store::{EmbeddedStore, FanOut, MemoryStore, Revision, Store, StoreError, compactor};
 
 /// A running server; stops when dropped (or with [`RunningServer::stop`]).
 pub struct RunningServer {
@@ -32,6 +33,10 @@ pub struct RunningServer {
     task: JoinHandle<()>,
     /// Stopped with the server.
     controllers: crate::controllers::Running,
+    /// The watch cache in front of the store.
+    fanout: Arc<FanOut>,
+    /// The compactor's task (`--etcd-compaction-interval`), stopped with the server.
+    compactor: Option<tokio::task::AbortHandle>,
 }
 
 impl RunningServer {
@@ -78,6 +83,22 @@ impl RunningServer {
         self.controllers.leading()
     }
 
+    /// The fault rules the server applies (add and remove them at run time).
+    pub fn faults(&self) -> &Faults {
+        &self.shared.faults
+    }
+
+    /// Compacts the store's history up to the current revision, as etcd's compaction
+    /// does, and restarts the watch cache there, as kube-apiserver's does when its own
+    /// watch of etcd is compacted: every open watch ends, and a client resuming from a
+    /// revision before this one gets 410 Expired and lists again. Answers the revision.
+    pub async fn compact(&self) -> Result<Revision, StoreError> {
+        let revision = self.shared.store.current_revision().await?;
+        self.shared.store.compact(revision).await?;
+        self.fanout.restart(revision);
+        Ok(revision)
+    }
+
     /// The shared state (registry, store) for in-process helpers.
     pub(crate) fn shared(&self) -> &Arc<Shared> {
         &self.shared
@@ -103,6 +124,9 @@ impl RunningServer {
 impl Drop for RunningServer {
     fn drop(&mut self) {
         self.task.abort();
+        if let Some(compactor) = &self.compactor {
+            compactor.abort();
+        }
     }
 }
 
@@ -234,8 +258,25 @@ async fn seed_rbac(shared: &Shared) -> Result<(), StartError> {
 /// The API as a service, without a listener: opens the store and seeds it. Tests and
 /// the request fuzzer (`fuzz/`) call it with requests directly.
 pub async fn app(config: &Config) -> Result<axum::Router, StartError> {
-    let (shared, _) = open(config, config.listen).await?;
-    Ok(router(shared))
+    let opened = open(config, config.listen).await?;
+    Ok(limited(config, opened.shared))
+}
+
+/// The router behind the max-in-flight limits of `config`.
+fn limited(config: &Config, shared: Arc<Shared>) -> axum::Router {
+    crate::api::inflight::limit(
+        router(shared),
+        config.max_requests_inflight,
+        config.max_mutating_requests_inflight,
+    )
+}
+
+/// A store opened and seeded.
+struct Opened {
+    shared: Arc<Shared>,
+    store_description: String,
+    fanout: Arc<FanOut>,
+    compactor: Option<tokio::task::AbortHandle>,
 }
 
 /// The service ranges of `config` (`--service-cluster-ip-range`,
@@ -249,8 +290,9 @@ fn service_ranges(config: &Config) -> Result<Ranges, StartError> {
 }
 
 /// Checks `config`, opens and seeds its store (the `kubernetes` Service pointing at
-/// `addr`): the server's state and the store's description.
-async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String), StartError> {
+/// `addr`): the server's state, the store's description, the watch cache and the
+/// compactor.
+async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
     let ranges = service_ranges(config)?;
     let authenticates = config.token.is_some()
         || config.auth.token_auth_file.is_some()
@@ -271,7 +313,8 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String)
             config.engine.kube_version
         )));
     }
-    let store: Arc<dyn Store> = Arc::new(FanOut::new(open_store(&config.store).await?));
+    let fanout = Arc::new(FanOut::new(open_store(&config.store).await?));
+    let store: Arc<dyn Store> = fanout.clone();
     let store_description = store.describe();
     let registry = Registry::start(store.clone(), config.engine).await?;
     let admission =
@@ -289,6 +332,7 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String)
         admission,
         token: config.token.clone(),
         auth,
+        faults: Arc::new(Faults::new(config.faults.iter().cloned())),
     });
     seed(&shared, &config.crds).await?;
     crate::bootstrap::services(
@@ -298,7 +342,19 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String)
         &WriteOptions::server("kube-apiserver"),
     )
     .await?;
-    Ok((shared, store_description))
+    // The watch cache starts here, as kube-apiserver's starts from a list: a watch from
+    // an earlier revision is expired.
+    fanout.set_floor(shared.store.current_revision().await?);
+    let compactor = compactor::spawn(
+        Arc::downgrade(&shared.store),
+        config.etcd_compaction_interval,
+    );
+    Ok(Opened {
+        shared,
+        store_description,
+        fanout,
+        compactor,
+    })
 }
 
 /// Starts a server: opens the store, seeds it, binds, and serves in the background.
@@ -326,7 +382,12 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         addr: config.listen,
         source,
     })?;
-    let (shared, store_description) = open(&config, addr).await?;
+    let Opened {
+        shared,
+        store_description,
+        fanout,
+        compactor,
+    } = open(&config, addr).await?;
     // Only etcd is shared between processes: the embedded store's file is locked.
     let exclusive = !matches!(config.store, StoreConfig::Etcd(_));
     let controllers = crate::controllers::start(
@@ -335,7 +396,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         &config.leader_election,
         exclusive,
     );
-    let app = router(shared.clone());
+    let app = limited(&config, shared.clone());
     let in_process = app.clone();
     let scheme = if tls.is_some() { "https" } else { "http" };
     let task = match tls {
@@ -357,6 +418,8 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         app: in_process,
         task,
         controllers,
+        fanout,
+        compactor,
     })
 }
 

@@ -56,6 +56,9 @@ pub struct TestServerBuilder {
     controllers: crate::Controllers,
     leader_election: Option<crate::LeaderElection>,
     auth: crate::auth::AuthConfig,
+    faults: Vec<crate::faults::FaultRule>,
+    etcd_compaction_interval: Option<std::time::Duration>,
+    max_inflight: Option<(usize, usize)>,
 }
 
 impl TestServerBuilder {
@@ -130,6 +133,32 @@ impl TestServerBuilder {
         self
     }
 
+    /// Injects a fault from the start, as `--fault RULE` does (see
+    /// `docs/testing-faults.md`); a bad rule fails [`start`](Self::start) with the key
+    /// at fault. Rules can also come and go at run time ([`TestServer::add_fault`]).
+    pub fn fault(mut self, rule: &str) -> Self {
+        match rule.parse() {
+            Ok(rule) => self.faults.push(rule),
+            Err(e) => self.errors.push(format!("--fault: {e}")),
+        }
+        self
+    }
+
+    /// Compacts the store's history every `interval`, as `--etcd-compaction-interval`
+    /// (5 minutes by default; zero: never). [`TestServer::compact`] compacts on demand.
+    pub fn etcd_compaction_interval(mut self, interval: std::time::Duration) -> Self {
+        self.etcd_compaction_interval = Some(interval);
+        self
+    }
+
+    /// Serves at most `read_only` get/list and `mutating` other requests at once, as
+    /// `--max-requests-inflight` and `--max-mutating-requests-inflight` (400 and 200 by
+    /// default; 0: no limit); more are answered 429 with `Retry-After: 1`.
+    pub fn max_inflight(mut self, read_only: usize, mutating: usize) -> Self {
+        self.max_inflight = Some((read_only, mutating));
+        self
+    }
+
     /// Uses the embedded durable store in a temporary directory instead of memory.
     pub fn durable(mut self) -> Self {
         self.durable = true;
@@ -169,6 +198,18 @@ impl TestServerBuilder {
             leader_election: self
                 .leader_election
                 .unwrap_or_else(crate::LeaderElection::disabled),
+            etcd_compaction_interval: self
+                .etcd_compaction_interval
+                .unwrap_or(crate::store::compactor::DEFAULT_INTERVAL),
+            faults: self.faults,
+            max_requests_inflight: self
+                .max_inflight
+                .map_or(crate::config::DEFAULT_MAX_REQUESTS_INFLIGHT, |m| m.0),
+            max_mutating_requests_inflight: self
+                .max_inflight
+                .map_or(crate::config::DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT, |m| {
+                    m.1
+                }),
         };
         let server = TestServer {
             server: start(config).await?,
@@ -221,6 +262,31 @@ impl TestServer {
     /// The running server.
     pub fn server(&self) -> &RunningServer {
         &self.server
+    }
+
+    /// Injects a fault from now on (a rule as `--fault` takes it, see
+    /// `docs/testing-faults.md`) and answers its handle, for [`remove_fault`](Self::remove_fault).
+    pub fn add_fault(
+        &self,
+        rule: &str,
+    ) -> Result<crate::faults::FaultId, crate::faults::FaultRuleError> {
+        Ok(self.server.faults().add(rule.parse()?))
+    }
+
+    /// Stops injecting a fault; `false` when it was removed already.
+    pub fn remove_fault(&self, id: crate::faults::FaultId) -> bool {
+        self.server.faults().remove(id)
+    }
+
+    /// The server's fault rules (to list or clear them, or count what one injected).
+    pub fn faults(&self) -> &crate::faults::Faults {
+        self.server.faults()
+    }
+
+    /// Compacts the history now (see [`RunningServer::compact`]): open watches end, and
+    /// a client resuming from an earlier resourceVersion gets 410 Expired and lists again.
+    pub async fn compact(&self) -> Result<crate::store::Revision, crate::store::StoreError> {
+        self.server.compact().await
     }
 
     /// Creates a fresh namespace (`test-1`, `test-2`, … skipping names taken) and

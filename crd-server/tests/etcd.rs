@@ -6,7 +6,8 @@ mod support;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use crd_server::store::{EtcdStore, Store, suite::check_contract};
+use crd_server::store::suite::{check_contract, check_watch_compaction};
+use crd_server::store::{EtcdStore, Store};
 use crd_server::{Config, StoreConfig};
 use support::{Etcd, kubectl, kubectl_ok};
 
@@ -17,6 +18,7 @@ async fn etcd_store_keeps_the_contract_and_replicas_share_it() {
         .await
         .expect("connect");
     check_contract(&store, "/contract").await;
+    check_watch_compaction(&store, "/contract").await;
     assert_eq!(store.describe(), format!("etcd {}", etcd.url));
 
     // An unreachable endpoint first: the next one is used.

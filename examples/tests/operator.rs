@@ -328,3 +328,84 @@ async fn only_the_lease_holder_reconciles_and_the_other_takes_over() {
     .await;
     second.stop().await;
 }
+
+/// What a real cluster does now and then, on demand: the operator's writes fail with
+/// 500s, its status update meets a 409, its watches expire (410, a relist); it
+/// converges all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operator_survives_500s_a_409_and_an_expired_watch() {
+    // Its own server: the compaction ends every watch of the server.
+    let server = TestServer::builder()
+        .crd(StaticSite::crd())
+        .start()
+        .await
+        .expect("server");
+    let ns = server.namespace().await.expect("namespace");
+    let client = server.client();
+    let burst = server
+        .add_fault(&format!(
+            "verb=patch,resource=deployments.apps,namespace={ns},code=500,count=3"
+        ))
+        .expect("rule");
+    let conflict = server
+        .add_fault(&format!(
+            "verb=patch,resource=staticsites.sites.example.com/status,namespace={ns},code=409,count=1"
+        ))
+        .expect("rule");
+    let operator = start_operator(client.clone(), &ns, "replica-a");
+    let sites: Api<StaticSite> = Api::namespaced(client.clone(), &ns);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
+    sites
+        .create(
+            &PostParams::default(),
+            &StaticSite::new("shop", site(&[("index.html", "x")], 1)),
+        )
+        .await
+        .expect("create");
+    // Each failed reconcile is retried after 5 s: four failures take about 20 s.
+    let slow = |what: &'static str| {
+        let sites = sites.clone();
+        async move {
+            tokio::time::timeout(WAIT * 3, await_condition(sites, "shop", ready_is("False")))
+                .await
+                .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
+                .expect("watch")
+        }
+    };
+    slow("the status despite the faults").await;
+    assert!(deployments.get_opt("shop").await.expect("get").is_some());
+    assert_eq!(server.faults().injected(burst), Some(3));
+    assert_eq!(server.faults().injected(conflict), Some(1));
+
+    // Every watch expires: a change elsewhere moves the revision past what the
+    // operator's watchers saw, the compaction ends their watches, they resume, get 410
+    // and relist, and a change still reaches the children.
+    let elsewhere: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    elsewhere
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(json!({"metadata": {"name": format!("bump-{ns}")}}))
+                .expect("configmap"),
+        )
+        .await
+        .expect("a change elsewhere");
+    server.compact().await.expect("compact");
+    sites
+        .patch(
+            "shop",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 4}})),
+        )
+        .await
+        .expect("change");
+    tokio::time::timeout(
+        WAIT * 3,
+        await_condition(deployments.clone(), "shop", |d: Option<&Deployment>| {
+            d.and_then(|d| d.spec.replicas) == Some(4)
+        }),
+    )
+    .await
+    .expect("the change reached the Deployment after the relist")
+    .expect("watch");
+    operator.stop().await;
+}

@@ -8,6 +8,8 @@ pub mod admission;
 pub mod auth_filter;
 pub mod conversion;
 pub mod discovery;
+pub mod inflight;
+pub mod inject;
 pub mod kinds;
 pub mod object;
 pub mod oidc;
@@ -178,7 +180,20 @@ async fn resource(State(shared): Api, req: Request) -> Response {
         })
     });
     let result = match parsed {
-        Ok(req) => verbs::serve(&shared, req, body).await,
+        Ok(req) => {
+            let user = inject::request_user(&parts.extensions);
+            match shared
+                .faults
+                .decide(&inject::fault_request(&req.info, user))
+            {
+                None => verbs::serve(&shared, req, body).await,
+                Some(fault) => {
+                    let (method, path) = (&parts.method, parts.uri.path());
+                    let serve = |req| verbs::serve(&shared, req, body);
+                    inject::serve(&shared, fault, method, path, req, serve).await
+                }
+            }
+        }
         Err(e) => Err(e),
     };
     result.unwrap_or_else(IntoResponse::into_response)

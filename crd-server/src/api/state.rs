@@ -1,4 +1,5 @@
-//! What every request handler shares: the store, the registry of kinds and the token.
+//! What every request handler shares: the store, the registry of kinds, the token and
+//! the fault rules.
 
 use std::sync::Arc;
 
@@ -17,6 +18,8 @@ pub struct Shared {
     pub token: Option<String>,
     /// Who is calling and what they may do.
     pub auth: Arc<crate::auth::Auth>,
+    /// The fault rules applied to resource requests (`--fault`).
+    pub faults: Arc<crate::faults::Faults>,
 }
 
 impl Shared {

@@ -217,13 +217,58 @@ impl ApiError {
         )
     }
 
-    /// 410 `too old resource version: X (Y)`.
-    pub fn gone(requested: u64, oldest: u64) -> ApiError {
+    /// 410 `too old resource version: X (Y)`: a watch from `requested` where the watch
+    /// cache holds only the events after `kept_after` (`NewResourceExpired`).
+    pub fn gone(requested: u64, kept_after: u64) -> ApiError {
+        Self::expired(format!(
+            "too old resource version: {requested} ({kept_after})"
+        ))
+    }
+
+    /// 410 `Expired` with the given message (`NewResourceExpired`).
+    pub fn expired(message: impl Into<String>) -> ApiError {
+        Self::new(StatusCode::GONE, "Expired", message)
+    }
+
+    /// 429 `TooManyRequests` asking the client to retry after `retry_after` seconds
+    /// (`NewTooManyRequests`; the answer carries `Retry-After`).
+    pub fn too_many_requests(message: impl Into<String>, retry_after: u32) -> ApiError {
+        Self::new(StatusCode::TOO_MANY_REQUESTS, "TooManyRequests", message)
+            .with_details(json!({"retryAfterSeconds": retry_after}))
+    }
+
+    /// 500 `Internal error occurred: <cause>` (`NewInternalError`).
+    pub fn internal_error(cause: &str) -> ApiError {
         Self::new(
-            StatusCode::GONE,
-            "Expired",
-            format!("too old resource version: {requested} ({oldest})"),
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "InternalError",
+            format!("Internal error occurred: {cause}"),
         )
+        .with_details(json!({"causes": [{"message": cause}]}))
+    }
+
+    /// 504 `Timeout: <message>` (`NewTimeoutError`), with `Retry-After` when
+    /// `retry_after` is not 0.
+    pub fn timeout(message: &str, retry_after: u32) -> ApiError {
+        let details = if retry_after > 0 {
+            json!({"retryAfterSeconds": retry_after})
+        } else {
+            json!({})
+        };
+        Self::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "Timeout",
+            format!("Timeout: {message}"),
+        )
+        .with_details(details)
+    }
+
+    /// The error with `details.retryAfterSeconds` (sent as `Retry-After` too).
+    pub fn retry_after(mut self, seconds: u32) -> ApiError {
+        let mut details = self.details.take().unwrap_or_else(|| json!({}));
+        details["retryAfterSeconds"] = json!(seconds);
+        self.details = Some(details);
+        self
     }
 
     /// 401.
@@ -289,7 +334,9 @@ impl ApiError {
             StoreError::NotFound { .. } => Self::not_found(q, name),
             StoreError::AlreadyExists { .. } => Self::already_exists(q, name),
             StoreError::Conflict { .. } => Self::conflict(q, name),
-            StoreError::Compacted { requested, oldest } => Self::gone(requested, oldest),
+            StoreError::Compacted { requested, oldest } => {
+                Self::gone(requested, oldest.saturating_sub(1))
+            }
             StoreError::FutureRevision { requested, current } => Self::new(
                 StatusCode::GATEWAY_TIMEOUT,
                 "Timeout",
@@ -327,6 +374,15 @@ impl IntoResponse for ApiError {
         )
             .into_response();
         add_warnings(&mut resp, &self.warnings);
+        // As kube-apiserver's error writer: a Status asking for a retry says when.
+        let retry = self
+            .details
+            .as_ref()
+            .and_then(|d| d["retryAfterSeconds"].as_u64());
+        if let Some(seconds) = retry.filter(|s| *s > 0) {
+            resp.headers_mut()
+                .insert(http::header::RETRY_AFTER, http::HeaderValue::from(seconds));
+        }
         resp
     }
 }

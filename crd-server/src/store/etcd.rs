@@ -482,6 +482,31 @@ impl Store for EtcdStore {
         .boxed()
     }
 
+    fn compact(&self, revision: Revision) -> BoxFuture<'_, Result<(), StoreError>> {
+        async move {
+            // Idempotent: sent again to another member after a lost answer, it either
+            // compacts or finds the revision compacted already.
+            let v = self
+                .call(
+                    "/v3/kv/compaction",
+                    json!({"revision": revision.to_string()}),
+                )
+                .await?;
+            if v.get("error").is_none() {
+                return Ok(());
+            }
+            match etcd_error(&v, Some(revision), 0) {
+                StoreError::Compacted { .. } => Ok(()),
+                StoreError::FutureRevision { requested, .. } => {
+                    let current = self.current_revision().await.unwrap_or(0);
+                    Err(StoreError::FutureRevision { requested, current })
+                }
+                e => Err(e),
+            }
+        }
+        .boxed()
+    }
+
     fn describe(&self) -> String {
         format!("etcd {}", self.endpoints.join(","))
     }

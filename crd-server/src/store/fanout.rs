@@ -1,32 +1,35 @@
 //! One backend watch per resource, shared by all of its watchers (what kube-apiserver's
 //! watch cache does): a hub follows `/registry/{group}/{resource}/` from the backend,
-//! keeps its recent events, and hands each watcher the events after its revision under
-//! its own (namespace) prefix. A thousand `kubectl get -w` cost the backend one watch;
-//! a watcher older than the hub's history gets its own backend watch (and the backend's
-//! `Compacted` when that history is gone too).
+//! keeps a window of its recent events (`window.rs`), and hands each watcher the events after its
+//! revision under its own (namespace) prefix. A thousand `kubectl get -w` cost the
+//! backend one watch.
+//!
+//! What a watch can resume from is what kube-apiserver's watch cache allows: any
+//! revision the window covers; a revision the window dropped, or one from before the
+//! server started (its [floor](FanOut::set_floor)), fails with [`StoreError::Compacted`]
+//! (the API's 410 Expired). A revision from before a hub existed (the hub starts with its
+//! first watcher) gets its own backend watch, as long as the backend's history has it.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use tokio::sync::broadcast;
 
+use super::window::{CAPACITY, Coverage, Window};
 use super::{
-    KeyValue, ListOptions, ListResult, Revision, Store, StoreError, WatchEvent, WatchItem,
-    WatchStream,
+    KeyValue, ListOptions, ListResult, Revision, Store, StoreError, WatchItem, WatchStream,
 };
 
-/// Events a hub keeps for watchers that start behind it.
-const HUB_HISTORY: usize = 10_000;
 /// Items buffered per watcher before a slow one is cut off (it re-lists).
 const HUB_BUFFER: usize = 16_384;
 
 struct HubState {
-    events: VecDeque<WatchEvent>,
-    /// Every event after this revision is in `events` (or was sent before a watcher came).
-    complete_after: Revision,
+    window: Window,
     failed: bool,
 }
 
@@ -42,6 +45,12 @@ pub struct FanOut {
     /// The hubs' backend watches, aborted with the FanOut: each holds a backend
     /// stream, which holds the backend open.
     followers: Mutex<Vec<tokio::task::AbortHandle>>,
+    /// A watch from before this revision is expired.
+    floor: AtomicU64,
+    /// Bumped to end every open watch ([`FanOut::restart`]).
+    epoch: tokio::sync::watch::Sender<u64>,
+    /// The least and the most events a hub's window keeps.
+    window: (usize, usize),
 }
 
 impl Drop for FanOut {
@@ -67,13 +76,61 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl FanOut {
-    /// Wraps a backend.
+    /// Wraps a backend; each resource's window holds 100 to 102,400 events, as
+    /// kube-apiserver's watch cache does.
     pub fn new(inner: Arc<dyn Store>) -> FanOut {
+        Self::with_window(inner, CAPACITY.1)
+    }
+
+    /// Wraps a backend, each resource's window holding at most `events` (and at least
+    /// 100, or `events` when fewer).
+    pub fn with_window(inner: Arc<dyn Store>, events: usize) -> FanOut {
         FanOut {
             inner,
             hubs: Mutex::new(HashMap::new()),
             followers: Mutex::new(Vec::new()),
+            floor: AtomicU64::new(0),
+            epoch: tokio::sync::watch::channel(0).0,
+            window: (CAPACITY.0.min(events), events),
         }
+    }
+
+    /// Expires every revision before `revision` (at least): the server calls it with
+    /// the revision it started at, as kube-apiserver's watch cache starts from a list
+    /// at that revision.
+    pub fn set_floor(&self, revision: Revision) {
+        self.floor.fetch_max(revision, Ordering::Relaxed);
+    }
+
+    /// What a watch cache that re-lists at `revision` does: every window is emptied, a
+    /// watch from before `revision` is expired from now on, and every open watch ends
+    /// (its client resumes from the last revision it saw, or re-lists on 410 Expired).
+    pub fn restart(&self, revision: Revision) {
+        self.set_floor(revision);
+        for hub in lock(&self.hubs).values() {
+            lock(&hub.state).window.reset(revision);
+        }
+        self.epoch.send_modify(|e| *e += 1);
+    }
+
+    /// The events each resource's window holds now, by hub prefix.
+    pub fn window_sizes(&self) -> Vec<(String, usize)> {
+        let mut sizes: Vec<(String, usize)> = lock(&self.hubs)
+            .iter()
+            .map(|(p, h)| (p.clone(), lock(&h.state).window.len()))
+            .collect();
+        sizes.sort();
+        sizes
+    }
+
+    /// `stream`, ended by the next [`FanOut::restart`] (or with the FanOut).
+    fn ending(&self, stream: WatchStream) -> WatchStream {
+        let mut epoch = self.epoch.subscribe();
+        stream
+            .take_until(async move {
+                let _ = epoch.changed().await;
+            })
+            .boxed()
     }
 
     async fn hub(&self, prefix: &str) -> Result<Arc<Hub>, StoreError> {
@@ -88,8 +145,7 @@ impl FanOut {
         let (tx, _) = broadcast::channel(HUB_BUFFER);
         let hub = Arc::new(Hub {
             state: Mutex::new(HubState {
-                events: VecDeque::new(),
-                complete_after: start,
+                window: Window::new(start, self.window),
                 failed: false,
             }),
             tx,
@@ -109,12 +165,7 @@ impl FanOut {
                 let mut state = lock(&hub.state);
                 match item {
                     Ok(WatchItem::Event(e)) => {
-                        state.events.push_back(e.clone());
-                        if state.events.len() > HUB_HISTORY
-                            && let Some(old) = state.events.pop_front()
-                        {
-                            state.complete_after = old.kv.mod_revision;
-                        }
+                        state.window.push(e.clone(), Instant::now());
                         let _ = hub.tx.send(Arc::new(WatchItem::Event(e)));
                     }
                     Ok(progress) => {
@@ -181,23 +232,38 @@ impl Store for FanOut {
         after: Revision,
     ) -> BoxFuture<'a, Result<WatchStream, StoreError>> {
         async move {
+            let floor = self.floor.load(Ordering::Relaxed);
+            if after < floor {
+                return Err(StoreError::Compacted {
+                    requested: after,
+                    oldest: floor + 1,
+                });
+            }
             let hub = self.hub(&hub_prefix(prefix)).await?;
             let subscribed = {
                 let state = lock(&hub.state);
-                if state.failed || after < state.complete_after {
-                    None
-                } else {
-                    let backlog: Vec<Result<WatchItem, StoreError>> = state
-                        .events
-                        .iter()
-                        .filter(|e| e.kv.mod_revision > after && e.kv.key.starts_with(prefix))
-                        .map(|e| Ok(WatchItem::Event(e.clone())))
-                        .collect();
-                    Some((backlog, hub.tx.subscribe()))
+                match state.window.coverage(after) {
+                    _ if state.failed => None,
+                    Coverage::Before => None,
+                    Coverage::Expired(kept_after) => {
+                        return Err(StoreError::Compacted {
+                            requested: after,
+                            oldest: kept_after + 1,
+                        });
+                    }
+                    Coverage::Covered => {
+                        let backlog: Vec<Result<WatchItem, StoreError>> = state
+                            .window
+                            .after(after, prefix)
+                            .map(|e| Ok(WatchItem::Event(e.clone())))
+                            .collect();
+                        Some((backlog, hub.tx.subscribe()))
+                    }
                 }
             };
             let Some((backlog, rx)) = subscribed else {
-                return self.inner.watch(prefix, after).await;
+                let own = self.inner.watch(prefix, after).await?;
+                return Ok(self.ending(own));
             };
             let prefix = prefix.to_string();
             let live = futures::stream::unfold((rx, false), move |(mut rx, done)| {
@@ -209,9 +275,13 @@ impl Store for FanOut {
                     loop {
                         match rx.recv().await {
                             Ok(item) => match &*item {
-                                WatchItem::Event(e)
-                                    if e.kv.mod_revision <= after
-                                        || !e.kv.key.starts_with(&prefix) => {}
+                                WatchItem::Event(e) if e.kv.mod_revision <= after => {}
+                                // Another namespace's change: nothing changed under this
+                                // prefix up to its revision (what bookmarks report).
+                                WatchItem::Event(e) if !e.kv.key.starts_with(&prefix) => {
+                                    let progress = WatchItem::Progress(e.kv.mod_revision);
+                                    return Some((Ok(progress), (rx, false)));
+                                }
                                 WatchItem::Progress(r) if *r < after => {}
                                 _ => return Some((Ok((*item).clone()), (rx, false))),
                             },
@@ -227,7 +297,7 @@ impl Store for FanOut {
                     }
                 }
             });
-            Ok(futures::stream::iter(backlog).chain(live).boxed())
+            Ok(self.ending(futures::stream::iter(backlog).chain(live).boxed()))
         }
         .boxed()
     }
@@ -236,28 +306,15 @@ impl Store for FanOut {
         self.inner.current_revision()
     }
 
+    fn compact(&self, revision: Revision) -> BoxFuture<'_, Result<(), StoreError>> {
+        self.inner.compact(revision)
+    }
+
     fn describe(&self) -> String {
         self.inner.describe()
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::MemoryStore;
-    use crate::store::suite::check_contract;
-
-    #[tokio::test]
-    async fn fan_out_keeps_the_contract() {
-        check_contract(&FanOut::new(Arc::new(MemoryStore::new())), "/registry/g/r").await;
-    }
-
-    #[test]
-    fn watches_share_the_resource_hub() {
-        assert_eq!(
-            hub_prefix("/registry/stable.example.com/crontabs/default/"),
-            "/registry/stable.example.com/crontabs/"
-        );
-        assert_eq!(hub_prefix("/registry/namespaces/"), "/registry/namespaces/");
-    }
-}
+#[path = "fanout_tests.rs"]
+mod tests;

@@ -178,8 +178,13 @@ impl State {
     }
 
     /// Forgets history up to `revision` (reads and watches before it get `Compacted`).
-    pub(crate) fn compact(&mut self, revision: Revision) {
-        let revision = revision.min(self.revision);
+    pub(crate) fn compact(&mut self, revision: Revision) -> Result<(), StoreError> {
+        if revision > self.revision {
+            return Err(StoreError::FutureRevision {
+                requested: revision,
+                current: self.revision,
+            });
+        }
         while self
             .history
             .front()
@@ -188,6 +193,7 @@ impl State {
             self.history.pop_front();
         }
         self.compacted = self.compacted.max(revision);
+        Ok(())
     }
 
     /// Tells live watchers that nothing else happened up to the current revision.

@@ -105,6 +105,10 @@ impl<W: Writes> Store for LocalStore<W> {
         futures::future::ready(Ok(read(&self.state).revision())).boxed()
     }
 
+    fn compact(&self, revision: Revision) -> BoxFuture<'_, Result<(), StoreError>> {
+        futures::future::ready(write(&self.state).compact(revision)).boxed()
+    }
+
     fn describe(&self) -> String {
         self.writes.describe()
     }

@@ -9,7 +9,7 @@ use futures::future::BoxFuture;
 
 use super::keyspace::{Op, State};
 use super::local::{LocalStore, Writes, spawn_progress, write};
-use super::{KeyValue, Revision, StoreError};
+use super::{KeyValue, StoreError};
 
 /// An in-memory [`Store`](super::Store).
 pub type MemoryStore = LocalStore<Direct>;
@@ -54,11 +54,5 @@ impl LocalStore<Direct> {
             state,
             writes: Direct,
         }
-    }
-
-    /// Forgets the history up to `revision`: watches and reads from before it get
-    /// [`StoreError::Compacted`] (what etcd's compaction does).
-    pub fn compact(&self, revision: Revision) {
-        write(&self.state).compact(revision);
     }
 }

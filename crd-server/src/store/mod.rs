@@ -13,7 +13,12 @@
 //! - `watch(prefix, after)` delivers, in revision order and exactly once, every change to a
 //!   key under `prefix` with a revision greater than `after`, or fails with
 //!   [`StoreError::Compacted`] when that history is no longer kept.
+//! - `compact(revision)` forgets the history before `revision` as etcd's compaction does:
+//!   the state at `revision` and every change after it stay readable, reads and watches
+//!   from before it fail with [`StoreError::Compacted`] ([`compactor`] runs it on
+//!   kube-apiserver's schedule).
 
+pub mod compactor;
 mod embedded;
 pub mod etcd;
 mod fanout;
@@ -25,6 +30,7 @@ pub mod suite;
 #[cfg(test)]
 #[path = "store_tests.rs"]
 mod tests;
+mod window;
 
 pub use embedded::Committer;
 pub use embedded::EmbeddedStore;
@@ -203,6 +209,13 @@ pub trait Store: Send + Sync + 'static {
 
     /// The latest revision.
     fn current_revision(&self) -> BoxFuture<'_, Result<Revision, StoreError>>;
+
+    /// Forgets the history before `revision` (etcd's compaction): reads at and watches
+    /// from an older revision fail with [`StoreError::Compacted`]; the state at
+    /// `revision` and the changes after it are kept. Compacting to a revision at or
+    /// before one already compacted is not an error; a revision in the future is
+    /// ([`StoreError::FutureRevision`]).
+    fn compact(&self, revision: Revision) -> BoxFuture<'_, Result<(), StoreError>>;
 
     /// What the start-up line prints after `store:` (e.g. `embedded ./crd-server-data`).
     fn describe(&self) -> String;

@@ -3,18 +3,21 @@ use futures::StreamExt;
 
 use super::embedded::EmbeddedStore;
 use super::memory::MemoryStore;
-use super::suite::check_contract;
+use super::suite::{check_contract, check_watch_compaction};
 use super::{ListOptions, Store, StoreError, WatchItem};
 
 #[tokio::test]
 async fn memory_store_keeps_the_contract() {
     check_contract(&MemoryStore::new(), "/t").await;
+    check_watch_compaction(&MemoryStore::new(), "/t").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_store_keeps_the_contract() {
     let dir = tempfile::tempdir().expect("tempdir");
-    check_contract(&EmbeddedStore::open(dir.path()).expect("open"), "/t").await;
+    let store = EmbeddedStore::open(dir.path()).expect("open");
+    check_contract(&store, "/t").await;
+    check_watch_compaction(&store, "/t").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -87,7 +90,10 @@ async fn a_watch_from_a_compacted_revision_fails() {
         .create("/c/b", Bytes::from_static(b"2"))
         .await
         .expect("create");
-    store.compact(first.mod_revision + 1);
+    store
+        .compact(first.mod_revision + 1)
+        .await
+        .expect("compact");
     assert!(matches!(
         store.watch("/c/", first.mod_revision - 1).await.err(),
         Some(StoreError::Compacted { .. })

@@ -15,6 +15,45 @@ pub async fn check_contract(store: &dyn Store, prefix: &str) {
     list_pages_and_revisions(store, &format!("{prefix}/b/")).await;
     watch_from_revision(store, &format!("{prefix}/c/")).await;
     concurrent_writers_one_wins(store, &format!("{prefix}/d/")).await;
+    compaction(store, &format!("{prefix}/e/")).await;
+}
+
+/// What a backend's compaction does to watches (a watch cache in front of it serves
+/// what its window holds whatever the backend compacted): a watch from before the
+/// compacted revision fails, at once or as its first item.
+pub async fn check_watch_compaction(store: &dyn Store, prefix: &str) {
+    let p = format!("{prefix}/f/");
+    let kv = store
+        .create(&format!("{p}k"), b("1"))
+        .await
+        .expect("create");
+    let current = store.current_revision().await.expect("revision");
+    store.compact(current).await.expect("compact");
+    // Two revisions back: etcd still serves a watch from the revision just before the
+    // compacted one (its first event is the compacted revision's), the local stores
+    // do not; both refuse anything older.
+    let before = kv.mod_revision - 2;
+    match store.watch(&p, before).await {
+        Err(StoreError::Compacted { requested, .. }) => {
+            assert_eq!(requested, before);
+        }
+        Ok(mut watch) => {
+            let first = tokio::time::timeout(Duration::from_secs(10), watch.next())
+                .await
+                .expect("an item within 10 s");
+            assert!(
+                matches!(first, Some(Err(StoreError::Compacted { .. }))),
+                "a watch from a compacted revision fails: {first:?}"
+            );
+        }
+        Err(e) => panic!("a watch from a compacted revision fails with Compacted, not {e}"),
+    }
+    let mut fresh = store.watch(&p, current).await.expect("from the compaction");
+    let next = store
+        .create(&format!("{p}n"), b("2"))
+        .await
+        .expect("create");
+    assert_eq!(next_event(&mut fresh).await.kv, next);
 }
 
 fn b(text: &str) -> Bytes {
@@ -206,6 +245,46 @@ async fn watch_from_revision(store: &dyn Store, p: &str) {
         .await
         .expect("create");
     assert_eq!(next_event(&mut later).await.kv, fresh);
+}
+
+async fn compaction(store: &dyn Store, p: &str) {
+    let kv = store
+        .create(&format!("{p}k"), b("1"))
+        .await
+        .expect("create");
+    let updated = store
+        .update(&kv.key, b("2"), kv.mod_revision)
+        .await
+        .expect("update");
+    store.compact(updated.mod_revision).await.expect("compact");
+    let at = |revision| ListOptions {
+        revision: Some(revision),
+        ..Default::default()
+    };
+    assert!(
+        matches!(
+            store.list(p, at(kv.mod_revision)).await,
+            Err(StoreError::Compacted { .. })
+        ),
+        "a read before the compacted revision fails"
+    );
+    let listed = store
+        .list(p, at(updated.mod_revision))
+        .await
+        .expect("the state at the compacted revision stays readable");
+    assert_eq!(listed.items, vec![updated.clone()]);
+    store
+        .compact(kv.mod_revision)
+        .await
+        .expect("compacting to an older revision is no error");
+    let current = store.current_revision().await.expect("revision");
+    assert!(
+        matches!(
+            store.compact(current + 1000).await,
+            Err(StoreError::FutureRevision { .. })
+        ),
+        "a revision in the future cannot be compacted"
+    );
 }
 
 async fn concurrent_writers_one_wins(store: &dyn Store, p: &str) {

@@ -27,11 +27,13 @@ pub(super) async fn crds(
     mut crds: HashMap<String, Value>,
 ) {
     loop {
+        // A watch that cannot start from `revision` (expired by a compaction, or the
+        // store unavailable) is followed by a fresh list, as a broken one is.
         let mut events = match store.watch(CRD_PREFIX, revision).await {
             Ok(w) => w,
             Err(_) => {
                 tokio::time::sleep(RETRY).await;
-                continue;
+                futures::stream::empty().boxed()
             }
         };
         while let Some(item) = events.next().await {

@@ -65,7 +65,10 @@ impl Query {
                     q.limit = (n > 0).then_some(n as usize);
                 }
                 "continue" => q.continue_token = text(v),
-                "timeoutSeconds" | "timeout" => q.timeout_seconds = Some(integer(&k, &v)?),
+                "timeoutSeconds" => q.timeout_seconds = Some(integer(&k, &v)?),
+                // A client-side request deadline (a Go duration, `32s`); kube-apiserver
+                // ignores it on watches, and answers every other request well within it.
+                "timeout" => {}
                 "allowWatchBookmarks" => q.allow_watch_bookmarks = truthy(&v),
                 "sendInitialEvents" => q.send_initial_events = truthy(&v),
                 "fieldValidation" => q.field_validation = Some(v),

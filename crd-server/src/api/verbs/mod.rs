@@ -5,6 +5,7 @@
 mod apply;
 mod create;
 pub mod delete;
+mod paging;
 mod patch;
 mod pods;
 mod read;

@@ -1,10 +1,9 @@
 //! GET of one object and LIST with selectors and pagination, as JSON or as a
 //! `meta.k8s.io` Table.
 
-use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::{Reply, Scope};
+use super::{Reply, Scope, paging};
 use crate::api::kinds::Resource;
 use crate::api::request::media::partial_metadata;
 use crate::api::request::{Query, Representation};
@@ -52,7 +51,17 @@ pub fn columns(res: &Resource) -> Vec<Column> {
 /// LIST.
 pub async fn list(scope: &Scope<'_>) -> Result<Reply, ApiError> {
     let repr = scope.req.representation()?;
-    let listed = list_objects(scope.shared, &scope.res, scope.ns(), &scope.req.query).await?;
+    let listed = match list_page(scope.shared, &scope.res, scope.ns(), &scope.req.query).await {
+        Ok(listed) => listed,
+        Err(ListError::Api(e)) => return Err(e),
+        Err(ListError::ContinueExpired { token }) => {
+            // kube-apiserver's answer carries a token that reads the rest of the list at
+            // the latest revision, in the Status's list metadata.
+            let mut status = ApiError::expired(INCONSISTENT_CONTINUE).to_status();
+            status["metadata"] = json!({"continue": token});
+            return Ok(Reply::new(http::StatusCode::GONE, status, Vec::new()));
+        }
+    };
     let body = match repr {
         Representation::Json => list_object(&scope.res, listed),
         Representation::Metadata => {
@@ -82,10 +91,26 @@ pub async fn list(scope: &Scope<'_>) -> Result<Reply, ApiError> {
     Ok(Reply::ok(body))
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
-struct ContinueToken {
-    rv: Revision,
-    start: String,
+/// A list at a revision no longer kept (`storage/etcd3`'s words).
+const EXPIRED: &str = "The resourceVersion for the provided list is too old.";
+/// A continue token whose revision is no longer kept, when the answer carries a token
+/// that continues at the latest revision.
+const INCONSISTENT_CONTINUE: &str = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
+/// Why a list failed.
+enum ListError {
+    Api(ApiError),
+    /// The continue token's revision is compacted: 410, continue with `token` (at the
+    /// latest revision) for the rest.
+    ContinueExpired {
+        token: String,
+    },
+}
+
+impl From<ApiError> for ListError {
+    fn from(e: ApiError) -> ListError {
+        ListError::Api(e)
+    }
 }
 
 /// A list answer: items, revision, continue token and remaining count.
@@ -137,12 +162,6 @@ impl Selectors {
     }
 }
 
-fn bad_continue() -> ApiError {
-    ApiError::bad_request(
-        "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
-    )
-}
-
 /// `resourceVersion` text as a revision (400 otherwise).
 pub fn parse_rv(rv: &str) -> Result<Revision, ApiError> {
     rv.parse()
@@ -156,25 +175,44 @@ pub async fn list_objects(
     ns: Option<&str>,
     q: &Query,
 ) -> Result<Listed, ApiError> {
+    list_page(shared, res, ns, q).await.map_err(|e| match e {
+        ListError::Api(e) => e,
+        ListError::ContinueExpired { .. } => ApiError::expired(INCONSISTENT_CONTINUE),
+    })
+}
+
+/// Where a list starts: after which key, at which revision (`None`: the latest).
+fn list_start(prefix: &str, q: &Query) -> Result<(Option<String>, Option<Revision>), ApiError> {
+    if let Some(token) = &q.continue_token {
+        if q.resource_version.as_deref().is_some_and(|rv| rv != "0") {
+            return Err(ApiError::bad_request(
+                "specifying resource version is not allowed when using continue",
+            ));
+        }
+        let c = paging::decode(token, prefix)?;
+        return Ok((Some(c.start_after), c.revision));
+    }
+    let Some(rv) = q.resource_version.as_deref() else {
+        return Ok((None, None));
+    };
+    match q.resource_version_match.as_deref() {
+        Some("Exact") => Ok((None, Some(parse_rv(rv)?))),
+        // The legacy exact match: a paginated list from a resourceVersion reads at it.
+        None if q.limit.is_some() && rv != "0" => Ok((None, Some(parse_rv(rv)?))),
+        _ => Ok((None, None)),
+    }
+}
+
+async fn list_page(
+    shared: &Shared,
+    res: &Resource,
+    ns: Option<&str>,
+    q: &Query,
+) -> Result<Listed, ListError> {
     let selectors = Selectors::parse(res, q)?;
     let info = res.info();
     let prefix = info.list_prefix(ns);
-    let (mut start_after, mut revision) = (None, None);
-    if let Some(token) = &q.continue_token {
-        let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(token)
-            .map_err(|_| bad_continue())?;
-        let t: ContinueToken = serde_json::from_slice(&raw).map_err(|_| bad_continue())?;
-        if !t.start.starts_with(&prefix) {
-            return Err(bad_continue());
-        }
-        start_after = Some(t.start);
-        revision = Some(t.rv);
-    } else if let (Some(rv), Some("Exact")) =
-        (&q.resource_version, q.resource_version_match.as_deref())
-    {
-        revision = Some(parse_rv(rv)?);
-    }
+    let (mut start_after, mut revision) = list_start(&prefix, q)?;
     let mut items = Vec::new();
     let want = q.limit.unwrap_or(usize::MAX);
     loop {
@@ -183,16 +221,18 @@ pub async fn list_objects(
             start_after: start_after.clone(),
             revision,
         };
-        let page = shared.store.list(&prefix, options).await.map_err(|e| match e {
-            StoreError::Compacted { .. } if q.continue_token.is_some() => ApiError {
-                code: http::StatusCode::GONE,
-                reason: "Expired",
-                message: "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.".into(),
-                details: None,
-                warnings: Vec::new(),
-            },
-            e => ApiError::from_store(&info.q, "", e),
-        })?;
+        let page = match shared.store.list(&prefix, options).await {
+            Ok(page) => page,
+            Err(StoreError::Compacted { .. }) => {
+                return Err(match (&q.continue_token, &start_after) {
+                    (Some(_), Some(after)) => ListError::ContinueExpired {
+                        token: paging::encode(&prefix, after, None),
+                    },
+                    _ => ListError::Api(ApiError::expired(EXPIRED)),
+                });
+            }
+            Err(e) => return Err(ApiError::from_store(&info.q, "", e).into()),
+        };
         revision = Some(page.revision);
         let last_key = page.items.last().map(|kv| kv.key.clone());
         let mut remaining_in_page = page.items.len();
@@ -205,14 +245,7 @@ pub async fn list_objects(
             items.push(obj);
             if items.len() == want {
                 let more = page.remaining > 0 || remaining_in_page > 0;
-                let token = more.then(|| {
-                    let t = ContinueToken {
-                        rv: page.revision,
-                        start: kv.key.clone(),
-                    };
-                    base64::engine::general_purpose::URL_SAFE_NO_PAD
-                        .encode(serde_json::to_vec(&t).unwrap_or_default())
-                });
+                let token = more.then(|| paging::encode(&prefix, &kv.key, Some(page.revision)));
                 let remaining = (!selectors.filtering() && more)
                     .then_some(page.remaining + remaining_in_page as u64);
                 return Ok(Listed {

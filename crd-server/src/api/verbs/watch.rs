@@ -1,8 +1,11 @@
 //! WATCH: a stream of `{"type": ..., "object": ...}` lines — initial ADDED events for the
 //! current state when no `resourceVersion` (or `0`) is given, then the store's changes
 //! with selectors applied the way the server applies them (an object that stops matching
-//! is DELETED, one that starts matching is ADDED), BOOKMARKs when asked, and an ERROR
-//! event with a 410 Status when the history asked for is gone.
+//! is DELETED, one that starts matching is ADDED), BOOKMARKs when asked (at the end of
+//! the initial events of a streaming list, then about once a minute and two seconds
+//! before the watch ends, as kube-apiserver's watch cache sends them), and an ERROR
+//! event with a 410 Status when the history asked for is gone. A watch lasts
+//! `timeoutSeconds`, or 30 to 60 minutes.
 
 use std::time::Duration;
 
@@ -23,8 +26,14 @@ use crate::api::storage;
 use crate::api::table::{Column, table};
 use crate::store::{EventKind, StoreError, WatchItem};
 
-/// How long a watch without `timeoutSeconds` lasts (the server picks 30–60 minutes).
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// kube-apiserver's `--min-request-timeout`: a watch without `timeoutSeconds` lasts
+/// between one and two of it, chosen at random (so that watches started together do not
+/// all end together).
+const MIN_REQUEST_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// How often a watch that asked for bookmarks gets one (the watch cache's cadence).
+const BOOKMARK_FREQUENCY: Duration = Duration::from_secs(60);
+/// How long before its end a watch gets its last bookmark.
+const BOOKMARK_BEFORE_END: Duration = Duration::from_secs(2);
 /// Encoded events buffered per watcher.
 const BUFFER: usize = 256;
 
@@ -77,6 +86,34 @@ impl Encoder {
     }
 }
 
+/// How long a watch lasts: `timeoutSeconds`, or (absent or 0) a random time between
+/// one and two minimum request timeouts.
+fn watch_timeout(seconds: Option<u64>) -> Duration {
+    match seconds.filter(|s| *s > 0) {
+        Some(s) => Duration::from_secs(s),
+        None => {
+            use std::hash::{BuildHasher, Hasher};
+            let mut random = std::collections::hash_map::RandomState::new().build_hasher();
+            random.write_u64(0);
+            let fraction = (random.finish() % 10_000) as f64 / 10_000.0;
+            MIN_REQUEST_TIMEOUT.mul_f64(1.0 + fraction)
+        }
+    }
+}
+
+/// When the next bookmark is due after `now`, as the watch cache schedules them: a
+/// minute on, or two seconds before the watch ends if that comes first; none once even
+/// that has passed.
+fn next_bookmark(
+    now: tokio::time::Instant,
+    deadline: tokio::time::Instant,
+) -> Option<tokio::time::Instant> {
+    let heartbeat = now + BOOKMARK_FREQUENCY;
+    let before_end = deadline.checked_sub(BOOKMARK_BEFORE_END)?;
+    let at = heartbeat.min(before_end);
+    (at > now).then_some(at)
+}
+
 /// Starts a watch and returns the streaming response.
 pub async fn watch(scope: &Scope<'_>) -> Result<Response, ApiError> {
     let shared = scope.shared;
@@ -125,16 +162,17 @@ pub async fn watch(scope: &Scope<'_>) -> Result<Response, ApiError> {
     }
     let stream = match shared.store.watch(&prefix, start).await {
         Ok(s) => Ok(s),
-        Err(StoreError::Compacted { requested, oldest }) => Err(ApiError::gone(requested, oldest)),
+        // Answered as kube-apiserver's watch cache answers it: 200, then one ERROR event.
+        Err(StoreError::Compacted { requested, oldest }) => {
+            Err(ApiError::gone(requested, oldest.saturating_sub(1)))
+        }
         Err(e) => return Err(ApiError::from_store(&res.info().q, "", e)),
     };
-    let timeout = q
-        .timeout_seconds
-        .map(Duration::from_secs)
-        .unwrap_or(DEFAULT_TIMEOUT);
+    let timeout = watch_timeout(q.timeout_seconds);
     let bookmarks = q.allow_watch_bookmarks;
     tokio::spawn(async move {
-        let deadline = tokio::time::Instant::now() + timeout;
+        let now = tokio::time::Instant::now();
+        let deadline = now + timeout;
         for line in backlog {
             if tx.send(line).await.is_err() {
                 return;
@@ -147,13 +185,26 @@ pub async fn watch(scope: &Scope<'_>) -> Result<Response, ApiError> {
                 return;
             }
         };
+        // The revision every change up to which has been sent (what a bookmark says).
+        let mut seen = start;
+        let mut bookmark_at = next_bookmark(now, deadline).filter(|_| bookmarks);
         loop {
-            let item = match tokio::time::timeout_at(deadline, stream.next()).await {
-                Err(_) | Ok(None) => return,
+            let wake = bookmark_at.unwrap_or(deadline).min(deadline);
+            let item = match tokio::time::timeout_at(wake, stream.next()).await {
                 Ok(Some(item)) => item,
+                Ok(None) => return,
+                Err(_) if wake >= deadline => return,
+                Err(_) => {
+                    bookmark_at = next_bookmark(wake, deadline);
+                    if tx.send(enc.bookmark(seen, false)).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
             };
             let line = match item {
                 Ok(WatchItem::Event(e)) => {
+                    seen = seen.max(e.kv.mod_revision);
                     // The new and the previous state, both in the watched version (one
                     // conversion call for the pair).
                     let kvs: Vec<_> = [Some(&e.kv), e.prev.as_ref()]
@@ -186,12 +237,15 @@ pub async fn watch(scope: &Scope<'_>) -> Result<Response, ApiError> {
                     if tx.is_closed() {
                         return;
                     }
-                    bookmarks.then(|| enc.bookmark(rev, false))
+                    seen = seen.max(rev);
+                    None
                 }
-                Err(StoreError::Compacted { requested, oldest }) => {
-                    let _ = tx
-                        .send(enc.event("ERROR", ApiError::gone(requested, oldest).to_status()))
-                        .await;
+                // The store's watch was cut by a compaction (or this watcher fell too
+                // far behind): kube-apiserver's words for an etcd watch cut that way.
+                Err(StoreError::Compacted { .. }) => {
+                    let expired =
+                        ApiError::expired("The resourceVersion for the provided watch is too old.");
+                    let _ = tx.send(enc.event("ERROR", expired.to_status())).await;
                     return;
                 }
                 Err(e) => {
