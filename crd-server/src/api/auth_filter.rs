@@ -293,7 +293,7 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         Some(d) if d.level >= Level::Request && parts.method != Method::GET => {
             match axum::body::to_bytes(body, AUDIT_BODY_LIMIT).await {
                 Ok(bytes) => {
-                    d.request_object = crd_runtime::depth::from_json_slice::<Value>(&bytes).ok();
+                    d.request_object = crd_runtime::__private::depth::from_json_slice::<Value>(&bytes).ok();
                     Body::from(bytes)
                 }
                 Err(_) => return ApiError::too_large().into_response(),
@@ -305,6 +305,10 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         user: attrs.user.clone(),
         authorizer: auth.authz.clone(),
     });
+    // What fault rules' `user` key matches (`--fault user=NAME,...`).
+    parts
+        .extensions
+        .insert(crate::api::inject::RequestUser(attrs.user.name.clone()));
     let req = Request::from_parts(parts, body);
     let response = context::scope(caller, next.run(req)).await;
     let Some(d) = audit else {
@@ -339,7 +343,7 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
     let (parts, body) = response.into_parts();
     match axum::body::to_bytes(body, usize::MAX).await {
         Ok(bytes) => {
-            let value: Option<Value> = crd_runtime::depth::from_json_slice(&bytes).ok();
+            let value: Option<Value> = crd_runtime::__private::depth::from_json_slice(&bytes).ok();
             finish(&Some(d), code, value.as_ref());
             Response::from_parts(parts, Body::from(bytes))
         }

@@ -301,7 +301,7 @@ impl ApiError {
         } else {
             format!(
                 "{qualified} {} is forbidden: {why}",
-                crd_runtime::go::quote(name)
+                crd_runtime::__private::go::quote(name)
             )
         };
         // StatusDetails' fields are `omitempty`.
