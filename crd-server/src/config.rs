@@ -57,6 +57,8 @@ pub struct Config {
     /// `--leader-elect*`: whether replicas sharing a store elect one of them to run the
     /// controllers, and how.
     pub leader_election: crate::LeaderElection,
+    /// `--nodes`, `--cluster-cidr` and the clock of the workload controllers.
+    pub workloads: crate::Workloads,
 }
 
 /// Parses a duration as Go's `time.ParseDuration` does (`15s`, `600ms`, `1m30s`,
@@ -114,6 +116,7 @@ impl Default for Config {
             service_node_port_range: DEFAULT_SERVICE_NODE_PORT_RANGE.into(),
             controllers: crate::Controllers::default(),
             leader_election: crate::LeaderElection::default(),
+            workloads: crate::Workloads::default(),
         }
     }
 }

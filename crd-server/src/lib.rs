@@ -29,6 +29,8 @@ pub mod tls;
 pub mod webhook;
 
 pub use config::{Config, StartError, StoreConfig, TlsFiles};
-pub use controllers::{CONTROLLERS, LeaderElection, Selection as Controllers};
+pub use controllers::{
+    CONTROLLERS, Clock, DEFAULT_CLUSTER_CIDR, LeaderElection, Selection as Controllers, Workloads,
+};
 pub use server::{RunningServer, app, start};
 pub use testing::TestServer;

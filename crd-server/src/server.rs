@@ -292,6 +292,8 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<(Arc<Shared>, String)
 
 /// Starts a server: opens the store, seeds it, binds, and serves in the background.
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+    crate::controllers::check_cluster_cidr(&config.workloads.cluster_cidr)
+        .map_err(|e| StartError::Config(format!("--cluster-cidr: {e}")))?;
     let tls = config.tls.as_ref().map(crate::tls::load).transpose()?;
     // Bound first: the `kubernetes` Service's target port is the port bound.
     let listener = TcpListener::bind(config.listen)
@@ -310,6 +312,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let controllers = crate::controllers::start(
         &shared,
         &config.controllers,
+        &config.workloads,
         &config.leader_election,
         exclusive,
     );
