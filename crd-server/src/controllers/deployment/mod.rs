@@ -74,11 +74,23 @@ pub async fn run(api: Api) {
         sets,
         pods,
     });
-    work(queue, WORKERS, move |key: String| {
+    // A moved clock may pass a progress deadline: every Deployment is looked at again.
+    let (q, ds, mut moved) = (queue.clone(), c.deployments.clone(), c.api.clock.moved());
+    let on_move = async move {
+        while moved.changed().await.is_ok() {
+            for d in ds.list(None) {
+                q.add(key_of(&d));
+            }
+        }
+    };
+    let workers = work(queue, WORKERS, move |key: String| {
         let c = c.clone();
         async move { c.sync(&key).await }
-    })
-    .await;
+    });
+    tokio::select! {
+        _ = workers => {}
+        _ = on_move => {}
+    }
 }
 
 /// The Deployments a ReplicaSet change concerns: its controller (before and after), or
