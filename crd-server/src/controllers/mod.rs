@@ -16,6 +16,7 @@ mod deployment;
 mod election;
 mod gc;
 pub mod informer;
+mod job;
 mod leader;
 mod namespace;
 mod nodes;
@@ -147,6 +148,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             }
             "deployment" => tokio::spawn(deployment::run(with(deployment::COMPONENT))),
             "replicaset" => tokio::spawn(replicaset::run(with(replicaset::COMPONENT))),
+            "job" => tokio::spawn(job::run(with(job::COMPONENT))),
             "nodeipam" => tokio::spawn(nodes::ipam(with("node-ipam-controller"))),
             "scheduler" => tokio::spawn(scheduler::run(with(scheduler::COMPONENT))),
             "kwok" => tokio::spawn(nodes::kwok(with(nodes::COMPONENT))),

@@ -8,13 +8,14 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 9] = [
+pub const CONTROLLERS: [&str; 10] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
     "validatingadmissionpolicy-status-controller",
     "deployment",
     "replicaset",
+    "job",
     "nodeipam",
     "scheduler",
     "kwok",
@@ -29,11 +30,12 @@ pub const LIFECYCLE: [&str; 4] = [
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 6] = [
+const ALIASES: [(&str, &str); 7] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
     ("replicaset-controller", "replicaset"),
+    ("job-controller", "job"),
     ("node-ipam-controller", "nodeipam"),
     ("kube-scheduler", "scheduler"),
 ];
