@@ -205,8 +205,8 @@ fn stalled(deployment: &Deployment) -> Option<String> {
     conditions
         .iter()
         .find(|c| {
-            c.type_ == "Progressing"
-                && c.status == "False"
+            c.type_.as_deref() == Some("Progressing")
+                && c.status.as_deref() == Some("False")
                 && c.reason.as_deref() == Some(PROGRESS_DEADLINE_EXCEEDED)
         })
         .map(|c| c.message.clone().unwrap_or_default())

@@ -124,7 +124,7 @@ impl Controller {
         };
         let now = self.api.clock.now();
         let next = status::calculate(&rs, &mine, manage.as_ref().err(), &self.api.clock);
-        let written = if status::changed(&rs, &next) {
+        if status::changed(&rs, &next) {
             let mutate = |current: &Value| {
                 if current.pointer("/metadata/uid") != rs.pointer("/metadata/uid") {
                     return Mutation::Keep;
@@ -138,12 +138,8 @@ impl Controller {
                 .update(&self.sets, ns, name, Subresource::Status, mutate)
                 .await
                 .map_err(|e| e.message)?;
-            true
-        } else {
-            false
-        };
+        }
         manage?;
-        let _ = written;
         // A ready pod becomes available once it has been ready for minReadySeconds.
         let min_ready = rs
             .pointer("/spec/minReadySeconds")
