@@ -375,13 +375,22 @@ async fn a_rollout_that_cannot_progress_is_reported() {
     let ready = site.ready().unwrap();
     assert_eq!(ready.status, "False");
     assert_eq!(ready.message, format!("1/1 copies available: {message}"));
+    // The operator publishes its Event right after the status: bounded polling.
     let events: Api<Event> = Api::namespaced(client.clone(), &ns);
-    let listed = events
-        .list(&ListParams::default().fields("reason=ProgressDeadlineExceeded"))
-        .await
-        .expect("events");
-    assert_eq!(listed.items.len(), 1, "{:?}", listed.items);
-    assert_eq!(listed.items[0].type_.as_deref(), Some("Warning"));
+    let mut listed = Vec::new();
+    for _ in 0..100 {
+        listed = events
+            .list(&ListParams::default().fields("reason=ProgressDeadlineExceeded"))
+            .await
+            .expect("events")
+            .items;
+        if !listed.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0].type_.as_deref(), Some("Warning"));
     operator.stop().await;
 }
 
