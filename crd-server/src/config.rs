@@ -64,6 +64,8 @@ pub struct Config {
     /// `--max-mutating-requests-inflight`: other requests served at once (200; 0: no
     /// limit).
     pub max_mutating_requests_inflight: usize,
+    /// `--nodes`, `--cluster-cidr` and the clock of the workload controllers.
+    pub workloads: crate::Workloads,
 }
 
 pub use crate::duration::parse_duration;
@@ -96,6 +98,7 @@ impl Default for Config {
             faults: Vec::new(),
             max_requests_inflight: DEFAULT_MAX_REQUESTS_INFLIGHT,
             max_mutating_requests_inflight: DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT,
+            workloads: crate::Workloads::default(),
         }
     }
 }

@@ -36,6 +36,8 @@ pub use crd_webhook as webhook;
 
 pub use auth::{AuthConfig, AuthorizationMode};
 pub use config::{Config, StartError, StoreConfig, TlsFiles};
-pub use controllers::{CONTROLLERS, LeaderElection, Selection as Controllers};
+pub use controllers::{
+    CONTROLLERS, Clock, DEFAULT_CLUSTER_CIDR, LeaderElection, Selection as Controllers, Workloads,
+};
 pub use server::{RunningServer, app, start};
 pub use testing::TestServer;

@@ -85,11 +85,18 @@ struct Args {
     /// The node ports of NodePort and LoadBalancer Services (`A-B` or `A+N`).
     #[arg(long, value_name = "RANGE", default_value = crd_server::config::DEFAULT_SERVICE_NODE_PORT_RANGE)]
     service_node_port_range: String,
-    /// The lifecycle controllers to run, as kube-controller-manager's flag: `*` for all,
-    /// `NAME` to enable one, `-NAME` to disable one (garbagecollector, namespace,
-    /// customresourcecleanup, validatingadmissionpolicy-status-controller).
+    /// The controllers to run, as kube-controller-manager's flag: `*` for all, `NAME`
+    /// to enable one, `-NAME` to disable one (garbagecollector, namespace,
+    /// customresourcecleanup, validatingadmissionpolicy-status-controller, deployment,
+    /// replicaset, job, nodeipam, scheduler, kwok).
     #[arg(long, value_name = "NAMES", default_value = "*")]
     controllers: crd_server::Controllers,
+    /// Simulated nodes created at start (kwok-node-0, …), run by the kwok controller.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    nodes: u32,
+    /// The CIDR nodes' podCIDRs and Pod IPs come from (kube-controller-manager's flag).
+    #[arg(long, value_name = "CIDR", default_value = crd_server::DEFAULT_CLUSTER_CIDR)]
+    cluster_cidr: String,
     /// Elect a leader among the replicas sharing the store before running the
     /// controllers (kube-controller-manager's flag; `--leader-elect=false` to run them
     /// at once).
@@ -228,6 +235,11 @@ async fn run(args: Args) -> Result<(), String> {
             audit_log_path: args.audit_log_path,
             audit_policy_file: args.audit_policy_file,
             ..crd_server::AuthConfig::default()
+        },
+        workloads: crd_server::Workloads {
+            nodes: args.nodes,
+            cluster_cidr: args.cluster_cidr,
+            ..crd_server::Workloads::default()
         },
         leader_election: LeaderElection {
             leader_elect: args.leader_elect,

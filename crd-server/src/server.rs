@@ -359,6 +359,8 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
 
 /// Starts a server: opens the store, seeds it, binds, and serves in the background.
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+    crate::controllers::check_cluster_cidr(&config.workloads.cluster_cidr)
+        .map_err(|e| StartError::Config(format!("--cluster-cidr: {e}")))?;
     if config.auth.client_ca_file.is_some() && config.tls.is_none() {
         return Err(StartError::Config(
             "--client-ca-file requires --tls-cert-file and --tls-private-key-file (client certificates are presented over TLS)".into(),
@@ -393,6 +395,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
     let controllers = crate::controllers::start(
         &shared,
         &config.controllers,
+        &config.workloads,
         &config.leader_election,
         exclusive,
     );

@@ -37,6 +37,8 @@ pub struct TestServer {
     server: RunningServer,
     /// The next number [`TestServer::namespace`] tries.
     namespaces: AtomicU64,
+    /// The workload controllers' clock.
+    clock: crate::Clock,
     // Kept for the server's lifetime: the data directory of a durable test store.
     _dir: Option<tempfile::TempDir>,
     /// The admin client's bearer token.
@@ -53,12 +55,13 @@ pub struct TestServerBuilder {
     engine: EngineOptions,
     service_cluster_ip_range: Option<String>,
     service_node_port_range: Option<String>,
-    controllers: crate::Controllers,
+    controllers: Option<crate::Controllers>,
     leader_election: Option<crate::LeaderElection>,
     auth: crate::auth::AuthConfig,
     faults: Vec<crate::faults::FaultRule>,
     etcd_compaction_interval: Option<std::time::Duration>,
     max_inflight: Option<(usize, usize)>,
+    workloads: crate::Workloads,
 }
 
 impl TestServerBuilder {
@@ -115,11 +118,13 @@ impl TestServerBuilder {
         self
     }
 
-    /// Chooses the lifecycle controllers that run, as `--controllers` does (`*` — all —
-    /// by default; `*,-garbagecollector` to test without the garbage collector).
+    /// Chooses the controllers that run, as `--controllers` does (by default the
+    /// lifecycle controllers only — garbage collector, namespace, CRD cleanup, policy
+    /// status; `*` for all of them and the workloads', `*,-deployment` to play the
+    /// deployment controller's part in a test).
     pub fn controllers(mut self, list: &str) -> Self {
         match list.parse() {
-            Ok(c) => self.controllers = c,
+            Ok(c) => self.controllers = Some(c),
             Err(e) => self.errors.push(format!("--controllers: {e}")),
         }
         self
@@ -156,6 +161,24 @@ impl TestServerBuilder {
     /// default; 0: no limit); more are answered 429 with `Retry-After: 1`.
     pub fn max_inflight(mut self, read_only: usize, mutating: usize) -> Self {
         self.max_inflight = Some((read_only, mutating));
+    /// Runs the workloads as the binary does by default: every controller (`*`) —
+    /// the workload controllers, the scheduler and the simulated nodes and kubelet —
+    /// with one simulated node unless [`nodes`](Self::nodes) says otherwise.
+    pub fn workloads(mut self) -> Self {
+        self.controllers = Some(crate::Controllers::default());
+        self
+    }
+
+    /// How many simulated nodes are created at start (`--nodes`, default 1).
+    pub fn nodes(mut self, count: u32) -> Self {
+        self.workloads.nodes = count;
+        self
+    }
+
+    /// The range nodes' `podCIDR`s and Pod IPs come from (`--cluster-cidr`, default
+    /// `10.244.0.0/16`).
+    pub fn cluster_cidr(mut self, cidr: &str) -> Self {
+        self.workloads.cluster_cidr = cidr.into();
         self
     }
 
@@ -194,7 +217,10 @@ impl TestServerBuilder {
             service_node_port_range: self
                 .service_node_port_range
                 .unwrap_or_else(|| crate::config::DEFAULT_SERVICE_NODE_PORT_RANGE.into()),
-            controllers: self.controllers,
+            controllers: self
+                .controllers
+                .unwrap_or_else(crate::Controllers::lifecycle),
+            workloads: self.workloads.clone(),
             leader_election: self
                 .leader_election
                 .unwrap_or_else(crate::LeaderElection::disabled),
@@ -214,6 +240,7 @@ impl TestServerBuilder {
         let server = TestServer {
             server: start(config).await?,
             namespaces: AtomicU64::new(1),
+            clock: self.workloads.clock,
             _dir: dir,
             admin_token,
         };
@@ -249,7 +276,13 @@ impl TestServer {
             .await
     }
 
-    /// `http://127.0.0.1:PORT`.
+    /// The clock the workload controllers read (a test moves it forward to reach a
+    /// deadline at once).
+    pub fn clock(&self) -> &crate::Clock {
+        &self.clock
+    }
+
+    /// The base URL (`http://127.0.0.1:PORT`).
     pub fn url(&self) -> String {
         self.server.url()
     }

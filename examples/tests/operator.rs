@@ -12,7 +12,7 @@ use crd_toolkit_examples::operator::leader::{LEASE_NAME, run_elected};
 use crd_toolkit_examples::operator::{Context, FINALIZER, StaticSite, StaticSiteSpec};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::api::core::v1::{ConfigMap, Node};
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{Condition, await_condition, conditions};
@@ -26,6 +26,7 @@ const WAIT: Duration = Duration::from_secs(20);
 fn server() -> &'static TestServer {
     TestServer::builder()
         .crd(StaticSite::crd())
+        .workloads()
         .start_shared()
         .expect("shared test server")
 }
@@ -136,24 +137,13 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
     let deploy_uid = deploy.metadata.uid.clone().expect("uid");
     assert_eq!(deploy.spec.replicas, Some(2));
 
-    // Nothing runs pods here: the site is not ready, and says why.
-    let site = wait_for(&sites, "docs", "Ready=False", ready_is("False")).await;
-    assert_eq!(site.ready().unwrap().reason, "Progressing");
-    assert!(site.finalizers().contains(&FINALIZER.to_string()));
-
-    // Reporting what a deployment controller would: the site becomes Ready.
-    deployments
-        .patch_status(
-            "docs",
-            &PatchParams::default(),
-            &Patch::Merge(
-                json!({"status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2}}),
-            ),
-        )
-        .await
-        .expect("deployment status");
+    // crd-server's deployment controller, scheduler and simulated kubelet roll the
+    // Deployment out for real: the site becomes Ready once both copies are available.
     let site = wait_for(&sites, "docs", "Ready=True", ready_is("True")).await;
     assert_eq!(site.status.as_ref().unwrap().available_replicas, Some(2));
+    assert!(site.finalizers().contains(&FINALIZER.to_string()));
+    let rolled = deployments.get("docs").await.expect("deployment");
+    assert_eq!(rolled.status.as_ref().unwrap().ready_replicas, Some(2));
     assert_eq!(site.status.as_ref().unwrap().observed_generation, Some(1));
 
     // A change of the site reaches its children.
@@ -172,6 +162,17 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
         |d: Option<&Deployment>| d.and_then(|d| d.spec.replicas) == Some(3),
     )
     .await;
+    let site = wait_for(
+        &sites,
+        "docs",
+        "3 copies available",
+        |s: Option<&StaticSite>| {
+            s.and_then(|s| s.status.as_ref())
+                .is_some_and(|st| st.available_replicas == Some(3))
+        },
+    )
+    .await;
+    assert_eq!(site.ready().unwrap().status, "True");
     wait_for(
         &pages,
         "docs-pages",
@@ -209,14 +210,16 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
         .list(&ListParams::default().fields("regarding.name=docs"))
         .await
         .expect("events");
-    let reasons: Vec<String> = listed
+    // The deployment controller's events about the Deployment `docs` share the name.
+    let about_site: Vec<&Event> = listed
         .items
         .iter()
-        .filter_map(|e| e.reason.clone())
+        .filter(|e| e.regarding.as_ref().and_then(|r| r.kind.as_deref()) == Some("StaticSite"))
         .collect();
+    let reasons: Vec<String> = about_site.iter().filter_map(|e| e.reason.clone()).collect();
     assert!(reasons.contains(&"Progressing".to_string()), "{reasons:?}");
     assert!(reasons.contains(&"Ready".to_string()), "{reasons:?}");
-    let first = &listed.items[0];
+    let first = about_site[0];
     assert_eq!(first.reporting_controller.as_deref(), Some("site-operator"));
     assert_eq!(
         first.regarding.as_ref().unwrap().kind.as_deref(),
@@ -264,6 +267,130 @@ async fn operator_reconciles_children_status_events_and_finalizer() {
         .await
         .expect("events");
     assert_eq!(listed.items.len(), 1, "{:?}", listed.items);
+    operator.stop().await;
+}
+
+/// A rollout that cannot progress (its node cordoned, the new Pod unschedulable) times
+/// out on the server's clock, moved past `progressDeadlineSeconds`: the Deployment says
+/// `ProgressDeadlineExceeded` and the operator reports it on the site.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rollout_that_cannot_progress_is_reported() {
+    let server = TestServer::builder()
+        .crd(StaticSite::crd())
+        .workloads()
+        .start()
+        .await
+        .expect("server");
+    let ns = server.namespace().await.expect("namespace");
+    let client = server.client();
+    let sites: Api<StaticSite> = Api::namespaced(client.clone(), &ns);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
+    let nodes: Api<Node> = Api::all(client.clone());
+    let operator = start_operator(client.clone(), &ns, "replica-a");
+    sites
+        .create(
+            &PostParams::default(),
+            &StaticSite::new("blog", site(&[("index.html", "blog")], 1)),
+        )
+        .await
+        .expect("create site");
+    wait_for(&sites, "blog", "Ready=True", ready_is("True")).await;
+
+    // No room for a new Pod: the node is cordoned, then the site's image changes.
+    nodes
+        .patch(
+            "kwok-node-0",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"unschedulable": true}})),
+        )
+        .await
+        .expect("cordon");
+    sites
+        .patch(
+            "blog",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"image": "nginx:1.28"}})),
+        )
+        .await
+        .expect("new image");
+    wait_for(
+        &deployments,
+        "blog",
+        "the rollout under way",
+        |d: Option<&Deployment>| {
+            d.and_then(|d| d.status.as_ref())
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|c| {
+                    c.iter().any(|c| {
+                        c.type_.as_deref() == Some("Progressing")
+                            && c.reason.as_deref() == Some("ReplicaSetUpdated")
+                    })
+                })
+        },
+    )
+    .await;
+    // Past the default progress deadline (600 s).
+    server.clock().advance(Duration::from_secs(601));
+    let stalled = wait_for(
+        &deployments,
+        "blog",
+        "ProgressDeadlineExceeded",
+        |d: Option<&Deployment>| {
+            d.and_then(|d| d.status.as_ref())
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|c| {
+                    c.iter().any(|c| {
+                        c.type_.as_deref() == Some("Progressing")
+                            && c.status.as_deref() == Some("False")
+                            && c.reason.as_deref() == Some("ProgressDeadlineExceeded")
+                    })
+                })
+        },
+    )
+    .await;
+    let message = stalled
+        .status
+        .unwrap()
+        .conditions
+        .unwrap()
+        .into_iter()
+        .find(|c| c.type_.as_deref() == Some("Progressing"))
+        .and_then(|c| c.message)
+        .unwrap();
+    assert!(
+        message.starts_with("ReplicaSet \"blog-")
+            && message.ends_with("\" has timed out progressing."),
+        "{message}"
+    );
+    let site = wait_for(
+        &sites,
+        "blog",
+        "the stall reported",
+        |s: Option<&StaticSite>| {
+            s.and_then(|s| s.ready())
+                .is_some_and(|c| c.reason == "ProgressDeadlineExceeded")
+        },
+    )
+    .await;
+    let ready = site.ready().unwrap();
+    assert_eq!(ready.status, "False");
+    assert_eq!(ready.message, format!("1/1 copies available: {message}"));
+    // The operator publishes its Event right after the status: bounded polling.
+    let events: Api<Event> = Api::namespaced(client.clone(), &ns);
+    let mut listed = Vec::new();
+    for _ in 0..100 {
+        listed = events
+            .list(&ListParams::default().fields("reason=ProgressDeadlineExceeded"))
+            .await
+            .expect("events")
+            .items;
+        if !listed.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0].type_.as_deref(), Some("Warning"));
     operator.stop().await;
 }
 

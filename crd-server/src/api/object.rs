@@ -54,6 +54,13 @@ pub fn is_deleting(obj: &Value) -> bool {
         .is_some_and(|t| !t.is_null())
 }
 
+/// `metadata.deletionGracePeriodSeconds` (0 when absent).
+pub fn grace_period_of(obj: &Value) -> i64 {
+    obj.pointer("/metadata/deletionGracePeriodSeconds")
+        .and_then(Value::as_i64)
+        .unwrap_or(0)
+}
+
 /// Sets `metadata.resourceVersion` to a store revision.
 pub fn set_resource_version(obj: &mut Value, revision: u64) {
     if obj.is_object() {

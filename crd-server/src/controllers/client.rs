@@ -88,6 +88,73 @@ impl Client {
         }
     }
 
+    /// Deletes the object with `options`: `Ok(None)` when it was already gone;
+    /// otherwise the answer and whether the object is gone now (`false`: it waits on
+    /// its finalizers or its grace period).
+    pub async fn delete_with(
+        &self,
+        res: &Resource,
+        ns: Option<&str>,
+        name: &str,
+        options: &DeleteOptions,
+    ) -> Result<Option<(Value, bool)>, ApiError> {
+        match delete(&self.shared, Target { res, ns, name }, options).await {
+            Ok(reply) => Ok(Some((reply.body, reply.removed))),
+            Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Creates `obj` in `ns` (admitted and validated as any client's create); the
+    /// object as stored.
+    pub async fn create(
+        &self,
+        res: &Resource,
+        ns: Option<&str>,
+        mut obj: Value,
+    ) -> Result<Value, ApiError> {
+        write::check_body(res, &mut obj, ns, None)?;
+        let opts = WriteOptions::server(self.manager);
+        write::create(
+            &self.shared,
+            res,
+            ns,
+            obj,
+            &opts,
+            Tracking::Update(self.manager),
+        )
+        .await
+        .map(|w| w.obj)
+        .map_err(|e| e.into_api())
+    }
+
+    /// Binds the pod `ns/name` to `node` through its `binding` subresource's rules
+    /// (refused when it is assigned already, being deleted or gated); the pod bound.
+    pub async fn bind(
+        &self,
+        pods: &Resource,
+        ns: &str,
+        name: &str,
+        node: &str,
+    ) -> Result<Value, ApiError> {
+        use crate::api::kinds::builtin::core::pod::subresources;
+        let binding = json!({
+            "apiVersion": "v1",
+            "kind": "Binding",
+            "metadata": {"name": name, "namespace": ns},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": node},
+        });
+        let t = Target {
+            res: pods,
+            ns: Some(ns),
+            name,
+        };
+        write::storage_update(&self.shared, t, false, |pod| {
+            subresources::assign(pod, &binding, node, name)
+        })
+        .await
+    }
+
     /// Updates the object through `sub` with what `mutate` makes of the current one,
     /// read again and retried when another writer got there first. `Ok(None)`: the
     /// object does not exist.

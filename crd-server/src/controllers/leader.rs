@@ -154,6 +154,7 @@ impl Drop for Election {
 pub(crate) fn start(
     shared: Arc<Shared>,
     selection: Selection,
+    workloads: Arc<super::Workloads>,
     cfg: LeaderElection,
     exclusive: bool,
 ) -> Election {
@@ -175,6 +176,7 @@ pub(crate) fn start(
     let task = tokio::spawn(elector.run(RunState {
         shared,
         selection,
+        workloads,
         leading: leading.clone(),
         stop: stop_rx,
         status: status_tx,
@@ -191,6 +193,7 @@ pub(crate) fn start(
 struct RunState {
     shared: Arc<Shared>,
     selection: Selection,
+    workloads: Arc<super::Workloads>,
     leading: Arc<Mutex<Leading>>,
     stop: watch::Receiver<bool>,
     status: watch::Sender<bool>,
@@ -218,7 +221,7 @@ impl RunState {
     fn begin(&self) {
         let mut l = lock(&self.leading);
         if !l.stopped {
-            l.controllers = Some(super::spawn(&self.shared, &self.selection));
+            l.controllers = Some(super::spawn(&self.shared, &self.selection, &self.workloads));
             let _ = self.status.send(true);
         }
     }

@@ -8,16 +8,25 @@
 //! another stopped. With leader election ([`leader`]) only the replica holding the Lease
 //! runs them.
 
+mod cache;
 pub mod client;
+mod clock;
 mod crd_cleanup;
+mod deployment;
 mod election;
 mod gc;
 pub mod informer;
+mod job;
 mod leader;
 mod namespace;
+mod nodes;
+mod options;
 mod policy_status;
 mod queue;
+mod replicaset;
+mod scheduler;
 mod selection;
+mod workload;
 
 use std::sync::Arc;
 
@@ -26,7 +35,9 @@ use tokio::task::AbortHandle;
 
 use crate::api::state::Shared;
 
+pub use clock::Clock;
 pub use election::LeaderElection;
+pub use options::{DEFAULT_CLUSTER_CIDR, Workloads};
 pub use selection::{CONTROLLERS, Selection};
 
 /// The running controllers of one server (or its part in the leader election); they
@@ -34,6 +45,8 @@ pub use selection::{CONTROLLERS, Selection};
 #[derive(Default)]
 pub struct Running {
     tasks: Vec<AbortHandle>,
+    /// The workload controllers' informers (stopped with them).
+    cache: Option<Arc<cache::Cache>>,
     election: Option<leader::Election>,
 }
 
@@ -68,6 +81,18 @@ impl Drop for Running {
     }
 }
 
+/// Checks a `--cluster-cidr` value: a CIDR large enough for one node's range.
+pub fn check_cluster_cidr(text: &str) -> Result<(), String> {
+    let cidr = nodes::cidr::Cidr::parse(text)?;
+    if cidr.subnets(cidr.node_mask()).is_none() {
+        return Err(format!(
+            "the cluster CIDR {text} is smaller than a node's range (/{})",
+            cidr.node_mask()
+        ));
+    }
+    Ok(())
+}
+
 /// Starts the selected controllers in the background: at once, or whenever this
 /// replica leads when `election` is on. `exclusive`: no other process can open the
 /// store (embedded or in memory), so a Lease left there by a previous process is taken
@@ -75,28 +100,42 @@ impl Drop for Running {
 pub(crate) fn start(
     shared: &Arc<Shared>,
     selection: &Selection,
+    workloads: &Workloads,
     election: &LeaderElection,
     exclusive: bool,
 ) -> Running {
+    let workloads = Arc::new(workloads.clone());
     if !election.leader_elect {
-        return spawn(shared, selection);
+        return spawn(shared, selection, &workloads);
     }
     let election = leader::start(
         shared.clone(),
         selection.clone(),
+        workloads,
         election.clone(),
         exclusive,
     );
     Running {
         tasks: Vec::new(),
+        cache: None,
         election: Some(election),
     }
 }
 
 /// Spawns the selected controllers.
-fn spawn(shared: &Arc<Shared>, selection: &Selection) -> Running {
-    #[allow(unused_mut)]
+fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>) -> Running {
     let mut running = Running::default();
+    // The workload controllers share one set of informers (and the server's clock).
+    let api = workload::Api {
+        client: client::Client::new(shared.clone(), "kube-controller-manager"),
+        cache: cache::Cache::new(shared.clone()),
+        clock: workloads.clock.clone(),
+        workloads: workloads.clone(),
+    };
+    let with = |manager: &'static str| workload::Api {
+        client: client::Client::new(shared.clone(), manager),
+        ..api.clone()
+    };
     for name in CONTROLLERS.into_iter().filter(|n| selection.enabled(n)) {
         #[allow(clippy::match_single_binding, unreachable_code, unused_variables)]
         let task: tokio::task::JoinHandle<()> = match name {
@@ -107,10 +146,16 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection) -> Running {
             "validatingadmissionpolicy-status-controller" => {
                 tokio::spawn(policy_status::run(shared.clone()))
             }
+            "deployment" => tokio::spawn(deployment::run(with(deployment::COMPONENT))),
+            "replicaset" => tokio::spawn(replicaset::run(with(replicaset::COMPONENT))),
+            "job" => tokio::spawn(job::run(with(job::COMPONENT))),
+            "nodeipam" => tokio::spawn(nodes::ipam(with("node-ipam-controller"))),
+            "scheduler" => tokio::spawn(scheduler::run(with(scheduler::COMPONENT))),
+            "kwok" => tokio::spawn(nodes::kwok(with(nodes::COMPONENT))),
             _ => continue,
         };
         running.tasks.push(task.abort_handle());
     }
-    let _ = shared;
+    running.cache = Some(api.cache);
     running
 }

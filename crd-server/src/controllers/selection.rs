@@ -5,18 +5,39 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
-/// The controllers crd-server runs, each with the other names kube-controller-manager
-/// accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 4] = [
+/// The controllers crd-server runs, by kube-controller-manager's names (and, for the
+/// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
+/// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
+pub const CONTROLLERS: [&str; 10] = [
+    "garbagecollector",
+    "namespace",
+    "customresourcecleanup",
+    "validatingadmissionpolicy-status-controller",
+    "deployment",
+    "replicaset",
+    "job",
+    "nodeipam",
+    "scheduler",
+    "kwok",
+];
+
+/// The lifecycle controllers: what a [`crate::TestServer`] runs unless asked for the
+/// workloads.
+pub const LIFECYCLE: [&str; 4] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 2] = [
+const ALIASES: [(&str, &str); 7] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
+    ("deployment-controller", "deployment"),
+    ("replicaset-controller", "replicaset"),
+    ("job-controller", "job"),
+    ("node-ipam-controller", "nodeipam"),
+    ("kube-scheduler", "scheduler"),
 ];
 
 /// Which controllers run.
@@ -39,6 +60,14 @@ impl Selection {
         Selection {
             items: vec!["*".into()],
             enabled: CONTROLLERS.into_iter().collect(),
+        }
+    }
+
+    /// The lifecycle controllers only ([`LIFECYCLE`]): no workloads run.
+    pub fn lifecycle() -> Selection {
+        Selection {
+            items: LIFECYCLE.iter().map(|s| s.to_string()).collect(),
+            enabled: LIFECYCLE.into_iter().collect(),
         }
     }
 

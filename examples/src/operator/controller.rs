@@ -135,9 +135,14 @@ async fn apply(site: &StaticSite, ctx: &Context) -> Result<Action, Error> {
         .as_ref()
         .and_then(|s| s.available_replicas)
         .unwrap_or(0);
-    let ready = available >= site.spec.replicas;
+    // A rollout that stopped progressing leaves the site not ready, whatever still runs.
+    let stalled = stalled(&deployment);
+    let ready = available >= site.spec.replicas && stalled.is_none();
     let was_ready = site.ready().map(|c| c.status == "True");
-    let condition = ready_condition(site, ready, available, was_ready);
+    let was_stalled = site
+        .ready()
+        .is_some_and(|c| c.reason == PROGRESS_DEADLINE_EXCEEDED);
+    let condition = ready_condition(site, ready, available, was_ready, stalled.as_deref());
     let status = json!({
         "apiVersion": StaticSite::api_version(&()),
         "kind": StaticSite::kind(&()),
@@ -151,7 +156,16 @@ async fn apply(site: &StaticSite, ctx: &Context) -> Result<Action, Error> {
         .patch_status(&site.name_any(), &params, &Patch::Apply(&status))
         .await?;
 
-    if was_ready != Some(ready) {
+    if let Some(message) = stalled.as_deref().filter(|_| !was_stalled) {
+        let event = Event {
+            type_: EventType::Warning,
+            reason: PROGRESS_DEADLINE_EXCEEDED.into(),
+            note: Some(message.to_string()),
+            action: "Reconcile".into(),
+            secondary: None,
+        };
+        ctx.recorder.publish(&event, &site.object_ref(&())).await?;
+    } else if was_ready != Some(ready) {
         let (type_, reason, note) = if ready {
             (
                 EventType::Normal,
@@ -180,8 +194,32 @@ async fn apply(site: &StaticSite, ctx: &Context) -> Result<Action, Error> {
     Ok(Action::requeue(Duration::from_secs(300)))
 }
 
+/// The reason the deployment controller gives a rollout that stopped progressing.
+pub const PROGRESS_DEADLINE_EXCEEDED: &str = "ProgressDeadlineExceeded";
+
+/// The Deployment's message when its rollout exceeded its progress deadline
+/// (`Progressing=False`, reason `ProgressDeadlineExceeded`, as `kubectl rollout status`
+/// reads it).
+fn stalled(deployment: &Deployment) -> Option<String> {
+    let conditions = deployment.status.as_ref()?.conditions.as_ref()?;
+    conditions
+        .iter()
+        .find(|c| {
+            c.type_.as_deref() == Some("Progressing")
+                && c.status.as_deref() == Some("False")
+                && c.reason.as_deref() == Some(PROGRESS_DEADLINE_EXCEEDED)
+        })
+        .map(|c| c.message.clone().unwrap_or_default())
+}
+
 /// The `Ready` condition; its transition time moves only when its status changes.
-fn ready_condition(site: &StaticSite, ready: bool, available: i32, was: Option<bool>) -> Condition {
+fn ready_condition(
+    site: &StaticSite,
+    ready: bool,
+    available: i32,
+    was: Option<bool>,
+    stalled: Option<&str>,
+) -> Condition {
     let status = if ready { "True" } else { "False" };
     let last_transition_time = match (site.ready(), was == Some(ready)) {
         (Some(old), true) => old.last_transition_time.clone(),
@@ -190,8 +228,16 @@ fn ready_condition(site: &StaticSite, ready: bool, available: i32, was: Option<b
     Condition {
         type_: "Ready".into(),
         status: status.into(),
-        reason: if ready { "Available" } else { "Progressing" }.into(),
-        message: format!("{available}/{} copies available", site.spec.replicas),
+        reason: match (ready, stalled) {
+            (true, _) => "Available",
+            (false, Some(_)) => PROGRESS_DEADLINE_EXCEEDED,
+            (false, None) => "Progressing",
+        }
+        .into(),
+        message: match stalled {
+            Some(why) => format!("{available}/{} copies available: {why}", site.spec.replicas),
+            None => format!("{available}/{} copies available", site.spec.replicas),
+        },
         observed_generation: site.metadata.generation,
         last_transition_time,
     }

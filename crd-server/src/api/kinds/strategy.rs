@@ -139,7 +139,16 @@ pub trait DeleteStrategy: Identity {
     /// that left it as `obj` (no finalizer left; a namespace also waits on its
     /// `spec.finalizers`).
     fn finalized(&self, obj: &Value) -> bool {
-        crate::api::object::is_deleting(obj) && !crate::api::object::has_finalizers(obj)
+        crate::api::object::is_deleting(obj)
+            && !crate::api::object::has_finalizers(obj)
+            && crate::api::object::grace_period_of(obj) == 0
+    }
+
+    /// `CheckGracefulDelete`: the grace period a DELETE gives `obj` (`requested`: the
+    /// options' `gracePeriodSeconds`); `None` for the kinds deleted at once (all but
+    /// Pods).
+    fn grace_period(&self, _obj: &Value, _requested: Option<i64>) -> Option<i64> {
+        None
     }
 
     /// The answer to a DELETE that removed the object: the object, or `None` for a

@@ -171,8 +171,7 @@ pub struct DeleteOptions {
     /// How dependents go (the `orphan` / `foregroundDeletion` finalizers the garbage
     /// collector acts on).
     pub propagation: Option<Propagation>,
-    /// Custom resources and the kinds served here delete without a grace period.
-    #[allow(dead_code)]
+    /// The grace period asked for (Pods are deleted gracefully; other kinds at once).
     pub grace_period_seconds: Option<i64>,
     /// `false` asks for a 202 when the object is not removed at once.
     pub orphan_dependents: Option<bool>,

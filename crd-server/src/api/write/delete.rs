@@ -9,7 +9,9 @@ use crd_runtime::admission::Operation;
 
 use crate::api::admission;
 use crate::api::kinds::{Context, GcPolicy, Resource, Subresource};
-use crate::api::object::{has_finalizers, is_deleting, meta_mut, name_of, now, str_at};
+use crate::api::object::{
+    grace_period_of, has_finalizers, is_deleting, meta_mut, name_of, now, str_at,
+};
 use crate::api::request::{DeleteOptions, Propagation};
 use crate::api::state::Shared;
 use crate::api::status::{self, ApiError, Qualified};
@@ -186,6 +188,13 @@ pub async fn delete(
         check_preconditions(t, options, &current, attempt == 0)?;
         let warnings = admit_delete(shared, t, options, &current.obj).await?;
         let mut marked = current.obj.clone();
+        let grace = before_delete(t.res, &mut marked, options.grace_period_seconds);
+        if grace == Grace::Pending {
+            // A graceful deletion is under way and this one does not shorten it.
+            let mut waiting = Deleted::waiting(current.obj);
+            waiting.warnings = warnings;
+            return Ok(waiting);
+        }
         let changed_finalizers = if t.res.gc_finalizers_on_delete(&marked) {
             gc_finalizers(t.res, &marked, options)
         } else {
@@ -194,49 +203,56 @@ pub async fn delete(
         if let Some(f) = &changed_finalizers {
             meta_mut(&mut marked).insert("finalizers".into(), Value::Array(f.clone()));
         }
-        let was_deleting = is_deleting(&marked);
+        let was_deleting = is_deleting(&current.obj);
         let began = !was_deleting && t.res.begin_deletion(&mut marked);
-        let written =
-            if has_finalizers(&marked) || began || (was_deleting && !t.res.finalized(&marked)) {
-                if was_deleting && changed_finalizers.is_none() {
-                    // Already waiting on its finalizers.
-                    return Ok(Deleted::waiting(current.obj));
+        let graceful = grace == Grace::Graceful && grace_period_of(&marked) > 0;
+        let written = if graceful {
+            if options.dry_run {
+                return Ok(Deleted::waiting(marked));
+            }
+            storage::update(shared, t, marked, current.revision)
+                .await
+                .map(|saved| Deleted::waiting(saved.obj))
+        } else if has_finalizers(&marked) || began || (was_deleting && !t.res.finalized(&marked)) {
+            if was_deleting && changed_finalizers.is_none() && grace != Grace::Graceful {
+                // Already waiting on its finalizers.
+                return Ok(Deleted::waiting(current.obj));
+            }
+            let meta = meta_mut(&mut marked);
+            if !was_deleting {
+                // `markAsDeleting`: a kind with generations records the deletion as
+                // a new one (kinds that begin a deletion of their own do not).
+                if let Some(g) = meta.get("generation").and_then(Value::as_i64)
+                    && g > 0
+                    && !began
+                {
+                    meta.insert("generation".into(), json!(g + 1));
                 }
-                let meta = meta_mut(&mut marked);
-                if !was_deleting {
-                    // `markAsDeleting`: a kind with generations records the deletion as
-                    // a new one (kinds that begin a deletion of their own do not).
-                    if let Some(g) = meta.get("generation").and_then(Value::as_i64)
-                        && g > 0
-                        && !began
-                    {
-                        meta.insert("generation".into(), json!(g + 1));
-                    }
-                    meta.insert("deletionTimestamp".into(), json!(now()));
-                    // A kind's own deletion (a namespace's, a CRD's) sets no grace period.
-                    if !began {
-                        meta.insert("deletionGracePeriodSeconds".into(), json!(0));
-                    }
+                meta.insert("deletionTimestamp".into(), json!(now()));
+                // A kind's own deletion (a namespace's, a CRD's) sets no grace period.
+                if !began {
+                    meta.insert("deletionGracePeriodSeconds".into(), json!(0));
                 }
-                if options.dry_run {
-                    return Ok(Deleted::waiting(marked));
+            }
+            if options.dry_run {
+                return Ok(Deleted::waiting(marked));
+            }
+            storage::update(shared, t, marked, current.revision)
+                .await
+                .map(|saved| Deleted::waiting(saved.obj))
+        } else {
+            if options.dry_run {
+                return Ok(Deleted::removed(t.res, current.obj));
+            }
+            match storage::remove(shared, t, current.obj, current.revision).await {
+                Ok(obj) => {
+                    let cx = Context::new(shared.store.as_ref());
+                    t.res.release(&cx, &obj).await;
+                    Ok(Deleted::removed(t.res, obj))
                 }
-                storage::update(shared, t, marked, current.revision)
-                    .await
-                    .map(|saved| Deleted::waiting(saved.obj))
-            } else {
-                if options.dry_run {
-                    return Ok(Deleted::removed(t.res, current.obj));
-                }
-                match storage::remove(shared, t, current.obj, current.revision).await {
-                    Ok(obj) => {
-                        let cx = Context::new(shared.store.as_ref());
-                        t.res.release(&cx, &obj).await;
-                        Ok(Deleted::removed(t.res, obj))
-                    }
-                    Err(e) => Err(e),
-                }
-            };
+                Err(e) => Err(e),
+            }
+        };
         match written {
             Err(WriteError::Raced(_)) => continue,
             Err(WriteError::Failed(e)) => return Err(e),
@@ -247,6 +263,65 @@ pub async fn delete(
         }
     }
     Err(ApiError::conflict(&t.res.info().q, t.name))
+}
+
+/// What `rest.BeforeDelete` decided about a graceful deletion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Grace {
+    /// The kind, or this delete, has no grace period: the object goes at once (or
+    /// waits on its finalizers).
+    Immediate,
+    /// The object is marked to go after its grace period (or, shortened to zero, now).
+    Graceful,
+    /// A graceful deletion is under way and this delete does not shorten it.
+    Pending,
+}
+
+/// `rest.BeforeDelete`: marks `obj` with the grace period its kind gives it
+/// (`deletionTimestamp` that far ahead, `deletionGracePeriodSeconds`), or shortens the
+/// grace period of an object already being deleted gracefully.
+fn before_delete(res: &Resource, obj: &mut Value, requested: Option<i64>) -> Grace {
+    let shift = |stamp: &str, by: i64| {
+        chrono::DateTime::parse_from_rfc3339(stamp)
+            .map(|t| t.with_timezone(&chrono::Utc))
+            .unwrap_or_else(|_| chrono::Utc::now())
+            + chrono::TimeDelta::seconds(by)
+    };
+    let format = |t: chrono::DateTime<chrono::Utc>| {
+        json!(t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+    };
+    if is_deleting(obj) {
+        let current = grace_period_of(obj);
+        if current == 0 {
+            return Grace::Immediate;
+        }
+        return match requested {
+            Some(period) if period < current => {
+                let period = period.max(0);
+                let stamp = shift(str_at(obj, "/metadata/deletionTimestamp"), period - current);
+                let meta = meta_mut(obj);
+                meta.insert("deletionTimestamp".into(), format(stamp));
+                meta.insert("deletionGracePeriodSeconds".into(), json!(period));
+                Grace::Graceful
+            }
+            _ => Grace::Pending,
+        };
+    }
+    match res.grace_period(obj, requested) {
+        Some(period) if period > 0 => {
+            let stamp = shift(&now(), period);
+            let meta = meta_mut(obj);
+            meta.insert("deletionTimestamp".into(), format(stamp));
+            meta.insert("deletionGracePeriodSeconds".into(), json!(period));
+            if let Some(g) = meta.get("generation").and_then(Value::as_i64)
+                && g > 0
+            {
+                meta.insert("generation".into(), json!(g + 1));
+            }
+            Grace::Graceful
+        }
+        _ => Grace::Immediate,
+    }
 }
 
 /// Admission of a DELETE: both phases see the object as it is (`oldObject`) and no

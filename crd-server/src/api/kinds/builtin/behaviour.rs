@@ -95,6 +95,13 @@ pub trait Deleter: Sync {
     fn default_gc_policy(&self) -> GcPolicy {
         GcPolicy::DeleteDependents
     }
+
+    /// `CheckGracefulDelete`: the grace period a DELETE of `obj` gives it (the one
+    /// `requested` by its options, or the kind's own); `None` for a kind that is never
+    /// deleted gracefully.
+    fn grace_period(&self, _obj: &Value, _requested: Option<i64>) -> Option<i64> {
+        None
+    }
 }
 
 /// Implements the concerns a kind leaves at their defaults:

@@ -25,7 +25,7 @@ mod discovery;
 mod events;
 mod networking;
 mod policy;
-mod quantity;
+pub(crate) mod quantity;
 pub mod rbac;
 pub mod scheduling;
 mod storage;
@@ -376,6 +376,10 @@ impl ValidateStrategy for BuiltinKind {
 impl DeleteStrategy for BuiltinKind {
     fn default_gc_policy(&self) -> GcPolicy {
         self.spec.behaviour.default_gc_policy()
+    }
+
+    fn grace_period(&self, obj: &Value, requested: Option<i64>) -> Option<i64> {
+        self.spec.behaviour.grace_period(obj, requested)
     }
 }
 

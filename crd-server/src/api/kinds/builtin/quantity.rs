@@ -133,6 +133,11 @@ impl Quantity {
         self.exponent = scale;
     }
 
+    /// The value as a float (approximate; for scores and counts).
+    pub fn as_f64(&self) -> f64 {
+        self.mantissa as f64 * 10f64.powi(self.exponent)
+    }
+
     pub fn is_zero(&self) -> bool {
         self.mantissa == 0
     }

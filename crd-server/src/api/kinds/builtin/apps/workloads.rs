@@ -494,7 +494,17 @@ impl Preparer for Apps {
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
         if sub == Subresource::Status {
-            crate::api::kinds::builtin::core::pod::reset_meta_for_status(new, old);
+            // The apps status strategies keep the spec only (and a Deployment its
+            // labels): the deployment controller records the revision annotation
+            // through the status.
+            if self.0 == Workload::Deployment {
+                let labels = old.pointer("/metadata/labels").cloned();
+                let meta = crate::api::object::meta_mut(new);
+                match labels {
+                    Some(l) => meta.insert("labels".into(), l),
+                    None => meta.remove("labels"),
+                };
+            }
             return;
         }
         let (n, o) = (new.get("spec"), old.get("spec"));

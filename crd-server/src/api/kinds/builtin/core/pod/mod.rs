@@ -252,7 +252,32 @@ fn ephemeral_rules(new: &Value, old: &Value, errs: &mut ErrorList) {
 /// Pods.
 pub struct Pods;
 
-defaults!(Pods: Serving, Deleter, AllocateStrategy);
+defaults!(Pods: Serving, AllocateStrategy);
+
+impl Deleter for Pods {
+    /// `podStrategy.CheckGracefulDelete`: the grace period asked for, else the pod's
+    /// `terminationGracePeriodSeconds`; none for a pod no node runs or one finished.
+    fn grace_period(&self, obj: &Value, requested: Option<i64>) -> Option<i64> {
+        let mut period = requested
+            .or_else(|| {
+                obj.pointer("/spec/terminationGracePeriodSeconds")
+                    .and_then(Value::as_i64)
+            })
+            .unwrap_or(0);
+        let phase = obj.pointer("/status/phase").and_then(Value::as_str);
+        let unscheduled = obj
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty);
+        if unscheduled || matches!(phase, Some("Failed" | "Succeeded")) {
+            period = 0;
+        }
+        if period < 0 {
+            period = 1;
+        }
+        Some(period)
+    }
+}
 
 impl Defaulter for Pods {
     fn decode(&self, obj: &mut Value) -> Result<(), String> {

@@ -1,0 +1,29 @@
+//! How the workloads run: the simulated nodes created at start (`--nodes`), the range
+//! Pod IPs come from (`--cluster-cidr`), and the controllers' clock.
+
+use super::clock::Clock;
+
+/// kube-controller-manager's `--cluster-cidr` as kubeadm and kind set it (flannel's).
+pub const DEFAULT_CLUSTER_CIDR: &str = "10.244.0.0/16";
+
+/// The workloads' settings.
+#[derive(Clone, Debug)]
+pub struct Workloads {
+    /// `--nodes`: simulated nodes created at start (`kwok-node-0`, `kwok-node-1`, …).
+    pub nodes: u32,
+    /// `--cluster-cidr`: each node's `podCIDR` (a /24 of an IPv4 range, a /64 of an
+    /// IPv6 one) is taken from it, and each Pod's IP from its node's.
+    pub cluster_cidr: String,
+    /// The controllers' clock (a test can move it).
+    pub clock: Clock,
+}
+
+impl Default for Workloads {
+    fn default() -> Self {
+        Workloads {
+            nodes: 1,
+            cluster_cidr: DEFAULT_CLUSTER_CIDR.into(),
+            clock: Clock::new(),
+        }
+    }
+}

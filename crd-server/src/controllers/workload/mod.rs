@@ -1,0 +1,152 @@
+//! What the workload controllers share: their handle on the API with writes written
+//! through to the shared informers ([`Api`]), the loop of their workers ([`work`]),
+//! and the rules of kube-controller-manager's `pkg/controller` they all follow — Pods
+//! ([`pods`]), controller references ([`owners`]), conditions ([`conditions`]),
+//! int-or-percent values ([`intstr`]).
+
+pub mod conditions;
+pub mod intstr;
+pub mod owners;
+pub mod pods;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::cache::{Cache, Informer};
+use super::client::{Client, Mutation};
+use super::clock::Clock;
+use super::options::Workloads;
+use super::queue::Queue;
+use crate::api::kinds::Subresource;
+use crate::api::request::DeleteOptions;
+use crate::api::status::ApiError;
+
+/// The longest a failed item waits for its retry (client-go's default controller
+/// limiter caps at 1000 s; the tests want less).
+pub const MAX_RETRY: Duration = Duration::from_secs(30);
+
+/// A controller's handle on the API: the client's writes, each written through to the
+/// informer of its resource.
+#[derive(Clone)]
+pub struct Api {
+    pub client: Client,
+    pub cache: Arc<Cache>,
+    pub clock: Clock,
+    pub workloads: Arc<Workloads>,
+}
+
+impl Api {
+    /// The informer of `group/v1 resource`, or an error naming what the server lacks.
+    pub fn informer(&self, group: &str, resource: &str) -> Result<Arc<Informer>, String> {
+        self.cache
+            .informer(group, resource)
+            .ok_or_else(|| format!("the server does not serve {resource}.{group}"))
+    }
+
+    /// Creates `obj` in `ns` (`""`: cluster-scoped).
+    pub async fn create(&self, inf: &Informer, ns: &str, obj: Value) -> Result<Value, ApiError> {
+        let ns = (!ns.is_empty()).then_some(ns);
+        let created = self.client.create(inf.resource(), ns, obj).await?;
+        inf.wrote(&created);
+        Ok(created)
+    }
+
+    /// Updates `ns/name` through `sub` with what `mutate` makes of it (read again on a
+    /// conflict); `Ok(None)` when it is gone.
+    pub async fn update(
+        &self,
+        inf: &Informer,
+        ns: &str,
+        name: &str,
+        sub: Subresource,
+        mutate: impl FnMut(&Value) -> Mutation,
+    ) -> Result<Option<Value>, ApiError> {
+        let ns = (!ns.is_empty()).then_some(ns);
+        let written = self
+            .client
+            .update(inf.resource(), ns, name, sub, mutate)
+            .await?;
+        if let Some(obj) = &written {
+            inf.wrote(obj);
+        }
+        Ok(written)
+    }
+
+    /// Deletes `obj` (only while it has the same uid) with `options`.
+    pub async fn delete(
+        &self,
+        inf: &Informer,
+        obj: &Value,
+        mut options: DeleteOptions,
+    ) -> Result<(), ApiError> {
+        let meta = |f: &str| {
+            obj.pointer(&format!("/metadata/{f}"))
+                .and_then(Value::as_str)
+        };
+        let ns = meta("namespace").filter(|n| !n.is_empty());
+        let name = meta("name").unwrap_or("");
+        options.precondition_uid = meta("uid").map(str::to_string);
+        match self
+            .client
+            .delete_with(inf.resource(), ns, name, &options)
+            .await
+        {
+            Ok(Some((_, true))) | Ok(None) => inf.removed(obj),
+            Ok(Some((body, false))) => inf.wrote(&body),
+            // The object is not the one meant any more: nothing to delete.
+            Err(e) if e.code == http::StatusCode::CONFLICT => {}
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    /// Records an Event about `obj` (best effort, as client-go's recorder).
+    pub async fn event(&self, obj: &Value, kind: &str, reason: &str, message: &str, from: &str) {
+        let _ = self.client.event(obj, kind, reason, message, from).await;
+    }
+}
+
+/// What a pass over one item asks for next.
+pub enum Next {
+    /// Nothing until something changes.
+    Done,
+    /// Another pass after this long (a deadline, a `minReadySeconds`).
+    After(Duration),
+}
+
+/// Runs `workers` workers over `queue` until aborted: each pass that fails is retried
+/// after a doubling back-off, one that asks for another pass gets it then.
+pub async fn work<T, F, Fut>(queue: Arc<Queue<T>>, workers: usize, sync: F)
+where
+    T: Clone + Eq + std::hash::Hash + Send + Sync + 'static,
+    F: Fn(T) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<Next, String>> + Send,
+{
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..workers.max(1) {
+        let (queue, sync) = (queue.clone(), sync.clone());
+        tasks.spawn(async move {
+            loop {
+                let item = queue.get().await;
+                match sync(item.clone()).await {
+                    Ok(Next::Done) => queue.forget(&item),
+                    Ok(Next::After(d)) => {
+                        queue.forget(&item);
+                        queue.add_after(item.clone(), d);
+                    }
+                    Err(_) => queue.retry(item.clone()),
+                }
+                queue.done(&item);
+            }
+        });
+    }
+    while tasks.join_next().await.is_some() {}
+}
+
+/// The namespace and name of a queue key (`ns/name`; `name` alone: cluster-scoped).
+pub fn split_key(key: &str) -> (&str, &str) {
+    key.split_once('/').unwrap_or(("", key))
+}
