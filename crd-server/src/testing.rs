@@ -161,6 +161,9 @@ impl TestServerBuilder {
     /// default; 0: no limit); more are answered 429 with `Retry-After: 1`.
     pub fn max_inflight(mut self, read_only: usize, mutating: usize) -> Self {
         self.max_inflight = Some((read_only, mutating));
+        self
+    }
+
     /// Runs the workloads as the binary does by default: every controller (`*`) —
     /// the workload controllers, the scheduler and the simulated nodes and kubelet —
     /// with one simulated node unless [`nodes`](Self::nodes) says otherwise.

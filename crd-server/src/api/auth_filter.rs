@@ -293,7 +293,8 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         Some(d) if d.level >= Level::Request && parts.method != Method::GET => {
             match axum::body::to_bytes(body, AUDIT_BODY_LIMIT).await {
                 Ok(bytes) => {
-                    d.request_object = crd_runtime::__private::depth::from_json_slice::<Value>(&bytes).ok();
+                    d.request_object =
+                        crd_runtime::__private::depth::from_json_slice::<Value>(&bytes).ok();
                     Body::from(bytes)
                 }
                 Err(_) => return ApiError::too_large().into_response(),

@@ -6,9 +6,9 @@
 //! `ValidateLabelSelectorRequirement`), printed ([`selector_string`], [`format`]) and
 //! rendered as Go's `%#v` in the messages that quote a whole selector ([`go_repr`]).
 
-use crd_runtime::names::{label_value, qualified_name};
-use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::__private::go::quote;
+use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
+use crd_runtime::names::{label_value, qualified_name};
 use serde_json::{Map, Value};
 
 use crate::api::status::ApiError;
