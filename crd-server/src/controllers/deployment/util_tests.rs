@@ -132,5 +132,5 @@ fn proportions_follow_the_max_replicas_annotation() {
     assert_eq!(proportion(&a, &d, 10, 0), 5);
     assert_eq!(proportion(&a, &d, 10, 8), 2);
     assert_eq!(proportion(&rs("zero", 0, "t"), &d, 10, 0), 0);
-    assert!(is_saturated(&d, None) == false);
+    assert!(!is_saturated(&d, None));
 }
