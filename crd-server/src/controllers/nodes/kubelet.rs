@@ -50,11 +50,18 @@ pub async fn run(api: Api, nodes: Arc<Informer>, pods: Arc<Informer>) {
         pods: pods.clone(),
         addresses: Mutex::new(Addresses::default()),
     });
-    let (q, k) = (queue.clone(), c.clone());
+    // Weak: the informer outlives this task in the cache, and a strong reference from its
+    // handler back to the kubelet (and so to the cache and the store) would keep the
+    // store open after the server stops.
+    let (q, k) = (queue.clone(), Arc::downgrade(&c));
     pods.subscribe(Arc::new(move |e: &Event| match e.new.as_deref() {
         Some(p) if !str_at(p, "/spec/nodeName").is_empty() => q.add(e.key.clone()),
         Some(_) => {}
-        None => k.release(e.object()),
+        None => {
+            if let Some(k) = k.upgrade() {
+                k.release(e.object());
+            }
+        }
     }));
     // Pods bound before their node was simulated (or ready) start with it.
     let (q, p) = (queue.clone(), pods.clone());
