@@ -23,6 +23,14 @@ fn client(server: &TestServer) -> Client {
     Client::try_from(kube::Config::new(uri)).expect("client")
 }
 
+/// A client that authenticates with a bearer token.
+fn client_with(server: &TestServer, token: String) -> Client {
+    let uri: http::Uri = server.url().parse().expect("url");
+    let mut config = kube::Config::new(uri);
+    config.auth_info.token = Some(token.into());
+    Client::try_from(config).expect("client")
+}
+
 /// A client without kube's default retry of 429, 503 and 504 (to see the answers).
 fn no_retry_client(server: &TestServer) -> Client {
     let uri: http::Uri = server.url().parse().expect("url");
@@ -282,6 +290,37 @@ async fn kube_runtime_watcher_relists_after_a_compaction() {
         }
     }
     assert!(expired, "the watcher saw the 410");
+}
+
+/// `user=NAME` acts on the requests authenticated as NAME only (issue 43's identities).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fault_rule_singles_out_one_user() {
+    let server = TestServer::builder().start().await.expect("server");
+    let ns = server.namespace().await.expect("namespace");
+    server
+        .add_fault(&format!(
+            "verb=create,resource=configmaps,namespace={ns},user=alice,code=500"
+        ))
+        .expect("rule");
+    let alice: Api<ConfigMap> = Api::namespaced(
+        client_with(&server, server.token_for_user("alice", &[])),
+        &ns,
+    );
+    let status = api_error(alice.create(&PostParams::default(), &configmap("a")).await);
+    assert_eq!(
+        (status.code, status.reason.as_str()),
+        (500, "InternalError")
+    );
+    // The admin, another user and an anonymous request are served.
+    let admin: Api<ConfigMap> =
+        Api::namespaced(client_with(&server, server.admin_token().to_string()), &ns);
+    create(&admin, "b").await;
+    let bob: Api<ConfigMap> =
+        Api::namespaced(client_with(&server, server.token_for_user("bob", &[])), &ns);
+    create(&bob, "c").await;
+    let anonymous: Api<ConfigMap> = Api::namespaced(client(&server), &ns);
+    create(&anonymous, "d").await;
+    assert!(alice.get_opt("a").await.expect("get").is_none());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
