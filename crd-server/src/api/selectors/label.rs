@@ -7,8 +7,7 @@
 //! rendered as Go's `%#v` in the messages that quote a whole selector ([`go_repr`]).
 
 use crd_runtime::__private::go::quote;
-use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
-use crd_runtime::names::{label_value, qualified_name};
+use crd_runtime::field::{ErrorList, Path};
 use serde_json::{Map, Value};
 
 use crate::api::status::ApiError;
@@ -218,33 +217,8 @@ pub fn aggregation_matches(sel: &Value, labels: Option<&Map<String, Value>>) -> 
     !is_empty(sel) && matches(sel, labels)
 }
 
-/// `LabelSelectorAsSelector(sel).String()`: requirements sorted by key, `in`/`notin`
-/// values sorted; empty for an empty selector.
-pub fn selector_string(sel: &Value) -> String {
-    let mut reqs: Vec<(String, String)> = Vec::new();
-    for (k, v) in match_labels(sel).into_iter().flatten() {
-        reqs.push((k.clone(), format!("{k}={}", v.as_str().unwrap_or(""))));
-    }
-    for e in expressions(sel) {
-        let key = e.get("key").and_then(Value::as_str).unwrap_or("");
-        let mut values = strings(e.get("values"));
-        values.sort_unstable();
-        values.dedup();
-        let text = match e.get("operator").and_then(Value::as_str).unwrap_or("") {
-            "In" => format!("{key} in ({})", values.join(",")),
-            "NotIn" => format!("{key} notin ({})", values.join(",")),
-            "Exists" => key.to_string(),
-            "DoesNotExist" => format!("!{key}"),
-            _ => continue,
-        };
-        reqs.push((key.to_string(), text));
-    }
-    reqs.sort();
-    reqs.into_iter()
-        .map(|(_, t)| t)
-        .collect::<Vec<_>>()
-        .join(",")
-}
+/// `LabelSelectorAsSelector(sel).String()` (crd-runtime's, the one copy of the rule).
+pub use crd_runtime::labels::selector_string;
 
 /// `metav1.FormatLabelSelector`: the selector string, `<none>` when it is empty.
 pub fn format(sel: Option<&Value>) -> String {
@@ -273,54 +247,16 @@ impl Options {
     }
 }
 
-/// `ValidateLabelSelector` (metav1 validation): the match labels, then each
-/// expression by `ValidateLabelSelectorRequirement`. A null selector is not checked.
+/// `ValidateLabelSelector` (metav1 validation, crd-runtime's rules): the match labels,
+/// then each expression. A null selector is not checked.
 pub fn validate(sel: &Value, opts: Options, path: &Path, errs: &mut ErrorList) {
     if sel.is_null() {
         return;
     }
-    validate_labels(match_labels(sel), &path.child("matchLabels"), errs);
-    for (i, e) in expressions(sel).iter().enumerate() {
-        requirement(e, opts, &path.child("matchExpressions").index(i), errs);
-    }
-}
-
-/// `ValidateLabelSelectorRequirement`.
-fn requirement(e: &Value, opts: Options, at: &Path, errs: &mut ErrorList) {
-    let values = strings(e.get("values"));
-    let op = e.get("operator").and_then(Value::as_str).unwrap_or("");
-    match op {
-        "In" | "NotIn" if values.is_empty() => errs.push(FieldError::required(
-            at.child("values"),
-            "must be specified when `operator` is 'In' or 'NotIn'",
-        )),
-        "Exists" | "DoesNotExist" if !values.is_empty() => errs.push(FieldError::forbidden(
-            at.child("values"),
-            "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-        )),
-        "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
-        _ => errs.push(FieldError::invalid(
-            at.child("operator"),
-            BadValue::Str(op.into()),
-            "not a valid selector operator",
-        )),
-    }
-    label_name(
-        e.get("key").and_then(Value::as_str).unwrap_or(""),
-        &at.child("key"),
-        errs,
-    );
-    if !opts.allow_invalid_values {
-        for (j, v) in values.iter().enumerate() {
-            for m in label_value(v) {
-                errs.push(FieldError::invalid(
-                    at.child("values").index(j),
-                    BadValue::Str(v.to_string()),
-                    m,
-                ));
-            }
-        }
-    }
+    let opts = crd_runtime::labels::SelectorOptions {
+        allow_invalid_label_value_in_selector: opts.allow_invalid_values,
+    };
+    crd_runtime::labels::validate_selector(sel, opts, path, errs);
 }
 
 /// Whether [`validate`] refuses a selector (without options): kube-apiserver's
@@ -333,32 +269,8 @@ pub fn has_invalid_label_value(sel: Option<&Value>) -> bool {
     !errs.is_empty()
 }
 
-/// `ValidateLabelName` (`IsQualifiedName`): the name at `path`.
-pub fn label_name(name: &str, path: &Path, errs: &mut ErrorList) {
-    for m in qualified_name(name) {
-        errs.push(FieldError::invalid(
-            path.clone(),
-            BadValue::Str(name.into()),
-            m,
-        ));
-    }
-}
-
-/// `ValidateLabels`: keys as qualified names, values as label values (errors at the
-/// map's own path).
-pub fn validate_labels(labels: Option<&Map<String, Value>>, path: &Path, errs: &mut ErrorList) {
-    for (k, v) in labels.into_iter().flatten() {
-        label_name(k, path, errs);
-        let value = v.as_str().unwrap_or("");
-        for m in label_value(value) {
-            errs.push(FieldError::invalid(
-                path.clone(),
-                BadValue::Str(value.into()),
-                m,
-            ));
-        }
-    }
-}
+/// `ValidateLabelName` and `ValidateLabels` (crd-runtime's, the one copy of the rules).
+pub use crd_runtime::labels::{validate_label_name as label_name, validate_labels};
 
 /// Go's `%#v` of a `map[string]string` (keys sorted; `(nil)` when absent).
 pub fn go_string_map(map: Option<&Map<String, Value>>) -> String {
