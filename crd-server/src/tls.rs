@@ -1,7 +1,6 @@
 //! TLS for the API server: its serving certificate from PEM files, and an axum router
 //! served over rustls. (Webhooks' TLS, with a self-signed CA for tests, is crd-webhook's.)
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
@@ -25,36 +24,7 @@ pub(crate) fn load_with_clients(
     files: &TlsFiles,
     clients: Option<Arc<dyn rustls::server::danger::ClientCertVerifier>>,
 ) -> Result<TlsAcceptor, StartError> {
-    let read = |p: &PathBuf| {
-        std::fs::read(p)
-            .map_err(|e| StartError::Config(format!("cannot read {}: {e}", p.display())))
-    };
-    let cert_pem = read(&files.cert)?;
-    let key_pem = read(&files.key)?;
-    let certs: Vec<_> = rustls_pemfile::certs(&mut cert_pem.as_slice())
-        .collect::<Result<_, _>>()
-        .map_err(|e| {
-            StartError::Config(format!(
-                "{}: not a PEM certificate: {e}",
-                files.cert.display()
-            ))
-        })?;
-    if certs.is_empty() {
-        return Err(StartError::Config(format!(
-            "{}: holds no certificate",
-            files.cert.display()
-        )));
-    }
-    let key = rustls_pemfile::private_key(&mut key_pem.as_slice())
-        .map_err(|e| {
-            StartError::Config(format!(
-                "{}: not a PEM private key: {e}",
-                files.key.display()
-            ))
-        })?
-        .ok_or_else(|| {
-            StartError::Config(format!("{}: holds no private key", files.key.display()))
-        })?;
+    let (certs, key) = crd_webhook::tls::read_pem(files).map_err(StartError::Config)?;
     acceptor(certs, key, clients)
 }
 

@@ -14,34 +14,29 @@ use crate::{Error, TlsFiles};
 
 /// A TLS acceptor from PEM files.
 pub fn load(files: &TlsFiles) -> Result<TlsAcceptor, Error> {
-    let read = |p: &PathBuf| {
-        std::fs::read(p).map_err(|e| Error::Tls(format!("cannot read {}: {e}", p.display())))
-    };
+    let (certs, key) = read_pem(files).map_err(Error::Tls)?;
+    acceptor(certs, key)
+}
+
+/// The certificate chain and private key of `files`, read and checked (crd-server's
+/// API serving reads its files with this too); the error names the file.
+pub fn read_pem(
+    files: &TlsFiles,
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), String> {
+    let read =
+        |p: &PathBuf| std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
     let cert_pem = read(&files.cert)?;
     let key_pem = read(&files.key)?;
     let certs: Vec<_> = rustls_pemfile::certs(&mut cert_pem.as_slice())
         .collect::<Result<_, _>>()
-        .map_err(|e| {
-            Error::Tls(format!(
-                "{}: not a PEM certificate: {e}",
-                files.cert.display()
-            ))
-        })?;
+        .map_err(|e| format!("{}: not a PEM certificate: {e}", files.cert.display()))?;
     if certs.is_empty() {
-        return Err(Error::Tls(format!(
-            "{}: holds no certificate",
-            files.cert.display()
-        )));
+        return Err(format!("{}: holds no certificate", files.cert.display()));
     }
     let key = rustls_pemfile::private_key(&mut key_pem.as_slice())
-        .map_err(|e| {
-            Error::Tls(format!(
-                "{}: not a PEM private key: {e}",
-                files.key.display()
-            ))
-        })?
-        .ok_or_else(|| Error::Tls(format!("{}: holds no private key", files.key.display())))?;
-    acceptor(certs, key)
+        .map_err(|e| format!("{}: not a PEM private key: {e}", files.key.display()))?
+        .ok_or_else(|| format!("{}: holds no private key", files.key.display()))?;
+    Ok((certs, key))
 }
 
 fn acceptor(
