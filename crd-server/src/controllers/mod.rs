@@ -26,6 +26,7 @@ mod queue;
 mod replicaset;
 mod scheduler;
 mod selection;
+mod volumes;
 mod workload;
 
 use std::sync::Arc;
@@ -152,6 +153,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "nodeipam" => tokio::spawn(nodes::ipam(with("node-ipam-controller"))),
             "scheduler" => tokio::spawn(scheduler::run(with(scheduler::COMPONENT))),
             "kwok" => tokio::spawn(nodes::kwok(with(nodes::COMPONENT))),
+            "persistentvolume-binder" => tokio::spawn(volumes::run(with(volumes::COMPONENT))),
             _ => continue,
         };
         running.tasks.push(task.abort_handle());

@@ -8,7 +8,7 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 10] = [
+pub const CONTROLLERS: [&str; 11] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
@@ -17,6 +17,7 @@ pub const CONTROLLERS: [&str; 10] = [
     "replicaset",
     "job",
     "nodeipam",
+    "persistentvolume-binder",
     "scheduler",
     "kwok",
 ];
@@ -30,13 +31,17 @@ pub const LIFECYCLE: [&str; 4] = [
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 7] = [
+const ALIASES: [(&str, &str); 8] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
     ("replicaset-controller", "replicaset"),
     ("job-controller", "job"),
     ("node-ipam-controller", "nodeipam"),
+    (
+        "persistentvolume-binder-controller",
+        "persistentvolume-binder",
+    ),
     ("kube-scheduler", "scheduler"),
 ];
 
