@@ -300,14 +300,7 @@ impl Controller {
     /// phase `Bound`), then the claim (`volumeName`, phase, capacity, access modes).
     async fn bind(&self, volume: &Value, claim: &Value) -> Result<Next, String> {
         let volume_name = str_at(volume, "/metadata/name").to_string();
-        let reference = json!({
-            "kind": "PersistentVolumeClaim",
-            "namespace": str_at(claim, "/metadata/namespace"),
-            "name": str_at(claim, "/metadata/name"),
-            "uid": str_at(claim, "/metadata/uid"),
-            "apiVersion": "v1",
-            "resourceVersion": str_at(claim, "/metadata/resourceVersion"),
-        });
+        let reference = claim_ref(claim);
         let written = self
             .api
             .update(
@@ -537,6 +530,18 @@ impl Controller {
     async fn event(&self, obj: &Value, kind: &str, reason: &str, message: &str) {
         self.api.event(obj, kind, reason, message, COMPONENT).await;
     }
+}
+
+/// A volume's `claimRef` to `claim`.
+pub(super) fn claim_ref(claim: &Value) -> Value {
+    json!({
+        "kind": "PersistentVolumeClaim",
+        "namespace": str_at(claim, "/metadata/namespace"),
+        "name": str_at(claim, "/metadata/name"),
+        "uid": str_at(claim, "/metadata/uid"),
+        "apiVersion": "v1",
+        "resourceVersion": str_at(claim, "/metadata/resourceVersion"),
+    })
 }
 
 /// Whether the volume's phase is `Bound`.

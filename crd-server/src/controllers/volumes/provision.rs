@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::{COMPONENT, IS_DEFAULT_CLASS, default_class};
+use super::{COMPONENT, IS_DEFAULT_CLASS, claim_ref, default_class};
 use crate::api::object::str_at;
 use crate::api::request::DeleteOptions;
 use crate::controllers::cache::Informer;
@@ -62,14 +62,7 @@ pub async fn provision(
         "persistentVolumeReclaimPolicy": class.get("reclaimPolicy").cloned().unwrap_or(json!("Delete")),
         "storageClassName": str_at(class, "/metadata/name"),
         "volumeMode": claim.pointer("/spec/volumeMode").cloned().unwrap_or(json!("Filesystem")),
-        "claimRef": {
-            "kind": "PersistentVolumeClaim",
-            "namespace": str_at(claim, "/metadata/namespace"),
-            "name": str_at(claim, "/metadata/name"),
-            "uid": str_at(claim, "/metadata/uid"),
-            "apiVersion": "v1",
-            "resourceVersion": str_at(claim, "/metadata/resourceVersion"),
-        },
+        "claimRef": claim_ref(claim),
         // Where a local-path provisioner would put it; nothing is written there.
         "hostPath": {"path": format!("/var/lib/crd-server/volumes/{name}"), "type": "DirectoryOrCreate"},
     });
