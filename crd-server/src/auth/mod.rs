@@ -12,6 +12,7 @@ pub(crate) mod audit;
 mod authenticate;
 pub(crate) mod authorize;
 pub(crate) mod context;
+pub(crate) mod escalation;
 pub(crate) mod impersonate;
 pub(crate) mod jwt;
 pub(crate) mod keys;
