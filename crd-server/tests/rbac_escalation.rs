@@ -7,7 +7,7 @@ mod support;
 
 use std::path::Path;
 
-use crd_server::{AuthConfig, AuthorizationMode, Config, StoreConfig, TlsFiles};
+use crd_server::{AuthConfig, AuthorizationMode, Config, StoreConfig};
 
 const TOKENS: &str = "admin-token,admin,1000,system:masters\n";
 
@@ -122,18 +122,6 @@ const BOB: &[&str] = &[
     "bob",
 ];
 
-/// A self-signed serving certificate for 127.0.0.1.
-fn tls(dir: &Path) -> TlsFiles {
-    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into()]).expect("certificate");
-    let (cert_file, key_file) = (dir.join("tls.crt"), dir.join("tls.key"));
-    std::fs::write(&cert_file, cert.cert.pem()).expect("write cert");
-    std::fs::write(&key_file, cert.signing_key.serialize_pem()).expect("write key");
-    TlsFiles {
-        cert: cert_file,
-        key: key_file,
-    }
-}
-
 fn k(url: &str, creds: &[&str], args: &[&str]) -> (bool, String) {
     let mut all = creds.to_vec();
     all.extend_from_slice(args);
@@ -166,7 +154,7 @@ async fn roles_and_bindings_cannot_grant_more_than_their_writer_holds() {
     let config = Config {
         listen: "127.0.0.1:0".parse().expect("addr"),
         store: StoreConfig::InMemory,
-        tls: Some(tls(dir.path())),
+        tls: Some(support::self_signed_tls(dir.path())),
         auth: AuthConfig {
             token_auth_file: Some(tokens),
             authorization_modes: vec![AuthorizationMode::Rbac],

@@ -5,6 +5,7 @@
 //! the evaluation of ValidatingAdmissionPolicies and MutatingAdmissionPolicies
 //! ([`policy`]), shared by crd-server and `crd-gen validate --policy`.
 
+pub(crate) mod authorize;
 pub mod matching;
 #[cfg(feature = "cel")]
 pub mod policy;
@@ -12,6 +13,8 @@ pub mod review;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+pub use authorize::{Authorize, AuthzDecision, with_authorizer};
 
 /// The operation of an admission request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
