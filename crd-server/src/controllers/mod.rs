@@ -15,6 +15,7 @@ mod crd_cleanup;
 mod deployment;
 mod election;
 mod gc;
+pub mod identity;
 pub mod informer;
 mod job;
 mod leader;
