@@ -141,7 +141,7 @@ async fn run(rbac: bool, creates: usize) -> (f64, f64, f64) {
 }
 
 /// The time of one RBAC decision for the bench user's GET over the same policy (its
-/// binding last of 201 in the namespace, after the bootstrap ClusterRoleBindings).
+/// binding last of 201 in the namespace).
 fn decision_time() -> Duration {
     let mut policy = crd_runtime::rbac::Policy::new();
     let role = |name: &str| {
