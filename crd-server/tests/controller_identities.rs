@@ -3,7 +3,10 @@
 //! created by `system:serviceaccount:kube-system:deployment-controller` and its Pods by
 //! `...:replicaset-controller`, each allowed through its bootstrap
 //! `system:controller:*` ClusterRole (the audit record says so); with that binding
-//! deleted, the ReplicaSet controller is refused as any client would be.
+//! deleted, the ReplicaSet controller is refused as any client would be. And the
+//! ClusterRole aggregation controller fills `view`, `edit` and `admin` as kubectl shows.
+
+mod support;
 
 use std::time::{Duration, Instant};
 
@@ -135,4 +138,62 @@ async fn controllers_act_as_their_own_service_accounts() {
     );
     let listed = pods.list(&ListParams::default()).await.expect("pods");
     assert_eq!(listed.items.len(), 1);
+}
+
+const WIDGETS_VIEWER: &str = r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: widgets-viewer
+  labels: {rbac.authorization.k8s.io/aggregate-to-view: "true"}
+rules:
+- apiGroups: ["example.com"]
+  resources: ["widgets"]
+  verbs: ["get", "list", "watch"]
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aggregated_cluster_roles_are_filled_by_their_controller() {
+    let server = TestServer::builder().start().await.expect("server");
+    let url = server.url();
+    let dir = tempfile::tempdir().expect("tempdir");
+    tokio::task::spawn_blocking(move || {
+        let file = support::write(dir.path(), "widgets.yaml", WIDGETS_VIEWER);
+        support::kubectl_ok(&url, &["apply", "-f", &file]);
+        let want = json!([{"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["get", "list", "watch"]}]);
+        // view selects the new role; edit selects view, admin edit.
+        for role in ["view", "edit", "admin"] {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let got = support::json_of(
+                    &url,
+                    &["get", "clusterrole", role, "--show-managed-fields"],
+                );
+                if got["rules"] == want {
+                    let managers = got["metadata"]["managedFields"].as_array().expect("fields");
+                    assert!(
+                        managers
+                            .iter()
+                            .any(|m| m["manager"] == "clusterrole-aggregation-controller"),
+                        "{got}"
+                    );
+                    break;
+                }
+                assert!(Instant::now() < deadline, "{role} never aggregated: {got}");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        // Its label gone, the rule leaves them.
+        support::kubectl_ok(
+            &url,
+            &["label", "clusterrole", "widgets-viewer", "rbac.authorization.k8s.io/aggregate-to-view-"],
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while support::json_of(&url, &["get", "clusterrole", "admin"])["rules"] != json!([]) {
+            assert!(Instant::now() < deadline, "admin kept the rule");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    })
+    .await
+    .expect("kubectl walk");
 }

@@ -5,7 +5,6 @@
 //! the evaluation of ValidatingAdmissionPolicies and MutatingAdmissionPolicies
 //! ([`policy`]), shared by crd-server and `crd-gen validate --policy`.
 
-pub(crate) mod authorize;
 pub mod matching;
 #[cfg(feature = "cel")]
 pub mod policy;
@@ -14,7 +13,9 @@ pub mod review;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use authorize::{Authorize, AuthzDecision, with_authorizer};
+/// The authorizer behind admission policies' `authorizer` variable (defined with RBAC's
+/// request attributes in [`crate::rbac`]).
+pub use crate::rbac::{Authorize, AuthzDecision, with_authorizer};
 
 /// The operation of an admission request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

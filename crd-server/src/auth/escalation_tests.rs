@@ -58,13 +58,10 @@ async fn authorizer() -> Authorizer {
             .await
             .unwrap();
     }
-    Authorizer::start(
-        &[AuthorizationMode::Rbac],
-        store,
-        crate::api::selectors::label::aggregation_matches,
-    )
-    .await
-    .unwrap()
+    // No aggregated roles here: no selector matches.
+    Authorizer::start(&[AuthorizationMode::Rbac], store, |_, _| false)
+        .await
+        .unwrap()
 }
 
 fn role(rules: Value) -> Value {

@@ -178,3 +178,7 @@ where
     }
     result
 }
+
+#[cfg(test)]
+#[path = "identity_tests.rs"]
+mod tests;

@@ -11,6 +11,7 @@
 mod cache;
 pub mod client;
 mod clock;
+mod clusterrole_aggregation;
 mod crd_cleanup;
 mod deployment;
 mod election;
@@ -147,6 +148,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "validatingadmissionpolicy-status-controller" => {
                 tokio::spawn(policy_status::run(shared.clone()))
             }
+            "clusterrole-aggregation" => tokio::spawn(clusterrole_aggregation::run(shared.clone())),
             "deployment" => tokio::spawn(deployment::run(with(deployment::COMPONENT))),
             "replicaset" => tokio::spawn(replicaset::run(with(replicaset::COMPONENT))),
             "job" => tokio::spawn(job::run(with(job::COMPONENT))),

@@ -8,11 +8,12 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 10] = [
+pub const CONTROLLERS: [&str; 11] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
     "validatingadmissionpolicy-status-controller",
+    "clusterrole-aggregation",
     "deployment",
     "replicaset",
     "job",
@@ -23,14 +24,19 @@ pub const CONTROLLERS: [&str; 10] = [
 
 /// The lifecycle controllers: what a [`crate::TestServer`] runs unless asked for the
 /// workloads.
-pub const LIFECYCLE: [&str; 4] = [
+pub const LIFECYCLE: [&str; 5] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
     "validatingadmissionpolicy-status-controller",
+    "clusterrole-aggregation",
 ];
 
-const ALIASES: [(&str, &str); 7] = [
+const ALIASES: [(&str, &str); 8] = [
+    (
+        "clusterrole-aggregation-controller",
+        "clusterrole-aggregation",
+    ),
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),

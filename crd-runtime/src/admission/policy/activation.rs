@@ -75,7 +75,12 @@ pub(super) fn request_scope<'r>(
     }
     if needs.has(Needs::AUTHORIZER) {
         let request = crate::cel::AuthorizerRequest {
-            user: &attrs.user,
+            user: crate::rbac::UserInfo {
+                name: attrs.user.username.clone(),
+                uid: attrs.user.uid.clone(),
+                groups: attrs.user.groups.clone(),
+                extra: attrs.user.extra.clone(),
+            },
             group: &attrs.resource.group,
             resource: &attrs.resource.resource,
             subresource: &attrs.subresource,

@@ -3,7 +3,7 @@
 //! (`path`, `group`, `serviceAccount` on the authorizer; `resource` on a group check;
 //! `subresource`, `namespace`, `name`, `fieldSelector`, `labelSelector` on a resource
 //! check), and `check(verb)` asks the host's authorizer
-//! ([`crate::admission::with_authorizer`]) for the request's user — or the service
+//! ([`crate::rbac::with_authorizer`]) for the request's user — or the service
 //! account `serviceAccount(ns, name)` named — giving a decision with `allowed()`,
 //! `reason()`, `errored()` and `error()`. Without an authorizer (offline) every check
 //! is allowed with an empty reason.
@@ -14,9 +14,9 @@ use kube_cel::cel::extractors::{Arguments, This};
 use kube_cel::cel::objects::{Key, Map, Opaque, Value};
 use kube_cel::cel::{Context, ExecutionError, ResolveResult};
 
-use crate::admission::{Authorize, AuthzDecision};
 use crate::cel::environment::releases::authz_builders;
 use crate::rbac::{Attributes, UserInfo};
+use crate::rbac::{Authorize, AuthzDecision};
 
 /// The key of the `authorizer` map holding the authorizer itself (the map's only
 /// other key is `requestResource`; no expression can name this one by selection).
@@ -99,7 +99,7 @@ impl Opaque for Decision {
 
 /// The request a policy evaluates, as the `authorizer` variable needs it.
 pub(crate) struct RequestOf<'a> {
-    pub user: &'a crate::admission::UserInfo,
+    pub user: UserInfo,
     pub group: &'a str,
     pub resource: &'a str,
     pub subresource: &'a str,
@@ -111,16 +111,10 @@ pub(crate) struct RequestOf<'a> {
 /// authorizer on this thread (if any): selecting `requestResource` gives the check of
 /// the request's own resource.
 pub(crate) fn authorizer_value(request: &RequestOf<'_>) -> Value {
-    let user = UserInfo {
-        name: request.user.username.clone(),
-        uid: request.user.uid.clone(),
-        groups: request.user.groups.clone(),
-        extra: request.user.extra.clone(),
-    };
     let root = Check {
         stage: Stage::Authorizer,
-        user,
-        authz: crate::admission::authorize::current(),
+        user: request.user.clone(),
+        authz: crate::rbac::authorize::current(),
         path: String::new(),
         group: String::new(),
         resource: String::new(),

@@ -3,11 +3,11 @@ use std::sync::{Arc, Mutex};
 use kube_cel::cel::Program;
 
 use super::*;
-use crate::admission::with_authorizer;
+use crate::rbac::with_authorizer;
 
-fn request_user() -> crate::admission::UserInfo {
-    crate::admission::UserInfo {
-        username: "alice".into(),
+fn request_user() -> UserInfo {
+    UserInfo {
+        name: "alice".into(),
         groups: vec!["dev".into()],
         ..Default::default()
     }
@@ -17,9 +17,8 @@ fn eval(src: &str) -> ResolveResult {
     let p = Program::compile(src).expect("parses");
     let mut ctx = Context::default();
     register(&mut ctx);
-    let user = request_user();
     let request = RequestOf {
-        user: &user,
+        user: request_user(),
         group: "apps",
         resource: "deployments",
         subresource: "",

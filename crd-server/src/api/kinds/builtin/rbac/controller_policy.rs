@@ -38,6 +38,15 @@ pub fn cluster_roles() -> Vec<Value> {
     let apps = &["apps", "extensions"][..];
     let controllers = vec![
         (
+            "clusterrole-aggregation-controller",
+            // Full rights on ClusterRoles, to write whatever they gather.
+            vec![rule(
+                &["escalate", "get", "list", "watch", "update", "patch"],
+                &[RBAC],
+                &["clusterroles"],
+            )],
+        ),
+        (
             "deployment-controller",
             vec![
                 rule(

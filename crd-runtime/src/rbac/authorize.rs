@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use crate::rbac::Attributes;
+use super::Attributes;
 
 /// An authorizer's answer to one check (`Decision`, reason, error).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
