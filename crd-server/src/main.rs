@@ -87,8 +87,9 @@ struct Args {
     service_node_port_range: String,
     /// The controllers to run, as kube-controller-manager's flag: `*` for all, `NAME`
     /// to enable one, `-NAME` to disable one (garbagecollector, namespace,
-    /// customresourcecleanup, validatingadmissionpolicy-status-controller, deployment,
-    /// replicaset, job, nodeipam, persistentvolume-binder, scheduler, kwok).
+    /// customresourcecleanup, validatingadmissionpolicy-status-controller,
+    /// clusterrole-aggregation, deployment, replicaset, job, nodeipam,
+    /// persistentvolume-binder, scheduler, kwok).
     #[arg(long, value_name = "NAMES", default_value = "*")]
     controllers: crd_server::Controllers,
     /// Simulated nodes created at start (kwok-node-0, …), run by the kwok controller.

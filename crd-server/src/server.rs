@@ -230,12 +230,18 @@ async fn seed_rbac(shared: &Shared) -> Result<(), StartError> {
     use crate::api::kinds::builtin::rbac::bootstrap_policy;
     let opts = WriteOptions::server("kube-apiserver");
     let rbac = "rbac.authorization.k8s.io";
+    use crate::api::kinds::builtin::rbac::controller_policy;
+    let roles = [
+        bootstrap_policy::cluster_roles(),
+        controller_policy::cluster_roles(),
+    ];
+    let bindings = [
+        bootstrap_policy::cluster_role_bindings(),
+        controller_policy::cluster_role_bindings(),
+    ];
     for (resource, objects) in [
-        ("clusterroles", bootstrap_policy::cluster_roles()),
-        (
-            "clusterrolebindings",
-            bootstrap_policy::cluster_role_bindings(),
-        ),
+        ("clusterroles", roles.concat()),
+        ("clusterrolebindings", bindings.concat()),
     ] {
         let res = builtin(shared, rbac, resource)?;
         for obj in objects {

@@ -13,6 +13,10 @@ pub mod review;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The authorizer behind admission policies' `authorizer` variable (defined with RBAC's
+/// request attributes in [`crate::rbac`]).
+pub use crate::rbac::{Authorize, AuthzDecision, with_authorizer};
+
 /// The operation of an admission request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]

@@ -65,7 +65,7 @@ pub(crate) use environment::ast::{for_each_child, for_each_child_mut, node_count
 pub(crate) use environment::releases::authz_builders;
 pub(crate) use eval::context::with_root;
 pub(crate) use eval::rules::cel_go_error;
-pub(crate) use library::authz::authorizer_value;
+pub(crate) use library::authz::{RequestOf as AuthorizerRequest, authorizer_value};
 pub(crate) use schema::value::from_json;
 
 #[cfg(test)]

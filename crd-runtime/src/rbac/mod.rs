@@ -5,9 +5,11 @@
 //! `Forbidden` message. One copy of these rules, used by crd-server's authorizer and
 //! by `crd-gen rbac`'s least-privilege report.
 
+pub(crate) mod authorize;
 mod policy;
 mod rules;
 
+pub use authorize::{Authorize, AuthzDecision, with_authorizer};
 pub use policy::{
     Binding, Policy, PolicyError, RBAC_GROUP, RoleRef, RuleSource, Subject, Visited, applies_to,
 };

@@ -158,3 +158,17 @@ impl Authorizer {
         (rules, incomplete, errors.join(", "))
     }
 }
+
+/// The `authorizer` variable of admission policies asks the server's authorizer
+/// (kube-apiserver gives its CEL library the whole chain, privileged group included).
+impl crd_runtime::admission::Authorize for Authorizer {
+    fn authorize(&self, attrs: &Attributes) -> crd_runtime::admission::AuthzDecision {
+        let (decision, reason) = Authorizer::authorize(self, attrs);
+        crd_runtime::admission::AuthzDecision {
+            allowed: decision == Decision::Allow,
+            reason,
+            // The authorizers here decide or have no opinion; none fails.
+            error: String::new(),
+        }
+    }
+}

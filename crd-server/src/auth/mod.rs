@@ -12,6 +12,7 @@ pub(crate) mod audit;
 mod authenticate;
 pub(crate) mod authorize;
 pub(crate) mod context;
+pub(crate) mod escalation;
 pub(crate) mod impersonate;
 pub(crate) mod jwt;
 pub(crate) mod keys;
@@ -25,7 +26,7 @@ use std::sync::Arc;
 
 pub(crate) use authenticate::{Authenticator, admin};
 pub(crate) use authorize::{Authorizer, Decision};
-pub(crate) use rbac_follow::{LabelMatcher, review_rules as rules_review};
+pub(crate) use rbac_follow::{LabelMatcher, aggregate, review_rules as rules_review};
 
 use crate::store::Store;
 

@@ -16,11 +16,15 @@ use crate::api::write::delete::delete;
 use crate::api::write::{self, Tracking, Update};
 use crate::store::ListOptions;
 
-/// A controller's handle on the API, writing as `manager`.
+use super::identity::{self, Call};
+
+/// A controller's handle on the API, writing as `manager`, each call made as the
+/// controller's identity ([`identity`]).
 #[derive(Clone)]
 pub struct Client {
     shared: Arc<Shared>,
     manager: &'static str,
+    user: Arc<crd_runtime::rbac::UserInfo>,
 }
 
 /// What an update's mutation decided.
@@ -34,7 +38,37 @@ pub enum Mutation {
 impl Client {
     /// A client writing as `manager` (the name `managedFields` records).
     pub fn new(shared: Arc<Shared>, manager: &'static str) -> Client {
-        Client { shared, manager }
+        let user = Arc::new(identity::of_manager(manager));
+        Client {
+            shared,
+            manager,
+            user,
+        }
+    }
+
+    /// The same client calling as `user` (a controller whose field manager name does
+    /// not tell its identity).
+    pub fn acting_as(mut self, user: crd_runtime::rbac::UserInfo) -> Client {
+        self.user = Arc::new(user);
+        self
+    }
+
+    /// Runs `work` as this client's call `verb` on `res` (authorized, audited, and
+    /// with the controller as the request's caller).
+    async fn call<T>(
+        &self,
+        verb: &'static str,
+        (res, ns, name, sub): (&Resource, Option<&str>, &str, Subresource),
+        work: impl std::future::Future<Output = Result<T, ApiError>>,
+    ) -> Result<T, ApiError> {
+        let call = Call {
+            verb,
+            res,
+            ns,
+            name,
+            sub,
+        };
+        identity::call(&self.shared, &self.user, call, work).await
     }
 
     /// The server's state (registry, store).
@@ -50,19 +84,25 @@ impl Client {
         name: &str,
     ) -> Result<Option<Value>, ApiError> {
         let t = Target { res, ns, name };
-        Ok(storage::find(&self.shared, t).await?.map(|c| c.obj))
+        let work = async { Ok(storage::find(&self.shared, t).await?.map(|c| c.obj)) };
+        self.call("get", (res, ns, name, Subresource::Main), work)
+            .await
     }
 
     /// Every object of `res` (in `ns`, or everywhere).
     pub async fn list(&self, res: &Resource, ns: Option<&str>) -> Result<Vec<Value>, ApiError> {
-        let prefix = res.info().list_prefix(ns);
-        let listed = self
-            .shared
-            .store
-            .list(&prefix, ListOptions::default())
+        let work = async {
+            let prefix = res.info().list_prefix(ns);
+            let listed = self
+                .shared
+                .store
+                .list(&prefix, ListOptions::default())
+                .await
+                .map_err(|e| ApiError::from_store(&res.info().q, "", e))?;
+            storage::present(res, &listed.items).await
+        };
+        self.call("list", (res, ns, "", Subresource::Main), work)
             .await
-            .map_err(|e| ApiError::from_store(&res.info().q, "", e))?;
-        storage::present(res, &listed.items).await
     }
 
     /// Deletes the object with `propagation`, only if its uid is still `uid` (when
@@ -81,7 +121,11 @@ impl Client {
             propagation,
             ..DeleteOptions::default()
         };
-        match delete(&self.shared, Target { res, ns, name }, &options).await {
+        let work = delete(&self.shared, Target { res, ns, name }, &options);
+        match self
+            .call("delete", (res, ns, name, Subresource::Main), work)
+            .await
+        {
             Ok(reply) => Ok(Some(reply.body)),
             Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
             Err(e) => Err(e),
@@ -98,7 +142,11 @@ impl Client {
         name: &str,
         options: &DeleteOptions,
     ) -> Result<Option<(Value, bool)>, ApiError> {
-        match delete(&self.shared, Target { res, ns, name }, options).await {
+        let work = delete(&self.shared, Target { res, ns, name }, options);
+        match self
+            .call("delete", (res, ns, name, Subresource::Main), work)
+            .await
+        {
             Ok(reply) => Ok(Some((reply.body, reply.removed))),
             Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
             Err(e) => Err(e),
@@ -115,17 +163,22 @@ impl Client {
     ) -> Result<Value, ApiError> {
         write::check_body(res, &mut obj, ns, None)?;
         let opts = WriteOptions::server(self.manager);
-        write::create(
-            &self.shared,
-            res,
-            ns,
-            obj,
-            &opts,
-            Tracking::Update(self.manager),
-        )
-        .await
-        .map(|w| w.obj)
-        .map_err(|e| e.into_api())
+        let name = str_at(&obj, "/metadata/name").to_string();
+        let work = async {
+            write::create(
+                &self.shared,
+                res,
+                ns,
+                obj,
+                &opts,
+                Tracking::Update(self.manager),
+            )
+            .await
+            .map(|w| w.obj)
+            .map_err(|e| e.into_api())
+        };
+        self.call("create", (res, ns, &name, Subresource::Main), work)
+            .await
     }
 
     /// Binds the pod `ns/name` to `node` through its `binding` subresource's rules
@@ -149,10 +202,11 @@ impl Client {
             ns: Some(ns),
             name,
         };
-        write::storage_update(&self.shared, t, false, |pod| {
+        let work = write::storage_update(&self.shared, t, false, |pod| {
             subresources::assign(pod, &binding, node, name)
-        })
-        .await
+        });
+        self.call("create", (pods, Some(ns), name, Subresource::Binding), work)
+            .await
     }
 
     /// Updates the object through `sub` with what `mutate` makes of the current one,
@@ -174,13 +228,22 @@ impl Client {
             opts: &opts,
             tracking: Tracking::Update(self.manager),
         };
-        let written = write::guaranteed_update(&u, None, |current| {
+        let work = write::guaranteed_update(&u, None, |current| {
             Ok(match mutate(&current.obj) {
                 Mutation::Write(v) => v,
                 Mutation::Keep => current.obj.clone(),
             })
-        })
-        .await;
+        });
+        // kube-controller-manager's controllers change a Pod itself with patches
+        // (adoption, release, finalizer removal); this read-modify-write stands for one.
+        let info = res.info();
+        let verb = if sub == Subresource::Main && info.q.group.is_empty() && info.q.plural == "pods"
+        {
+            "patch"
+        } else {
+            "update"
+        };
+        let written = self.call(verb, (res, ns, name, sub), work).await;
         match written {
             Ok(w) => Ok(Some(w.obj)),
             Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
@@ -238,16 +301,25 @@ impl Client {
         });
         meta_mut(&mut event);
         let opts = WriteOptions::server(self.manager);
-        write::create(
-            &self.shared,
-            &events,
-            Some(ns),
-            event,
-            &opts,
-            Tracking::Update(self.manager),
+        let event_name = str_at(&event, "/metadata/name").to_string();
+        let work = async {
+            write::create(
+                &self.shared,
+                &events,
+                Some(ns),
+                event,
+                &opts,
+                Tracking::Update(self.manager),
+            )
+            .await
+            .map(|_| ())
+            .map_err(|e| e.into_api())
+        };
+        self.call(
+            "create",
+            (&events, Some(ns), &event_name, Subresource::Main),
+            work,
         )
         .await
-        .map(|_| ())
-        .map_err(|e| e.into_api())
     }
 }

@@ -11,10 +11,12 @@
 mod cache;
 pub mod client;
 mod clock;
+mod clusterrole_aggregation;
 mod crd_cleanup;
 mod deployment;
 mod election;
 mod gc;
+pub mod identity;
 pub mod informer;
 mod job;
 mod leader;
@@ -137,7 +139,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
         client: client::Client::new(shared.clone(), manager),
         ..api.clone()
     };
-    for name in CONTROLLERS.into_iter().filter(|n| selection.enabled(n)) {
+    for name in CONTROLLERS.iter().copied().filter(|n| selection.enabled(n)) {
         #[allow(clippy::match_single_binding, unreachable_code, unused_variables)]
         let task: tokio::task::JoinHandle<()> = match name {
             // One arm per controller: `"NAME" => tokio::spawn(module::run(shared.clone())),`
@@ -147,6 +149,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "validatingadmissionpolicy-status-controller" => {
                 tokio::spawn(policy_status::run(shared.clone()))
             }
+            "clusterrole-aggregation" => tokio::spawn(clusterrole_aggregation::run(shared.clone())),
             "deployment" => tokio::spawn(deployment::run(with(deployment::COMPONENT))),
             "replicaset" => tokio::spawn(replicaset::run(with(replicaset::COMPONENT))),
             "job" => tokio::spawn(job::run(with(job::COMPONENT))),

@@ -8,11 +8,12 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 11] = [
+pub const CONTROLLERS: &[&str] = &[
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
     "validatingadmissionpolicy-status-controller",
+    "clusterrole-aggregation",
     "deployment",
     "replicaset",
     "job",
@@ -24,14 +25,19 @@ pub const CONTROLLERS: [&str; 11] = [
 
 /// The lifecycle controllers: what a [`crate::TestServer`] runs unless asked for the
 /// workloads.
-pub const LIFECYCLE: [&str; 4] = [
+pub const LIFECYCLE: &[&str] = &[
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
     "validatingadmissionpolicy-status-controller",
+    "clusterrole-aggregation",
 ];
 
-const ALIASES: [(&str, &str); 8] = [
+const ALIASES: &[(&str, &str)] = &[
+    (
+        "clusterrole-aggregation-controller",
+        "clusterrole-aggregation",
+    ),
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
@@ -64,7 +70,7 @@ impl Selection {
     pub fn all() -> Selection {
         Selection {
             items: vec!["*".into()],
-            enabled: CONTROLLERS.into_iter().collect(),
+            enabled: CONTROLLERS.iter().copied().collect(),
         }
     }
 
@@ -72,7 +78,7 @@ impl Selection {
     pub fn lifecycle() -> Selection {
         Selection {
             items: LIFECYCLE.iter().map(|s| s.to_string()).collect(),
-            enabled: LIFECYCLE.into_iter().collect(),
+            enabled: LIFECYCLE.iter().copied().collect(),
         }
     }
 
@@ -96,12 +102,16 @@ impl Selection {
 }
 
 fn canonical(name: &str) -> Option<&'static str> {
-    CONTROLLERS.into_iter().find(|c| *c == name).or_else(|| {
-        ALIASES
-            .into_iter()
-            .find(|(alias, _)| *alias == name)
-            .map(|(_, c)| c)
-    })
+    CONTROLLERS
+        .iter()
+        .copied()
+        .find(|c| *c == name)
+        .or_else(|| {
+            ALIASES
+                .iter()
+                .find(|(alias, _)| *alias == name)
+                .map(|(_, c)| *c)
+        })
 }
 
 impl FromStr for Selection {
@@ -131,7 +141,8 @@ impl FromStr for Selection {
             set.insert(known);
         }
         let enabled = CONTROLLERS
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|c| !off.contains(c) && (star || on.contains(c)))
             .collect();
         Ok(Selection { items, enabled })

@@ -159,3 +159,16 @@ pub fn row(out: &str, name: &str) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// A self-signed serving certificate for 127.0.0.1 written to `dir` (kubectl sends
+/// tokens over TLS only).
+pub fn self_signed_tls(dir: &std::path::Path) -> crd_server::TlsFiles {
+    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".into()]).expect("certificate");
+    let (cert_file, key_file) = (dir.join("tls.crt"), dir.join("tls.key"));
+    std::fs::write(&cert_file, cert.cert.pem()).expect("write cert");
+    std::fs::write(&key_file, cert.signing_key.serialize_pem()).expect("write key");
+    crd_server::TlsFiles {
+        cert: cert_file,
+        key: key_file,
+    }
+}

@@ -74,7 +74,20 @@ pub(super) fn request_scope<'r>(
         ctx.add_variable_from_value("namespaceObject", or_null(namespace.as_ref()));
     }
     if needs.has(Needs::AUTHORIZER) {
-        ctx.add_variable_from_value("authorizer", authorizer_value());
+        let request = crate::cel::AuthorizerRequest {
+            user: crate::rbac::UserInfo {
+                name: attrs.user.username.clone(),
+                uid: attrs.user.uid.clone(),
+                groups: attrs.user.groups.clone(),
+                extra: attrs.user.extra.clone(),
+            },
+            group: &attrs.resource.group,
+            resource: &attrs.resource.resource,
+            subresource: &attrs.subresource,
+            namespace: &attrs.namespace,
+            name: &attrs.name,
+        };
+        ctx.add_variable_from_value("authorizer", authorizer_value(&request));
     }
     ctx
 }

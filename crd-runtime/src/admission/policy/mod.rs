@@ -74,7 +74,8 @@ use super::Attributes;
 use super::matching::Invocation;
 
 /// What CEL expressions see: `object`, `oldObject`, `request`, `params`,
-/// `namespaceObject`, `authorizer` (allows everything) and `variables`.
+/// `namespaceObject`, `authorizer` (the host's, see [`crate::admission::with_authorizer`];
+/// allows everything without one) and `variables`.
 #[derive(Clone, Copy, Debug)]
 pub struct Input<'a> {
     /// The request.

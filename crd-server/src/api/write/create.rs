@@ -97,6 +97,7 @@ pub async fn create(
         warnings.extend(more);
         obj = mutated(res, obj, attrs.object)?;
     }
+    super::escalation::check(res, ns, "", &obj, None).await?;
     stamp_create(&mut obj)?;
     res.prepare_for_create(&mut obj);
     let cx = Context {

@@ -12,6 +12,7 @@
 
 mod create;
 pub mod delete;
+mod escalation;
 mod update;
 
 pub use create::create;

@@ -156,6 +156,9 @@ async fn update_once(
         warnings.extend(more);
         new = mutated(res, new, attrs.object)?;
     }
+    if u.sub == Subresource::Main {
+        super::escalation::check(res, u.target.ns, u.target.name, &new, Some(&old)).await?;
+    }
     res.prepare_for_update(&mut new, &old, u.sub);
     let cx = Context {
         old: Some(&old),

@@ -43,7 +43,9 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 pub async fn run(shared: Arc<Shared>) {
     let (tx, changes) = mpsc::unbounded_channel();
     let follow = informer::follow(shared.store.clone(), NAMESPACE_PREFIX.to_string(), tx);
-    let controller = Controller::new(Client::new(shared, MANAGER));
+    let client =
+        Client::new(shared, MANAGER).acting_as(super::identity::controller("namespace-controller"));
+    let controller = Controller::new(client);
     // One task: aborting it stops the informer and, by dropping the controller, the
     // watches it holds.
     tokio::select! {

@@ -203,16 +203,16 @@ impl Policies {
             } else {
                 Some(res)
             };
-            let outcome = compiled
-                .mutating
-                .mutate(
+            let outcome = as_caller(|| {
+                compiled.mutating.mutate(
                     &run,
                     &mut versioned,
                     ns.as_ref(),
                     schema_of.and_then(|r| r.schema()),
                     &lookup,
                 )
-                .map_err(|d| response::denied(attrs, &d))?;
+            })
+            .map_err(|d| response::denied(attrs, &d))?;
             warnings.extend(outcome.warnings);
             if !outcome.changed {
                 continue;
@@ -248,15 +248,27 @@ impl Policies {
         let mut warnings = Vec::new();
         for run in runs(&plan) {
             let versioned = request::converted(shared, attrs, &run.steps[0].invocation).await?;
-            let verdict = compiled
-                .validating
-                .decide(&run, &versioned, ns.as_ref(), &lookup);
+            let verdict = as_caller(|| {
+                compiled
+                    .validating
+                    .decide(&run, &versioned, ns.as_ref(), &lookup)
+            });
             warnings.extend(verdict.warnings);
             if let Some(denial) = verdict.denied {
                 return Err(response::denied(attrs, &denial).after_warnings(&warnings));
             }
         }
         Ok(warnings)
+    }
+}
+
+/// Runs policy evaluations with the request's authorizer behind their `authorizer`
+/// variable (the server's own writes have no caller: every check is allowed, as for
+/// `system:masters`).
+fn as_caller<T>(f: impl FnOnce() -> T) -> T {
+    match crate::auth::context::caller() {
+        Some(caller) => crd_runtime::admission::with_authorizer(caller.authorizer.clone(), f),
+        None => f(),
     }
 }
 

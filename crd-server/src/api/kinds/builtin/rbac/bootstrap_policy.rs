@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 const RBAC: &str = "rbac.authorization.k8s.io";
 
-fn meta(name: &str, labels: Value) -> Value {
+pub(super) fn meta(name: &str, labels: Value) -> Value {
     let mut labels = labels;
     labels["kubernetes.io/bootstrapping"] = json!("rbac-defaults");
     json!({
@@ -25,7 +25,7 @@ fn meta(name: &str, labels: Value) -> Value {
     })
 }
 
-fn cluster_role(name: &str, labels: Value, rules: Value) -> Value {
+pub(super) fn cluster_role(name: &str, labels: Value, rules: Value) -> Value {
     json!({
         "apiVersion": format!("{RBAC}/v1"),
         "kind": "ClusterRole",

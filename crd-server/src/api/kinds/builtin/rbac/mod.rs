@@ -1,6 +1,7 @@
 //! rbac.authorization.k8s.io/v1.
 
 pub mod bootstrap_policy;
+pub mod controller_policy;
 pub mod roles;
 
 use crate::api::kinds::builtin::rbac::roles::{Bindings, Roles};

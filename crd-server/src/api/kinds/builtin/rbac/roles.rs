@@ -5,9 +5,9 @@
 //! change; subjects are ServiceAccounts, Users or Groups. Defaults as `rbac/v1`:
 //! the RBAC group for `roleRef` and for User and Group subjects.
 //!
-//! kube-apiserver also refuses a role that grants more than its creator holds (RBAC
-//! escalation). The server's single user holds `cluster-admin`, so that check can
-//! never refuse anything and is not made.
+//! kube-apiserver also refuses a role that grants more than its writer holds, and a
+//! binding to a role its writer could not grant (RBAC escalation): the write path
+//! makes those checks as the caller (`crate::api::write`, `crate::auth::escalation`).
 
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::names::dns_subdomain_name;

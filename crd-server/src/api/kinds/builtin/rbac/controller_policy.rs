@@ -1,0 +1,318 @@
+//! The bootstrap roles of the controllers this server runs, as kube-apiserver's
+//! bootstrappolicy seeds them (controller_policy.go, policy.go): one
+//! `system:controller:NAME` ClusterRole per kube-controller-manager controller, bound to
+//! the service account `kube-system/NAME`; `system:kube-controller-manager` and
+//! `system:kube-scheduler` bound to those users. `kwok-controller` (the simulated
+//! kubelets) is not upstream's: it is what kwok's own deployment binds its service
+//! account to.
+
+use serde_json::{Value, json};
+
+use super::bootstrap_policy::{cluster_role, meta};
+
+const RBAC: &str = "rbac.authorization.k8s.io";
+const PREFIX: &str = "system:controller:";
+
+fn rule(verbs: &[&str], groups: &[&str], resources: &[&str]) -> Value {
+    json!({"verbs": verbs, "apiGroups": groups, "resources": resources})
+}
+
+fn named(verbs: &[&str], groups: &[&str], resources: &[&str], names: &[&str]) -> Value {
+    let mut r = rule(verbs, groups, resources);
+    r["resourceNames"] = json!(names);
+    r
+}
+
+/// `eventsRule()`.
+fn events() -> Value {
+    rule(
+        &["create", "update", "patch"],
+        &["", "events.k8s.io"],
+        &["events"],
+    )
+}
+
+/// The controllers' ClusterRoles (`system:controller:*`), the controller manager's and
+/// the scheduler's.
+pub fn cluster_roles() -> Vec<Value> {
+    let apps = &["apps", "extensions"][..];
+    let controllers = vec![
+        (
+            "clusterrole-aggregation-controller",
+            // Full rights on ClusterRoles, to write whatever they gather.
+            vec![rule(
+                &["escalate", "get", "list", "watch", "update", "patch"],
+                &[RBAC],
+                &["clusterroles"],
+            )],
+        ),
+        (
+            "deployment-controller",
+            vec![
+                rule(
+                    &["get", "list", "watch", "update"],
+                    &["extensions", "apps"],
+                    &["deployments"],
+                ),
+                rule(
+                    &["update"],
+                    &["extensions", "apps"],
+                    &["deployments/status"],
+                ),
+                rule(
+                    &["update"],
+                    &["extensions", "apps"],
+                    &["deployments/finalizers"],
+                ),
+                rule(
+                    &[
+                        "get", "list", "watch", "create", "update", "patch", "delete",
+                    ],
+                    apps,
+                    &["replicasets"],
+                ),
+                rule(&["get", "list", "watch", "update"], &[""], &["pods"]),
+                events(),
+            ],
+        ),
+        (
+            "generic-garbage-collector",
+            vec![
+                rule(
+                    &["get", "list", "watch", "patch", "update", "delete"],
+                    &["*"],
+                    &["*"],
+                ),
+                events(),
+            ],
+        ),
+        (
+            "job-controller",
+            vec![
+                rule(
+                    &["get", "list", "watch", "update", "patch"],
+                    &["batch"],
+                    &["jobs"],
+                ),
+                rule(&["update"], &["batch"], &["jobs/status"]),
+                rule(&["update"], &["batch"], &["jobs/finalizers"]),
+                rule(
+                    &["list", "watch", "create", "delete", "patch"],
+                    &[""],
+                    &["pods"],
+                ),
+                events(),
+            ],
+        ),
+        (
+            "namespace-controller",
+            vec![
+                rule(&["get", "list", "watch", "delete"], &[""], &["namespaces"]),
+                rule(
+                    &["update"],
+                    &[""],
+                    &["namespaces/finalize", "namespaces/status"],
+                ),
+                rule(
+                    &["get", "list", "delete", "deletecollection"],
+                    &["*"],
+                    &["*"],
+                ),
+            ],
+        ),
+        (
+            "node-controller",
+            vec![
+                rule(
+                    &["get", "list", "update", "delete", "patch"],
+                    &[""],
+                    &["nodes"],
+                ),
+                rule(&["patch", "update"], &[""], &["nodes/status"]),
+                rule(&["patch", "update"], &[""], &["pods/status"]),
+                rule(&["list", "get", "delete"], &[""], &["pods"]),
+                events(),
+            ],
+        ),
+        (
+            "replicaset-controller",
+            vec![
+                rule(&["get", "list", "watch", "update"], apps, &["replicasets"]),
+                rule(&["update"], apps, &["replicasets/status"]),
+                rule(&["update"], apps, &["replicasets/finalizers"]),
+                rule(
+                    &["list", "watch", "patch", "create", "delete"],
+                    &[""],
+                    &["pods"],
+                ),
+                events(),
+            ],
+        ),
+        (
+            "validatingadmissionpolicy-status-controller",
+            vec![
+                rule(
+                    &["get", "list", "watch"],
+                    &["admissionregistration.k8s.io"],
+                    &["validatingadmissionpolicies"],
+                ),
+                rule(
+                    &["get", "patch", "update"],
+                    &["admissionregistration.k8s.io"],
+                    &["validatingadmissionpolicies/status"],
+                ),
+                events(),
+            ],
+        ),
+    ];
+    let mut roles: Vec<Value> = controllers
+        .into_iter()
+        .map(|(name, rules)| cluster_role(&format!("{PREFIX}{name}"), json!({}), json!(rules)))
+        .collect();
+    roles.push(cluster_role(
+        "system:kube-controller-manager",
+        json!({}),
+        json!([
+            events(),
+            rule(&["create"], &["coordination.k8s.io"], &["leases"]),
+            named(
+                &["get", "update"],
+                &["coordination.k8s.io"],
+                &["leases"],
+                &["kube-controller-manager"]
+            ),
+            rule(&["create"], &[""], &["secrets", "serviceaccounts"]),
+            rule(&["delete"], &[""], &["secrets"]),
+            rule(
+                &["get"],
+                &[""],
+                &["namespaces", "secrets", "serviceaccounts", "configmaps"]
+            ),
+            rule(&["update"], &[""], &["secrets", "serviceaccounts"]),
+            rule(&["create"], &["authentication.k8s.io"], &["tokenreviews"]),
+            rule(
+                &["create"],
+                &["authorization.k8s.io"],
+                &["subjectaccessreviews"]
+            ),
+            rule(&["list", "watch"], &["*"], &["*"]),
+            rule(&["create"], &[""], &["serviceaccounts/token"]),
+        ]),
+    ));
+    roles.push(cluster_role(
+        "system:kube-scheduler",
+        json!({}),
+        json!([
+            events(),
+            rule(&["create"], &["coordination.k8s.io"], &["leases"]),
+            named(
+                &["get", "update"],
+                &["coordination.k8s.io"],
+                &["leases"],
+                &["kube-scheduler"]
+            ),
+            rule(&["get", "list", "watch"], &[""], &["nodes"]),
+            rule(&["get", "list", "watch", "delete"], &[""], &["pods"]),
+            rule(&["create"], &[""], &["bindings", "pods/binding"]),
+            rule(&["patch", "update"], &[""], &["pods/status"]),
+            rule(
+                &["get", "list", "watch"],
+                &["", "apps"],
+                &[
+                    "replicationcontrollers",
+                    "services",
+                    "replicasets",
+                    "statefulsets"
+                ]
+            ),
+            rule(
+                &["get", "list", "watch"],
+                &["policy"],
+                &["poddisruptionbudgets"]
+            ),
+            rule(
+                &["get", "list", "watch", "update"],
+                &[""],
+                &["persistentvolumeclaims", "persistentvolumes"]
+            ),
+            rule(&["create"], &["authentication.k8s.io"], &["tokenreviews"]),
+            rule(
+                &["create"],
+                &["authorization.k8s.io"],
+                &["subjectaccessreviews"]
+            ),
+            rule(
+                &["get", "list", "watch"],
+                &["storage.k8s.io"],
+                &["csinodes", "csidrivers", "csistoragecapacities"]
+            ),
+        ]),
+    ));
+    roles.push(cluster_role(
+        "kwok-controller",
+        json!({}),
+        json!([
+            rule(
+                &["get", "list", "watch", "update", "patch"],
+                &[""],
+                &["nodes"]
+            ),
+            rule(&["update", "patch"], &[""], &["nodes/status"]),
+            rule(
+                &["get", "list", "watch", "update", "patch", "delete"],
+                &[""],
+                &["pods"]
+            ),
+            rule(&["update", "patch"], &[""], &["pods/status"]),
+            rule(
+                &[
+                    "get", "list", "watch", "create", "update", "patch", "delete"
+                ],
+                &["coordination.k8s.io"],
+                &["leases"],
+            ),
+            events(),
+        ]),
+    ));
+    roles
+}
+
+fn binding(role: &str, subject: Value) -> Value {
+    json!({
+        "apiVersion": format!("{RBAC}/v1"),
+        "kind": "ClusterRoleBinding",
+        "metadata": meta(role, json!({})),
+        "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": role},
+        "subjects": [subject],
+    })
+}
+
+/// Each role bound to its user or service account.
+pub fn cluster_role_bindings() -> Vec<Value> {
+    let mut out: Vec<Value> = cluster_roles()
+        .iter()
+        .filter_map(|r| r["metadata"]["name"].as_str())
+        .filter_map(|name| name.strip_prefix(PREFIX))
+        .map(|sa| {
+            binding(
+                &format!("{PREFIX}{sa}"),
+                json!({"kind": "ServiceAccount", "name": sa, "namespace": "kube-system"}),
+            )
+        })
+        .collect();
+    for user in ["system:kube-controller-manager", "system:kube-scheduler"] {
+        out.push(binding(
+            user,
+            json!({"apiGroup": RBAC, "kind": "User", "name": user}),
+        ));
+    }
+    out.push(binding(
+        "kwok-controller",
+        json!({"kind": "ServiceAccount", "name": "kwok-controller", "namespace": "kube-system"}),
+    ));
+    out
+}
+
+#[cfg(test)]
+#[path = "controller_policy_tests.rs"]
+mod tests;

@@ -1,0 +1,199 @@
+//! The built-in controllers call the API as kube-controller-manager's per-controller
+//! service accounts: on a test server with RBAC on, a Deployment's ReplicaSet is
+//! created by `system:serviceaccount:kube-system:deployment-controller` and its Pods by
+//! `...:replicaset-controller`, each allowed through its bootstrap
+//! `system:controller:*` ClusterRole (the audit record says so); with that binding
+//! deleted, the ReplicaSet controller is refused as any client would be. And the
+//! ClusterRole aggregation controller fills `view`, `edit` and `admin` as kubectl shows.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use crd_server::TestServer;
+use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
+use kube::Api;
+use kube::api::{DeleteParams, ListParams, Patch, PatchParams};
+use serde_json::{Value, json};
+
+const DEPLOYMENT_CONTROLLER: &str = "system:serviceaccount:kube-system:deployment-controller";
+const REPLICASET_CONTROLLER: &str = "system:serviceaccount:kube-system:replicaset-controller";
+
+fn deployment(ns: &str) -> String {
+    format!(
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web, namespace: {ns}}}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers: [{{name: web, image: nginx}}]
+"#
+    )
+}
+
+/// The first audit event of `user` that `matches`, waiting up to 30 s for it.
+async fn wait_for_event(
+    server: &TestServer,
+    user: &str,
+    matches: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = server
+            .requests_of(user)
+            .into_iter()
+            .find(|e| e["stage"] == "ResponseComplete" && matches(e));
+        if let Some(e) = found {
+            return e;
+        }
+        assert!(Instant::now() < deadline, "no such request of {user}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn creates(resource: &'static str) -> impl Fn(&Value) -> bool {
+    move |e| e["verb"] == "create" && e["objectRef"]["resource"] == resource
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn controllers_act_as_their_own_service_accounts() {
+    let server = TestServer::builder()
+        .rbac()
+        .controllers("garbagecollector,namespace,deployment,replicaset")
+        .start()
+        .await
+        .expect("server");
+    let ns = server.namespace().await.expect("namespace");
+    server
+        .apply_yaml(&deployment(&ns))
+        .await
+        .expect("deployment");
+
+    let rs = wait_for_event(&server, DEPLOYMENT_CONTROLLER, creates("replicasets")).await;
+    assert_eq!(rs["objectRef"]["namespace"], json!(ns));
+    assert_eq!(rs["objectRef"]["apiGroup"], "apps");
+    assert_eq!(rs["responseStatus"]["code"], 201);
+    assert_eq!(rs["annotations"]["authorization.k8s.io/decision"], "allow");
+    assert_eq!(
+        rs["annotations"]["authorization.k8s.io/reason"],
+        "RBAC: allowed by ClusterRoleBinding \"system:controller:deployment-controller\" of ClusterRole \"system:controller:deployment-controller\" to ServiceAccount \"deployment-controller/kube-system\""
+    );
+    assert_eq!(
+        rs["user"]["groups"],
+        json!([
+            "system:serviceaccounts",
+            "system:serviceaccounts:kube-system",
+            "system:authenticated"
+        ])
+    );
+    let pod = wait_for_event(&server, REPLICASET_CONTROLLER, creates("pods")).await;
+    assert_eq!(pod["annotations"]["authorization.k8s.io/decision"], "allow");
+    let uri: http::Uri = server.url().parse().expect("url");
+    let mut config = kube::Config::new(uri);
+    config.auth_info.token = Some(server.admin_token().to_string().into());
+    let client = kube::Client::try_from(config).expect("client");
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &ns);
+    let listed = pods.list(&ListParams::default()).await.expect("pods");
+    assert_eq!(listed.items.len(), 1);
+
+    // Without its binding the ReplicaSet controller holds nothing: scaling up is
+    // refused with kube-apiserver's 403, and no Pod is made.
+    let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
+    bindings
+        .delete(
+            "system:controller:replicaset-controller",
+            &DeleteParams::default(),
+        )
+        .await
+        .expect("delete the binding");
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
+        Api::namespaced(client.clone(), &ns);
+    deployments
+        .patch(
+            "web",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 2}})),
+        )
+        .await
+        .expect("scale");
+    let refused = wait_for_event(&server, REPLICASET_CONTROLLER, |e| {
+        creates("pods")(e) && e["responseStatus"]["code"] == 403
+    })
+    .await;
+    assert_eq!(
+        refused["annotations"]["authorization.k8s.io/decision"],
+        "forbid"
+    );
+    assert_eq!(
+        refused["responseStatus"]["message"],
+        json!(format!(
+            "pods is forbidden: User \"{REPLICASET_CONTROLLER}\" cannot create resource \"pods\" in API group \"\" in the namespace \"{ns}\""
+        ))
+    );
+    let listed = pods.list(&ListParams::default()).await.expect("pods");
+    assert_eq!(listed.items.len(), 1);
+}
+
+const WIDGETS_VIEWER: &str = r#"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: widgets-viewer
+  labels: {rbac.authorization.k8s.io/aggregate-to-view: "true"}
+rules:
+- apiGroups: ["example.com"]
+  resources: ["widgets"]
+  verbs: ["get", "list", "watch"]
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aggregated_cluster_roles_are_filled_by_their_controller() {
+    let server = TestServer::builder().start().await.expect("server");
+    let url = server.url();
+    let dir = tempfile::tempdir().expect("tempdir");
+    tokio::task::spawn_blocking(move || {
+        let file = support::write(dir.path(), "widgets.yaml", WIDGETS_VIEWER);
+        support::kubectl_ok(&url, &["apply", "-f", &file]);
+        let want = json!([{"apiGroups": ["example.com"], "resources": ["widgets"], "verbs": ["get", "list", "watch"]}]);
+        // view selects the new role; edit selects view, admin edit.
+        for role in ["view", "edit", "admin"] {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            loop {
+                let got = support::json_of(
+                    &url,
+                    &["get", "clusterrole", role, "--show-managed-fields"],
+                );
+                if got["rules"] == want {
+                    let managers = got["metadata"]["managedFields"].as_array().expect("fields");
+                    assert!(
+                        managers
+                            .iter()
+                            .any(|m| m["manager"] == "clusterrole-aggregation-controller"),
+                        "{got}"
+                    );
+                    break;
+                }
+                assert!(Instant::now() < deadline, "{role} never aggregated: {got}");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+        // Its label gone, the rule leaves them.
+        support::kubectl_ok(
+            &url,
+            &["label", "clusterrole", "widgets-viewer", "rbac.authorization.k8s.io/aggregate-to-view-"],
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while support::json_of(&url, &["get", "clusterrole", "admin"])["rules"] != json!([]) {
+            assert!(Instant::now() < deadline, "admin kept the rule");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    })
+    .await
+    .expect("kubectl walk");
+}
