@@ -26,6 +26,7 @@ mod queue;
 mod replicaset;
 mod scheduler;
 mod selection;
+mod statefulset;
 mod workload;
 
 use std::sync::Arc;
@@ -149,6 +150,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "deployment" => tokio::spawn(deployment::run(with(deployment::COMPONENT))),
             "replicaset" => tokio::spawn(replicaset::run(with(replicaset::COMPONENT))),
             "job" => tokio::spawn(job::run(with(job::COMPONENT))),
+            "statefulset" => tokio::spawn(statefulset::run(with(statefulset::COMPONENT))),
             "nodeipam" => tokio::spawn(nodes::ipam(with("node-ipam-controller"))),
             "scheduler" => tokio::spawn(scheduler::run(with(scheduler::COMPONENT))),
             "kwok" => tokio::spawn(nodes::kwok(with(nodes::COMPONENT))),

@@ -8,7 +8,7 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 10] = [
+pub const CONTROLLERS: [&str; 11] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
@@ -16,6 +16,7 @@ pub const CONTROLLERS: [&str; 10] = [
     "deployment",
     "replicaset",
     "job",
+    "statefulset",
     "nodeipam",
     "scheduler",
     "kwok",
@@ -30,12 +31,13 @@ pub const LIFECYCLE: [&str; 4] = [
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 7] = [
+const ALIASES: [(&str, &str); 8] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
     ("replicaset-controller", "replicaset"),
     ("job-controller", "job"),
+    ("statefulset-controller", "statefulset"),
     ("node-ipam-controller", "nodeipam"),
     ("kube-scheduler", "scheduler"),
 ];

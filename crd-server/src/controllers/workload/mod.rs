@@ -5,6 +5,7 @@
 //! int-or-percent values ([`intstr`]).
 
 pub mod conditions;
+pub mod history;
 pub mod intstr;
 pub mod owners;
 pub mod pods;

@@ -1,0 +1,534 @@
+//! The StatefulSet controller, as kube-controller-manager's `statefulset`
+//! (`stateful_set_control.go`): a set's Pods are `SET-0` … `SET-(N-1)`, each with its
+//! claims made from the `volumeClaimTemplates` first. With `OrderedReady` (the
+//! default) one Pod is created at a time, each waiting for the one before to be Running
+//! and Ready, and Pods beyond the replicas are deleted from the highest ordinal down,
+//! one at a time; with `Parallel` all at once. Every distinct template is a
+//! ControllerRevision ([`history`]); a `RollingUpdate` replaces the Pods not at the
+//! update revision from the highest ordinal down to `partition`, one healthy Pod at a
+//! time; `OnDelete` leaves that to the user. The status counts the Pods per revision so
+//! that `kubectl rollout status statefulset/NAME` reads it as upstream's.
+
+mod identity;
+mod status;
+#[cfg(test)]
+mod status_tests;
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::cache::{Event, Informer};
+use super::client::Mutation;
+use super::queue::Queue;
+use super::workload::owners::{self, Claim};
+use super::workload::{Api, MAX_RETRY, Next, history, pods, split_key, work};
+use crate::api::kinds::Subresource;
+use crate::api::object::{is_deleting, str_at};
+use crate::api::request::DeleteOptions;
+use crate::api::selectors::label;
+use identity::{finished, new_pod, ordinal};
+
+/// The component its events come from.
+pub const COMPONENT: &str = "statefulset-controller";
+/// Passes running at once (`--concurrent-statefulset-syncs`).
+const WORKERS: usize = 5;
+
+struct Controller {
+    api: Api,
+    sets: Arc<Informer>,
+    pods: Arc<Informer>,
+    revisions: Arc<Informer>,
+    claims: Arc<Informer>,
+}
+
+/// Runs the controller until aborted.
+pub async fn run(api: Api) {
+    let (Ok(sets), Ok(pod_informer), Ok(revisions), Ok(claims)) = (
+        api.informer("apps", "statefulsets"),
+        api.informer("", "pods"),
+        api.informer("apps", "controllerrevisions"),
+        api.informer("", "persistentvolumeclaims"),
+    ) else {
+        return;
+    };
+    let queue = Arc::new(Queue::new(MAX_RETRY));
+    let q = queue.clone();
+    sets.subscribe(Arc::new(move |e: &Event| q.add(e.key.clone())));
+    let (q, by_selector) = (queue.clone(), sets.clone());
+    pod_informer.subscribe(Arc::new(move |e: &Event| {
+        for key in owners_of(&by_selector, e) {
+            q.add(key);
+        }
+    }));
+    let q = queue.clone();
+    revisions.subscribe(Arc::new(move |e: &Event| {
+        let rev = e.object();
+        if let Some(r) = owners::controller_ref(rev).filter(|r| r["kind"] == "StatefulSet") {
+            let ns = str_at(rev, "/metadata/namespace");
+            q.add(format!("{ns}/{}", r["name"].as_str().unwrap_or("")));
+        }
+    }));
+    for i in [&sets, &pod_informer, &revisions, &claims] {
+        i.synced().await;
+    }
+    let c = Arc::new(Controller {
+        api,
+        sets,
+        pods: pod_informer,
+        revisions,
+        claims,
+    });
+    work(queue, WORKERS, move |key: String| {
+        let c = c.clone();
+        async move { c.sync(&key).await }
+    })
+    .await;
+}
+
+/// The sets a Pod change concerns: its controller, or for an orphan every set of its
+/// namespace that selects it.
+fn owners_of(sets: &Informer, e: &Event) -> Vec<String> {
+    let mut keys = Vec::new();
+    for pod in [e.old.as_deref(), e.new.as_deref()].into_iter().flatten() {
+        let ns = str_at(pod, "/metadata/namespace");
+        match owners::controller_ref(pod) {
+            Some(r) if r["kind"] == "StatefulSet" => {
+                keys.push(format!("{ns}/{}", r["name"].as_str().unwrap_or("")));
+            }
+            Some(_) => {}
+            None => {
+                let labels = pod.pointer("/metadata/labels").and_then(Value::as_object);
+                for set in sets.list(Some(ns)) {
+                    let sel = set.pointer("/spec/selector").unwrap_or(&Value::Null);
+                    if !label::is_empty(sel) && label::matches(sel, labels) {
+                        keys.push(crate::controllers::cache::key_of(&set));
+                    }
+                }
+            }
+        }
+    }
+    keys.dedup();
+    keys
+}
+
+/// The revisions a pass works with: the set as its current and as its update revision.
+struct Revisions {
+    current: Value,
+    current_name: String,
+    update: Value,
+    update_name: String,
+}
+
+impl Controller {
+    async fn sync(&self, key: &str) -> Result<Next, String> {
+        let (ns, name) = split_key(key);
+        let Some(set) = self.sets.get(ns, name) else {
+            return Ok(Next::Done);
+        };
+        if is_deleting(&set) {
+            return Ok(Next::Done);
+        }
+        let mine = self.claim(&set).await?;
+        let revs = history::controlled(&self.revisions, &set);
+        let mut collisions = set
+            .pointer("/status/collisionCount")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        let data = identity::revision_data(&set);
+        let update = match history::ensure(
+            &self.api,
+            &self.revisions,
+            &set,
+            &data,
+            &revs,
+            &mut collisions,
+        )
+        .await
+        {
+            Ok(u) => u,
+            Err(e) => {
+                self.write_status(&set, |s| s["collisionCount"] = json!(collisions))
+                    .await?;
+                return Err(e);
+            }
+        };
+        let update_name = str_at(&update, "/metadata/name").to_string();
+        let current_name = str_at(&set, "/status/currentRevision");
+        let current = revs
+            .iter()
+            .find(|r| str_at(r, "/metadata/name") == current_name)
+            .map(|r| (**r).clone())
+            .unwrap_or_else(|| update.clone());
+        let r = Revisions {
+            current_name: str_at(&current, "/metadata/name").to_string(),
+            current: identity::apply_revision(&set, &current),
+            update: identity::apply_revision(&set, &update),
+            update_name,
+        };
+        let pass = self.update_pods(&set, &r, &mine).await;
+        let now = self.api.clock.now();
+        let mine = self.members(&set);
+        let next = status::compute(&set, &mine, &r.current_name, &r.update_name, now);
+        let observed = set["metadata"]["generation"].clone();
+        self.write_status(&set, |s| {
+            for (k, v) in next.as_object().into_iter().flatten() {
+                s[k] = v.clone();
+            }
+            s["observedGeneration"] = observed.clone();
+            s["collisionCount"] = json!(collisions);
+        })
+        .await?;
+        let mut live: Vec<&str> = mine.iter().map(|p| identity::revision_of(p)).collect();
+        live.extend([r.current_name.as_str(), r.update_name.as_str()]);
+        let revs = history::controlled(&self.revisions, &set);
+        let limit = set
+            .pointer("/spec/revisionHistoryLimit")
+            .and_then(Value::as_i64)
+            .unwrap_or(10);
+        history::truncate(&self.api, &self.revisions, &revs, &live, limit).await?;
+        pass?;
+        let min_ready = min_ready_seconds(&set);
+        let soonest = mine
+            .iter()
+            .filter_map(|p| pods::available_at(p, min_ready, now))
+            .min();
+        Ok(match soonest {
+            Some(at) => {
+                Next::After(self.api.clock.until(at) + std::time::Duration::from_millis(10))
+            }
+            None => Next::Done,
+        })
+    }
+
+    /// The set's Pods in the cache (controlled by it and named as its members).
+    fn members(&self, set: &Value) -> Vec<Arc<Value>> {
+        let (uid, name) = (str_at(set, "/metadata/uid"), str_at(set, "/metadata/name"));
+        self.pods
+            .list(Some(str_at(set, "/metadata/namespace")))
+            .into_iter()
+            .filter(|p| owners::controller_ref_to(p, uid) && ordinal(name, p).is_some())
+            .collect()
+    }
+
+    /// Claims the Pods the selector matches that are members of the set by name
+    /// (`isMemberOf`): adopts orphans, releases those no longer selected.
+    async fn claim(&self, set: &Value) -> Result<Vec<Arc<Value>>, String> {
+        let selector = set.pointer("/spec/selector").cloned().unwrap_or_default();
+        let (ns, name) = (
+            str_at(set, "/metadata/namespace"),
+            str_at(set, "/metadata/name"),
+        );
+        let uid = str_at(set, "/metadata/uid");
+        let mut mine = Vec::new();
+        for pod in self.pods.list(Some(ns)) {
+            if ordinal(name, &pod).is_none() {
+                continue;
+            }
+            let pod_name = str_at(&pod, "/metadata/name").to_string();
+            let decision = owners::claim(set, &selector, &pod);
+            match decision {
+                Claim::Keep => {
+                    mine.push(pod);
+                    continue;
+                }
+                Claim::Ignore => continue,
+                Claim::Adopt | Claim::Release => {}
+            }
+            let mutate = |p: &Value| match decision {
+                Claim::Adopt => owners::adopt(p, set),
+                _ => owners::release(p, uid),
+            };
+            let written = self
+                .api
+                .update(
+                    &self.pods,
+                    ns,
+                    &pod_name,
+                    Subresource::Main,
+                    |current| match mutate(current) {
+                        Some(next) => Mutation::Write(next),
+                        None => Mutation::Keep,
+                    },
+                )
+                .await
+                .map_err(|e| e.message)?;
+            if let Some(p) = written.filter(|p| owners::controller_ref_to(p, uid)) {
+                mine.push(Arc::new(p));
+            }
+        }
+        Ok(mine)
+    }
+
+    /// `updateStatefulSet`: creates, replaces and deletes Pods in the order the pod
+    /// management policy and the update strategy ask for.
+    async fn update_pods(
+        &self,
+        set: &Value,
+        r: &Revisions,
+        mine: &[Arc<Value>],
+    ) -> Result<(), String> {
+        let name = str_at(set, "/metadata/name");
+        let (start, count) = (identity::start(set), identity::replicas(set));
+        let mut replicas: Vec<Option<Arc<Value>>> = vec![None; count as usize];
+        let mut condemned = Vec::new();
+        for pod in mine {
+            let Some(ord) = ordinal(name, pod) else {
+                continue;
+            };
+            if (start..start + count).contains(&ord) {
+                replicas[(ord - start) as usize] = Some(pod.clone());
+            } else {
+                condemned.push((ord, pod.clone()));
+            }
+        }
+        condemned.sort_by_key(|c| std::cmp::Reverse(c.0));
+        let monotonic = str_at(set, "/spec/podManagementPolicy") != "Parallel";
+        let min_ready = min_ready_seconds(set);
+        let now = self.api.clock.now();
+        let healthy = |p: &Value| {
+            identity::running_and_ready(p)
+                && !is_deleting(p)
+                && pods::is_available(p, min_ready, now)
+        };
+        let rolling = str_at(set, "/spec/updateStrategy/type") != "OnDelete";
+        let partition = set
+            .pointer("/spec/updateStrategy/rollingUpdate/partition")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        for (i, slot) in replicas.iter().enumerate() {
+            let ord = start + i as i64;
+            match slot {
+                Some(pod) if finished(pod) => {
+                    // A failed or succeeded Pod is replaced.
+                    self.delete_pod(set, pod).await?;
+                    if monotonic {
+                        return Ok(());
+                    }
+                }
+                None => {
+                    let from_current = rolling && (i as i64) < partition;
+                    let (tpl, rev) = if from_current {
+                        (&r.current, &r.current_name)
+                    } else {
+                        (&r.update, &r.update_name)
+                    };
+                    self.create_claims(set, ord).await?;
+                    self.create_pod(set, new_pod(set, tpl, rev, ord)).await?;
+                    if monotonic {
+                        return Ok(());
+                    }
+                }
+                Some(pod) => {
+                    if monotonic && !healthy(pod) {
+                        // OrderedReady: wait for it before going on.
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        let first_unhealthy = replicas
+            .iter()
+            .flatten()
+            .chain(condemned.iter().map(|(_, p)| p))
+            .find(|p| !healthy(p))
+            .map(|p| str_at(p, "/metadata/uid").to_string());
+        for (ord, pod) in &condemned {
+            if is_deleting(pod) {
+                if monotonic {
+                    return Ok(());
+                }
+                continue;
+            }
+            if monotonic
+                && !healthy(pod)
+                && first_unhealthy.as_deref() != Some(str_at(pod, "/metadata/uid"))
+            {
+                return Ok(());
+            }
+            self.release_claims(set, pod, *ord).await?;
+            self.delete_pod(set, pod).await?;
+            if monotonic {
+                return Ok(());
+            }
+        }
+        if !rolling {
+            return Ok(());
+        }
+        for target in (partition.max(0)..count).rev() {
+            let Some(pod) = &replicas[target as usize] else {
+                continue;
+            };
+            if identity::revision_of(pod) != r.update_name && !is_deleting(pod) {
+                return self.delete_pod(set, pod).await;
+            }
+            if !healthy(pod) {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates the Pod's missing claims (`createPersistentVolumeClaims`).
+    async fn create_claims(&self, set: &Value, ord: i64) -> Result<(), String> {
+        let ns = str_at(set, "/metadata/namespace");
+        let pod_name = format!("{}-{ord}", str_at(set, "/metadata/name"));
+        for claim in identity::claims(set, ord) {
+            let claim_name = str_at(&claim, "/metadata/name").to_string();
+            if self.claims.get(ns, &claim_name).is_some() {
+                continue;
+            }
+            let what = format!(
+                "Claim {claim_name} Pod {pod_name} in StatefulSet {}",
+                str_at(set, "/metadata/name")
+            );
+            match self.api.create(&self.claims, ns, claim).await {
+                Ok(_) => {
+                    let msg = format!("create {what} success");
+                    self.api
+                        .event(set, "Normal", "SuccessfulCreate", &msg, COMPONENT)
+                        .await;
+                }
+                Err(e) if e.reason == "AlreadyExists" => {}
+                Err(e) => {
+                    let msg = format!("create {what} failed error: {}", e.message);
+                    self.api
+                        .event(set, "Warning", "FailedCreate", &msg, COMPONENT)
+                        .await;
+                    return Err(e.message);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `whenScaled: Delete`: a condemned Pod's claims become the Pod's, so that the
+    /// garbage collector deletes them with it.
+    async fn release_claims(&self, set: &Value, pod: &Value, ord: i64) -> Result<(), String> {
+        if str_at(set, "/spec/persistentVolumeClaimRetentionPolicy/whenScaled") != "Delete" {
+            return Ok(());
+        }
+        let ns = str_at(set, "/metadata/namespace");
+        let mut owner = owners::new_controller_ref(pod);
+        owner["controller"] = json!(false);
+        for claim in identity::claims(set, ord) {
+            let uid = owner["uid"].clone();
+            self.api
+                .update(
+                    &self.claims,
+                    ns,
+                    str_at(&claim, "/metadata/name"),
+                    Subresource::Main,
+                    |current| {
+                        let refs = current.pointer("/metadata/ownerReferences");
+                        if refs
+                            .and_then(Value::as_array)
+                            .is_some_and(|a| a.iter().any(|r| r["uid"] == uid))
+                        {
+                            return Mutation::Keep;
+                        }
+                        let mut c = current.clone();
+                        let mut list = refs.and_then(Value::as_array).cloned().unwrap_or_default();
+                        list.push(owner.clone());
+                        c["metadata"]["ownerReferences"] = Value::Array(list);
+                        Mutation::Write(c)
+                    },
+                )
+                .await
+                .map_err(|e| e.message)?;
+        }
+        Ok(())
+    }
+
+    async fn create_pod(&self, set: &Value, pod: Value) -> Result<(), String> {
+        let what = format!(
+            "Pod {} in StatefulSet {}",
+            str_at(&pod, "/metadata/name"),
+            str_at(set, "/metadata/name")
+        );
+        match self
+            .api
+            .create(&self.pods, str_at(set, "/metadata/namespace"), pod)
+            .await
+        {
+            Ok(_) => {
+                let msg = format!("create {what} successful");
+                self.api
+                    .event(set, "Normal", "SuccessfulCreate", &msg, COMPONENT)
+                    .await;
+                Ok(())
+            }
+            Err(e) if e.message.contains("because it is being terminated") => Ok(()),
+            Err(e) => {
+                let msg = format!("create {what} failed error: {}", e.message);
+                self.api
+                    .event(set, "Warning", "FailedCreate", &msg, COMPONENT)
+                    .await;
+                Err(e.message)
+            }
+        }
+    }
+
+    async fn delete_pod(&self, set: &Value, pod: &Value) -> Result<(), String> {
+        let what = format!(
+            "Pod {} in StatefulSet {}",
+            str_at(pod, "/metadata/name"),
+            str_at(set, "/metadata/name")
+        );
+        match self
+            .api
+            .delete(&self.pods, pod, DeleteOptions::default())
+            .await
+        {
+            Ok(()) => {
+                let msg = format!("delete {what} successful");
+                self.api
+                    .event(set, "Normal", "SuccessfulDelete", &msg, COMPONENT)
+                    .await;
+                Ok(())
+            }
+            Err(e) => {
+                let msg = format!("delete {what} failed error: {}", e.message);
+                self.api
+                    .event(set, "Warning", "FailedDelete", &msg, COMPONENT)
+                    .await;
+                Err(e.message)
+            }
+        }
+    }
+
+    /// Writes the status `edit` makes of the set's (when it changes anything).
+    async fn write_status(&self, set: &Value, edit: impl Fn(&mut Value)) -> Result<(), String> {
+        let mut next = set.get("status").cloned().unwrap_or_else(|| json!({}));
+        if !next.is_object() {
+            next = json!({});
+        }
+        edit(&mut next);
+        if set.get("status") == Some(&next) {
+            return Ok(());
+        }
+        let uid = set["metadata"]["uid"].clone();
+        let (ns, name) = (
+            str_at(set, "/metadata/namespace"),
+            str_at(set, "/metadata/name"),
+        );
+        self.api
+            .update(&self.sets, ns, name, Subresource::Status, |current| {
+                if current["metadata"]["uid"] != uid {
+                    return Mutation::Keep;
+                }
+                let mut obj = current.clone();
+                obj["status"] = next.clone();
+                Mutation::Write(obj)
+            })
+            .await
+            .map(|_| ())
+            .map_err(|e| e.message)
+    }
+}
+
+fn min_ready_seconds(set: &Value) -> i64 {
+    set.pointer("/spec/minReadySeconds")
+        .and_then(Value::as_i64)
+        .unwrap_or(0)
+}
