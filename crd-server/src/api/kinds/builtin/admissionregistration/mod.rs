@@ -416,6 +416,33 @@ pub(crate) fn is_cel_identifier(name: &str) -> bool {
         && !crd_runtime::cel::is_reserved(name)
 }
 
+/// The policies and bindings count generations of their spec.
+macro_rules! spec_generation {
+    ($($kind:ty),*) => {$(
+        impl crate::api::kinds::builtin::behaviour::Preparer for $kind {
+            fn prepare_for_create(&self, obj: &mut Value) {
+                generation_on_create(obj);
+            }
+
+            fn prepare_for_update(
+                &self,
+                new: &mut Value,
+                old: &Value,
+                sub: crate::api::kinds::Subresource,
+            ) {
+                generation_on_update(new, old, sub);
+            }
+        }
+    )*};
+}
+
+spec_generation!(
+    mutating_policies::MutatingPolicies,
+    mutating_policies::MutatingBindings,
+    validating_policies::ValidatingPolicies,
+    validating_policies::ValidatingBindings
+);
+
 /// The admission policies' and bindings' `PrepareForCreate`: generation 1 (the
 /// status controller compares it with `status.observedGeneration`).
 fn generation_on_create(obj: &mut Value) {
