@@ -18,15 +18,15 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::cache::{Event, Informer};
+use super::cache::Informer;
 use super::client::Mutation;
-use super::queue::Queue;
 use super::workload::owners::{self, Claim};
-use super::workload::{Api, MAX_RETRY, Next, history, pods, split_key, work};
+use super::workload::{
+    Api, Next, history, pods, queue_of, queue_owners, split_key, when_available, work_with_clock,
+};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
-use crate::api::selectors::label;
 use identity::{finished, new_pod, ordinal};
 
 /// The component its events come from.
@@ -52,64 +52,25 @@ pub async fn run(api: Api) {
     ) else {
         return;
     };
-    let queue = Arc::new(Queue::new(MAX_RETRY));
-    let q = queue.clone();
-    sets.subscribe(Arc::new(move |e: &Event| q.add(e.key.clone())));
-    let (q, by_selector) = (queue.clone(), sets.clone());
-    pod_informer.subscribe(Arc::new(move |e: &Event| {
-        for key in owners_of(&by_selector, e) {
-            q.add(key);
-        }
-    }));
-    let q = queue.clone();
-    revisions.subscribe(Arc::new(move |e: &Event| {
-        let rev = e.object();
-        if let Some(r) = owners::controller_ref(rev).filter(|r| r["kind"] == "StatefulSet") {
-            let ns = str_at(rev, "/metadata/namespace");
-            q.add(format!("{ns}/{}", r["name"].as_str().unwrap_or("")));
-        }
-    }));
+    let queue = queue_of(&sets);
+    queue_owners(&queue, &pod_informer, &sets, "StatefulSet", true);
+    queue_owners(&queue, &revisions, &sets, "StatefulSet", false);
     for i in [&sets, &pod_informer, &revisions, &claims] {
         i.synced().await;
     }
     let c = Arc::new(Controller {
-        api,
-        sets,
+        api: api.clone(),
+        sets: sets.clone(),
         pods: pod_informer,
         revisions,
         claims,
     });
-    work(queue, WORKERS, move |key: String| {
+    // A moved clock may make a Pod available (`minReadySeconds`).
+    work_with_clock(&api, sets, queue, WORKERS, move |key: String| {
         let c = c.clone();
         async move { c.sync(&key).await }
     })
     .await;
-}
-
-/// The sets a Pod change concerns: its controller, or for an orphan every set of its
-/// namespace that selects it.
-fn owners_of(sets: &Informer, e: &Event) -> Vec<String> {
-    let mut keys = Vec::new();
-    for pod in [e.old.as_deref(), e.new.as_deref()].into_iter().flatten() {
-        let ns = str_at(pod, "/metadata/namespace");
-        match owners::controller_ref(pod) {
-            Some(r) if r["kind"] == "StatefulSet" => {
-                keys.push(format!("{ns}/{}", r["name"].as_str().unwrap_or("")));
-            }
-            Some(_) => {}
-            None => {
-                let labels = pod.pointer("/metadata/labels").and_then(Value::as_object);
-                for set in sets.list(Some(ns)) {
-                    let sel = set.pointer("/spec/selector").unwrap_or(&Value::Null);
-                    if !label::is_empty(sel) && label::matches(sel, labels) {
-                        keys.push(crate::controllers::cache::key_of(&set));
-                    }
-                }
-            }
-        }
-    }
-    keys.dedup();
-    keys
 }
 
 /// The revisions a pass works with: the set as its current and as its update revision.
@@ -188,17 +149,11 @@ impl Controller {
             .unwrap_or(10);
         history::truncate(&self.api, &self.revisions, &revs, &live, limit).await?;
         pass?;
-        let min_ready = min_ready_seconds(&set);
-        let soonest = mine
-            .iter()
-            .filter_map(|p| pods::available_at(p, min_ready, now))
-            .min();
-        Ok(match soonest {
-            Some(at) => {
-                Next::After(self.api.clock.until(at) + std::time::Duration::from_millis(10))
-            }
-            None => Next::Done,
-        })
+        Ok(when_available(
+            &self.api.clock,
+            &mine,
+            min_ready_seconds(&set),
+        ))
     }
 
     /// The set's Pods in the cache (controlled by it and named as its members).

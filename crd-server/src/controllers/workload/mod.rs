@@ -203,6 +203,20 @@ pub async fn work_with_clock<F, Fut>(
     }
 }
 
+/// The pass after the first of `pods` that is ready but not yet available becomes
+/// available (ready for `min_ready` seconds on the server's clock); none: `Done`.
+pub fn when_available(clock: &Clock, pods: &[Arc<Value>], min_ready: i64) -> Next {
+    let now = clock.now();
+    let soonest = pods
+        .iter()
+        .filter_map(|p| pods::available_at(p, min_ready, now))
+        .min();
+    match soonest {
+        Some(at) => Next::After(clock.until(at) + Duration::from_millis(10)),
+        None => Next::Done,
+    }
+}
+
 /// The namespace and name of a queue key (`ns/name`; `name` alone: cluster-scoped).
 pub fn split_key(key: &str) -> (&str, &str) {
     key.split_once('/').unwrap_or(("", key))
