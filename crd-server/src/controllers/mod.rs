@@ -12,6 +12,7 @@ mod cache;
 pub mod client;
 mod clock;
 mod crd_cleanup;
+mod daemonset;
 mod deployment;
 mod election;
 mod gc;
@@ -150,6 +151,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "deployment" => tokio::spawn(deployment::run(with(deployment::COMPONENT))),
             "replicaset" => tokio::spawn(replicaset::run(with(replicaset::COMPONENT))),
             "job" => tokio::spawn(job::run(with(job::COMPONENT))),
+            "daemonset" => tokio::spawn(daemonset::run(with(daemonset::COMPONENT))),
             "statefulset" => tokio::spawn(statefulset::run(with(statefulset::COMPONENT))),
             "nodeipam" => tokio::spawn(nodes::ipam(with("node-ipam-controller"))),
             "scheduler" => tokio::spawn(scheduler::run(with(scheduler::COMPONENT))),

@@ -8,7 +8,7 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 11] = [
+pub const CONTROLLERS: [&str; 12] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
@@ -17,6 +17,7 @@ pub const CONTROLLERS: [&str; 11] = [
     "replicaset",
     "job",
     "statefulset",
+    "daemonset",
     "nodeipam",
     "scheduler",
     "kwok",
@@ -31,13 +32,14 @@ pub const LIFECYCLE: [&str; 4] = [
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 8] = [
+const ALIASES: [(&str, &str); 9] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
     ("replicaset-controller", "replicaset"),
     ("job-controller", "job"),
     ("statefulset-controller", "statefulset"),
+    ("daemonset-controller", "daemonset"),
     ("node-ipam-controller", "nodeipam"),
     ("kube-scheduler", "scheduler"),
 ];

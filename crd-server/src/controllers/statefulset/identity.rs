@@ -144,29 +144,6 @@ pub fn new_pod(owner: &Value, set: &Value, revision: &str, ordinal: i64) -> Valu
     pod
 }
 
-/// `getPatch`: what a revision records of a set — its template, to be replaced whole.
-pub fn revision_data(set: &Value) -> Value {
-    let mut template = set.pointer("/spec/template").cloned().unwrap_or_default();
-    if !template.is_object() {
-        template = json!({});
-    }
-    template["$patch"] = json!("replace");
-    json!({"spec": {"template": template}})
-}
-
-/// `ApplyRevision`: the set with the template a revision records.
-pub fn apply_revision(set: &Value, revision: &Value) -> Value {
-    let mut out = set.clone();
-    if let Some(t) = revision.pointer("/data/spec/template") {
-        let mut t = t.clone();
-        if let Some(m) = t.as_object_mut() {
-            m.remove("$patch");
-        }
-        out["spec"]["template"] = t;
-    }
-    out
-}
-
 /// `isRunningAndReady`.
 pub fn running_and_ready(pod: &Value) -> bool {
     pods::phase(pod) == "Running" && pods::is_ready(pod)

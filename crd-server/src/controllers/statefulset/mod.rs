@@ -20,10 +20,10 @@ use serde_json::{Value, json};
 
 use super::cache::Informer;
 use super::client::Mutation;
-use super::workload::owners::{self, Claim};
 use super::workload::{
     Api, Next, history, pods, queue_of, queue_owners, split_key, when_available, work_with_clock,
 };
+use super::workload::{claiming, owners};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
@@ -96,7 +96,7 @@ impl Controller {
             .pointer("/status/collisionCount")
             .and_then(Value::as_i64)
             .unwrap_or(0);
-        let data = identity::revision_data(&set);
+        let data = history::template_patch(&set);
         let update = match history::ensure(
             &self.api,
             &self.revisions,
@@ -123,8 +123,8 @@ impl Controller {
             .unwrap_or_else(|| update.clone());
         let r = Revisions {
             current_name: str_at(&current, "/metadata/name").to_string(),
-            current: identity::apply_revision(&set, &current),
-            update: identity::apply_revision(&set, &update),
+            current: history::apply(&set, &current),
+            update: history::apply(&set, &update),
             update_name,
         };
         let pass = self.update_pods(&set, &r, &mine).await;
@@ -133,9 +133,7 @@ impl Controller {
         let next = status::compute(&set, &mine, &r.current_name, &r.update_name, now);
         let observed = set["metadata"]["generation"].clone();
         self.write_status(&set, |s| {
-            for (k, v) in next.as_object().into_iter().flatten() {
-                s[k] = v.clone();
-            }
+            claiming::set_fields(s, &next);
             s["observedGeneration"] = observed.clone();
             s["collisionCount"] = json!(collisions);
         })
@@ -167,52 +165,16 @@ impl Controller {
     }
 
     /// Claims the Pods the selector matches that are members of the set by name
-    /// (`isMemberOf`): adopts orphans, releases those no longer selected.
+    /// (`isMemberOf`).
     async fn claim(&self, set: &Value) -> Result<Vec<Arc<Value>>, String> {
-        let selector = set.pointer("/spec/selector").cloned().unwrap_or_default();
-        let (ns, name) = (
-            str_at(set, "/metadata/namespace"),
-            str_at(set, "/metadata/name"),
-        );
-        let uid = str_at(set, "/metadata/uid");
-        let mut mine = Vec::new();
-        for pod in self.pods.list(Some(ns)) {
-            if ordinal(name, &pod).is_none() {
-                continue;
-            }
-            let pod_name = str_at(&pod, "/metadata/name").to_string();
-            let decision = owners::claim(set, &selector, &pod);
-            match decision {
-                Claim::Keep => {
-                    mine.push(pod);
-                    continue;
-                }
-                Claim::Ignore => continue,
-                Claim::Adopt | Claim::Release => {}
-            }
-            let mutate = |p: &Value| match decision {
-                Claim::Adopt => owners::adopt(p, set),
-                _ => owners::release(p, uid),
-            };
-            let written = self
-                .api
-                .update(
-                    &self.pods,
-                    ns,
-                    &pod_name,
-                    Subresource::Main,
-                    |current| match mutate(current) {
-                        Some(next) => Mutation::Write(next),
-                        None => Mutation::Keep,
-                    },
-                )
-                .await
-                .map_err(|e| e.message)?;
-            if let Some(p) = written.filter(|p| owners::controller_ref_to(p, uid)) {
-                mine.push(Arc::new(p));
-            }
-        }
-        Ok(mine)
+        let name = str_at(set, "/metadata/name");
+        let candidates = self
+            .pods
+            .list(Some(str_at(set, "/metadata/namespace")))
+            .into_iter()
+            .filter(|p| ordinal(name, p).is_some())
+            .collect();
+        claiming::claim(&self.api, &self.pods, set, candidates).await
     }
 
     /// `updateStatefulSet`: creates, replaces and deletes Pods in the order the pod
@@ -452,33 +414,8 @@ impl Controller {
         }
     }
 
-    /// Writes the status `edit` makes of the set's (when it changes anything).
     async fn write_status(&self, set: &Value, edit: impl Fn(&mut Value)) -> Result<(), String> {
-        let mut next = set.get("status").cloned().unwrap_or_else(|| json!({}));
-        if !next.is_object() {
-            next = json!({});
-        }
-        edit(&mut next);
-        if set.get("status") == Some(&next) {
-            return Ok(());
-        }
-        let uid = set["metadata"]["uid"].clone();
-        let (ns, name) = (
-            str_at(set, "/metadata/namespace"),
-            str_at(set, "/metadata/name"),
-        );
-        self.api
-            .update(&self.sets, ns, name, Subresource::Status, |current| {
-                if current["metadata"]["uid"] != uid {
-                    return Mutation::Keep;
-                }
-                let mut obj = current.clone();
-                obj["status"] = next.clone();
-                Mutation::Write(obj)
-            })
-            .await
-            .map(|_| ())
-            .map_err(|e| e.message)
+        claiming::write_status(&self.api, &self.sets, set, edit).await
     }
 }
 

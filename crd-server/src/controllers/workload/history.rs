@@ -39,6 +39,30 @@ pub fn name(owner: &str, hash: &str) -> String {
     format!("{prefix}-{hash}")
 }
 
+/// `getPatch`: what a revision records of its owner — the template, to be replaced
+/// whole (what `kubectl rollout undo` patches the owner with).
+pub fn template_patch(owner: &Value) -> Value {
+    let mut template = owner.pointer("/spec/template").cloned().unwrap_or_default();
+    if !template.is_object() {
+        template = json!({});
+    }
+    template["$patch"] = json!("replace");
+    json!({"spec": {"template": template}})
+}
+
+/// `ApplyRevision`: the owner with the template a revision records.
+pub fn apply(owner: &Value, revision: &Value) -> Value {
+    let mut out = owner.clone();
+    if let Some(t) = revision.pointer("/data/spec/template") {
+        let mut t = t.clone();
+        if let Some(m) = t.as_object_mut() {
+            m.remove("$patch");
+        }
+        out["spec"]["template"] = t;
+    }
+    out
+}
+
 /// The revision number of a ControllerRevision.
 pub fn number(rev: &Value) -> i64 {
     rev.get("revision").and_then(Value::as_i64).unwrap_or(0)

@@ -4,6 +4,7 @@
 //! ([`pods`]), controller references ([`owners`]), conditions ([`conditions`]),
 //! int-or-percent values ([`intstr`]).
 
+pub mod claiming;
 pub mod conditions;
 pub mod history;
 pub mod intstr;
