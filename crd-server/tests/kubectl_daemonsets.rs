@@ -110,7 +110,10 @@ fn placement(list: &Value) -> Vec<(String, String)> {
 }
 
 fn rollout_status(url: &str) -> String {
-    kubectl_ok(url, &["rollout", "status", "daemonset/agent", "--timeout=60s"])
+    kubectl_ok(
+        url,
+        &["rollout", "status", "daemonset/agent", "--timeout=60s"],
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -130,7 +133,10 @@ async fn daemonset_runs_everywhere_rolls_and_follows_nodes() {
         out.contains("daemon set \"agent\" successfully rolled out"),
         "{out}"
     );
-    let pods = json_of(&kubectl_ok(url, &["get", "pods", "-l", "app=agent", "-o", "json"]));
+    let pods = json_of(&kubectl_ok(
+        url,
+        &["get", "pods", "-l", "app=agent", "-o", "json"],
+    ));
     assert_eq!(
         placement(&pods),
         [
@@ -140,15 +146,20 @@ async fn daemonset_runs_everywhere_rolls_and_follows_nodes() {
     );
     let p = &pods["items"][0];
     assert_eq!(p["metadata"]["ownerReferences"][0]["kind"], "DaemonSet");
-    let field = &p["spec"]["affinity"]["nodeAffinity"]
-        ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchFields"]
-        [0];
+    let field = &p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        ["nodeSelectorTerms"][0]["matchFields"][0];
     assert_eq!(field["key"], "metadata.name");
     assert_eq!(field["values"][0], p["spec"]["nodeName"]);
     let tolerations = p["spec"]["tolerations"].to_string();
-    assert!(tolerations.contains("node.kubernetes.io/unreachable"), "{tolerations}");
+    assert!(
+        tolerations.contains("node.kubernetes.io/unreachable"),
+        "{tolerations}"
+    );
     // Nothing carries the ssd label yet.
-    let none = json_of(&kubectl_ok(url, &["get", "pods", "-l", "app=ssd-only", "-o", "json"]));
+    let none = json_of(&kubectl_ok(
+        url,
+        &["get", "pods", "-l", "app=ssd-only", "-o", "json"],
+    ));
     assert_eq!(placement(&none), []);
 
     // kube::Client reads the status the controller wrote.
@@ -165,35 +176,58 @@ async fn daemonset_runs_everywhere_rolls_and_follows_nodes() {
     assert_eq!(status.observed_generation, Some(1));
 
     // A node created later gets its Pods (both sets: it has the label).
-    kubectl_ok(url, &["create", "-f", &write(dir.path(), "node.yaml", NODE)]);
-    eventually(url, &["get", "pods", "-l", "app=agent"], "a pod on late-node", |v| {
-        placement(v).len() == 3
-            && v["items"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .all(|p| p["status"]["phase"] == "Running")
-    })
+    kubectl_ok(
+        url,
+        &["create", "-f", &write(dir.path(), "node.yaml", NODE)],
+    );
+    eventually(
+        url,
+        &["get", "pods", "-l", "app=agent"],
+        "a pod on late-node",
+        |v| {
+            placement(v).len() == 3
+                && v["items"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|p| p["status"]["phase"] == "Running")
+        },
+    )
     .await;
-    let ssd = eventually(url, &["get", "pods", "-l", "app=ssd-only"], "ssd pod", |v| {
-        placement(v).len() == 1
-    })
+    let ssd = eventually(
+        url,
+        &["get", "pods", "-l", "app=ssd-only"],
+        "ssd pod",
+        |v| placement(v).len() == 1,
+    )
     .await;
     assert_eq!(placement(&ssd)[0].0, "late-node");
     rollout_status(url);
 
     // A new template rolls node by node.
-    kubectl_ok(url, &["set", "image", "daemonset/agent", "agent=fluentd:v2"]);
+    kubectl_ok(
+        url,
+        &["set", "image", "daemonset/agent", "agent=fluentd:v2"],
+    );
     let out = rollout_status(url);
     assert!(out.contains("successfully rolled out"), "{out}");
-    let pods = eventually(url, &["get", "pods", "-l", "app=agent"], "v2 everywhere", |v| {
-        let p = placement(v);
-        p.len() == 3 && p.iter().all(|(_, image)| image == "fluentd:v2")
-    })
+    let pods = eventually(
+        url,
+        &["get", "pods", "-l", "app=agent"],
+        "v2 everywhere",
+        |v| {
+            let p = placement(v);
+            p.len() == 3 && p.iter().all(|(_, image)| image == "fluentd:v2")
+        },
+    )
     .await;
     assert_eq!(placement(&pods).len(), 3);
     let history = kubectl_ok(url, &["rollout", "history", "daemonset/agent"]);
-    let rows: Vec<&str> = history.lines().skip(2).filter(|l| !l.trim().is_empty()).collect();
+    let rows: Vec<&str> = history
+        .lines()
+        .skip(2)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
     assert_eq!(rows.len(), 2, "{history}");
     let out = kubectl_ok(url, &["rollout", "undo", "daemonset/agent"]);
     assert_eq!(out.trim(), "daemonset.apps/agent rolled back");
@@ -204,14 +238,24 @@ async fn daemonset_runs_everywhere_rolls_and_follows_nodes() {
     })
     .await;
     let history = kubectl_ok(url, &["rollout", "history", "daemonset/agent"]);
-    let rows: Vec<&str> = history.lines().skip(2).filter(|l| !l.trim().is_empty()).collect();
-    assert!(rows[0].starts_with('2') && rows[1].starts_with('3'), "{history}");
+    let rows: Vec<&str> = history
+        .lines()
+        .skip(2)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert!(
+        rows[0].starts_with('2') && rows[1].starts_with('3'),
+        "{history}"
+    );
 
     // The label goes: so does the ssd-only Pod.
     kubectl_ok(url, &["label", "node", "late-node", "disk-"]);
-    eventually(url, &["get", "pods", "-l", "app=ssd-only"], "ssd pod gone", |v| {
-        placement(v).is_empty()
-    })
+    eventually(
+        url,
+        &["get", "pods", "-l", "app=ssd-only"],
+        "ssd pod gone",
+        |v| placement(v).is_empty(),
+    )
     .await;
     let ds = eventually(url, &["get", "daemonset", "ssd-only"], "no desired", |v| {
         v["status"]["desiredNumberScheduled"] == 0

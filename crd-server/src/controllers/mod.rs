@@ -12,6 +12,7 @@ mod cache;
 pub mod client;
 mod clock;
 mod crd_cleanup;
+mod cronjob;
 mod daemonset;
 mod deployment;
 mod election;
@@ -152,6 +153,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "replicaset" => tokio::spawn(replicaset::run(with(replicaset::COMPONENT))),
             "job" => tokio::spawn(job::run(with(job::COMPONENT))),
             "daemonset" => tokio::spawn(daemonset::run(with(daemonset::COMPONENT))),
+            "cronjob" => tokio::spawn(cronjob::run(with(cronjob::COMPONENT))),
             "statefulset" => tokio::spawn(statefulset::run(with(statefulset::COMPONENT))),
             "nodeipam" => tokio::spawn(nodes::ipam(with("node-ipam-controller"))),
             "scheduler" => tokio::spawn(scheduler::run(with(scheduler::COMPONENT))),

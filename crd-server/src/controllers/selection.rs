@@ -8,7 +8,7 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 12] = [
+pub const CONTROLLERS: [&str; 13] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
@@ -18,6 +18,7 @@ pub const CONTROLLERS: [&str; 12] = [
     "job",
     "statefulset",
     "daemonset",
+    "cronjob",
     "nodeipam",
     "scheduler",
     "kwok",
@@ -32,7 +33,7 @@ pub const LIFECYCLE: [&str; 4] = [
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 9] = [
+const ALIASES: [(&str, &str); 10] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
@@ -40,6 +41,7 @@ const ALIASES: [(&str, &str); 9] = [
     ("job-controller", "job"),
     ("statefulset-controller", "statefulset"),
     ("daemonset-controller", "daemonset"),
+    ("cronjob-controller", "cronjob"),
     ("node-ipam-controller", "nodeipam"),
     ("kube-scheduler", "scheduler"),
 ];
