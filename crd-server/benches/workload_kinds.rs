@@ -38,7 +38,10 @@ async fn until(url: &str, t0: Instant, done: impl Fn(&Value) -> bool) -> f64 {
         if done(&v) {
             return t0.elapsed().as_secs_f64();
         }
-        assert!(t0.elapsed() < Duration::from_secs(300), "{url} took over 300 s");
+        assert!(
+            t0.elapsed() < Duration::from_secs(300),
+            "{url} took over 300 s"
+        );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
@@ -56,7 +59,10 @@ fn template(app: &str) -> Value {
 /// Seconds from the create of a StatefulSet to all its replicas ready.
 async fn statefulset(replicas: u32, policy: &str) -> f64 {
     let server = server(1).await;
-    let base = format!("{}/apis/apps/v1/namespaces/default/statefulsets", server.url());
+    let base = format!(
+        "{}/apis/apps/v1/namespaces/default/statefulsets",
+        server.url()
+    );
     let t0 = Instant::now();
     create(
         &base,
@@ -74,11 +80,20 @@ async fn statefulset(replicas: u32, policy: &str) -> f64 {
 /// Seconds from the create of a DaemonSet to a Pod available on each of `nodes`.
 async fn daemonset(nodes: u32) -> f64 {
     let server = server(nodes).await;
-    let base = format!("{}/apis/apps/v1/namespaces/default/daemonsets", server.url());
+    let base = format!(
+        "{}/apis/apps/v1/namespaces/default/daemonsets",
+        server.url()
+    );
     // The nodes first, as a cluster has them.
-    until(&format!("{}/api/v1/nodes", server.url()), Instant::now(), |v| {
-        v["items"].as_array().is_some_and(|n| n.len() == nodes as usize)
-    })
+    until(
+        &format!("{}/api/v1/nodes", server.url()),
+        Instant::now(),
+        |v| {
+            v["items"]
+                .as_array()
+                .is_some_and(|n| n.len() == nodes as usize)
+        },
+    )
     .await;
     let t0 = Instant::now();
     create(
@@ -124,7 +139,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn report(label: &str, runs: Vec<f64>) {
     let shown: Vec<String> = runs.iter().map(|r| format!("{r:.2}")).collect();
-    println!("{label}: median {:.2} s ({})", median(runs), shown.join(", "));
+    println!(
+        "{label}: median {:.2} s ({})",
+        median(runs),
+        shown.join(", ")
+    );
 }
 
 #[tokio::main]
@@ -151,5 +170,8 @@ async fn main() {
     for _ in 0..RUNS {
         runs.push(cronjobs(100).await);
     }
-    report("100 CronJobs due in one minute: clock moved to 100 Jobs", runs);
+    report(
+        "100 CronJobs due in one minute: clock moved to 100 Jobs",
+        runs,
+    );
 }

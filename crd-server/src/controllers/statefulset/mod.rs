@@ -10,6 +10,9 @@
 //! that `kubectl rollout status statefulset/NAME` reads it as upstream's.
 
 mod identity;
+mod ordering;
+#[cfg(test)]
+mod ordering_tests;
 mod status;
 #[cfg(test)]
 mod status_tests;
@@ -27,7 +30,8 @@ use super::workload::{claiming, owners};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
-use identity::{finished, new_pod, ordinal};
+use identity::{new_pod, ordinal};
+use ordering::Step;
 
 /// The component its events come from.
 pub const COMPONENT: &str = "statefulset-controller";
@@ -178,29 +182,13 @@ impl Controller {
     }
 
     /// `updateStatefulSet`: creates, replaces and deletes Pods in the order the pod
-    /// management policy and the update strategy ask for.
+    /// management policy and the update strategy ask for ([`ordering`]).
     async fn update_pods(
         &self,
         set: &Value,
         r: &Revisions,
         mine: &[Arc<Value>],
     ) -> Result<(), String> {
-        let name = str_at(set, "/metadata/name");
-        let (start, count) = (identity::start(set), identity::replicas(set));
-        let mut replicas: Vec<Option<Arc<Value>>> = vec![None; count as usize];
-        let mut condemned = Vec::new();
-        for pod in mine {
-            let Some(ord) = ordinal(name, pod) else {
-                continue;
-            };
-            if (start..start + count).contains(&ord) {
-                replicas[(ord - start) as usize] = Some(pod.clone());
-            } else {
-                condemned.push((ord, pod.clone()));
-            }
-        }
-        condemned.sort_by_key(|c| std::cmp::Reverse(c.0));
-        let monotonic = str_at(set, "/spec/podManagementPolicy") != "Parallel";
         let min_ready = min_ready_seconds(set);
         let now = self.api.clock.now();
         let healthy = |p: &Value| {
@@ -208,79 +196,38 @@ impl Controller {
                 && !is_deleting(p)
                 && pods::is_available(p, min_ready, now)
         };
-        let rolling = str_at(set, "/spec/updateStrategy/type") != "OnDelete";
-        let partition = set
-            .pointer("/spec/updateStrategy/rollingUpdate/partition")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        for (i, slot) in replicas.iter().enumerate() {
-            let ord = start + i as i64;
-            match slot {
-                Some(pod) if finished(pod) => {
-                    // A failed or succeeded Pod is replaced.
-                    self.delete_pod(set, pod).await?;
-                    if monotonic {
-                        return Ok(());
-                    }
-                }
-                None => {
-                    let from_current = rolling && (i as i64) < partition;
+        let params = ordering::Params {
+            set_name: str_at(set, "/metadata/name"),
+            start: identity::start(set),
+            replicas: identity::replicas(set),
+            monotonic: str_at(set, "/spec/podManagementPolicy") != "Parallel",
+            rolling: str_at(set, "/spec/updateStrategy/type") != "OnDelete",
+            partition: set
+                .pointer("/spec/updateStrategy/rollingUpdate/partition")
+                .and_then(Value::as_i64)
+                .unwrap_or(0),
+            update_revision: &r.update_name,
+        };
+        for step in ordering::plan(&params, mine, &healthy) {
+            match step {
+                Step::Create {
+                    ordinal,
+                    from_current,
+                } => {
                     let (tpl, rev) = if from_current {
                         (&r.current, &r.current_name)
                     } else {
                         (&r.update, &r.update_name)
                     };
-                    self.create_claims(set, ord).await?;
-                    self.create_pod(set, new_pod(set, tpl, rev, ord)).await?;
-                    if monotonic {
-                        return Ok(());
-                    }
+                    self.create_claims(set, ordinal).await?;
+                    self.create_pod(set, new_pod(set, tpl, rev, ordinal))
+                        .await?;
                 }
-                Some(pod) => {
-                    if monotonic && !healthy(pod) {
-                        // OrderedReady: wait for it before going on.
-                        return Ok(());
-                    }
+                Step::Replace(pod) | Step::Update(pod) => self.delete_pod(set, &pod).await?,
+                Step::Condemn { ordinal, pod } => {
+                    self.release_claims(set, &pod, ordinal).await?;
+                    self.delete_pod(set, &pod).await?;
                 }
-            }
-        }
-        let first_unhealthy = replicas
-            .iter()
-            .flatten()
-            .chain(condemned.iter().map(|(_, p)| p))
-            .find(|p| !healthy(p))
-            .map(|p| str_at(p, "/metadata/uid").to_string());
-        for (ord, pod) in &condemned {
-            if is_deleting(pod) {
-                if monotonic {
-                    return Ok(());
-                }
-                continue;
-            }
-            if monotonic
-                && !healthy(pod)
-                && first_unhealthy.as_deref() != Some(str_at(pod, "/metadata/uid"))
-            {
-                return Ok(());
-            }
-            self.release_claims(set, pod, *ord).await?;
-            self.delete_pod(set, pod).await?;
-            if monotonic {
-                return Ok(());
-            }
-        }
-        if !rolling {
-            return Ok(());
-        }
-        for target in (partition.max(0)..count).rev() {
-            let Some(pod) = &replicas[target as usize] else {
-                continue;
-            };
-            if identity::revision_of(pod) != r.update_name && !is_deleting(pod) {
-                return self.delete_pod(set, pod).await;
-            }
-            if !healthy(pod) {
-                return Ok(());
             }
         }
         Ok(())
