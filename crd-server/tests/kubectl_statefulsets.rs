@@ -4,9 +4,10 @@
 //! image` rolls every Pod to revision 2, `kubectl rollout history` lists both
 //! ControllerRevisions and `kubectl rollout undo` brings revision 1's template back as
 //! revision 3; a partition keeps the Pods below it at the old revision; `kubectl scale`
-//! deletes the highest ordinals and keeps their claims. With the simulated kubelet off
-//! the test plays it and sees OrderedReady wait for each Pod to be Ready before the
-//! next, where Parallel creates them all.
+//! deletes the highest ordinals and keeps their claims, unless the retention policy says
+//! `Delete` (then they go with the Pod scaled away and with the set). With the simulated
+//! kubelet off the test plays it and sees OrderedReady wait for each Pod to be Ready
+//! before the next, where Parallel creates them all.
 
 mod support;
 
@@ -293,6 +294,50 @@ async fn statefulset_rolls_out_updates_and_rolls_back() {
     .await;
     let claims = json_of(&kubectl_ok(url, &["get", "pvc", "-o", "json"]));
     assert_eq!(names(&claims), ["www-web-0", "www-web-1", "www-web-2"]);
+
+    // persistentVolumeClaimRetentionPolicy Delete: the claims go with a scaled-down Pod
+    // (owned by it) and with the set (owned by it).
+    let owned = WEB
+        .replace("name: web\n", "name: db\n")
+        .replace("serviceName: nginx", "serviceName: db")
+        .replace("replicas: 3", "replicas: 2\n  persistentVolumeClaimRetentionPolicy:\n    whenDeleted: Delete\n    whenScaled: Delete")
+        .replace("app: nginx", "app: db");
+    let owned = owned.split("---").nth(1).unwrap().to_string();
+    kubectl_ok(url, &["apply", "-f", &write(dir.path(), "db.yaml", &owned)]);
+    kubectl_ok(
+        url,
+        &["rollout", "status", "statefulset/db", "--timeout=60s"],
+    );
+    let claim = json_of(&kubectl_ok(url, &["get", "pvc", "www-db-1", "-o", "json"]));
+    assert_eq!(
+        claim["metadata"]["ownerReferences"][0]["kind"],
+        "StatefulSet"
+    );
+    kubectl_ok(url, &["scale", "statefulset/db", "--replicas=1"]);
+    let gone = |name: &'static str| {
+        move |v: &Value| {
+            !v["items"].as_array().unwrap().iter().any(|c| {
+                c["metadata"]["name"] == name && c["metadata"]["deletionTimestamp"].is_null()
+            })
+        }
+    };
+    eventually(
+        url,
+        &["get", "pvc"],
+        "www-db-1 deleted with db-1",
+        gone("www-db-1"),
+    )
+    .await;
+    kubectl_ok(url, &["delete", "statefulset", "db"]);
+    eventually(
+        url,
+        &["get", "pvc"],
+        "www-db-0 deleted with db",
+        gone("www-db-0"),
+    )
+    .await;
+    let claims = json_of(&kubectl_ok(url, &["get", "pvc", "-o", "json"]));
+    assert!(names(&claims).contains(&"www-web-2".to_string()));
 }
 
 const ORDERED: &str = r#"

@@ -266,8 +266,8 @@ impl Controller {
         Ok(())
     }
 
-    /// `whenScaled: Delete`: a condemned Pod's claims become the Pod's, so that the
-    /// garbage collector deletes them with it.
+    /// `whenScaled: Delete`: a condemned Pod's claims become the Pod's (and no longer
+    /// the set's), so that the garbage collector deletes them with it.
     async fn release_claims(&self, set: &Value, pod: &Value, ord: i64) -> Result<(), String> {
         if str_at(set, "/spec/persistentVolumeClaimRetentionPolicy/whenScaled") != "Delete" {
             return Ok(());
@@ -275,6 +275,7 @@ impl Controller {
         let ns = str_at(set, "/metadata/namespace");
         let mut owner = owners::new_controller_ref(pod);
         owner["controller"] = json!(false);
+        let set_uid = set["metadata"]["uid"].clone();
         for claim in identity::claims(set, ord) {
             let uid = owner["uid"].clone();
             self.api
@@ -284,17 +285,25 @@ impl Controller {
                     str_at(&claim, "/metadata/name"),
                     Subresource::Main,
                     |current| {
-                        let refs = current.pointer("/metadata/ownerReferences");
-                        if refs
+                        let refs: Vec<Value> = current
+                            .pointer("/metadata/ownerReferences")
                             .and_then(Value::as_array)
-                            .is_some_and(|a| a.iter().any(|r| r["uid"] == uid))
-                        {
+                            .cloned()
+                            .unwrap_or_default();
+                        // The Pod's instead of the set's (`updateClaimOwnerRefForSetAndPod`).
+                        let mut next: Vec<Value> = refs
+                            .iter()
+                            .filter(|r| r["uid"] != set_uid)
+                            .cloned()
+                            .collect();
+                        if !next.iter().any(|r| r["uid"] == uid) {
+                            next.push(owner.clone());
+                        }
+                        if next == refs {
                             return Mutation::Keep;
                         }
                         let mut c = current.clone();
-                        let mut list = refs.and_then(Value::as_array).cloned().unwrap_or_default();
-                        list.push(owner.clone());
-                        c["metadata"]["ownerReferences"] = Value::Array(list);
+                        c["metadata"]["ownerReferences"] = Value::Array(next);
                         Mutation::Write(c)
                     },
                 )
