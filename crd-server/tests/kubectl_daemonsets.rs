@@ -248,6 +248,29 @@ async fn daemonset_runs_everywhere_rolls_and_follows_nodes() {
         "{history}"
     );
 
+    let shown = kubectl_ok(
+        url,
+        &["rollout", "history", "daemonset/agent", "--revision=2"],
+    );
+    assert!(shown.contains("fluentd:v2"), "{shown}");
+    // A restart is a new template: every Pod replaced.
+    let out = kubectl_ok(url, &["rollout", "restart", "daemonset/agent"]);
+    assert_eq!(out.trim(), "daemonset.apps/agent restarted");
+    rollout_status(url);
+    eventually(
+        url,
+        &["get", "pods", "-l", "app=agent"],
+        "restarted pods",
+        |v| {
+            let items = v["items"].as_array().unwrap();
+            items.len() == 3
+                && items.iter().all(|p| {
+                    p["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"].is_string()
+                })
+        },
+    )
+    .await;
+
     // The label goes: so does the ssd-only Pod.
     kubectl_ok(url, &["label", "node", "late-node", "disk-"]);
     eventually(
