@@ -13,6 +13,8 @@ pub mod client;
 mod clock;
 mod clusterrole_aggregation;
 mod crd_cleanup;
+mod cronjob;
+mod daemonset;
 mod deployment;
 mod election;
 mod gc;
@@ -28,6 +30,7 @@ mod queue;
 mod replicaset;
 mod scheduler;
 mod selection;
+mod statefulset;
 mod volumes;
 mod workload;
 
@@ -153,6 +156,9 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "deployment" => tokio::spawn(deployment::run(with(deployment::COMPONENT))),
             "replicaset" => tokio::spawn(replicaset::run(with(replicaset::COMPONENT))),
             "job" => tokio::spawn(job::run(with(job::COMPONENT))),
+            "daemonset" => tokio::spawn(daemonset::run(with(daemonset::COMPONENT))),
+            "cronjob" => tokio::spawn(cronjob::run(with(cronjob::COMPONENT))),
+            "statefulset" => tokio::spawn(statefulset::run(with(statefulset::COMPONENT))),
             "nodeipam" => tokio::spawn(nodes::ipam(with("node-ipam-controller"))),
             "scheduler" => tokio::spawn(scheduler::run(with(scheduler::COMPONENT))),
             "kwok" => tokio::spawn(nodes::kwok(with(nodes::COMPONENT))),

@@ -17,7 +17,7 @@ use super::client::Mutation;
 use super::workload::owners::{self, Claim};
 use super::workload::pods;
 use super::workload::{
-    Api, Next, create_pods, delete_pods, queue_of, queue_owners, split_key, work,
+    Api, Next, create_pods, delete_pods, queue_of, queue_owners, split_key, when_available, work,
 };
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
@@ -86,7 +86,6 @@ impl Controller {
         } else {
             self.manage(&rs, &mine).await
         };
-        let now = self.api.clock.now();
         let next = status::calculate(&rs, &mine, manage.as_ref().err(), &self.api.clock);
         if status::changed(&rs, &next) {
             let mutate = |current: &Value| {
@@ -109,16 +108,7 @@ impl Controller {
             .pointer("/spec/minReadySeconds")
             .and_then(Value::as_i64)
             .unwrap_or(0);
-        let soonest = mine
-            .iter()
-            .filter_map(|p| pods::available_at(p, min_ready, now))
-            .min();
-        Ok(match soonest {
-            Some(at) => {
-                Next::After(self.api.clock.until(at) + std::time::Duration::from_millis(10))
-            }
-            None => Next::Done,
-        })
+        Ok(when_available(&self.api.clock, &mine, min_ready))
     }
 
     async fn adopt(&self, rs: &Value, pod: &Value) -> Result<Option<Value>, String> {

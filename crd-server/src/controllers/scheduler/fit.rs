@@ -86,7 +86,7 @@ fn labels(obj: &Value) -> Option<&Map<String, Value>> {
 }
 
 /// Whether one of the pod's tolerations tolerates `taint` (`ToleratesTaint`).
-fn tolerates(tolerations: &[Value], taint: &Value) -> bool {
+pub fn tolerates(tolerations: &[Value], taint: &Value) -> bool {
     tolerations.iter().any(|t| {
         let effect = str_at(t, "/effect");
         if !effect.is_empty() && effect != str_at(taint, "/effect") {
@@ -149,7 +149,7 @@ fn requirement(req: &Value, value_of: impl Fn(&str) -> Option<String>) -> bool {
 }
 
 /// `nodeSelector` and `requiredDuringSchedulingIgnoredDuringExecution` node affinity.
-fn affinity_matches(pod: &Value, node: &Value) -> bool {
+pub fn affinity_matches(pod: &Value, node: &Value) -> bool {
     let node_labels = labels(node);
     let label = |k: &str| {
         node_labels

@@ -5,7 +5,7 @@
 //! message and a `FailedScheduling` event, and is tried again when a node changes or
 //! a Pod leaves one.
 
-mod fit;
+pub mod fit;
 mod volumes;
 
 use std::collections::HashMap;

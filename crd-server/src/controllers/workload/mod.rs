@@ -4,7 +4,9 @@
 //! ([`pods`]), controller references ([`owners`]), conditions ([`conditions`]),
 //! int-or-percent values ([`intstr`]).
 
+pub mod claiming;
 pub mod conditions;
+pub mod history;
 pub mod intstr;
 pub mod owners;
 mod pod_control;
@@ -199,6 +201,20 @@ pub async fn work_with_clock<F, Fut>(
     tokio::select! {
         _ = work(queue, workers, sync) => {}
         _ = on_move => {}
+    }
+}
+
+/// The pass after the first of `pods` that is ready but not yet available becomes
+/// available (ready for `min_ready` seconds on the server's clock); none: `Done`.
+pub fn when_available(clock: &Clock, pods: &[Arc<Value>], min_ready: i64) -> Next {
+    let now = clock.now();
+    let soonest = pods
+        .iter()
+        .filter_map(|p| pods::available_at(p, min_ready, now))
+        .min();
+    match soonest {
+        Some(at) => Next::After(clock.until(at) + Duration::from_millis(10)),
+        None => Next::Done,
     }
 }
 

@@ -156,7 +156,6 @@ pub fn deletion_order(pods: &mut [std::sync::Arc<Value>], related: &[std::sync::
 
 #[cfg(test)]
 mod tests {
-    use super::super::owners::controller_ref_to;
     use super::*;
     use std::sync::Arc;
 
@@ -214,7 +213,7 @@ mod tests {
         let p = from_template(&template, owner, "web-1");
         assert_eq!(p["metadata"]["generateName"], "web-1-");
         assert_eq!(p["metadata"]["labels"]["app"], "web");
-        assert!(controller_ref_to(&p, "u1"));
+        assert_eq!(p["metadata"]["ownerReferences"][0]["uid"], "u1");
         assert!(is_active(&p));
     }
 }

@@ -14,7 +14,7 @@ mod apps;
 mod authentication;
 mod authorization;
 mod autoscaling;
-mod batch;
+pub(crate) mod batch;
 mod behaviour;
 mod catalog;
 mod checks;
