@@ -27,6 +27,7 @@ mod controllers;
 mod duration;
 pub mod faults;
 mod log;
+mod stages;
 pub mod server;
 pub mod store;
 pub mod testing;
@@ -40,4 +41,5 @@ pub use controllers::{
     CONTROLLERS, Clock, DEFAULT_CLUSTER_CIDR, LeaderElection, Selection as Controllers, Workloads,
 };
 pub use server::{RunningServer, app, start};
+pub use stages::StageSet;
 pub use testing::TestServer;
