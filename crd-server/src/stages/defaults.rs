@@ -7,7 +7,10 @@ use super::load::stages_of;
 /// The default stages' sources: file name and text.
 pub const SOURCES: &[(&str, &str)] = &[
     ("pod-ready.yaml", include_str!("default/pod-ready.yaml")),
-    ("pod-complete.yaml", include_str!("default/pod-complete.yaml")),
+    (
+        "pod-complete.yaml",
+        include_str!("default/pod-complete.yaml"),
+    ),
     ("pod-delete.yaml", include_str!("default/pod-delete.yaml")),
 ];
 

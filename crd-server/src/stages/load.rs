@@ -26,9 +26,15 @@ pub fn stages_of(source: &str, text: &str) -> Result<Vec<Stage>, String> {
                 api_version
             ));
         }
-        let name = doc.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+        let name = doc
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         if name.is_empty() {
-            return Err(format!("{source}: document {}: metadata.name: Required value", i + 1));
+            return Err(format!(
+                "{source}: document {}: metadata.name: Required value",
+                i + 1
+            ));
         }
         let stage = Stage::parse(doc)
             .map_err(|errs| format!("{source}: Stage {name:?}: {}", errs.strings().join(", ")))?;
@@ -42,8 +48,8 @@ pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<Stage>, String> {
     let mut out = Vec::new();
     for path in paths {
         for file in files_of(path)? {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| format!("{}: {e}", file.display()))?;
+            let text =
+                std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
             out.extend(stages_of(&file.display().to_string(), &text)?);
         }
     }

@@ -176,7 +176,9 @@ impl Stage {
                 &["Pod"],
             ));
         }
-        if let Some(group) = spec.pointer("/resourceRef/apiGroup").and_then(Value::as_str)
+        if let Some(group) = spec
+            .pointer("/resourceRef/apiGroup")
+            .and_then(Value::as_str)
             && !matches!(group, "" | "v1")
         {
             errs.push(FieldError::not_supported(
@@ -187,7 +189,11 @@ impl Stage {
         }
         let selector = selector(&spec["selector"], &spec_path.child("selector"), &mut errs);
         let weight = integer(&spec["weight"], &spec_path.child("weight"), &mut errs).unwrap_or(0);
-        let weight_from = from(&spec["weightFrom"], &spec_path.child("weightFrom"), &mut errs);
+        let weight_from = from(
+            &spec["weightFrom"],
+            &spec_path.child("weightFrom"),
+            &mut errs,
+        );
         let delay = (!spec["delay"].is_null())
             .then(|| delay(&spec["delay"], &spec_path.child("delay"), &mut errs));
         let next = then(&spec["next"], &spec_path.child("next"), &mut errs);
@@ -295,10 +301,19 @@ fn string_map(v: &Value, path: &Path, errs: &mut ErrorList) -> BTreeMap<String, 
 fn selector(v: &Value, path: &Path, errs: &mut ErrorList) -> Selector {
     let mut s = Selector {
         match_labels: string_map(&v["matchLabels"], &path.child("matchLabels"), errs),
-        match_annotations: string_map(&v["matchAnnotations"], &path.child("matchAnnotations"), errs),
+        match_annotations: string_map(
+            &v["matchAnnotations"],
+            &path.child("matchAnnotations"),
+            errs,
+        ),
         match_expressions: Vec::new(),
     };
-    for (i, e) in v["matchExpressions"].as_array().into_iter().flatten().enumerate() {
+    for (i, e) in v["matchExpressions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let p = path.child("matchExpressions").index(i);
         // kwok's newer form wraps the expression in `jq`.
         let (e, p) = if e["jq"].is_object() {
@@ -345,15 +360,23 @@ fn selector(v: &Value, path: &Path, errs: &mut ErrorList) -> Selector {
 
 fn delay(v: &Value, path: &Path, errs: &mut ErrorList) -> Delay {
     Delay {
-        duration_ms: integer(&v["durationMilliseconds"], &path.child("durationMilliseconds"), errs)
-            .unwrap_or(0),
+        duration_ms: integer(
+            &v["durationMilliseconds"],
+            &path.child("durationMilliseconds"),
+            errs,
+        )
+        .unwrap_or(0),
         duration_from: from(&v["durationFrom"], &path.child("durationFrom"), errs),
         jitter_ms: integer(
             &v["jitterDurationMilliseconds"],
             &path.child("jitterDurationMilliseconds"),
             errs,
         ),
-        jitter_from: from(&v["jitterDurationFrom"], &path.child("jitterDurationFrom"), errs),
+        jitter_from: from(
+            &v["jitterDurationFrom"],
+            &path.child("jitterDurationFrom"),
+            errs,
+        ),
     }
 }
 

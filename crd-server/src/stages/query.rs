@@ -103,7 +103,9 @@ fn part_of(text: &str) -> Result<Part, String> {
         } else if let Some((p, v)) = inner.split_once("!=") {
             (p, false, v)
         } else {
-            return Err(format!("bad select in {text:?}: only == and != are supported"));
+            return Err(format!(
+                "bad select in {text:?}: only == and != are supported"
+            ));
         };
         let value = literal(value.trim())
             .ok_or_else(|| format!("bad value {:?} in {text:?}", value.trim()))?;
@@ -128,7 +130,9 @@ fn steps(text: &str) -> Result<Vec<Step>, String> {
             '.' => {
                 i += 1;
                 let start = i;
-                while i < bytes.len() && (bytes[i].is_alphanumeric() || matches!(bytes[i], '_' | '-')) {
+                while i < bytes.len()
+                    && (bytes[i].is_alphanumeric() || matches!(bytes[i], '_' | '-'))
+                {
                     i += 1;
                 }
                 if i > start {

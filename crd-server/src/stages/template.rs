@@ -247,7 +247,9 @@ fn if_node(first: Pipe, items: &mut Items) -> Result<Node, String> {
 fn expect_end(items: &mut Items, keyword: &str) -> Result<Vec<Node>, String> {
     match block(items)? {
         (nodes, End::End) => Ok(nodes),
-        _ => Err(format!("{{{{{keyword}}}}}'s {{{{else}}}} has no {{{{end}}}}")),
+        _ => Err(format!(
+            "{{{{{keyword}}}}}'s {{{{else}}}} has no {{{{end}}}}"
+        )),
     }
 }
 
@@ -296,7 +298,9 @@ fn tokens(body: &str) -> Result<Vec<Tok>, String> {
                 out.push(Tok::Str(chars[i + 1..i + 1 + end].iter().collect()));
                 i += end + 2;
             }
-            _ if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) => {
+            _ if c.is_ascii_digit()
+                || (c == '-' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) =>
+            {
                 let start = i;
                 i += 1;
                 while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {

@@ -358,9 +358,7 @@ fn printf(format: &str, args: &[Value]) -> Result<String, String> {
         match (verb, arg) {
             (_, None) => out.push_str(&format!("%!{verb}(MISSING)")),
             ('s' | 'v' | 'd', Some(a)) => out.push_str(&to_text(a)),
-            ('q', Some(a)) => {
-                out.push_str(&serde_json::to_string(&to_text(a)).unwrap_or_default())
-            }
+            ('q', Some(a)) => out.push_str(&serde_json::to_string(&to_text(a)).unwrap_or_default()),
             (other, Some(_)) => return Err(format!("printf verb %{other} is not supported")),
         }
     }

@@ -234,9 +234,17 @@ impl Kubelet {
                 .event(pod, &event.type_, &event.reason, &message, COMPONENT)
                 .await;
         }
-        if next.finalizers_empty || !next.finalizers_add.is_empty() || !next.finalizers_remove.is_empty() {
-            self.write_finalizers(pod, &next.finalizers_add, &next.finalizers_remove, next.finalizers_empty)
-                .await?;
+        if next.finalizers_empty
+            || !next.finalizers_add.is_empty()
+            || !next.finalizers_remove.is_empty()
+        {
+            self.write_finalizers(
+                pod,
+                &next.finalizers_add,
+                &next.finalizers_remove,
+                next.finalizers_empty,
+            )
+            .await?;
         }
         if next.delete {
             return self.stop(pod).await;

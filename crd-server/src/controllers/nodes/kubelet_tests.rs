@@ -133,7 +133,10 @@ fn only_job_pods_complete_and_deleted_pods_are_removed() {
     let lifecycle = Lifecycle::new(&StageSet::default());
     let mut p = pod();
     p["status"]["phase"] = json!("Running");
-    assert!(lifecycle.choose(&p).is_none(), "a running Pod of no Job stays");
+    assert!(
+        lifecycle.choose(&p).is_none(),
+        "a running Pod of no Job stays"
+    );
     p["metadata"]["ownerReferences"] =
         json!([{"kind": "Job", "name": "j", "uid": "j", "controller": true}]);
     assert_eq!(lifecycle.choose(&p).unwrap().name, "pod-complete");

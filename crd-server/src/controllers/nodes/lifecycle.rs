@@ -53,11 +53,7 @@ impl Lifecycle {
         };
         let mut parsed = lock(&self.parsed);
         let objects = inf.list(None);
-        parsed.retain(|name, _| {
-            objects
-                .iter()
-                .any(|o| str_at(o, "/metadata/name") == name)
-        });
+        parsed.retain(|name, _| objects.iter().any(|o| str_at(o, "/metadata/name") == name));
         for obj in objects {
             let name = str_at(&obj, "/metadata/name").to_string();
             let rv = str_at(&obj, "/metadata/resourceVersion").to_string();
