@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use crd_server::TestServer;
+use crd_server::{StageSet, TestServer};
 use serde_json::Value;
 use support::{free_port, json_of, kubectl, kubectl_err, kubectl_ok, row, write};
 
@@ -396,6 +396,49 @@ async fn a_delayed_stage_waits_on_the_server_clock() {
             "pod/slow",
             "--timeout=20s",
         ],
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_test_server_takes_stages_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "slow.yaml", SLOW_START);
+    let stages = StageSet::load(&[file.into()]).expect("stages");
+    let server = TestServer::builder()
+        .workloads()
+        .stages(stages)
+        .start()
+        .await
+        .expect("server");
+    let url = server.url();
+    let url = url.as_str();
+    kubectl_ok(url, &["run", "slow", "--image=busybox"]);
+    let scheduled = eventually(100, || {
+        let pod = json_of(url, &["get", "pod", "slow"]);
+        !pod["spec"]["nodeName"].as_str().unwrap_or("").is_empty()
+    })
+    .await;
+    assert!(scheduled);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        json_of(url, &["get", "pod", "slow"])["status"]["phase"],
+        "Pending"
+    );
+    server.clock().advance(Duration::from_secs(601));
+    kubectl_ok(
+        url,
+        &[
+            "wait",
+            "--for=jsonpath={.status.phase}=Running",
+            "pod/slow",
+            "--timeout=20s",
+        ],
+    );
+    let pod = json_of(url, &["get", "pod", "slow"]);
+    assert!(
+        pod["status"]["podIP"]
+            .as_str()
+            .is_some_and(|ip| ip.starts_with("10.244.0."))
     );
 }
 

@@ -141,7 +141,7 @@ pub fn parse(text: &str) -> Result<Template, String> {
     let mut items = items.into_iter().peekable();
     match block(&mut items)? {
         (nodes, End::Eof) => Ok(Template { nodes }),
-        (_, End::End) => Err("unexpected {{end}}".into()),
+        (_, End::Close) => Err("unexpected {{end}}".into()),
         (_, _) => Err("unexpected {{else}}".into()),
     }
 }
@@ -174,7 +174,8 @@ type Items = std::iter::Peekable<std::vec::IntoIter<Item>>;
 /// How a block ended.
 enum End {
     Eof,
-    End,
+    /// `{{end}}`.
+    Close,
     Else,
     ElseIf(Vec<Tok>),
 }
@@ -197,7 +198,7 @@ fn block(items: &mut Items) -> Result<(Vec<Node>, End), String> {
             _ => "",
         };
         match keyword {
-            "end" if toks.len() == 1 => return Ok((nodes, End::End)),
+            "end" if toks.len() == 1 => return Ok((nodes, End::Close)),
             "else" => {
                 return match toks.get(1) {
                     None => Ok((nodes, End::Else)),
@@ -210,7 +211,7 @@ fn block(items: &mut Items) -> Result<(Vec<Node>, End), String> {
                 let p = pipe(&toks[1..])?;
                 let (body, end) = block(items)?;
                 let otherwise = match end {
-                    End::End => Vec::new(),
+                    End::Close => Vec::new(),
                     End::Else => expect_end(items, keyword)?,
                     _ => return Err(format!("{{{{{keyword}}}}} has no {{{{end}}}}")),
                 };
@@ -236,7 +237,7 @@ fn if_node(first: Pipe, items: &mut Items) -> Result<Node, String> {
         let (body, end) = block(items)?;
         branches.push((cond, body));
         match end {
-            End::End => return Ok(Node::If(branches, Vec::new())),
+            End::Close => return Ok(Node::If(branches, Vec::new())),
             End::Else => return Ok(Node::If(branches, expect_end(items, "if")?)),
             End::ElseIf(toks) => cond = pipe(&toks)?,
             End::Eof => return Err("{{if}} has no {{end}}".into()),
@@ -246,7 +247,7 @@ fn if_node(first: Pipe, items: &mut Items) -> Result<Node, String> {
 
 fn expect_end(items: &mut Items, keyword: &str) -> Result<Vec<Node>, String> {
     match block(items)? {
-        (nodes, End::End) => Ok(nodes),
+        (nodes, End::Close) => Ok(nodes),
         _ => Err(format!(
             "{{{{{keyword}}}}}'s {{{{else}}}} has no {{{{end}}}}"
         )),
