@@ -40,18 +40,21 @@ impl Query {
 
     /// Every value the query reaches in `obj` (`null`s left out).
     pub fn eval(&self, obj: &Value) -> Vec<Value> {
-        let mut current = vec![obj.clone()];
+        let mut current = vec![obj];
         for part in &self.stages {
             current = match part {
-                Part::Path(steps) => current.iter().flat_map(|v| walk(v, steps)).collect(),
+                Part::Path(steps) => current.into_iter().flat_map(|v| walk(v, steps)).collect(),
                 Part::Select(steps, equal, want) => current
                     .into_iter()
                     .filter(|v| walk(v, steps).iter().any(|got| same(got, want)) == *equal)
                     .collect(),
             };
         }
-        current.retain(|v| !v.is_null());
         current
+            .into_iter()
+            .filter(|v| !v.is_null())
+            .cloned()
+            .collect()
     }
 
     /// The first value reached, as text (a string as it is, others as JSON).
@@ -164,9 +167,9 @@ fn steps(text: &str) -> Result<Vec<Step>, String> {
     Ok(out)
 }
 
-fn walk(v: &Value, steps: &[Step]) -> Vec<Value> {
+fn walk<'a>(v: &'a Value, steps: &[Step]) -> Vec<&'a Value> {
     let Some((first, rest)) = steps.split_first() else {
-        return vec![v.clone()];
+        return vec![v];
     };
     match (first, v) {
         (Step::Field(f), Value::Object(o)) => o.get(f).map(|x| walk(x, rest)).unwrap_or_default(),

@@ -44,14 +44,15 @@ fn truth(v: &Value) -> bool {
     }
 }
 
-fn walk(mut v: Value, chain: &[String]) -> Value {
+fn walk(v: &Value, chain: &[String]) -> Value {
+    let mut at = v;
     for f in chain {
-        v = match v {
-            Value::Object(mut o) => o.remove(f).unwrap_or(Value::Null),
-            _ => Value::Null,
-        };
+        match at.get(f) {
+            Some(next) => at = next,
+            None => return Value::Null,
+        }
     }
-    v
+    at.clone()
 }
 
 impl Scope<'_> {
@@ -168,14 +169,13 @@ impl Scope<'_> {
 
     fn arg(&mut self, a: &Arg, dot: &Value) -> Result<Value, String> {
         match a {
-            Arg::Field(chain) => Ok(walk(dot.clone(), chain)),
+            Arg::Field(chain) => Ok(walk(dot, chain)),
             Arg::Var(name, chain) => {
-                let v = self
+                let (_, v) = self
                     .vars
                     .iter()
                     .rev()
                     .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone())
                     .ok_or_else(|| format!("undefined variable: {name}"))?;
                 Ok(walk(v, chain))
             }
@@ -183,7 +183,7 @@ impl Scope<'_> {
             Arg::Func(f) => self.call(f, Vec::new()),
             Arg::Sub(p, chain) => {
                 let v = self.pipe(p, dot)?;
-                Ok(walk(v, chain))
+                Ok(walk(&v, chain))
             }
         }
     }

@@ -33,7 +33,7 @@ fn default_stage(pod: &Value, now: &str) -> (String, Value) {
     let template = stage.next.status_template.as_ref().expect("a status");
     let text = render(template, pod, &Fake { pod, now }).unwrap();
     let rendered = crd_runtime::parse_documents("t", &text).unwrap().remove(0);
-    (stage.name, merge_status(&pod["status"], &rendered))
+    (stage.name.clone(), merge_status(&pod["status"], &rendered))
 }
 
 fn running_status(pod: &Value, _host: &str, _ip: &str, now: &str) -> Value {

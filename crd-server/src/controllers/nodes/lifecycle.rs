@@ -18,10 +18,10 @@ use crate::stages::{Delay, Stage, StageSet};
 
 /// The stages and the Pods' due times.
 pub struct Lifecycle {
-    base: Vec<Stage>,
+    base: Vec<Arc<Stage>>,
     objects: Mutex<Option<Arc<Informer>>>,
     /// Server Stages parsed, by name: (resourceVersion, the stage if it is valid).
-    parsed: Mutex<HashMap<String, (String, Option<Stage>)>>,
+    parsed: Mutex<HashMap<String, (String, Option<Arc<Stage>>)>>,
     /// (Pod uid, stage name) → when the stage is due.
     due: Mutex<HashMap<(String, String), DateTime<Utc>>>,
 }
@@ -33,7 +33,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Lifecycle {
     pub fn new(set: &StageSet) -> Lifecycle {
         Lifecycle {
-            base: set.stages(),
+            base: set.stages().into_iter().map(Arc::new).collect(),
             objects: Mutex::new(None),
             parsed: Mutex::new(HashMap::new()),
             due: Mutex::new(HashMap::new()),
@@ -46,8 +46,8 @@ impl Lifecycle {
     }
 
     /// Every stage, the server's replacing the kubelet's of the same name, by name.
-    pub fn stages(&self) -> Vec<Stage> {
-        let mut out: Vec<Stage> = self.base.clone();
+    pub fn stages(&self) -> Vec<Arc<Stage>> {
+        let mut out: Vec<Arc<Stage>> = self.base.clone();
         let Some(inf) = lock(&self.objects).clone() else {
             return out;
         };
@@ -60,7 +60,7 @@ impl Lifecycle {
             let entry = parsed.entry(name.clone()).or_insert((String::new(), None));
             if entry.0 != rv || rv.is_empty() {
                 // Validated at create: one that no longer parses is not run.
-                *entry = (rv, Stage::parse(&obj).ok());
+                *entry = (rv, Stage::parse(&obj).ok().map(Arc::new));
             }
             if let Some(stage) = &entry.1 {
                 out.retain(|s| s.name != name);
@@ -73,8 +73,8 @@ impl Lifecycle {
 
     /// The stage `pod` is at: among those matching, one chosen by weight (stable for
     /// one version of the Pod).
-    pub fn choose(&self, pod: &Value) -> Option<Stage> {
-        let matching: Vec<Stage> = self
+    pub fn choose(&self, pod: &Value) -> Option<Arc<Stage>> {
+        let matching: Vec<Arc<Stage>> = self
             .stages()
             .into_iter()
             .filter(|s| s.kind == "Pod" && s.selector.matches(pod))
