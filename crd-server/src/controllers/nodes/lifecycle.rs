@@ -16,12 +16,15 @@ use crate::controllers::cache::Informer;
 use crate::controllers::clock::parse_time;
 use crate::stages::{Delay, Stage, StageSet};
 
+/// A server Stage as last parsed: its resourceVersion, and the stage if it is valid.
+type Parsed = (String, Option<Arc<Stage>>);
+
 /// The stages and the Pods' due times.
 pub struct Lifecycle {
     base: Vec<Arc<Stage>>,
     objects: Mutex<Option<Arc<Informer>>>,
-    /// Server Stages parsed, by name: (resourceVersion, the stage if it is valid).
-    parsed: Mutex<HashMap<String, (String, Option<Arc<Stage>>)>>,
+    /// Server Stages parsed, by name.
+    parsed: Mutex<HashMap<String, Parsed>>,
     /// (Pod uid, stage name) → when the stage is due.
     due: Mutex<HashMap<(String, String), DateTime<Utc>>>,
 }
