@@ -28,6 +28,7 @@ mod duration;
 pub mod faults;
 mod log;
 pub mod server;
+mod stages;
 pub mod store;
 pub mod testing;
 pub mod tls;
@@ -40,4 +41,5 @@ pub use controllers::{
     CONTROLLERS, Clock, DEFAULT_CLUSTER_CIDR, LeaderElection, Selection as Controllers, Workloads,
 };
 pub use server::{RunningServer, app, start};
+pub use stages::StageSet;
 pub use testing::TestServer;

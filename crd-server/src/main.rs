@@ -98,6 +98,10 @@ struct Args {
     /// The CIDR nodes' podCIDRs and Pod IPs come from (kube-controller-manager's flag).
     #[arg(long, value_name = "CIDR", default_value = crd_server::DEFAULT_CLUSTER_CIDR)]
     cluster_cidr: String,
+    /// kwok Stage files (or directories of them) for the simulated kubelet's Pods; they
+    /// replace kwok's default pod stages (may repeat). An invalid one exits with 2.
+    #[arg(long, value_name = "PATH")]
+    stages: Vec<PathBuf>,
     /// Elect a leader among the replicas sharing the store before running the
     /// controllers (kube-controller-manager's flag; `--leader-elect=false` to run them
     /// at once).
@@ -155,6 +159,14 @@ macro_rules! say {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    // Refused as a bad flag is (exit 2), before anything starts.
+    let stages = match crd_server::StageSet::load(&args.stages) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: --stages: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         // Requests may nest 10,000 levels (the API server's JSON limit); every walk of
         // such an object (decode, admission, managed fields, encoding, drop) runs on
@@ -171,7 +183,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(args)) {
+    match runtime.block_on(run(args, stages)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -180,7 +192,7 @@ fn main() -> ExitCode {
     }
 }
 
-async fn run(args: Args) -> Result<(), String> {
+async fn run(args: Args, stages: crd_server::StageSet) -> Result<(), String> {
     let store = if args.in_memory {
         StoreConfig::InMemory
     } else if !args.etcd_servers.is_empty() {
@@ -240,6 +252,7 @@ async fn run(args: Args) -> Result<(), String> {
         workloads: crd_server::Workloads {
             nodes: args.nodes,
             cluster_cidr: args.cluster_cidr,
+            stages,
             ..crd_server::Workloads::default()
         },
         leader_election: LeaderElection {

@@ -185,6 +185,13 @@ impl TestServerBuilder {
         self
     }
 
+    /// The simulated kubelet's pod stages (`--stages`): kwok Stages loaded with
+    /// [`StageSet::load`](crate::StageSet::load), replacing kwok's default ones.
+    pub fn stages(mut self, stages: crate::StageSet) -> Self {
+        self.workloads.stages = stages;
+        self
+    }
+
     /// Uses the embedded durable store in a temporary directory instead of memory.
     pub fn durable(mut self) -> Self {
         self.durable = true;

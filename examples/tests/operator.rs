@@ -12,7 +12,7 @@ use crd_toolkit_examples::operator::leader::{LEASE_NAME, run_elected};
 use crd_toolkit_examples::operator::{Context, FINALIZER, StaticSite, StaticSiteSpec};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Node};
+use k8s_openapi::api::core::v1::{ConfigMap, Node, Pod};
 use k8s_openapi::api::events::v1::Event;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams};
 use kube::runtime::wait::{Condition, await_condition, conditions};
@@ -284,7 +284,6 @@ async fn a_rollout_that_cannot_progress_is_reported() {
     let ns = server.namespace().await.expect("namespace");
     let client = server.client();
     let sites: Api<StaticSite> = Api::namespaced(client.clone(), &ns);
-    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
     let nodes: Api<Node> = Api::all(client.clone());
     let operator = start_operator(client.clone(), &ns, "replica-a");
     sites
@@ -313,6 +312,16 @@ async fn a_rollout_that_cannot_progress_is_reported() {
         )
         .await
         .expect("new image");
+    stall_is_reported(server.clock(), &client, &ns).await;
+    operator.stop().await;
+}
+
+/// The new image's rollout is under way and cannot finish: past the default progress
+/// deadline (600 s, on the moved server clock) the Deployment says
+/// `ProgressDeadlineExceeded` and the operator reports it on the site and in an Event.
+async fn stall_is_reported(clock: &crd_server::Clock, client: &Client, ns: &str) {
+    let sites: Api<StaticSite> = Api::namespaced(client.clone(), ns);
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), ns);
     wait_for(
         &deployments,
         "blog",
@@ -330,7 +339,7 @@ async fn a_rollout_that_cannot_progress_is_reported() {
     )
     .await;
     // Past the default progress deadline (600 s).
-    server.clock().advance(Duration::from_secs(601));
+    clock.advance(Duration::from_secs(601));
     let stalled = wait_for(
         &deployments,
         "blog",
@@ -376,7 +385,7 @@ async fn a_rollout_that_cannot_progress_is_reported() {
     assert_eq!(ready.status, "False");
     assert_eq!(ready.message, format!("1/1 copies available: {message}"));
     // The operator publishes its Event right after the status: bounded polling.
-    let events: Api<Event> = Api::namespaced(client.clone(), &ns);
+    let events: Api<Event> = Api::namespaced(client.clone(), ns);
     let mut listed = Vec::new();
     for _ in 0..100 {
         listed = events
@@ -391,8 +400,125 @@ async fn a_rollout_that_cannot_progress_is_reported() {
     }
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0].type_.as_deref(), Some("Warning"));
+}
+
+/// A rollout whose new Pods start but never get Ready — a kwok Stage crash-loops the
+/// new image's containers — times out and is reported as above.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rollout_whose_pods_never_get_ready_is_reported() {
+    let server = TestServer::builder()
+        .crd(StaticSite::crd())
+        .workloads()
+        .start()
+        .await
+        .expect("server");
+    let ns = server.namespace().await.expect("namespace");
+    let client = server.client();
+    let sites: Api<StaticSite> = Api::namespaced(client.clone(), &ns);
+    let operator = start_operator(client.clone(), &ns, "replica-a");
+    sites
+        .create(
+            &PostParams::default(),
+            &StaticSite::new("blog", site(&[("index.html", "blog")], 1)),
+        )
+        .await
+        .expect("create site");
+    wait_for(&sites, "blog", "Ready=True", ready_is("True")).await;
+
+    // The new image crash-loops: far heavier than the default pod-ready stage, so
+    // kwok's weighted choice takes it (and once applied, pod-ready no longer matches).
+    let gvk = kube::api::GroupVersionKind::gvk("kwok.x-k8s.io", "v1alpha1", "Stage");
+    let resource = kube::api::ApiResource::from_gvk_with_plural(&gvk, "stages");
+    let stages: Api<kube::api::DynamicObject> = Api::all_with(client.clone(), &resource);
+    let stage: kube::api::DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "kwok.x-k8s.io/v1alpha1",
+        "kind": "Stage",
+        "metadata": {"name": "bad-image-crash-loops"},
+        "spec": {
+            "resourceRef": {"apiGroup": "v1", "kind": "Pod"},
+            "selector": {"matchExpressions": [
+                {"key": ".metadata.deletionTimestamp", "operator": "DoesNotExist"},
+                {"key": ".spec.containers.[].image", "operator": "In", "values": ["nginx:1.28"]},
+                {"key": ".status.containerStatuses.[].state.waiting.reason",
+                 "operator": "DoesNotExist"},
+            ]},
+            "weight": 1_000_000,
+            "next": {"statusTemplate": CRASH_LOOP},
+        },
+    }))
+    .expect("a Stage");
+    let mut created = false;
+    for _ in 0..100 {
+        // The kwok controller installs the Stage kind as it starts: bounded retries.
+        if stages.create(&PostParams::default(), &stage).await.is_ok() {
+            created = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(created, "the Stage was never created");
+    sites
+        .patch(
+            "blog",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"image": "nginx:1.28"}})),
+        )
+        .await
+        .expect("new image");
+    stall_is_reported(server.clock(), &client, &ns).await;
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &ns);
+    let crashing = pods
+        .list(&ListParams::default())
+        .await
+        .expect("pods")
+        .items
+        .into_iter()
+        .filter(|p| {
+            p.status
+                .as_ref()
+                .and_then(|s| s.container_statuses.as_ref())
+                .and_then(|c| c.first())
+                .and_then(|c| c.state.as_ref())
+                .and_then(|s| s.waiting.as_ref())
+                .and_then(|w| w.reason.as_deref())
+                == Some("CrashLoopBackOff")
+        })
+        .count();
+    assert_eq!(crashing, 1);
     operator.stop().await;
 }
+
+/// The crash loop's status (kwok's template).
+const CRASH_LOOP: &str = r#"
+{{- $now := Now }}
+phase: Running
+conditions:
+- type: Ready
+  status: "False"
+  reason: ContainersNotReady
+  lastProbeTime: null
+  lastTransitionTime: {{ $now | Quote }}
+- type: ContainersReady
+  status: "False"
+  reason: ContainersNotReady
+  lastProbeTime: null
+  lastTransitionTime: {{ $now | Quote }}
+hostIP: {{ NodeIP | Quote }}
+podIP: {{ PodIP | Quote }}
+startTime: {{ StartTime | Quote }}
+containerStatuses:
+{{- range .spec.containers }}
+- name: {{ .name | Quote }}
+  image: {{ .image | Quote }}
+  imageID: ""
+  ready: false
+  started: false
+  restartCount: 3
+  state:
+    waiting:
+      reason: CrashLoopBackOff
+{{- end }}
+"#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_lease_holder_reconciles_and_the_other_takes_over() {

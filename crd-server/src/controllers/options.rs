@@ -16,6 +16,8 @@ pub struct Workloads {
     pub cluster_cidr: String,
     /// The controllers' clock (a test can move it).
     pub clock: Clock,
+    /// `--stages`: the simulated kubelet's pod stages (kwok's defaults unless loaded).
+    pub stages: crate::stages::StageSet,
 }
 
 impl Default for Workloads {
@@ -24,6 +26,7 @@ impl Default for Workloads {
             nodes: 1,
             cluster_cidr: DEFAULT_CLUSTER_CIDR.into(),
             clock: Clock::new(),
+            stages: crate::stages::StageSet::default(),
         }
     }
 }

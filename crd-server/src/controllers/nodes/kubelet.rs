@@ -1,17 +1,20 @@
-//! The simulated kubelet: kwok's default (`fast`) pod stages for the Pods bound to a
-//! simulated node — `pod-ready` (Running and Ready, with container statuses, a Pod IP
-//! from the node's `podCIDR` and the node's IP as host IP), `pod-complete` (the Pods
-//! of a Job succeed once running) and `pod-delete` (a Pod being deleted is removed
-//! once its containers are stopped: the kubelet's final delete with a grace period of
-//! zero, so a Pod's finalizers still hold it).
+//! The simulated kubelet: the Pods bound to a simulated node move through kwok's
+//! Stages ([`lifecycle`](super::lifecycle)) — by default kwok's `pod-ready` (Running
+//! and Ready, with container statuses, a Pod IP from the node's `podCIDR` and the
+//! node's IP as host IP), `pod-complete` (the Pods of a Job succeed once running) and
+//! `pod-delete` (a Pod being deleted is removed once its containers are stopped: the
+//! kubelet's final delete with a grace period of zero, so a Pod's finalizers still
+//! hold it); `--stages` files and the server's Stage objects change that.
 
 use std::collections::{BTreeSet, HashMap};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use super::COMPONENT;
 use super::cidr::Cidr;
+use super::lifecycle::{Lifecycle, merge_status};
 use super::{internal_ip, is_simulated};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
@@ -19,8 +22,9 @@ use crate::api::request::DeleteOptions;
 use crate::controllers::cache::{Event, Informer, key_of};
 use crate::controllers::client::Mutation;
 use crate::controllers::queue::Queue;
-use crate::controllers::workload::owners::controller_ref;
-use crate::controllers::workload::{Api, MAX_RETRY, Next, split_key, work};
+use crate::controllers::workload::{Api, MAX_RETRY, Next, split_key, work_with_clock};
+use crate::stages::Stage;
+use crate::stages::template::{Host, render};
 
 /// Where kwok takes Pod IPs from when the node has no `podCIDR` (its `--cidr`).
 const FALLBACK_CIDR: &str = "10.0.0.0/24";
@@ -39,16 +43,36 @@ struct Kubelet {
     nodes: Arc<Informer>,
     pods: Arc<Informer>,
     addresses: Mutex<Addresses>,
+    lifecycle: Lifecycle,
 }
 
 /// Runs the kubelet of every simulated node until aborted.
-pub async fn run(api: Api, nodes: Arc<Informer>, pods: Arc<Informer>) {
+pub async fn run(
+    api: Api,
+    nodes: Arc<Informer>,
+    pods: Arc<Informer>,
+    stages: Option<Arc<Informer>>,
+) {
     let queue = Arc::new(Queue::new(MAX_RETRY));
+    let lifecycle = Lifecycle::new(&api.workloads.stages);
+    if let Some(stages) = &stages {
+        lifecycle.watch(stages.clone());
+        // A Stage created, changed or deleted applies to every Pod at once.
+        let (q, p) = (queue.clone(), pods.clone());
+        stages.subscribe(Arc::new(move |_: &Event| {
+            for pod in p.list(None) {
+                if !str_at(&pod, "/spec/nodeName").is_empty() {
+                    q.add(key_of(&pod));
+                }
+            }
+        }));
+    }
     let c = Arc::new(Kubelet {
-        api,
+        api: api.clone(),
         nodes: nodes.clone(),
         pods: pods.clone(),
         addresses: Mutex::new(Addresses::default()),
+        lifecycle,
     });
     // Weak: the informer outlives this task in the cache, and a strong reference from its
     // handler back to the kubelet (and so to the cache and the store) would keep the
@@ -60,6 +84,7 @@ pub async fn run(api: Api, nodes: Arc<Informer>, pods: Arc<Informer>) {
         None => {
             if let Some(k) = k.upgrade() {
                 k.release(e.object());
+                k.lifecycle.done(str_at(e.object(), "/metadata/uid"));
             }
         }
     }));
@@ -81,19 +106,18 @@ pub async fn run(api: Api, nodes: Arc<Informer>, pods: Arc<Informer>) {
     }));
     pods.synced().await;
     nodes.synced().await;
+    if let Some(stages) = &stages {
+        stages.synced().await;
+    }
     for pod in pods.list(None) {
         c.remember(&pod);
     }
-    work(queue, WORKERS, move |key: String| {
+    // A delay is counted on the server's clock: moving it brings the waiting Pods back.
+    work_with_clock(&api, pods, queue, WORKERS, move |key: String| {
         let c = c.clone();
         async move { c.sync(&key).await }
     })
     .await;
-}
-
-/// Whether a Job controls the pod (kwok's `pod-complete` selector).
-fn owned_by_job(pod: &Value) -> bool {
-    controller_ref(pod).is_some_and(|r| r["kind"] == "Job")
 }
 
 impl Kubelet {
@@ -170,45 +194,130 @@ impl Kubelet {
         if !is_simulated(&node) {
             return Ok(Next::Done);
         }
-        if is_deleting(&pod) {
-            return self.stop(&pod).await;
-        }
-        let phase = str_at(&pod, "/status/phase");
-        if matches!(phase, "Succeeded" | "Failed") {
-            return Ok(Next::Done);
-        }
         let Some(host_ip) = internal_ip(&node).map(str::to_string) else {
             // The node's status is not in place yet: its update brings the pod back.
             return Ok(Next::Done);
         };
-        if pod.pointer("/status/podIP").is_none() || phase != "Running" {
-            let pod_ip = if pod.pointer("/spec/hostNetwork") == Some(&Value::Bool(true)) {
-                host_ip.clone()
-            } else {
-                match self.assign(&pod, &node) {
-                    Some(ip) => ip,
-                    None => {
-                        return Err(format!(
-                            "no free IP in the range of node {}",
-                            str_at(&node, "/metadata/name")
-                        ));
-                    }
-                }
-            };
-            let now = self.api.clock.timestamp();
-            return self
-                .write_status(&pod, |current| {
-                    running_status(current, &host_ip, &pod_ip, &now)
-                })
+        let uid = str_at(&pod, "/metadata/uid").to_string();
+        let Some(stage) = self.lifecycle.choose(&pod) else {
+            self.lifecycle.done(&uid);
+            return Ok(Next::Done);
+        };
+        let now = self.api.clock.now();
+        let due = self.lifecycle.due_at(&stage, &pod, now);
+        if due > now {
+            return Ok(Next::After(self.api.clock.until(due)));
+        }
+        self.lifecycle.done(&uid);
+        let host = PodHost {
+            kubelet: self,
+            pod: &pod,
+            node: &node,
+            host_ip: &host_ip,
+            now: self.api.clock.timestamp(),
+        };
+        let next = self.apply(&stage, &pod, &host).await?;
+        if stage.immediate_next_stage {
+            // kwok's `immediateNextStage`: the next stage is looked for at once.
+            return Ok(Next::After(std::time::Duration::ZERO));
+        }
+        Ok(next)
+    }
+
+    /// A stage's `next`: its Event, finalizers, delete or status.
+    async fn apply(&self, stage: &Stage, pod: &Value, host: &PodHost<'_>) -> Result<Next, String> {
+        let failed = |e: String| format!("Stage {:?}: {e}", stage.name);
+        let next = &stage.next;
+        if let Some(event) = &next.event {
+            let message = render(&event.message, pod, host).map_err(failed)?;
+            self.api
+                .event(pod, &event.type_, &event.reason, &message, COMPONENT)
                 .await;
         }
-        if owned_by_job(&pod) {
-            let now = self.api.clock.timestamp();
+        if next.finalizers_empty
+            || !next.finalizers_add.is_empty()
+            || !next.finalizers_remove.is_empty()
+        {
+            self.write_finalizers(
+                pod,
+                &next.finalizers_add,
+                &next.finalizers_remove,
+                next.finalizers_empty,
+            )
+            .await?;
+        }
+        if next.delete {
+            return self.stop(pod).await;
+        }
+        if let Some(template) = &next.status_template {
+            let text = render(template, pod, host).map_err(failed)?;
+            let source = format!("the statusTemplate of Stage {:?}", stage.name);
+            let rendered = crd_runtime::parse_documents(&source, &text)
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .next()
+                .unwrap_or(Value::Null);
+            if !rendered.is_object() && !rendered.is_null() {
+                return Err(failed("the statusTemplate does not make a map".into()));
+            }
             return self
-                .write_status(&pod, |current| succeeded_status(current, &now))
+                .write_status(pod, |current| merge_status(&current["status"], &rendered))
                 .await;
         }
         Ok(Next::Done)
+    }
+
+    async fn write_finalizers(
+        &self,
+        pod: &Value,
+        add: &[String],
+        remove: &[String],
+        empty: bool,
+    ) -> Result<(), String> {
+        let uid = pod["metadata"]["uid"].clone();
+        let (ns, name) = (
+            str_at(pod, "/metadata/namespace"),
+            str_at(pod, "/metadata/name"),
+        );
+        let mutate = |current: &Value| {
+            if current["metadata"]["uid"] != uid {
+                return Mutation::Keep;
+            }
+            let mut finalizers: Vec<String> = if empty {
+                Vec::new()
+            } else {
+                current["metadata"]["finalizers"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|f| f.as_str().map(str::to_string))
+                    .filter(|f| !remove.contains(f))
+                    .collect()
+            };
+            for f in add {
+                if !finalizers.contains(f) {
+                    finalizers.push(f.clone());
+                }
+            }
+            let mut next = current.clone();
+            if finalizers.is_empty() {
+                if let Some(meta) = next["metadata"].as_object_mut() {
+                    meta.remove("finalizers");
+                }
+            } else {
+                next["metadata"]["finalizers"] = json!(finalizers);
+            }
+            if next == *current {
+                Mutation::Keep
+            } else {
+                Mutation::Write(next)
+            }
+        };
+        self.api
+            .update(&self.pods, ns, name, Subresource::Main, mutate)
+            .await
+            .map_err(|e| e.message)?;
+        Ok(())
     }
 
     async fn write_status(
@@ -227,6 +336,9 @@ impl Kubelet {
             }
             let mut next = current.clone();
             next["status"] = status(current);
+            if next == *current {
+                return Mutation::Keep;
+            }
             Mutation::Write(next)
         };
         self.api
@@ -237,12 +349,8 @@ impl Kubelet {
     }
 
     /// The kubelet's end of a graceful deletion: the containers are stopped, the pod
-    /// deleted with no grace period left.
+    /// deleted with no grace period left (its finalizers may still hold it).
     async fn stop(&self, pod: &Value) -> Result<Next, String> {
-        if pod.pointer("/metadata/deletionGracePeriodSeconds") == Some(&json!(0)) {
-            // Only its finalizers hold it now.
-            return Ok(Next::Done);
-        }
         let options = DeleteOptions {
             grace_period_seconds: Some(0),
             ..DeleteOptions::default()
@@ -255,136 +363,43 @@ impl Kubelet {
     }
 }
 
-/// A condition of kwok's stages.
-fn condition(kind: &str, status: &str, now: &str) -> Value {
-    json!({"type": kind, "status": status, "lastProbeTime": null, "lastTransitionTime": now})
+/// What a stage's template asks of the Pod's surroundings.
+struct PodHost<'a> {
+    kubelet: &'a Kubelet,
+    pod: &'a Value,
+    node: &'a Value,
+    host_ip: &'a str,
+    now: String,
 }
 
-/// The conditions of `current` with `next` put in place (others, such as
-/// `PodScheduled`, kept).
-fn merge_conditions(current: &Value, next: Vec<Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = current
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|c| !next.iter().any(|n| n["type"] == c["type"]))
-        .cloned()
-        .collect();
-    out.extend(next);
-    out
-}
+impl Host for PodHost<'_> {
+    fn now(&self) -> String {
+        self.now.clone()
+    }
 
-fn names_and_images(pod: &Value, field: &str) -> Vec<(String, String)> {
-    pod.pointer(&format!("/spec/{field}"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|c| {
-            (
-                str_at(c, "/name").to_string(),
-                str_at(c, "/image").to_string(),
+    fn pod_ip(&self) -> Result<String, String> {
+        if self.pod.pointer("/spec/hostNetwork") == Some(&Value::Bool(true)) {
+            return Ok(self.host_ip.to_string());
+        }
+        self.kubelet.assign(self.pod, self.node).ok_or_else(|| {
+            format!(
+                "no free IP in the range of node {}",
+                str_at(self.node, "/metadata/name")
             )
         })
-        .collect()
-}
-
-/// kwok's `pod-ready`: Running, every container running and ready, init containers
-/// completed.
-pub fn running_status(pod: &Value, host_ip: &str, pod_ip: &str, now: &str) -> Value {
-    let uid = str_at(pod, "/metadata/uid");
-    let mut conditions = vec![
-        condition("PodReadyToStartContainers", "True", now),
-        condition("Initialized", "True", now),
-        condition("Ready", "True", now),
-        condition("ContainersReady", "True", now),
-    ];
-    for gate in pod
-        .pointer("/spec/readinessGates")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(kind) = gate["conditionType"].as_str() {
-            conditions.push(condition(kind, "True", now));
-        }
     }
-    let containers: Vec<Value> = names_and_images(pod, "containers")
-        .into_iter()
-        .map(|(name, image)| {
-            json!({"name": name, "image": image, "imageID": "",
-                   "containerID": format!("kwok://{uid}-{name}"),
-                   "ready": true, "started": true, "restartCount": 0,
-                   "state": {"running": {"startedAt": now}}})
-        })
-        .collect();
-    let init: Vec<Value> = names_and_images(pod, "initContainers")
-        .into_iter()
-        .map(|(name, image)| {
-            json!({"name": name, "image": image, "imageID": "",
-                   "containerID": format!("kwok://{uid}-{name}"),
-                   "ready": true, "restartCount": 0,
-                   "state": {"terminated": {"exitCode": 0, "reason": "Completed",
-                                            "startedAt": now, "finishedAt": now}}})
-        })
-        .collect();
-    let mut status = pod
-        .get("status")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_else(Map::new);
-    status.insert("phase".into(), json!("Running"));
-    status.insert(
-        "conditions".into(),
-        json!(merge_conditions(pod, conditions)),
-    );
-    status.insert("containerStatuses".into(), json!(containers));
-    if !init.is_empty() {
-        status.insert("initContainerStatuses".into(), json!(init));
-    }
-    status.insert("hostIP".into(), json!(host_ip));
-    status.insert("hostIPs".into(), json!([{"ip": host_ip}]));
-    status.insert("podIP".into(), json!(pod_ip));
-    status.insert("podIPs".into(), json!([{"ip": pod_ip}]));
-    status.insert("qosClass".into(), json!(qos_class(pod)));
-    status.entry("startTime").or_insert_with(|| json!(now));
-    Value::Object(status)
-}
 
-/// kwok's `pod-complete`: Succeeded, every container terminated with exit code 0.
-pub fn succeeded_status(pod: &Value, now: &str) -> Value {
-    let started = str_at(pod, "/status/startTime").to_string();
-    let containers: Vec<Value> = names_and_images(pod, "containers")
-        .into_iter()
-        .map(|(name, image)| {
-            json!({"name": name, "image": image, "imageID": "",
-                   "containerID": format!("kwok://{}-{name}", str_at(pod, "/metadata/uid")),
-                   "ready": false, "started": false, "restartCount": 0,
-                   "state": {"terminated": {"exitCode": 0, "reason": "Completed",
-                                            "startedAt": started, "finishedAt": now}}})
-        })
-        .collect();
-    let completed = |kind: &str| {
-        json!({"type": kind, "status": "False", "reason": "PodCompleted",
-               "lastProbeTime": null, "lastTransitionTime": now})
-    };
-    let conditions = vec![
-        condition("PodReadyToStartContainers", "False", now),
-        completed("Ready"),
-        completed("ContainersReady"),
-    ];
-    let mut status = pod
-        .get("status")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_else(Map::new);
-    status.insert("phase".into(), json!("Succeeded"));
-    status.insert(
-        "conditions".into(),
-        json!(merge_conditions(pod, conditions)),
-    );
-    status.insert("containerStatuses".into(), json!(containers));
-    Value::Object(status)
+    fn node_ip(&self) -> String {
+        self.host_ip.to_string()
+    }
+
+    fn node_name(&self) -> String {
+        str_at(self.node, "/metadata/name").to_string()
+    }
+
+    fn qos_class(&self) -> String {
+        qos_class(self.pod).to_string()
+    }
 }
 
 /// `GetPodQOS`: Guaranteed when every container's requests equal its limits for cpu

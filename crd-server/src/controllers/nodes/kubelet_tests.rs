@@ -1,4 +1,52 @@
 use super::*;
+use crate::stages::StageSet;
+
+/// The surroundings the tests give a template.
+struct Fake<'a> {
+    pod: &'a Value,
+    now: &'a str,
+}
+
+impl Host for Fake<'_> {
+    fn now(&self) -> String {
+        self.now.into()
+    }
+    fn pod_ip(&self) -> Result<String, String> {
+        Ok("10.244.0.2".into())
+    }
+    fn node_ip(&self) -> String {
+        "172.18.0.2".into()
+    }
+    fn node_name(&self) -> String {
+        "kwok-node-0".into()
+    }
+    fn qos_class(&self) -> String {
+        qos_class(self.pod).into()
+    }
+}
+
+/// The default stage `pod` is at, and the status it writes at `now`.
+fn default_stage(pod: &Value, now: &str) -> (String, Value) {
+    let stage = Lifecycle::new(&StageSet::default())
+        .choose(pod)
+        .expect("a default stage matches");
+    let template = stage.next.status_template.as_ref().expect("a status");
+    let text = render(template, pod, &Fake { pod, now }).unwrap();
+    let rendered = crd_runtime::parse_documents("t", &text).unwrap().remove(0);
+    (stage.name.clone(), merge_status(&pod["status"], &rendered))
+}
+
+fn running_status(pod: &Value, _host: &str, _ip: &str, now: &str) -> Value {
+    let (name, status) = default_stage(pod, now);
+    assert_eq!(name, "pod-ready");
+    status
+}
+
+fn succeeded_status(pod: &Value, now: &str) -> Value {
+    let (name, status) = default_stage(pod, now);
+    assert_eq!(name, "pod-complete");
+    status
+}
 
 fn pod() -> Value {
     json!({
@@ -48,6 +96,8 @@ fn pod_ready_runs_every_container_and_keeps_pod_scheduled() {
 fn pod_complete_succeeds_with_exit_code_zero() {
     let mut p = pod();
     p["status"] = running_status(&p, "h", "i", "t1");
+    p["metadata"]["ownerReferences"] =
+        json!([{"kind": "Job", "name": "j", "uid": "j", "controller": true}]);
     let s = succeeded_status(&p, "t2");
     assert_eq!(s["phase"], "Succeeded");
     let ready = s["conditions"]
@@ -79,10 +129,23 @@ fn qos_classes() {
 }
 
 #[test]
-fn only_job_pods_complete() {
+fn only_job_pods_complete_and_deleted_pods_are_removed() {
+    let lifecycle = Lifecycle::new(&StageSet::default());
     let mut p = pod();
-    assert!(!owned_by_job(&p));
+    p["status"]["phase"] = json!("Running");
+    assert!(
+        lifecycle.choose(&p).is_none(),
+        "a running Pod of no Job stays"
+    );
     p["metadata"]["ownerReferences"] =
         json!([{"kind": "Job", "name": "j", "uid": "j", "controller": true}]);
-    assert!(owned_by_job(&p));
+    assert_eq!(lifecycle.choose(&p).unwrap().name, "pod-complete");
+    p["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
+    p["metadata"]["deletionGracePeriodSeconds"] = json!(30);
+    let stage = lifecycle.choose(&p).unwrap();
+    assert_eq!(stage.name, "pod-delete");
+    assert!(stage.next.delete);
+    // Once deleted with no grace period left, only its finalizers hold it.
+    p["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+    assert!(lifecycle.choose(&p).is_none());
 }

@@ -3,12 +3,15 @@
 //! kwok's annotation `kwok.x-k8s.io/node: fake` get kwok's node status (capacity,
 //! `Ready` and the pressure conditions, addresses, node info) and a Lease in
 //! `kube-node-lease` renewed as a kubelet renews it; their Pods are run by the
-//! simulated kubelet ([`kubelet`]). The node IPAM controller ([`ipam`]) gives each
+//! simulated kubelet ([`kubelet`]) through kwok's Stages ([`lifecycle`]; the Stage
+//! kind is served through kwok's CRD, [`stage_crd`]). The node IPAM controller ([`ipam`]) gives each
 //! node a `podCIDR` out of `--cluster-cidr`.
 
 pub mod cidr;
 mod ipam;
 mod kubelet;
+mod lifecycle;
+mod stage_crd;
 
 use std::net::Ipv4Addr;
 use std::sync::Arc;
@@ -105,7 +108,8 @@ pub async fn kwok(api: Api) {
     leases.synced().await;
     let heartbeat = tokio::spawn(heartbeat(api.clone(), nodes.clone(), leases.clone()));
     let _stop_heartbeat = AbortOnDrop(heartbeat.abort_handle());
-    let kubelet = tokio::spawn(kubelet::run(api.clone(), nodes.clone(), pods));
+    let stages = stage_crd::install(&api).await;
+    let kubelet = tokio::spawn(kubelet::run(api.clone(), nodes.clone(), pods, stages));
     let _stop_kubelet = AbortOnDrop(kubelet.abort_handle());
     let c = Arc::new(Nodes { api, nodes, leases });
     work(queue, 1, move |key: String| {

@@ -213,10 +213,15 @@ impl ValidateStrategy for CustomResource {
         let old = cx.old;
         Box::pin(async move {
             let engine = self.engine()?;
-            let errs = match old {
+            let mut errs = match old {
                 None => engine.validate(obj),
                 Some(old) => engine.validate_update(obj, old),
             };
+            if errs.is_empty() && crate::stages::is_stage(&self.info.q.group, &self.info.q.kind) {
+                // kwok's Stage CRD: what its schema cannot say (operators, keys,
+                // templates), as kwok's controller would refuse it.
+                errs = crate::stages::validate(obj);
+            }
             if errs.is_empty() {
                 Ok(Vec::new())
             } else {
