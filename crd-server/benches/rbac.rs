@@ -1,11 +1,13 @@
 //! What RBAC costs per request (bounded loops, loopback only): creates/s, gets/s and
-//! lists/s of ConfigMaps on the embedded store by 32 concurrent HTTP/1.1 clients, on a
-//! server with `--authorization-mode=AlwaysAllow` and no authentication (the default)
-//! and on one with `--token-auth-file` and `--authorization-mode=RBAC`, where a token
-//! user holds a Role among 200 other Roles and bindings. One run, side by side, and the
-//! difference per request; then the RBAC decision alone (`crd_runtime::rbac::Policy`,
-//! what the server's authorizer asks) over the same policy. `cargo bench -p crd-server
-//! --bench rbac [-- N]` (N creates; gets are 4 × N, lists N / 2).
+//! lists/s of ConfigMaps on the embedded store by 32 concurrent HTTP/1.1 clients, on
+//! three servers with the same objects (200 other Roles and RoleBindings besides the
+//! bench user's): the default (`AlwaysAllow`, no authentication: every request is
+//! `system:admin`), `--token-auth-file` with `AlwaysAllow` (a token user), and
+//! `--token-auth-file` with `--authorization-mode=RBAC` (the same token user, allowed by
+//! its Role). One run, side by side; the cost of RBAC is the last two columns' difference.
+//! Then the RBAC decision alone (`crd_runtime::rbac::Policy`, what the server's
+//! authorizer asks) over the same policy. `cargo bench -p crd-server --bench rbac
+//! [-- N]` (N creates; gets are 4 × N, lists N / 2).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -51,9 +53,8 @@ fn configmap(i: usize) -> Bytes {
 
 /// The Role and RoleBinding of the bench user and `OTHER_POLICY` others, written as
 /// the admin.
-async fn seed_policy(client: &Http, base: &str) {
+async fn seed_policy(client: &Http, base: &str, admin: Option<&str>) {
     let rbac = format!("{base}/apis/rbac.authorization.k8s.io/v1/namespaces/{NAMESPACE}");
-    let admin = Some("admin-token");
     for i in 0..=OTHER_POLICY {
         let (role, user) = if i == OTHER_POLICY {
             ("bench".to_string(), "bench".to_string())
@@ -88,8 +89,19 @@ async fn seed_policy(client: &Http, base: &str) {
     }
 }
 
+/// How a server authenticates and authorizes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The default: no credentials, `AlwaysAllow`.
+    Open,
+    /// A token user, `AlwaysAllow`.
+    TokenAllow,
+    /// A token user, RBAC.
+    TokenRbac,
+}
+
 /// (creates/s, gets/s, lists/s) of one server.
-async fn run(rbac: bool, creates: usize) -> (f64, f64, f64) {
+async fn run(mode: Mode, creates: usize) -> (f64, f64, f64) {
     let dir = tempfile::tempdir().expect("data dir");
     let tokens = dir.path().join("tokens.csv");
     std::fs::write(&tokens, TOKENS).expect("tokens");
@@ -98,16 +110,19 @@ async fn run(rbac: bool, creates: usize) -> (f64, f64, f64) {
         store: crd_server::StoreConfig::DataDir(dir.path().join("data")),
         ..crd_server::Config::default()
     };
-    if rbac {
+    if mode != Mode::Open {
         config.auth.token_auth_file = Some(tokens);
+    }
+    if mode == Mode::TokenRbac {
         config.auth.authorization_modes = vec![crd_server::AuthorizationMode::Rbac];
     }
     let server = crd_server::start(config).await.expect("server");
     let base = server.url();
     let client = http();
-    let token: Option<&'static str> = rbac.then_some("bench-token");
-    if rbac {
-        seed_policy(&client, &base).await;
+    let token: Option<&'static str> = (mode != Mode::Open).then_some("bench-token");
+    let admin = (mode != Mode::Open).then_some("admin-token");
+    seed_policy(&client, &base, admin).await;
+    if mode == Mode::TokenRbac {
         // The authorizer follows the policy it was just given.
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
@@ -192,17 +207,20 @@ fn main() {
         .build()
         .expect("runtime");
     rt.block_on(async {
-        let allow = run(false, creates).await;
-        let rbac = run(true, creates).await;
-        println!("figure          AlwaysAllow        RBAC (token user)  cost per request");
-        for (name, a, r) in [
-            ("creates/s", allow.0, rbac.0),
-            ("gets/s", allow.1, rbac.1),
-            ("lists/s", allow.2, rbac.2),
+        let open = run(Mode::Open, creates).await;
+        let allow = run(Mode::TokenAllow, creates).await;
+        let rbac = run(Mode::TokenRbac, creates).await;
+        println!(
+            "figure       AlwaysAllow, no auth   AlwaysAllow, token   RBAC, token   RBAC's cost per request"
+        );
+        for (name, o, a, r) in [
+            ("creates/s", open.0, allow.0, rbac.0),
+            ("gets/s", open.1, allow.1, rbac.1),
+            ("lists/s", open.2, allow.2, rbac.2),
         ] {
             let cost_us = (1.0 / r - 1.0 / a) * 1e6;
             println!(
-                "{name:<15} {a:>12.0} {r:>18.0}   {cost_us:>+8.1} µs ({:+.1} %)",
+                "{name:<12} {o:>20.0} {a:>20.0} {r:>13.0}   {cost_us:>+8.1} µs ({:+.1} %)",
                 (a / r - 1.0) * 100.0
             );
         }

@@ -1,6 +1,7 @@
-//! The `authorizer` variable of ValidatingAdmissionPolicies answered by the server's
-//! RBAC authorizer for the request's user: one policy, two users (reached with
-//! kubectl `--as`), two answers.
+//! The `authorizer` variable of admission policies answered by the server's RBAC
+//! authorizer for the request's user: one ValidatingAdmissionPolicy, two users (reached
+//! with kubectl `--as`), two answers; one MutatingAdmissionPolicy labelling what it
+//! answered for each of two users (kube::Client with their tokens).
 
 mod support;
 
@@ -177,4 +178,90 @@ fn walk(url: &str, dir: &Path) {
         assert!(Instant::now() < deadline, "bob is still refused: {out}");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// A MutatingAdmissionPolicy (1.36) labels each new ConfigMap with what the authorizer
+/// answers for its creator: whether they may update Secrets in its namespace.
+const MUTATING: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: label-secret-updaters}
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["configmaps"]
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{metadata: Object.metadata{labels: {"secret-updater":
+          authorizer.group('').resource('secrets').namespace(object.metadata.namespace).check('update').allowed() ? "yes" : "no"}}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: label-secret-updaters}
+spec:
+  policyName: label-secret-updaters
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mutating_policies_ask_the_authorizer_too() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::PostParams;
+
+    let version = crd_runtime::KubeVersion::new(36).expect("1.36");
+    let server = crd_server::TestServer::builder()
+        .rbac()
+        .kube_version(version)
+        .start()
+        .await
+        .expect("server");
+    let ns = server.namespace().await.expect("namespace");
+    let roles = SETUP
+        .split("---")
+        .filter(|doc| doc.contains("kind: Role"))
+        .map(|doc| doc.replace("namespace: default", &format!("namespace: {ns}")))
+        .collect::<Vec<_>>()
+        .join("---");
+    server.apply_yaml(&roles).await.expect("roles");
+    server.apply_yaml(MUTATING).await.expect("policy");
+    let as_user = |name: &str| {
+        let uri: http::Uri = server.url().parse().expect("url");
+        let mut config = kube::Config::new(uri);
+        config.auth_info.token = Some(server.token_for_user(name, &[]).into());
+        kube::Client::try_from(config).expect("client")
+    };
+    let label_of = |user: &'static str| {
+        let api: kube::Api<ConfigMap> = kube::Api::namespaced(as_user(user), &ns);
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            for n in 0.. {
+                let cm: ConfigMap = serde_json::from_value(serde_json::json!({
+                    "metadata": {"name": format!("{user}-{n}")}
+                }))
+                .expect("configmap");
+                let made = api
+                    .create(&PostParams::default(), &cm)
+                    .await
+                    .expect("create");
+                let label = made
+                    .metadata
+                    .labels
+                    .and_then(|l| l.get("secret-updater").cloned());
+                if let Some(label) = label {
+                    return label;
+                }
+                assert!(Instant::now() < deadline, "the policy never took effect");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            unreachable!("the loop returns or fails")
+        }
+    };
+    assert_eq!(label_of("alice").await, "yes");
+    assert_eq!(label_of("bob").await, "no");
 }

@@ -33,7 +33,14 @@ pub const SCHEDULER: &str = "system:kube-scheduler";
 /// The identity of the controller writing as `manager` (its field manager name).
 pub fn of_manager(manager: &str) -> UserInfo {
     let service_account = match manager {
-        "deployment-controller" | "replicaset-controller" | "job-controller" => manager,
+        "deployment-controller"
+        | "replicaset-controller"
+        | "job-controller"
+        | "statefulset-controller"
+        | "cronjob-controller" => manager,
+        // kube-controller-manager's service accounts of these are named differently.
+        "daemonset-controller" => "daemon-set-controller",
+        "persistentvolume-controller" => "persistent-volume-binder",
         "garbage-collector-controller" => "generic-garbage-collector",
         // kube-controller-manager's node IPAM controller runs as the node controller.
         "node-ipam-controller" => "node-controller",

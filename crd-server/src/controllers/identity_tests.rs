@@ -30,6 +30,42 @@ fn may(p: &Policy, manager: &str, verb: &str, resource: &str, ns: &str) -> bool 
 }
 
 #[test]
+fn controllers_are_kube_controller_managers_service_accounts() {
+    for (manager, account) in [
+        ("deployment-controller", "deployment-controller"),
+        ("statefulset-controller", "statefulset-controller"),
+        ("cronjob-controller", "cronjob-controller"),
+        ("daemonset-controller", "daemon-set-controller"),
+        ("persistentvolume-controller", "persistent-volume-binder"),
+        ("garbage-collector-controller", "generic-garbage-collector"),
+        ("node-ipam-controller", "node-controller"),
+    ] {
+        let user = of_manager(manager);
+        assert_eq!(
+            user.name,
+            format!("system:serviceaccount:kube-system:{account}")
+        );
+        // Each is bound to its role.
+        assert!(
+            cluster_role_bindings()
+                .iter()
+                .any(|b| b["metadata"]["name"] == format!("system:controller:{account}")),
+            "{account}"
+        );
+    }
+    assert_eq!(of_manager("default-scheduler").name, SCHEDULER);
+    assert_eq!(
+        of_manager("kube-controller-manager").name,
+        CONTROLLER_MANAGER
+    );
+    assert!(
+        of_manager("kube-apiserver")
+            .groups
+            .contains(&crate::auth::MASTERS.to_string())
+    );
+}
+
+#[test]
 fn each_controller_may_make_the_calls_it_makes() {
     let p = policy();
     let allowed = [
@@ -61,6 +97,26 @@ fn each_controller_may_make_the_calls_it_makes() {
             "validatingadmissionpolicy-status-controller",
             "update",
             "validatingadmissionpolicies.admissionregistration.k8s.io/status",
+        ),
+        ("statefulset-controller", "create", "pods"),
+        (
+            "statefulset-controller",
+            "create",
+            "controllerrevisions.apps",
+        ),
+        (
+            "statefulset-controller",
+            "update",
+            "statefulsets.apps/status",
+        ),
+        ("daemonset-controller", "create", "pods"),
+        ("daemonset-controller", "update", "daemonsets.apps/status"),
+        ("cronjob-controller", "create", "jobs.batch"),
+        ("cronjob-controller", "update", "cronjobs.batch/status"),
+        (
+            "persistentvolume-controller",
+            "update",
+            "persistentvolumeclaims/status",
         ),
     ];
     for (manager, verb, resource) in allowed {

@@ -47,6 +47,58 @@ pub fn cluster_roles() -> Vec<Value> {
             )],
         ),
         (
+            "cronjob-controller",
+            vec![
+                rule(
+                    &["get", "list", "watch", "update"],
+                    &["batch"],
+                    &["cronjobs"],
+                ),
+                rule(
+                    &[
+                        "get", "list", "watch", "create", "update", "delete", "patch",
+                    ],
+                    &["batch"],
+                    &["jobs"],
+                ),
+                rule(&["update"], &["batch"], &["cronjobs/status"]),
+                rule(&["update"], &["batch"], &["cronjobs/finalizers"]),
+                rule(&["list", "delete"], &[""], &["pods"]),
+                events(),
+            ],
+        ),
+        (
+            "daemon-set-controller",
+            vec![
+                rule(
+                    &["get", "list", "watch"],
+                    &["extensions", "apps"],
+                    &["daemonsets"],
+                ),
+                rule(&["update"], &["extensions", "apps"], &["daemonsets/status"]),
+                rule(
+                    &["update"],
+                    &["extensions", "apps"],
+                    &["daemonsets/finalizers"],
+                ),
+                rule(&["list", "watch"], &[""], &["nodes"]),
+                rule(
+                    &["list", "watch", "create", "delete", "patch"],
+                    &[""],
+                    &["pods"],
+                ),
+                rule(&["create"], &[""], &["pods/binding"]),
+                rule(
+                    &[
+                        "get", "list", "watch", "create", "delete", "update", "patch",
+                    ],
+                    &["apps"],
+                    &["controllerrevisions"],
+                ),
+                events(),
+            ],
+        ),
+        (
             "deployment-controller",
             vec![
                 rule(
@@ -135,6 +187,43 @@ pub fn cluster_roles() -> Vec<Value> {
             ],
         ),
         (
+            "persistent-volume-binder",
+            vec![
+                rule(
+                    &["get", "list", "watch", "update", "create", "delete"],
+                    &[""],
+                    &["persistentvolumes"],
+                ),
+                rule(&["update"], &[""], &["persistentvolumes/status"]),
+                rule(
+                    &["get", "list", "watch", "update"],
+                    &[""],
+                    &["persistentvolumeclaims"],
+                ),
+                rule(&["update"], &[""], &["persistentvolumeclaims/status"]),
+                rule(
+                    &["list", "watch", "get", "create", "delete"],
+                    &[""],
+                    &["pods"],
+                ),
+                rule(
+                    &["get", "list", "watch"],
+                    &["storage.k8s.io"],
+                    &["storageclasses"],
+                ),
+                rule(
+                    &["get", "create", "update", "delete"],
+                    &[""],
+                    &["endpoints"],
+                ),
+                rule(&["get", "create", "delete"], &[""], &["services"]),
+                rule(&["get"], &[""], &["secrets"]),
+                rule(&["get", "list"], &[""], &["nodes"]),
+                rule(&["watch"], &[""], &["events"]),
+                events(),
+            ],
+        ),
+        (
             "replicaset-controller",
             vec![
                 rule(&["get", "list", "watch", "update"], apps, &["replicasets"]),
@@ -145,6 +234,31 @@ pub fn cluster_roles() -> Vec<Value> {
                     &[""],
                     &["pods"],
                 ),
+                events(),
+            ],
+        ),
+        (
+            "statefulset-controller",
+            vec![
+                rule(&["list", "watch"], &[""], &["pods"]),
+                rule(&["get", "list", "watch"], &["apps"], &["statefulsets"]),
+                rule(&["update"], &["apps"], &["statefulsets/status"]),
+                rule(&["update"], &["apps"], &["statefulsets/finalizers"]),
+                rule(
+                    &["get", "create", "delete", "update", "patch"],
+                    &[""],
+                    &["pods"],
+                ),
+                rule(
+                    &[
+                        "get", "create", "delete", "update", "patch", "list", "watch",
+                    ],
+                    &["apps"],
+                    &["controllerrevisions"],
+                ),
+                rule(&["get", "create"], &[""], &["persistentvolumeclaims"]),
+                // StatefulSetAutoDeletePVC (on since 1.27).
+                rule(&["update", "delete"], &[""], &["persistentvolumeclaims"]),
                 events(),
             ],
         ),
