@@ -14,6 +14,7 @@ mod clock;
 mod crd_cleanup;
 mod deployment;
 mod election;
+mod endpoints;
 mod gc;
 pub mod informer;
 mod job;
@@ -152,6 +153,12 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "nodeipam" => tokio::spawn(nodes::ipam(with("node-ipam-controller"))),
             "scheduler" => tokio::spawn(scheduler::run(with(scheduler::COMPONENT))),
             "kwok" => tokio::spawn(nodes::kwok(with(nodes::COMPONENT))),
+            "endpoint" => {
+                tokio::spawn(endpoints::subsets::run(with(endpoints::subsets::COMPONENT)))
+            }
+            "endpointslice" => {
+                tokio::spawn(endpoints::slices::run(with(endpoints::slices::COMPONENT)))
+            }
             _ => continue,
         };
         running.tasks.push(task.abort_handle());

@@ -8,7 +8,7 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 10] = [
+pub const CONTROLLERS: [&str; 12] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
@@ -19,6 +19,8 @@ pub const CONTROLLERS: [&str; 10] = [
     "nodeipam",
     "scheduler",
     "kwok",
+    "endpoint",
+    "endpointslice",
 ];
 
 /// The lifecycle controllers: what a [`crate::TestServer`] runs unless asked for the
@@ -30,7 +32,7 @@ pub const LIFECYCLE: [&str; 4] = [
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 7] = [
+const ALIASES: [(&str, &str); 9] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
@@ -38,6 +40,8 @@ const ALIASES: [(&str, &str); 7] = [
     ("job-controller", "job"),
     ("node-ipam-controller", "nodeipam"),
     ("kube-scheduler", "scheduler"),
+    ("endpoints-controller", "endpoint"),
+    ("endpointslice-controller", "endpointslice"),
 ];
 
 /// Which controllers run.
