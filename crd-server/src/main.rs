@@ -97,6 +97,10 @@ struct Args {
     /// The CIDR nodes' podCIDRs and Pod IPs come from (kube-controller-manager's flag).
     #[arg(long, value_name = "CIDR", default_value = crd_server::DEFAULT_CLUSTER_CIDR)]
     cluster_cidr: String,
+    /// The CA bundle published in every namespace's kube-root-ca.crt ConfigMap
+    /// (kube-controller-manager's flag; default: the --tls-cert-file chain).
+    #[arg(long, value_name = "FILE")]
+    root_ca_file: Option<PathBuf>,
     /// Elect a leader among the replicas sharing the store before running the
     /// controllers (kube-controller-manager's flag; `--leader-elect=false` to run them
     /// at once).
@@ -239,6 +243,7 @@ async fn run(args: Args) -> Result<(), String> {
         workloads: crd_server::Workloads {
             nodes: args.nodes,
             cluster_cidr: args.cluster_cidr,
+            root_ca_file: args.root_ca_file,
             ..crd_server::Workloads::default()
         },
         leader_election: LeaderElection {

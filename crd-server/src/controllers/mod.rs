@@ -12,6 +12,7 @@ mod cache;
 pub mod client;
 mod clock;
 mod crd_cleanup;
+mod defaults;
 mod deployment;
 mod election;
 mod endpoints;
@@ -94,6 +95,28 @@ pub fn check_cluster_cidr(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks that the CA bundle `root-ca-cert-publisher` publishes can be read: the
+/// certificates of `--root-ca-file`, or else of `--tls-cert-file` (`serving`).
+pub fn check_root_ca(
+    workloads: &mut Workloads,
+    serving: Option<&std::path::Path>,
+) -> Result<(), String> {
+    if workloads.root_ca_file.is_none() {
+        workloads.root_ca_file = serving.map(std::path::Path::to_path_buf);
+    }
+    match &workloads.root_ca_file {
+        Some(path) => defaults::root_ca::read(path).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// The bundle `root-ca-cert-publisher` publishes (empty without a file).
+fn root_ca_bundle(workloads: &Workloads) -> String {
+    (workloads.root_ca_file.as_deref())
+        .and_then(|p| defaults::root_ca::read(p).ok())
+        .unwrap_or_default()
+}
+
 /// Starts the selected controllers in the background: at once, or whenever this
 /// replica leads when `election` is on. `exclusive`: no other process can open the
 /// store (embedded or in memory), so a Lease left there by a previous process is taken
@@ -156,6 +179,13 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "endpoint" => {
                 tokio::spawn(endpoints::subsets::run(with(endpoints::subsets::COMPONENT)))
             }
+            "serviceaccount" => tokio::spawn(defaults::serviceaccount::run(with(
+                defaults::serviceaccount::COMPONENT,
+            ))),
+            "root-ca-cert-publisher" => tokio::spawn(defaults::root_ca::run(
+                with(defaults::root_ca::COMPONENT),
+                root_ca_bundle(workloads),
+            )),
             "endpointslice" => {
                 tokio::spawn(endpoints::slices::run(with(endpoints::slices::COMPONENT)))
             }

@@ -1,6 +1,8 @@
 //! How the workloads run: the simulated nodes created at start (`--nodes`), the range
 //! Pod IPs come from (`--cluster-cidr`), and the controllers' clock.
 
+use std::path::PathBuf;
+
 use super::clock::Clock;
 
 /// kube-controller-manager's `--cluster-cidr` as kubeadm and kind set it (flannel's).
@@ -16,6 +18,10 @@ pub struct Workloads {
     pub cluster_cidr: String,
     /// The controllers' clock (a test can move it).
     pub clock: Clock,
+    /// `--root-ca-file`: the CA bundle `root-ca-cert-publisher` puts in every
+    /// namespace's `kube-root-ca.crt` (without it, `--tls-cert-file`'s chain; over plain
+    /// HTTP, nothing).
+    pub root_ca_file: Option<PathBuf>,
 }
 
 impl Default for Workloads {
@@ -24,6 +30,7 @@ impl Default for Workloads {
             nodes: 1,
             cluster_cidr: DEFAULT_CLUSTER_CIDR.into(),
             clock: Clock::new(),
+            root_ca_file: None,
         }
     }
 }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 12] = [
+pub const CONTROLLERS: [&str; 14] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
@@ -21,6 +21,8 @@ pub const CONTROLLERS: [&str; 12] = [
     "kwok",
     "endpoint",
     "endpointslice",
+    "serviceaccount",
+    "root-ca-cert-publisher",
 ];
 
 /// The lifecycle controllers: what a [`crate::TestServer`] runs unless asked for the
@@ -32,7 +34,7 @@ pub const LIFECYCLE: [&str; 4] = [
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 9] = [
+const ALIASES: [(&str, &str); 11] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
@@ -42,6 +44,11 @@ const ALIASES: [(&str, &str); 9] = [
     ("kube-scheduler", "scheduler"),
     ("endpoints-controller", "endpoint"),
     ("endpointslice-controller", "endpointslice"),
+    ("serviceaccount-controller", "serviceaccount"),
+    (
+        "root-ca-certificate-publisher-controller",
+        "root-ca-cert-publisher",
+    ),
 ];
 
 /// Which controllers run.
