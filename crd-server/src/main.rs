@@ -101,6 +101,10 @@ struct Args {
     /// (kube-controller-manager's flag; default: the --tls-cert-file chain).
     #[arg(long, value_name = "FILE")]
     root_ca_file: Option<PathBuf>,
+    /// Finished Pods kept before the pod garbage collector deletes the oldest (0: no
+    /// limit; kube-controller-manager's flag).
+    #[arg(long, value_name = "N", default_value_t = 12500)]
+    terminated_pod_gc_threshold: usize,
     /// Elect a leader among the replicas sharing the store before running the
     /// controllers (kube-controller-manager's flag; `--leader-elect=false` to run them
     /// at once).
@@ -244,6 +248,7 @@ async fn run(args: Args) -> Result<(), String> {
             nodes: args.nodes,
             cluster_cidr: args.cluster_cidr,
             root_ca_file: args.root_ca_file,
+            terminated_pod_gc_threshold: args.terminated_pod_gc_threshold,
             ..crd_server::Workloads::default()
         },
         leader_election: LeaderElection {

@@ -23,11 +23,15 @@ mod leader;
 mod namespace;
 mod nodes;
 mod options;
+mod podgc;
 mod policy_status;
 mod queue;
 mod replicaset;
 mod scheduler;
 mod selection;
+mod ttl_after_finished;
+#[cfg(test)]
+mod ttl_after_finished_tests;
 mod workload;
 
 use std::sync::Arc;
@@ -185,6 +189,13 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "root-ca-cert-publisher" => tokio::spawn(defaults::root_ca::run(
                 with(defaults::root_ca::COMPONENT),
                 root_ca_bundle(workloads),
+            )),
+            "ttl-after-finished" => {
+                tokio::spawn(ttl_after_finished::run(with(ttl_after_finished::COMPONENT)))
+            }
+            "podgc" => tokio::spawn(podgc::run(
+                with(podgc::COMPONENT),
+                workloads.terminated_pod_gc_threshold,
             )),
             "endpointslice" => {
                 tokio::spawn(endpoints::slices::run(with(endpoints::slices::COMPONENT)))

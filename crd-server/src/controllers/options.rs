@@ -22,6 +22,9 @@ pub struct Workloads {
     /// namespace's `kube-root-ca.crt` (without it, `--tls-cert-file`'s chain; over plain
     /// HTTP, nothing).
     pub root_ca_file: Option<PathBuf>,
+    /// `--terminated-pod-gc-threshold`: finished Pods kept before `podgc` deletes the
+    /// oldest (0: no limit; 12500 by default).
+    pub terminated_pod_gc_threshold: usize,
 }
 
 impl Default for Workloads {
@@ -31,6 +34,7 @@ impl Default for Workloads {
             cluster_cidr: DEFAULT_CLUSTER_CIDR.into(),
             clock: Clock::new(),
             root_ca_file: None,
+            terminated_pod_gc_threshold: super::podgc::DEFAULT_THRESHOLD,
         }
     }
 }

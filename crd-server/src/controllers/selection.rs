@@ -8,7 +8,7 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 14] = [
+pub const CONTROLLERS: [&str; 16] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
@@ -23,6 +23,8 @@ pub const CONTROLLERS: [&str; 14] = [
     "endpointslice",
     "serviceaccount",
     "root-ca-cert-publisher",
+    "ttl-after-finished",
+    "podgc",
 ];
 
 /// The lifecycle controllers: what a [`crate::TestServer`] runs unless asked for the
@@ -34,7 +36,7 @@ pub const LIFECYCLE: [&str; 4] = [
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 11] = [
+const ALIASES: [(&str, &str); 13] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
@@ -49,6 +51,8 @@ const ALIASES: [(&str, &str); 11] = [
         "root-ca-certificate-publisher-controller",
         "root-ca-cert-publisher",
     ),
+    ("ttl-after-finished-controller", "ttl-after-finished"),
+    ("pod-garbage-collector-controller", "podgc"),
 ];
 
 /// Which controllers run.
