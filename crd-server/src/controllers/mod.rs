@@ -14,6 +14,7 @@ mod clock;
 mod crd_cleanup;
 mod defaults;
 mod deployment;
+mod disruption;
 mod election;
 mod endpoints;
 mod gc;
@@ -197,6 +198,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
                 with(podgc::COMPONENT),
                 workloads.terminated_pod_gc_threshold,
             )),
+            "disruption" => tokio::spawn(disruption::run(with(disruption::COMPONENT))),
             "endpointslice" => {
                 tokio::spawn(endpoints::slices::run(with(endpoints::slices::COMPONENT)))
             }

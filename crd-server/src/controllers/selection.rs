@@ -8,7 +8,7 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 16] = [
+pub const CONTROLLERS: [&str; 17] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
@@ -25,6 +25,7 @@ pub const CONTROLLERS: [&str; 16] = [
     "root-ca-cert-publisher",
     "ttl-after-finished",
     "podgc",
+    "disruption",
 ];
 
 /// The lifecycle controllers: what a [`crate::TestServer`] runs unless asked for the
@@ -36,7 +37,7 @@ pub const LIFECYCLE: [&str; 4] = [
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 13] = [
+const ALIASES: [(&str, &str); 14] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
@@ -53,6 +54,7 @@ const ALIASES: [(&str, &str); 13] = [
     ),
     ("ttl-after-finished-controller", "ttl-after-finished"),
     ("pod-garbage-collector-controller", "podgc"),
+    ("disruption-controller", "disruption"),
 ];
 
 /// Which controllers run.
