@@ -1,5 +1,5 @@
 //! The disruption controller and the eviction subresource, driven by the real kubectl
-//! and kube::Client: a PodDisruptionBudget's status follows its Pods
+//! and its raw requests: a PodDisruptionBudget's status follows its Pods
 //! (`kubectl create pdb`, then scale), an eviction it does not allow is refused with
 //! 429 and upstream's Status, and `kubectl drain` cordons the node and evicts its Pods
 //! once the budget allows it.
@@ -9,8 +9,6 @@ mod support;
 use std::time::Duration;
 
 use crd_server::TestServer;
-use k8s_openapi::api::core::v1::Pod;
-use kube::api::{Api, EvictParams};
 use serde_json::Value;
 use support::{json_of, kubectl, kubectl_ok};
 
@@ -111,28 +109,36 @@ async fn drain_waits_for_the_disruption_budget() {
         "{table}"
     );
 
-    // An eviction the budget does not allow: 429 with the DisruptionBudget cause.
+    // An eviction the budget does not allow (`kubectl create --raw` of an Eviction):
+    // 429 with upstream's message.
     let victim = pods_on(url, "kwok-node-0");
     assert_eq!(victim.len(), 1);
     let victim = victim[0]["metadata"]["name"].as_str().unwrap().to_string();
-    let uri: http::Uri = server.url().parse().unwrap();
-    let client = kube::Client::try_from(kube::Config::new(uri)).expect("client");
-    let pods: Api<Pod> = Api::namespaced(client, "default");
-    let e = pods
-        .evict(&victim, &EvictParams::default())
-        .await
-        .expect_err("refused");
-    let kube::Error::Api(status) = e else {
-        panic!("not a Status: {e:?}");
-    };
-    assert_eq!(status.code, 429);
-    assert_eq!(status.reason, "TooManyRequests");
-    assert_eq!(
-        status.message,
-        "Cannot evict pod as it would violate the pod's disruption budget."
+    let dir = tempfile::tempdir().unwrap();
+    let eviction = format!(
+        r#"{{"apiVersion":"policy/v1","kind":"Eviction","metadata":{{"name":"{victim}","namespace":"default"}}}}"#
     );
-    let raw = kubectl(url, &["get", "--raw", "/api/v1/namespaces/default/pods"]);
-    assert!(raw.status.success());
+    let file = support::write(dir.path(), "eviction.json", &eviction);
+    let path = format!("/api/v1/namespaces/default/pods/{victim}/eviction");
+    let out = kubectl(
+        url,
+        &[
+            "create",
+            "--raw",
+            &path,
+            "-f",
+            &file,
+            "--request-timeout=10s",
+            "-v=6",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("429"), "{stderr}");
+    assert!(
+        stderr.contains("Cannot evict pod as it would violate the pod's disruption budget."),
+        "{stderr}"
+    );
 
     // kubectl drain cordons the node, then keeps retrying the refused eviction.
     let out = kubectl(
