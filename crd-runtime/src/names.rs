@@ -77,13 +77,20 @@ fn matches_qualified(s: &str) -> bool {
 }
 
 /// A length check and a pattern check, as most of apimachinery's `Is*` functions are.
-fn length_and_pattern(s: &str, max: usize, matches: bool, pattern: &str) -> Vec<String> {
+/// The pattern's message is only written when the value fails it: valid names are the
+/// hot path of every write.
+fn length_and_pattern(
+    s: &str,
+    max: usize,
+    matches: bool,
+    pattern: impl FnOnce() -> String,
+) -> Vec<String> {
     let mut errs = Vec::new();
     if s.len() > max {
         errs.push(max_len_error(max));
     }
     if !matches {
-        errs.push(pattern.to_string());
+        errs.push(pattern());
     }
     errs
 }
@@ -93,16 +100,13 @@ const LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 /// RFC 1123 label (`IsDNS1123Label`): at most 63 characters of `[a-z0-9-]`, starting
 /// and ending alphanumeric.
 pub fn dns1123_label(s: &str) -> Vec<String> {
-    length_and_pattern(
-        s,
-        63,
-        matches_label(s, false),
-        &regex_error(
+    length_and_pattern(s, 63, matches_label(s, false), || {
+        regex_error(
             "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
             LABEL_FMT,
             &["my-name", "123-abc"],
-        ),
-    )
+        )
+    })
 }
 
 /// RFC 1123 subdomain (`IsDNS1123Subdomain`): at most 253 characters, dot-separated
@@ -112,26 +116,25 @@ pub fn dns1123_subdomain(s: &str) -> Vec<String> {
         s,
         253,
         s.split('.').all(|label| matches_label(label, false)),
-        &regex_error(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-            r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*",
-            &["example.com"],
-        ),
+        || {
+            regex_error(
+                "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+                r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*",
+                &["example.com"],
+            )
+        },
     )
 }
 
 /// RFC 1035 label (`IsDNS1035Label`): an RFC 1123 label that starts with a letter.
 pub fn dns1035_label(s: &str) -> Vec<String> {
-    length_and_pattern(
-        s,
-        63,
-        matches_label(s, true),
-        &regex_error(
+    length_and_pattern(s, 63, matches_label(s, true), || {
+        regex_error(
             "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
             "[a-z]([-a-z0-9]*[a-z0-9])?",
             &["my-name", "abc-123"],
-        ),
-    )
+        )
+    })
 }
 
 /// `IsConfigMapKey`: a key of a ConfigMap's or Secret's data.
@@ -139,16 +142,13 @@ pub fn config_map_key(s: &str) -> Vec<String> {
     let valid = !s.is_empty()
         && s.bytes()
             .all(|b| is_alnum(b) || matches!(b, b'-' | b'_' | b'.'));
-    let mut errs = length_and_pattern(
-        s,
-        253,
-        valid,
-        &regex_error(
+    let mut errs = length_and_pattern(s, 253, valid, || {
+        regex_error(
             "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
             "[-._a-zA-Z0-9]+",
             &["key.name", "KEY_NAME", "key-name"],
-        ),
-    );
+        )
+    });
     match s {
         "." => errs.push("must not be '.'".into()),
         ".." => errs.push("must not be '..'".into()),
@@ -205,16 +205,13 @@ pub fn qualified_name(s: &str) -> Vec<String> {
 /// `IsValidLabelValue`: empty, or at most 63 alphanumeric characters, `-`, `_` or `.`,
 /// starting and ending alphanumeric.
 pub fn label_value(s: &str) -> Vec<String> {
-    length_and_pattern(
-        s,
-        63,
-        s.is_empty() || matches_qualified(s),
-        &regex_error(
+    length_and_pattern(s, 63, s.is_empty() || matches_qualified(s), || {
+        regex_error(
             "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
             "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?",
             &["MyValue", "my_value", "12345"],
-        ),
-    )
+        )
+    })
 }
 
 /// `path.ValidatePathSegmentName` (names of objects that are path segments: RBAC

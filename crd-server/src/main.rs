@@ -88,7 +88,7 @@ struct Args {
     /// The controllers to run, as kube-controller-manager's flag: `*` for all, `NAME`
     /// to enable one, `-NAME` to disable one (garbagecollector, namespace,
     /// customresourcecleanup, validatingadmissionpolicy-status-controller, deployment,
-    /// replicaset, job, nodeipam, scheduler, kwok).
+    /// replicaset, job, nodeipam, persistentvolume-binder, scheduler, kwok).
     #[arg(long, value_name = "NAMES", default_value = "*")]
     controllers: crd_server::Controllers,
     /// Simulated nodes created at start (kwok-node-0, …), run by the kwok controller.

@@ -218,6 +218,61 @@ async fn history_expires_as_kube_apiserver_over_etcd() {
         ),
         "{err}"
     );
+    // kubectl's raw watch from before the compaction: the one ERROR event, then the end.
+    let url = server.url();
+    let watch = format!(
+        "/api/v1/namespaces/{ns}/configmaps?watch=true&resourceVersion={}",
+        rv(&a)
+    );
+    let out = tokio::task::spawn_blocking(move || kubectl(&url, &["get", "--raw", &watch]))
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a watch event"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert_eq!(lines[0]["type"], "ERROR", "{stdout}");
+    assert_eq!(lines[0]["object"]["code"], 410, "{stdout}");
+    assert_eq!(
+        lines[0]["object"]["message"],
+        format!("too old resource version: {} ({compacted})", rv(&a))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bookmarks_come_at_the_watch_caches_cadence_not_every_second() {
+    let server = TestServer::builder().start().await.expect("server");
+    let ns = server.namespace().await.expect("namespace");
+    let cms: Api<ConfigMap> = Api::namespaced(client(&server), &ns);
+    let last = create(&cms, "a").await;
+    // A 5 s watch that asked for bookmarks: the watch cache sends one two seconds
+    // before the end (the minute's heartbeat comes later), none in the first seconds.
+    let t0 = Instant::now();
+    let mut w = cms
+        .watch(&WatchParams::default().timeout(5), &rv(&last))
+        .await
+        .expect("watch")
+        .boxed();
+    let mut bookmarks = Vec::new();
+    while let Some(event) = tokio::time::timeout(WAIT, w.next())
+        .await
+        .expect("the watch ends by itself")
+    {
+        match event.expect("an event") {
+            WatchEvent::Bookmark(b) => bookmarks.push((t0.elapsed(), b.metadata.resource_version)),
+            other => panic!("only a bookmark, not {other:?}"),
+        }
+    }
+    assert!(t0.elapsed() >= Duration::from_secs(5));
+    assert_eq!(bookmarks.len(), 1, "{bookmarks:?}");
+    let (at, version) = &bookmarks[0];
+    assert!(*at >= Duration::from_millis(2500), "too early: {at:?}");
+    assert!(
+        version.parse::<u64>().unwrap() >= rv(&last).parse::<u64>().unwrap(),
+        "{version}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

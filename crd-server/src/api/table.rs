@@ -14,6 +14,8 @@ pub enum Cell {
     Path(Option<JsonPath>),
     /// Computed from the object, as a built-in kind's printer does (`DATA` = keys).
     Computed(fn(&Value) -> Value),
+    /// The integer at a JSON pointer, 0 when absent (a built-in kind's count column).
+    Count(&'static str),
 }
 
 /// One column.
@@ -108,6 +110,9 @@ impl Column {
                     .unwrap_or(Value::Null);
             }
             Cell::Computed(compute) => return compute(obj),
+            Cell::Count(pointer) => {
+                return Value::from(obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(0));
+            }
             Cell::Path(None) => return Value::Null,
             Cell::Path(Some(path)) => path,
         };

@@ -33,6 +33,7 @@ mod selection;
 mod ttl_after_finished;
 #[cfg(test)]
 mod ttl_after_finished_tests;
+mod volumes;
 mod workload;
 
 use std::sync::Arc;
@@ -202,6 +203,7 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "endpointslice" => {
                 tokio::spawn(endpoints::slices::run(with(endpoints::slices::COMPONENT)))
             }
+            "persistentvolume-binder" => tokio::spawn(volumes::run(with(volumes::COMPONENT))),
             _ => continue,
         };
         running.tasks.push(task.abort_handle());

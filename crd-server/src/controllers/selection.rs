@@ -8,7 +8,7 @@ use std::str::FromStr;
 /// The controllers crd-server runs, by kube-controller-manager's names (and, for the
 /// parts kube-scheduler and kwok play, `scheduler` and `kwok`), each with the other
 /// names kube-controller-manager accepts for it (its `-controller` names since 1.28).
-pub const CONTROLLERS: [&str; 17] = [
+pub const CONTROLLERS: [&str; 18] = [
     "garbagecollector",
     "namespace",
     "customresourcecleanup",
@@ -17,6 +17,7 @@ pub const CONTROLLERS: [&str; 17] = [
     "replicaset",
     "job",
     "nodeipam",
+    "persistentvolume-binder",
     "scheduler",
     "kwok",
     "endpoint",
@@ -37,13 +38,17 @@ pub const LIFECYCLE: [&str; 4] = [
     "validatingadmissionpolicy-status-controller",
 ];
 
-const ALIASES: [(&str, &str); 14] = [
+const ALIASES: [(&str, &str); 15] = [
     ("garbage-collector-controller", "garbagecollector"),
     ("namespace-controller", "namespace"),
     ("deployment-controller", "deployment"),
     ("replicaset-controller", "replicaset"),
     ("job-controller", "job"),
     ("node-ipam-controller", "nodeipam"),
+    (
+        "persistentvolume-binder-controller",
+        "persistentvolume-binder",
+    ),
     ("kube-scheduler", "scheduler"),
     ("endpoints-controller", "endpoint"),
     ("endpointslice-controller", "endpointslice"),

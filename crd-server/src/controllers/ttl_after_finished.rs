@@ -11,10 +11,9 @@ use std::time::Duration;
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::Value;
 
-use super::cache::{Event, Informer, key_of};
+use super::cache::Informer;
 use super::clock::parse_time;
-use super::queue::Queue;
-use super::workload::{Api, MAX_RETRY, Next, split_key, work};
+use super::workload::{Api, Next, queue_of, split_key, work_with_clock};
 use crate::api::object::{is_deleting, str_at};
 use crate::api::request::{DeleteOptions, Propagation};
 
@@ -62,34 +61,17 @@ pub async fn run(api: Api) {
     let Ok(jobs) = api.informer("batch", "jobs") else {
         return;
     };
-    let queue = Arc::new(Queue::new(MAX_RETRY));
-    let q = queue.clone();
-    jobs.subscribe(Arc::new(move |e: &Event| {
-        if e.new
-            .as_deref()
-            .is_some_and(|j| j.pointer("/spec/ttlSecondsAfterFinished").is_some())
-        {
-            q.add(e.key.clone());
-        }
-    }));
+    let queue = queue_of(&jobs);
     jobs.synced().await;
     // A moved clock may pass a TTL.
-    let (q, all, mut moved) = (queue.clone(), jobs.clone(), api.clock.moved());
-    let on_move = async move {
-        while moved.changed().await.is_ok() {
-            for j in all.list(None) {
-                q.add(key_of(&j));
-            }
+    let sync = {
+        let (api, jobs) = (api.clone(), jobs.clone());
+        move |key: String| {
+            let (api, jobs) = (api.clone(), jobs.clone());
+            async move { sync(&api, &jobs, &key).await }
         }
     };
-    let workers = work(queue, WORKERS, move |key: String| {
-        let (api, jobs) = (api.clone(), jobs.clone());
-        async move { sync(&api, &jobs, &key).await }
-    });
-    tokio::select! {
-        _ = workers => {}
-        _ = on_move => {}
-    }
+    work_with_clock(&api, jobs, queue, WORKERS, sync).await;
 }
 
 async fn sync(api: &Api, jobs: &Arc<Informer>, key: &str) -> Result<Next, String> {

@@ -37,10 +37,13 @@ pub async fn get(scope: &Scope<'_>) -> Result<Reply, ApiError> {
 }
 
 /// The Table columns of a kind: Name, then the kind's own (unless the kind places the
-/// name itself, as the Events printer does).
+/// name itself, as the Events printer does, or writes it, as the StorageClass printer).
 pub fn columns(res: &Resource) -> Vec<Column> {
     let own = res.columns();
-    if own.iter().any(|c| matches!(c.cell, Cell::Name)) {
+    if own
+        .iter()
+        .any(|c| matches!(c.cell, Cell::Name) || c.name == "Name")
+    {
         return own;
     }
     let mut cols = vec![Column::name()];

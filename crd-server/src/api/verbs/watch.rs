@@ -274,3 +274,19 @@ pub async fn watch(scope: &Scope<'_>) -> Result<Response, ApiError> {
         .body(Body::from_stream(body))
         .map_err(|e| ApiError::internal(e.to_string()))
 }
+
+#[cfg(test)]
+mod cadence_tests {
+    use super::*;
+
+    #[test]
+    fn a_bookmark_a_minute_or_two_seconds_before_the_end() {
+        let now = tokio::time::Instant::now();
+        let long = now + Duration::from_secs(600);
+        assert_eq!(next_bookmark(now, long), Some(now + BOOKMARK_FREQUENCY));
+        let short = now + Duration::from_secs(30);
+        assert_eq!(next_bookmark(now, short), Some(short - BOOKMARK_BEFORE_END));
+        // Within the last two seconds none is due any more.
+        assert_eq!(next_bookmark(now, now + Duration::from_secs(1)), None);
+    }
+}

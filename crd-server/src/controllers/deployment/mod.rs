@@ -17,11 +17,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::cache::{Event, Informer, key_of};
+use super::cache::{Event, Informer};
 use super::client::Mutation;
-use super::queue::Queue;
 use super::workload::owners::{self, Claim};
-use super::workload::{Api, MAX_RETRY, Next, split_key, work};
+use super::workload::{Api, Next, queue_of, queue_owners, split_key, work_with_clock};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::selectors::label;
@@ -47,15 +46,8 @@ pub async fn run(api: Api) {
     ) else {
         return;
     };
-    let queue = Arc::new(Queue::new(MAX_RETRY));
-    let q = queue.clone();
-    deployments.subscribe(Arc::new(move |e: &Event| q.add(e.key.clone())));
-    let (q, ds) = (queue.clone(), deployments.clone());
-    sets.subscribe(Arc::new(move |e: &Event| {
-        for key in owners_of_set(&ds, e) {
-            q.add(key);
-        }
-    }));
+    let queue = queue_of(&deployments);
+    queue_owners(&queue, &sets, &deployments, "Deployment", true);
     let (q, rs) = (queue.clone(), sets.clone());
     pods.subscribe(Arc::new(move |e: &Event| {
         // A deleted pod lets a Recreate rollout go on.
@@ -75,48 +67,12 @@ pub async fn run(api: Api) {
         pods,
     });
     // A moved clock may pass a progress deadline: every Deployment is looked at again.
-    let (q, ds, mut moved) = (queue.clone(), c.deployments.clone(), c.api.clock.moved());
-    let on_move = async move {
-        while moved.changed().await.is_ok() {
-            for d in ds.list(None) {
-                q.add(key_of(&d));
-            }
-        }
-    };
-    let workers = work(queue, WORKERS, move |key: String| {
+    let (api, requeue) = (c.api.clone(), c.deployments.clone());
+    work_with_clock(&api, requeue, queue, WORKERS, move |key: String| {
         let c = c.clone();
         async move { c.sync(&key).await }
-    });
-    tokio::select! {
-        _ = workers => {}
-        _ = on_move => {}
-    }
-}
-
-/// The Deployments a ReplicaSet change concerns: its controller (before and after), or
-/// for an orphan every Deployment of its namespace that selects it.
-fn owners_of_set(deployments: &Informer, e: &Event) -> Vec<String> {
-    let mut keys = Vec::new();
-    for rs in [e.old.as_deref(), e.new.as_deref()].into_iter().flatten() {
-        let ns = str_at(rs, "/metadata/namespace");
-        match owners::controller_ref(rs) {
-            Some(r) if r["kind"] == "Deployment" => {
-                keys.push(format!("{ns}/{}", r["name"].as_str().unwrap_or("")));
-            }
-            Some(_) => {}
-            None => {
-                let labels = rs.pointer("/metadata/labels").and_then(Value::as_object);
-                for d in deployments.list(Some(ns)) {
-                    let sel = d.pointer("/spec/selector").unwrap_or(&Value::Null);
-                    if !label::is_empty(sel) && label::matches(sel, labels) {
-                        keys.push(key_of(&d));
-                    }
-                }
-            }
-        }
-    }
-    keys.dedup();
-    keys
+    })
+    .await;
 }
 
 /// The Deployment of a pod's ReplicaSet.

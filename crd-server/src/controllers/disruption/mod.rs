@@ -17,8 +17,7 @@ use serde_json::Value;
 
 use super::cache::{Event, Informer, key_of};
 use super::client::Mutation;
-use super::queue::Queue;
-use super::workload::{Api, MAX_RETRY, Next, owners, split_key, work};
+use super::workload::{Api, Next, owners, queue_of, split_key, work_with_clock};
 use crate::api::kinds::Subresource;
 use crate::api::kinds::builtin::core::pod::subresources::covers;
 use crate::api::object::str_at;
@@ -69,9 +68,7 @@ pub async fn run(api: Api) {
     .into_iter()
     .filter_map(|(kind, group, resource)| Some((kind, api.informer(group, resource).ok()?)))
     .collect();
-    let queue = Arc::new(Queue::new(MAX_RETRY));
-    let q = queue.clone();
-    budgets.subscribe(Arc::new(move |e: &Event| q.add(e.key.clone())));
+    let queue = queue_of(&budgets);
     let (q, b) = (queue.clone(), budgets.clone());
     pods.subscribe(Arc::new(move |e: &Event| {
         for key in budgets_of(&b, e) {
@@ -92,28 +89,18 @@ pub async fn run(api: Api) {
     for (_, inf) in &owners {
         inf.synced().await;
     }
-    let (q, all, mut moved) = (queue.clone(), budgets.clone(), api.clock.moved());
-    let on_move = async move {
-        while moved.changed().await.is_ok() {
-            for pdb in all.list(None) {
-                q.add(key_of(&pdb));
-            }
-        }
-    };
     let c = Arc::new(Controller {
-        api,
-        budgets,
+        api: api.clone(),
+        budgets: budgets.clone(),
         pods,
         owners,
     });
-    let workers = work(queue, WORKERS, move |key: String| {
+    // Pending evictions expire on the server's clock.
+    work_with_clock(&api, budgets, queue, WORKERS, move |key: String| {
         let c = c.clone();
         async move { c.sync(&key).await }
-    });
-    tokio::select! {
-        _ = workers => {}
-        _ = on_move => {}
-    }
+    })
+    .await;
 }
 
 impl Controller {

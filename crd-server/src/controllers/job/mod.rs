@@ -17,18 +17,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::TimeDelta;
-use futures::future::join_all;
 use serde_json::{Value, json};
 
-use super::cache::{Event, Informer, key_of};
+use super::cache::Informer;
 use super::client::Mutation;
 use super::clock::parse_time;
-use super::queue::Queue;
 use super::workload::owners::{self, Claim};
-use super::workload::{Api, MAX_RETRY, Next, pods, split_key, work};
+use super::workload::{
+    Api, Next, create_pods, delete_pods, pods, queue_of, queue_owners, split_key, work_with_clock,
+};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
-use crate::api::request::DeleteOptions;
 use status::{Counts, INDEX};
 
 /// The component its events come from.
@@ -48,17 +47,8 @@ pub async fn run(api: Api) {
     else {
         return;
     };
-    let queue = Arc::new(Queue::new(MAX_RETRY));
-    let q = queue.clone();
-    jobs.subscribe(Arc::new(move |e: &Event| q.add(e.key.clone())));
-    let q = queue.clone();
-    pod_informer.subscribe(Arc::new(move |e: &Event| {
-        let pod = e.object();
-        if let Some(r) = owners::controller_ref(pod).filter(|r| r["kind"] == "Job") {
-            let ns = str_at(pod, "/metadata/namespace");
-            q.add(format!("{ns}/{}", r["name"].as_str().unwrap_or("")));
-        }
-    }));
+    let queue = queue_of(&jobs);
+    queue_owners(&queue, &pod_informer, &jobs, "Job", false);
     jobs.synced().await;
     pod_informer.synced().await;
     let c = Arc::new(Controller {
@@ -67,22 +57,12 @@ pub async fn run(api: Api) {
         pods: pod_informer,
     });
     // A moved clock may pass an active deadline.
-    let (q, mut moved) = (queue.clone(), c.api.clock.moved());
-    let on_move = async move {
-        while moved.changed().await.is_ok() {
-            for j in jobs.list(None) {
-                q.add(key_of(&j));
-            }
-        }
-    };
-    let workers = work(queue, WORKERS, move |key: String| {
+    let api = c.api.clone();
+    work_with_clock(&api, jobs, queue, WORKERS, move |key: String| {
         let c = c.clone();
         async move { c.sync(&key).await }
-    });
-    tokio::select! {
-        _ = workers => {}
-        _ = on_move => {}
-    }
+    })
+    .await;
 }
 
 /// What ends a Job: its two conditions, reason and message.
@@ -260,57 +240,21 @@ impl Controller {
     }
 
     async fn create_pods(&self, job: &Value, wanted: Vec<Option<i64>>) -> Result<(), String> {
-        let ns = str_at(job, "/metadata/namespace");
         let name = str_at(job, "/metadata/name");
         let template = job.pointer("/spec/template").cloned().unwrap_or_default();
         let owner = owners::new_controller_ref(job);
-        let creates = wanted.iter().map(|index| {
-            let pod = match index {
+        let new = wanted
+            .into_iter()
+            .map(|index| match index {
                 None => pods::from_template(&template, owner.clone(), name),
-                Some(i) => indexed_pod(&template, owner.clone(), name, *i),
-            };
-            self.api.create(&self.pods, ns, pod)
-        });
-        let mut failure = None;
-        for result in join_all(creates).await {
-            match result {
-                Ok(pod) => {
-                    let msg = format!("Created pod: {}", str_at(&pod, "/metadata/name"));
-                    self.api
-                        .event(job, "Normal", "SuccessfulCreate", &msg, COMPONENT)
-                        .await;
-                }
-                Err(e) => {
-                    let msg = format!("Error creating: {}", e.message);
-                    self.api
-                        .event(job, "Warning", "FailedCreate", &msg, COMPONENT)
-                        .await;
-                    failure.get_or_insert(e.message);
-                }
-            }
-        }
-        failure.map_or(Ok(()), Err)
+                Some(i) => indexed_pod(&template, owner.clone(), name, i),
+            })
+            .collect();
+        create_pods(&self.api, &self.pods, job, COMPONENT, new).await
     }
 
     async fn delete_pods(&self, job: &Value, doomed: &[Arc<Value>]) -> Result<(), String> {
-        let deletes = doomed
-            .iter()
-            .map(|p| self.api.delete(&self.pods, p, DeleteOptions::default()));
-        let mut failure = None;
-        for (pod, result) in doomed.iter().zip(join_all(deletes).await) {
-            match result {
-                Ok(()) => {
-                    let msg = format!("Deleted pod: {}", str_at(pod, "/metadata/name"));
-                    self.api
-                        .event(job, "Normal", "SuccessfulDelete", &msg, COMPONENT)
-                        .await;
-                }
-                Err(e) => {
-                    failure.get_or_insert(e.message);
-                }
-            }
-        }
-        failure.map_or(Ok(()), Err)
+        delete_pods(&self.api, &self.pods, job, COMPONENT, doomed).await
     }
 
     async fn write_status(

@@ -10,19 +10,17 @@ mod status;
 
 use std::sync::Arc;
 
-use futures::future::join_all;
 use serde_json::Value;
 
-use super::cache::{Event, Informer};
+use super::cache::Informer;
 use super::client::Mutation;
-use super::queue::Queue;
 use super::workload::owners::{self, Claim};
 use super::workload::pods;
-use super::workload::{Api, MAX_RETRY, Next, split_key, work};
+use super::workload::{
+    Api, Next, create_pods, delete_pods, queue_of, queue_owners, split_key, work,
+};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
-use crate::api::request::DeleteOptions;
-use crate::api::selectors::label;
 
 /// The component its events come from.
 pub const COMPONENT: &str = "replicaset-controller";
@@ -45,15 +43,8 @@ pub async fn run(api: Api) {
     ) else {
         return;
     };
-    let queue = Arc::new(Queue::new(MAX_RETRY));
-    let q = queue.clone();
-    sets.subscribe(Arc::new(move |e: &Event| q.add(e.key.clone())));
-    let (q, by_selector) = (queue.clone(), sets.clone());
-    pods.subscribe(Arc::new(move |e: &Event| {
-        for key in owners_of(&by_selector, e) {
-            q.add(key);
-        }
-    }));
+    let queue = queue_of(&sets);
+    queue_owners(&queue, &pods, &sets, "ReplicaSet", true);
     sets.synced().await;
     pods.synced().await;
     let c = Arc::new(Controller { api, sets, pods });
@@ -62,33 +53,6 @@ pub async fn run(api: Api) {
         async move { c.sync(&key).await }
     })
     .await;
-}
-
-/// The ReplicaSets a pod change concerns: its controller (before and after), or for an
-/// orphan every ReplicaSet of its namespace that selects it.
-fn owners_of(sets: &Informer, e: &Event) -> Vec<String> {
-    let mut keys = Vec::new();
-    for pod in [e.old.as_deref(), e.new.as_deref()].into_iter().flatten() {
-        let ns = str_at(pod, "/metadata/namespace");
-        match owners::controller_ref(pod) {
-            Some(r) if r["kind"] == "ReplicaSet" => {
-                keys.push(format!("{ns}/{}", r["name"].as_str().unwrap_or("")));
-            }
-            Some(_) => {}
-            None if pods::is_active(pod) => {
-                let labels = pod.pointer("/metadata/labels").and_then(Value::as_object);
-                for rs in sets.list(Some(ns)) {
-                    let sel = rs.pointer("/spec/selector").unwrap_or(&Value::Null);
-                    if !label::is_empty(sel) && label::matches(sel, labels) {
-                        keys.push(crate::controllers::cache::key_of(&rs));
-                    }
-                }
-            }
-            None => {}
-        }
-    }
-    keys.dedup();
-    keys
 }
 
 impl Controller {
@@ -205,88 +169,20 @@ impl Controller {
             .unwrap_or(1)
             .max(0) as usize;
         if mine.len() < want {
-            self.create_pods(rs, (want - mine.len()).min(BURST)).await
+            let template = rs.pointer("/spec/template").cloned().unwrap_or_default();
+            let (owner, name) = (owners::new_controller_ref(rs), str_at(rs, "/metadata/name"));
+            let new = (0..(want - mine.len()).min(BURST))
+                .map(|_| pods::from_template(&template, owner.clone(), name))
+                .collect();
+            create_pods(&self.api, &self.pods, rs, COMPONENT, new).await
         } else if mine.len() > want {
             let mut doomed = mine.to_vec();
             let related = self.pods.list(rs["metadata"]["namespace"].as_str());
             pods::deletion_order(&mut doomed, &related);
             doomed.truncate((mine.len() - want).min(BURST));
-            self.delete_pods(rs, &doomed).await
+            delete_pods(&self.api, &self.pods, rs, COMPONENT, &doomed).await
         } else {
             Ok(())
-        }
-    }
-
-    /// `slowStartBatch`: batches of 1, 2, 4, … pods; a batch with a failure ends it.
-    async fn create_pods(&self, rs: &Value, count: usize) -> Result<(), String> {
-        let ns = str_at(rs, "/metadata/namespace");
-        let name = str_at(rs, "/metadata/name");
-        let template = rs.pointer("/spec/template").cloned().unwrap_or_default();
-        let owner = owners::new_controller_ref(rs);
-        let (mut done, mut batch) = (0, 1);
-        while done < count {
-            let size = batch.min(count - done);
-            let creates = (0..size).map(|_| {
-                let pod = pods::from_template(&template, owner.clone(), name);
-                self.api.create(&self.pods, ns, pod)
-            });
-            let mut failure = None;
-            for result in join_all(creates).await {
-                match result {
-                    Ok(pod) => {
-                        let msg = format!("Created pod: {}", str_at(&pod, "/metadata/name"));
-                        self.api
-                            .event(rs, "Normal", "SuccessfulCreate", &msg, COMPONENT)
-                            .await;
-                    }
-                    Err(e) if e.message.contains("because it is being terminated") => {
-                        // The namespace is going: every create would fail, quietly.
-                        return Ok(());
-                    }
-                    Err(e) => {
-                        let msg = format!("Error creating: {}", e.message);
-                        self.api
-                            .event(rs, "Warning", "FailedCreate", &msg, COMPONENT)
-                            .await;
-                        failure.get_or_insert(e.message);
-                    }
-                }
-            }
-            if let Some(e) = failure {
-                return Err(e);
-            }
-            done += size;
-            batch *= 2;
-        }
-        Ok(())
-    }
-
-    async fn delete_pods(&self, rs: &Value, doomed: &[Arc<Value>]) -> Result<(), String> {
-        let deletes = doomed
-            .iter()
-            .map(|p| self.api.delete(&self.pods, p, DeleteOptions::default()));
-        let mut failure = None;
-        for (pod, result) in doomed.iter().zip(join_all(deletes).await) {
-            let pod_name = str_at(pod, "/metadata/name");
-            match result {
-                Ok(()) => {
-                    let msg = format!("Deleted pod: {pod_name}");
-                    self.api
-                        .event(rs, "Normal", "SuccessfulDelete", &msg, COMPONENT)
-                        .await;
-                }
-                Err(e) => {
-                    let msg = format!("Error deleting: {}", e.message);
-                    self.api
-                        .event(rs, "Warning", "FailedDelete", &msg, COMPONENT)
-                        .await;
-                    failure.get_or_insert(e.message);
-                }
-            }
-        }
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(()),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! a Pod leaves one.
 
 mod fit;
+mod volumes;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -44,12 +45,18 @@ struct Scheduler {
     api: Api,
     nodes: Arc<Informer>,
     pods: Arc<Informer>,
+    claims: Arc<Informer>,
+    classes: Arc<Informer>,
 }
 
 /// Runs the scheduler until aborted.
 pub async fn run(api: Api) {
-    let (Ok(nodes), Ok(pod_informer)) = (api.informer("", "nodes"), api.informer("", "pods"))
-    else {
+    let (Ok(nodes), Ok(pod_informer), Ok(claims), Ok(classes)) = (
+        api.informer("", "nodes"),
+        api.informer("", "pods"),
+        api.informer("", "persistentvolumeclaims"),
+        api.informer("storage.k8s.io", "storageclasses"),
+    ) else {
         return;
     };
     let queue = Arc::new(Queue::new(MAX_RETRY));
@@ -73,6 +80,14 @@ pub async fn run(api: Api) {
             freed();
         }
     }));
+    // A claim that appears or gets bound may be what a pending pod waits for.
+    let bound = requeue_all.clone();
+    claims.subscribe(Arc::new(move |e: &Event| {
+        let volume = |o: Option<&Value>| o.map(|c| str_at(c, "/spec/volumeName").to_string());
+        if e.old.is_none() || volume(e.old.as_deref()) != volume(e.new.as_deref()) {
+            bound();
+        }
+    }));
     nodes.subscribe(Arc::new(move |e: &Event| {
         let spec_or_status_changed = match (e.old.as_deref(), e.new.as_deref()) {
             (Some(o), Some(n)) => {
@@ -90,10 +105,14 @@ pub async fn run(api: Api) {
     }));
     nodes.synced().await;
     pod_informer.synced().await;
+    claims.synced().await;
+    classes.synced().await;
     let c = Arc::new(Scheduler {
         api,
         nodes,
         pods: pod_informer,
+        claims,
+        classes,
     });
     // One pod at a time, as kube-scheduler's scheduling cycle: two pods never take
     // the same room.
@@ -113,8 +132,16 @@ impl Scheduler {
         if !pending(&pod) {
             return Ok(Next::Done);
         }
-        let wanted = fit::requests(&pod);
         let nodes = self.nodes.list(None);
+        let waiting = match volumes::check(&pod, &self.claims, &self.classes) {
+            volumes::Claims::Ready => Vec::new(),
+            volumes::Claims::WaitForNode(names) => names,
+            volumes::Claims::Unschedulable(reason) => {
+                let message = volumes::prefilter_error(nodes.len(), &reason);
+                return self.unschedulable(&pod, &message).await;
+            }
+        };
+        let wanted = fit::requests(&pod);
         let mut usage: HashMap<String, fit::Usage> = HashMap::new();
         for p in self.pods.list(None).iter().filter(|p| placed(p)) {
             usage
@@ -139,12 +166,47 @@ impl Scheduler {
             }
         }
         match best {
+            Some((_, node)) if !waiting.is_empty() => self.select_node(&pod, &waiting, node).await,
             Some((_, node)) => self.bind(&pod, node).await,
             None => {
                 let message = fit::fit_error(nodes.len(), &failures);
                 self.unschedulable(&pod, &message).await
             }
         }
+    }
+
+    /// `PreBind` for claims that wait for their first consumer: each names the node
+    /// (the PV controller then binds or provisions it); the pod is bound on a later
+    /// pass, once they are bound.
+    async fn select_node(
+        &self,
+        pod: &Value,
+        claims: &[String],
+        node: &str,
+    ) -> Result<Next, String> {
+        let ns = str_at(pod, "/metadata/namespace");
+        for name in claims {
+            self.api
+                .update(&self.claims, ns, name, Subresource::Main, |current| {
+                    let selected = current
+                        .pointer("/metadata/annotations")
+                        .and_then(|a| a.get(crate::controllers::volumes::SELECTED_NODE));
+                    if selected.is_some() {
+                        return Mutation::Keep;
+                    }
+                    let mut next = current.clone();
+                    let meta = crate::api::object::meta_mut(&mut next);
+                    let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+                    if !annotations.is_object() {
+                        *annotations = json!({});
+                    }
+                    annotations[crate::controllers::volumes::SELECTED_NODE] = json!(node);
+                    Mutation::Write(next)
+                })
+                .await
+                .map_err(|e| e.message)?;
+        }
+        Ok(Next::After(std::time::Duration::from_millis(200)))
     }
 
     async fn bind(&self, pod: &Value, node: &str) -> Result<Next, String> {

@@ -7,7 +7,11 @@
 pub mod conditions;
 pub mod intstr;
 pub mod owners;
+mod pod_control;
 pub mod pods;
+
+pub use owners::owner_keys;
+pub use pod_control::{create_pods, delete_pods};
 
 use std::future::Future;
 use std::sync::Arc;
@@ -15,7 +19,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::cache::{Cache, Informer};
+use super::cache::{Cache, Event, Informer, key_of};
 use super::client::{Client, Mutation};
 use super::clock::Clock;
 use super::options::Workloads;
@@ -144,6 +148,58 @@ where
         });
     }
     while tasks.join_next().await.is_some() {}
+}
+
+/// A work queue fed with the key of every change to `primary`'s objects (the
+/// controller's own kind).
+pub fn queue_of(primary: &Informer) -> Arc<Queue<String>> {
+    let queue = Arc::new(Queue::new(MAX_RETRY));
+    let q = queue.clone();
+    primary.subscribe(Arc::new(move |e: &Event| q.add(e.key.clone())));
+    queue
+}
+
+/// Feeds `queue` with the owners in `owners` (of `kind`) of every changed object of
+/// `dependents`, as [`owner_keys`] finds them.
+pub fn queue_owners(
+    queue: &Arc<Queue<String>>,
+    dependents: &Informer,
+    owners: &Arc<Informer>,
+    kind: &'static str,
+    adopt_orphans: bool,
+) {
+    let (q, owners) = (queue.clone(), owners.clone());
+    dependents.subscribe(Arc::new(move |e: &Event| {
+        for key in owner_keys(&owners, kind, e, adopt_orphans) {
+            q.add(key);
+        }
+    }));
+}
+
+/// [`work`], and besides it every object of `requeue` queued again whenever the
+/// server's clock is moved (a deadline or a schedule may have passed).
+pub async fn work_with_clock<F, Fut>(
+    api: &Api,
+    requeue: Arc<Informer>,
+    queue: Arc<Queue<String>>,
+    workers: usize,
+    sync: F,
+) where
+    F: Fn(String) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Result<Next, String>> + Send,
+{
+    let (q, mut moved) = (queue.clone(), api.clock.moved());
+    let on_move = async move {
+        while moved.changed().await.is_ok() {
+            for obj in requeue.list(None) {
+                q.add(key_of(&obj));
+            }
+        }
+    };
+    tokio::select! {
+        _ = work(queue, workers, sync) => {}
+        _ = on_move => {}
+    }
 }
 
 /// The namespace and name of a queue key (`ns/name`; `name` alone: cluster-scoped).

@@ -5,8 +5,10 @@
 
 use serde_json::{Value, json};
 
+use super::pods;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::selectors::label;
+use crate::controllers::cache::{Event, Informer, key_of};
 
 /// The owner reference with `controller: true`, if any.
 pub fn controller_ref(obj: &Value) -> Option<&Value> {
@@ -32,6 +34,43 @@ pub fn new_controller_ref(owner: &Value) -> Value {
         "controller": true,
         "blockOwnerDeletion": true,
     })
+}
+
+/// The queue keys (`ns/name`) of the `kind` objects in `owners` that a change of one
+/// of their dependents concerns: its controller before and after the change, or — for
+/// an orphan still active, when `adopt_orphans` — every owner of its namespace whose
+/// selector matches it (upstream's `getPodReplicaSets` and its kin).
+pub fn owner_keys(owners: &Informer, kind: &str, e: &Event, adopt_orphans: bool) -> Vec<String> {
+    let mut keys = Vec::new();
+    for dependent in [e.old.as_deref(), e.new.as_deref()].into_iter().flatten() {
+        let ns = str_at(dependent, "/metadata/namespace");
+        match controller_ref(dependent) {
+            Some(r) if r["kind"] == kind => {
+                let name = r["name"].as_str().unwrap_or("");
+                keys.push(if ns.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{ns}/{name}")
+                });
+            }
+            Some(_) => {}
+            None if adopt_orphans && pods::is_active(dependent) => {
+                let labels = dependent
+                    .pointer("/metadata/labels")
+                    .and_then(Value::as_object);
+                for owner in owners.list(Some(ns)) {
+                    let sel = owner.pointer("/spec/selector").unwrap_or(&Value::Null);
+                    if !label::is_empty(sel) && label::matches(sel, labels) {
+                        keys.push(key_of(&owner));
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+    keys.sort();
+    keys.dedup();
+    keys
 }
 
 /// What a claim does with one candidate.

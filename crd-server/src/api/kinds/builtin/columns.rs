@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::api::table::Column;
+use crate::api::table::{Cell, Column};
 
 pub(crate) fn int(obj: &Value, pointer: &str) -> i64 {
     obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
@@ -25,6 +25,29 @@ pub(crate) fn wide(mut c: Column) -> Column {
 
 pub(crate) fn col(name: &str, type_: &str, description: &str, cell: fn(&Value) -> Value) -> Column {
     Column::computed(name, type_, description, cell)
+}
+
+/// An integer column of the count at `pointer` (0 when absent).
+pub(crate) fn count(name: &str, description: &str, pointer: &'static str) -> Column {
+    let mut c = Column::computed(name, "integer", description, |_| Value::Null);
+    c.cell = Cell::Count(pointer);
+    c
+}
+
+/// The `READY` column of a replicated workload: ready pods over wanted replicas.
+pub(crate) fn ready_of_replicas() -> Column {
+    col(
+        "Ready",
+        "string",
+        "Number of the pod with ready state",
+        |o| {
+            Value::from(format!(
+                "{}/{}",
+                int(o, "/status/readyReplicas"),
+                int(o, "/spec/replicas")
+            ))
+        },
+    )
 }
 
 /// Whether the condition `type_` of the object's status is `True`.

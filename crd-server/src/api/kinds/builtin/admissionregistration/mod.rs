@@ -158,17 +158,21 @@ fn resources(rs: &[&str], path: &Path, errs: &mut ErrorList) {
 
 /// `validateRuleWithOperations` (subresources allowed).
 pub(crate) fn rule_with_operations(rule: &Value, path: &Path, errs: &mut ErrorList) {
-    let ops = strings(rule, "operations");
-    if ops.is_empty() {
-        errs.push(FieldError::required(path.child("operations"), ""));
-    }
-    if ops.len() > 1 && has_wildcard(&ops) {
-        errs.push(FieldError::invalid(
-            path.child("operations"),
-            string_list(&ops),
-            "if '*' is present, must not specify other operations",
-        ));
-    }
+    let listed = |field: &str, what: &str, errs: &mut ErrorList| {
+        let items = strings(rule, field);
+        if items.is_empty() {
+            errs.push(FieldError::required(path.child(field), ""));
+        }
+        if items.len() > 1 && has_wildcard(&items) {
+            errs.push(FieldError::invalid(
+                path.child(field),
+                string_list(&items),
+                format!("if '*' is present, must not specify other {what}"),
+            ));
+        }
+        items
+    };
+    let ops = listed("operations", "operations", errs);
     for (i, op) in ops.iter().enumerate() {
         if !OPERATIONS.contains(op) {
             errs.push(FieldError::not_supported(
@@ -178,28 +182,8 @@ pub(crate) fn rule_with_operations(rule: &Value, path: &Path, errs: &mut ErrorLi
             ));
         }
     }
-    let groups = strings(rule, "apiGroups");
-    if groups.is_empty() {
-        errs.push(FieldError::required(path.child("apiGroups"), ""));
-    }
-    if groups.len() > 1 && has_wildcard(&groups) {
-        errs.push(FieldError::invalid(
-            path.child("apiGroups"),
-            string_list(&groups),
-            "if '*' is present, must not specify other API groups",
-        ));
-    }
-    let versions = strings(rule, "apiVersions");
-    if versions.is_empty() {
-        errs.push(FieldError::required(path.child("apiVersions"), ""));
-    }
-    if versions.len() > 1 && has_wildcard(&versions) {
-        errs.push(FieldError::invalid(
-            path.child("apiVersions"),
-            string_list(&versions),
-            "if '*' is present, must not specify other API versions",
-        ));
-    }
+    listed("apiGroups", "API groups", errs);
+    let versions = listed("apiVersions", "API versions", errs);
     for (i, v) in versions.iter().enumerate() {
         if v.is_empty() {
             errs.push(FieldError::required(path.child("apiVersions").index(i), ""));
@@ -415,6 +399,33 @@ pub(crate) fn is_cel_identifier(name: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
         && !crd_runtime::cel::is_reserved(name)
 }
+
+/// The policies and bindings count generations of their spec.
+macro_rules! spec_generation {
+    ($($kind:ty),*) => {$(
+        impl crate::api::kinds::builtin::behaviour::Preparer for $kind {
+            fn prepare_for_create(&self, obj: &mut Value) {
+                generation_on_create(obj);
+            }
+
+            fn prepare_for_update(
+                &self,
+                new: &mut Value,
+                old: &Value,
+                sub: crate::api::kinds::Subresource,
+            ) {
+                generation_on_update(new, old, sub);
+            }
+        }
+    )*};
+}
+
+spec_generation!(
+    mutating_policies::MutatingPolicies,
+    mutating_policies::MutatingBindings,
+    validating_policies::ValidatingPolicies,
+    validating_policies::ValidatingBindings
+);
 
 /// The admission policies' and bindings' `PrepareForCreate`: generation 1 (the
 /// status controller compares it with `status.observedGeneration`).

@@ -73,21 +73,6 @@ impl Validator for MutatingPolicies {
     }
 }
 
-impl Preparer for MutatingPolicies {
-    fn prepare_for_create(&self, obj: &mut Value) {
-        crate::api::kinds::builtin::admissionregistration::generation_on_create(obj);
-    }
-
-    fn prepare_for_update(
-        &self,
-        new: &mut Value,
-        old: &Value,
-        sub: crate::api::kinds::Subresource,
-    ) {
-        crate::api::kinds::builtin::admissionregistration::generation_on_update(new, old, sub);
-    }
-}
-
 impl Printer for MutatingPolicies {
     fn columns(&self) -> Vec<Column> {
         vec![
@@ -176,21 +161,6 @@ impl Validator for MutatingBindings {
     fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
         let spec = obj.get("spec").unwrap_or(&Value::Null);
         binding_spec(spec, &Path::new("spec"), errs);
-    }
-}
-
-impl Preparer for MutatingBindings {
-    fn prepare_for_create(&self, obj: &mut Value) {
-        crate::api::kinds::builtin::admissionregistration::generation_on_create(obj);
-    }
-
-    fn prepare_for_update(
-        &self,
-        new: &mut Value,
-        old: &Value,
-        sub: crate::api::kinds::Subresource,
-    ) {
-        crate::api::kinds::builtin::admissionregistration::generation_on_update(new, old, sub);
     }
 }
 

@@ -213,21 +213,6 @@ impl Validator for ValidatingPolicies {
     }
 }
 
-impl Preparer for ValidatingPolicies {
-    fn prepare_for_create(&self, obj: &mut Value) {
-        crate::api::kinds::builtin::admissionregistration::generation_on_create(obj);
-    }
-
-    fn prepare_for_update(
-        &self,
-        new: &mut Value,
-        old: &Value,
-        sub: crate::api::kinds::Subresource,
-    ) {
-        crate::api::kinds::builtin::admissionregistration::generation_on_update(new, old, sub);
-    }
-}
-
 impl Printer for ValidatingPolicies {
     fn columns(&self) -> Vec<Column> {
         vec![
@@ -448,21 +433,6 @@ impl Validator for ValidatingBindings {
         binding_spec(spec, &path, errs);
         let actions = strings(spec, "validationActions");
         validation_actions(&actions, &path.child("validationActions"), errs);
-    }
-}
-
-impl Preparer for ValidatingBindings {
-    fn prepare_for_create(&self, obj: &mut Value) {
-        crate::api::kinds::builtin::admissionregistration::generation_on_create(obj);
-    }
-
-    fn prepare_for_update(
-        &self,
-        new: &mut Value,
-        old: &Value,
-        sub: crate::api::kinds::Subresource,
-    ) {
-        crate::api::kinds::builtin::admissionregistration::generation_on_update(new, old, sub);
     }
 }
 

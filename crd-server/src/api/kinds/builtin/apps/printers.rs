@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::columns::{col, int, wide};
+use crate::api::kinds::builtin::columns::{col, count, ready_of_replicas, wide};
 use crate::api::kinds::builtin::core::podspec::{arr, containers_and_images, text};
 use crate::api::selectors::label as selector;
 use crate::api::table::Column;
@@ -39,29 +39,16 @@ pub(crate) fn template_columns(selector: bool) -> Vec<Column> {
 /// `kubectl get deployments`.
 pub fn deployment() -> Vec<Column> {
     let mut out = vec![
-        col(
-            "Ready",
-            "string",
-            "Number of the pod with ready state",
-            |o| {
-                json!(format!(
-                    "{}/{}",
-                    int(o, "/status/readyReplicas"),
-                    int(o, "/spec/replicas")
-                ))
-            },
-        ),
-        col(
+        ready_of_replicas(),
+        count(
             "Up-to-date",
-            "integer",
             "Total number of non-terminating pods targeted by this deployment that have the desired template spec.",
-            |o| json!(int(o, "/status/updatedReplicas")),
+            "/status/updatedReplicas",
         ),
-        col(
+        count(
             "Available",
-            "integer",
             "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.",
-            |o| json!(int(o, "/status/availableReplicas")),
+            "/status/availableReplicas",
         ),
         Column::builtin_age(),
     ];
@@ -72,23 +59,20 @@ pub fn deployment() -> Vec<Column> {
 /// `kubectl get replicasets`.
 pub fn replica_set() -> Vec<Column> {
     let mut out = vec![
-        col(
+        count(
             "Desired",
-            "integer",
             "Replicas is the number of desired pods.",
-            |o| json!(int(o, "/spec/replicas")),
+            "/spec/replicas",
         ),
-        col(
+        count(
             "Current",
-            "integer",
             "Replicas is the most recently observed number of non-terminating pods.",
-            |o| json!(int(o, "/status/replicas")),
+            "/status/replicas",
         ),
-        col(
+        count(
             "Ready",
-            "integer",
             "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.",
-            |o| json!(int(o, "/status/readyReplicas")),
+            "/status/readyReplicas",
         ),
         Column::builtin_age(),
     ];
@@ -98,21 +82,7 @@ pub fn replica_set() -> Vec<Column> {
 
 /// `kubectl get statefulsets`.
 pub fn stateful_set() -> Vec<Column> {
-    let mut out = vec![
-        col(
-            "Ready",
-            "string",
-            "Number of the pod with ready state",
-            |o| {
-                json!(format!(
-                    "{}/{}",
-                    int(o, "/status/readyReplicas"),
-                    int(o, "/spec/replicas")
-                ))
-            },
-        ),
-        Column::builtin_age(),
-    ];
+    let mut out = vec![ready_of_replicas(), Column::builtin_age()];
     out.extend(template_columns(false));
     out
 }
@@ -120,35 +90,30 @@ pub fn stateful_set() -> Vec<Column> {
 /// `kubectl get daemonsets`.
 pub fn daemon_set() -> Vec<Column> {
     let mut out = vec![
-        col(
+        count(
             "Desired",
-            "integer",
             "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).",
-            |o| json!(int(o, "/status/desiredNumberScheduled")),
+            "/status/desiredNumberScheduled",
         ),
-        col(
+        count(
             "Current",
-            "integer",
             "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.",
-            |o| json!(int(o, "/status/currentNumberScheduled")),
+            "/status/currentNumberScheduled",
         ),
-        col(
+        count(
             "Ready",
-            "integer",
             "Total number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.",
-            |o| json!(int(o, "/status/numberReady")),
+            "/status/numberReady",
         ),
-        col(
+        count(
             "Up-to-date",
-            "integer",
             "The total number of nodes that are running updated daemon pod",
-            |o| json!(int(o, "/status/updatedNumberScheduled")),
+            "/status/updatedNumberScheduled",
         ),
-        col(
+        count(
             "Available",
-            "integer",
             "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)",
-            |o| json!(int(o, "/status/numberAvailable")),
+            "/status/numberAvailable",
         ),
         col(
             "Node Selector",
@@ -199,11 +164,10 @@ pub fn controller_revision() -> Vec<Column> {
                 None => "<none>".into(),
             })
         }),
-        col(
+        count(
             "Revision",
-            "integer",
             "Revision indicates the revision of the state represented by Data.",
-            |o| json!(int(o, "/revision")),
+            "/revision",
         ),
         Column::builtin_age(),
     ]

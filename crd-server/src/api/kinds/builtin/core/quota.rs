@@ -95,81 +95,50 @@ impl Validator for LimitRanges {
             for k in keys {
                 let (min, max) = (q(&limit["min"], k), q(&limit["max"], k));
                 let (def, req) = (q(&limit["default"], k), q(&limit["defaultRequest"], k));
-                let mut bad = |field: &str, value: &(String, f64), detail: String| {
-                    errs.push(FieldError::invalid(
-                        path.child(field).key(k),
-                        BadValue::Str(value.0.clone()),
-                        detail,
-                    ));
-                };
-                if let (Some(min), Some(max)) = (&min, &max)
-                    && min.1 > max.1
-                {
-                    bad(
-                        "min",
-                        min,
-                        format!("min value {} is greater than max value {}", min.0, max.0),
-                    );
-                }
-                if let (Some(req), Some(min)) = (&req, &min)
-                    && min.1 > req.1
-                {
-                    bad(
+                // ValidateLimitRange's orderings: (smaller, larger, the field and value
+                // blamed, their names in the message).
+                let orderings = [
+                    (&min, &max, "min", &min, "min value", "max value"),
+                    (
+                        &min,
+                        &req,
                         "defaultRequest",
-                        req,
-                        format!(
-                            "min value {} is greater than default request value {}",
-                            min.0, req.0
-                        ),
-                    );
-                }
-                if let (Some(req), Some(max)) = (&req, &max)
-                    && req.1 > max.1
-                {
-                    bad(
+                        &req,
+                        "min value",
+                        "default request value",
+                    ),
+                    (
+                        &req,
+                        &max,
                         "defaultRequest",
-                        req,
-                        format!(
-                            "default request value {} is greater than max value {}",
-                            req.0, max.0
-                        ),
-                    );
-                }
-                if let (Some(req), Some(def)) = (&req, &def)
-                    && req.1 > def.1
-                {
-                    bad(
+                        &req,
+                        "default request value",
+                        "max value",
+                    ),
+                    (
+                        &req,
+                        &def,
                         "defaultRequest",
-                        req,
-                        format!(
-                            "default request value {} is greater than default limit value {}",
-                            req.0, def.0
-                        ),
-                    );
-                }
-                if let (Some(def), Some(min)) = (&def, &min)
-                    && min.1 > def.1
-                {
-                    bad(
-                        "default",
-                        min,
-                        format!(
-                            "min value {} is greater than default value {}",
-                            min.0, def.0
-                        ),
-                    );
-                }
-                if let (Some(def), Some(max)) = (&def, &max)
-                    && def.1 > max.1
-                {
-                    bad(
-                        "default",
-                        max,
-                        format!(
-                            "default value {} is greater than max value {}",
-                            def.0, max.0
-                        ),
-                    );
+                        &req,
+                        "default request value",
+                        "default limit value",
+                    ),
+                    (&min, &def, "default", &min, "min value", "default value"),
+                    (&def, &max, "default", &max, "default value", "max value"),
+                ];
+                for (small, large, field, blamed, small_name, large_name) in orderings {
+                    if let (Some(small), Some(large), Some(blamed)) = (small, large, blamed)
+                        && small.1 > large.1
+                    {
+                        errs.push(FieldError::invalid(
+                            path.child(field).key(k),
+                            BadValue::Str(blamed.0.clone()),
+                            format!(
+                                "{small_name} {} is greater than {large_name} {}",
+                                small.0, large.0
+                            ),
+                        ));
+                    }
                 }
             }
         }
@@ -313,6 +282,23 @@ mod tests {
             [
                 "spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1",
                 "spec.limits[1].default: Forbidden: may not be specified when `type` is 'Pod'"
+            ]
+        );
+        // Every ordering ValidateLimitRange checks, each blaming its field.
+        let lr = json!({"spec": {"limits": [{"type": "Container",
+            "min": {"cpu": "4"}, "max": {"cpu": "1"}, "default": {"cpu": "2"},
+            "defaultRequest": {"cpu": "3"}}]}});
+        let mut errs = ErrorList::new();
+        LimitRanges.validate(&lr, None, &mut errs);
+        assert_eq!(
+            errs.strings(),
+            [
+                "spec.limits[0].min[cpu]: Invalid value: \"4\": min value 4 is greater than max value 1",
+                "spec.limits[0].defaultRequest[cpu]: Invalid value: \"3\": min value 4 is greater than default request value 3",
+                "spec.limits[0].defaultRequest[cpu]: Invalid value: \"3\": default request value 3 is greater than max value 1",
+                "spec.limits[0].defaultRequest[cpu]: Invalid value: \"3\": default request value 3 is greater than default limit value 2",
+                "spec.limits[0].default[cpu]: Invalid value: \"4\": min value 4 is greater than default value 2",
+                "spec.limits[0].default[cpu]: Invalid value: \"1\": default value 2 is greater than max value 1",
             ]
         );
         let mut bad = json!({"spec": {"limits": [{"type": "Container", "max": {"cpu": "x"}}]}});

@@ -166,6 +166,24 @@ impl Validator for Claims {
                     m.remove("volumeAttributesClassName");
                 }
             }
+            // The PV controller sets `volumeName` once, and gives a claim without a class
+            // (nor the beta annotation) the default one (the retroactive assignment).
+            if str_at(old, "/spec/volumeName").is_empty() {
+                old_spec["volumeName"] = new_spec.get("volumeName").cloned().unwrap_or(Value::Null);
+            }
+            let old_annotation = old
+                .pointer("/metadata/annotations/volume.beta.kubernetes.io~1storage-class")
+                .is_some();
+            let class_from_nil = old_spec.get("storageClassName").is_none_or(Value::is_null)
+                && !str_at(obj, "/spec/storageClassName").is_empty();
+            if !old_annotation && class_from_nil {
+                old_spec["storageClassName"] = new_spec["storageClassName"].clone();
+            }
+            for s in [&mut new_spec, &mut old_spec] {
+                if let Some(m) = s.as_object_mut() {
+                    m.retain(|_, v| !v.is_null());
+                }
+            }
             if str_at(old, "/status/phase") == "Bound"
                 && let Some(req) = old_spec.pointer("/resources/requests/storage").cloned()
                 && let Some(slot) = new_spec.pointer_mut("/resources/requests/storage")
@@ -527,6 +545,23 @@ mod tests {
                 "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
             ]
         );
+        // The binder's two changes: `volumeName` once, a class where there was none.
+        let mut bound = old.clone();
+        bound["spec"]["volumeName"] = json!("pv-1");
+        bound["spec"]["storageClassName"] = json!("standard");
+        let mut errs = ErrorList::new();
+        Claims.validate(&bound, Some(&old), &mut errs);
+        assert!(errs.is_empty(), "{:?}", errs.strings());
+        let mut moved = bound.clone();
+        moved["spec"]["volumeName"] = json!("pv-2");
+        let mut errs = ErrorList::new();
+        Claims.validate(&moved, Some(&bound), &mut errs);
+        assert_eq!(errs.len(), 1, "{:?}", errs.strings());
+        let mut reclassed = bound.clone();
+        reclassed["spec"]["storageClassName"] = json!("fast");
+        let mut errs = ErrorList::new();
+        Claims.validate(&reclassed, Some(&bound), &mut errs);
+        assert_eq!(errs.len(), 1, "{:?}", errs.strings());
         let mut bad = json!({"spec": {"resources": {"requests": {"storage": "1Gb"}}}});
         assert_eq!(Claims.decode(&mut bad).unwrap_err(), quantity::PARSE_ERROR);
     }

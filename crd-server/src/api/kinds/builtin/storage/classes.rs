@@ -88,7 +88,26 @@ impl Validator for StorageClasses {
 
 impl Printer for StorageClasses {
     fn columns(&self) -> Vec<Column> {
+        // `printStorageClass`: the default class's name says so.
+        let mut name = Column::name();
+        name.cell = crate::api::table::Cell::Computed(|o| {
+            let default = o
+                .pointer("/metadata/annotations/storageclass.kubernetes.io~1is-default-class")
+                .or_else(|| {
+                    o.pointer(
+                        "/metadata/annotations/storageclass.beta.kubernetes.io~1is-default-class",
+                    )
+                })
+                == Some(&json!("true"));
+            let name = str_at(o, "/metadata/name");
+            json!(if default {
+                format!("{name} (default)")
+            } else {
+                name.to_string()
+            })
+        });
         vec![
+            name,
             Column::computed(
                 "Provisioner",
                 "string",
