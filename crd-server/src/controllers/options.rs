@@ -8,6 +8,9 @@ use super::clock::Clock;
 /// kube-controller-manager's `--cluster-cidr` as kubeadm and kind set it (flannel's).
 pub const DEFAULT_CLUSTER_CIDR: &str = "10.244.0.0/16";
 
+/// kube-controller-manager's `--terminated-pod-gc-threshold` default.
+pub const DEFAULT_TERMINATED_POD_GC_THRESHOLD: usize = 12500;
+
 /// The workloads' settings.
 #[derive(Clone, Debug)]
 pub struct Workloads {
@@ -34,7 +37,7 @@ impl Default for Workloads {
             cluster_cidr: DEFAULT_CLUSTER_CIDR.into(),
             clock: Clock::new(),
             root_ca_file: None,
-            terminated_pod_gc_threshold: super::podgc::DEFAULT_THRESHOLD,
+            terminated_pod_gc_threshold: DEFAULT_TERMINATED_POD_GC_THRESHOLD,
         }
     }
 }

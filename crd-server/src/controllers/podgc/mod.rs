@@ -33,8 +33,6 @@ pub use plan::plan;
 
 /// The component its writes come from.
 pub const COMPONENT: &str = "pod-garbage-collector";
-/// kube-controller-manager's `--terminated-pod-gc-threshold` default.
-pub const DEFAULT_THRESHOLD: usize = 12500;
 /// How long a node must be gone before its Pods are (`quarantineTime`).
 pub const QUARANTINE: TimeDelta = TimeDelta::seconds(40);
 /// The time between passes (`gcCheckPeriod`).
