@@ -89,7 +89,9 @@ struct Args {
     /// to enable one, `-NAME` to disable one (garbagecollector, namespace,
     /// customresourcecleanup, validatingadmissionpolicy-status-controller,
     /// clusterrole-aggregation, deployment, replicaset, job, statefulset, daemonset,
-    /// cronjob, nodeipam, persistentvolume-binder, scheduler, kwok).
+    /// cronjob, nodeipam, persistentvolume-binder, scheduler, kwok, endpoint,
+    /// endpointslice, serviceaccount, root-ca-cert-publisher, ttl-after-finished, podgc,
+    /// disruption).
     #[arg(long, value_name = "NAMES", default_value = "*")]
     controllers: crd_server::Controllers,
     /// Simulated nodes created at start (kwok-node-0, …), run by the kwok controller.
@@ -102,6 +104,14 @@ struct Args {
     /// replace kwok's default pod stages (may repeat). An invalid one exits with 2.
     #[arg(long, value_name = "PATH")]
     stages: Vec<PathBuf>,
+    /// The CA bundle published in every namespace's kube-root-ca.crt ConfigMap
+    /// (kube-controller-manager's flag; default: the --tls-cert-file chain).
+    #[arg(long, value_name = "FILE")]
+    root_ca_file: Option<PathBuf>,
+    /// Finished Pods kept before the pod garbage collector deletes the oldest (0: no
+    /// limit; kube-controller-manager's flag).
+    #[arg(long, value_name = "N", default_value_t = 12500)]
+    terminated_pod_gc_threshold: usize,
     /// Elect a leader among the replicas sharing the store before running the
     /// controllers (kube-controller-manager's flag; `--leader-elect=false` to run them
     /// at once).
@@ -253,6 +263,8 @@ async fn run(args: Args, stages: crd_server::StageSet) -> Result<(), String> {
             nodes: args.nodes,
             cluster_cidr: args.cluster_cidr,
             stages,
+            root_ca_file: args.root_ca_file,
+            terminated_pod_gc_threshold: args.terminated_pod_gc_threshold,
             ..crd_server::Workloads::default()
         },
         leader_election: LeaderElection {

@@ -365,6 +365,10 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
 
 /// Starts a server: opens the store, seeds it, binds, and serves in the background.
 pub async fn start(config: Config) -> Result<RunningServer, StartError> {
+    let mut config = config;
+    let serving = config.tls.as_ref().map(|t| t.cert.clone());
+    crate::controllers::check_root_ca(&mut config.workloads, serving.as_deref())
+        .map_err(|e| StartError::Config(format!("--root-ca-file: {e}")))?;
     crate::controllers::check_cluster_cidr(&config.workloads.cluster_cidr)
         .map_err(|e| StartError::Config(format!("--cluster-cidr: {e}")))?;
     if config.auth.client_ca_file.is_some() && config.tls.is_none() {

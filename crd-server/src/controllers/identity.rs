@@ -37,7 +37,14 @@ pub fn of_manager(manager: &str) -> UserInfo {
         | "replicaset-controller"
         | "job-controller"
         | "statefulset-controller"
-        | "cronjob-controller" => manager,
+        | "cronjob-controller"
+        | "endpoint-controller"
+        | "endpointslice-controller"
+        | "root-ca-cert-publisher"
+        | "pod-garbage-collector"
+        | "disruption-controller"
+        | "ttl-after-finished-controller" => manager,
+        "serviceaccount-controller" => "service-account-controller",
         // kube-controller-manager's service accounts of these are named differently.
         "daemonset-controller" => "daemon-set-controller",
         "persistentvolume-controller" => "persistent-volume-binder",

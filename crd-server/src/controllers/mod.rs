@@ -15,8 +15,11 @@ mod clusterrole_aggregation;
 mod crd_cleanup;
 mod cronjob;
 mod daemonset;
+mod defaults;
 mod deployment;
+mod disruption;
 mod election;
+mod endpoints;
 mod gc;
 pub mod identity;
 pub mod informer;
@@ -25,12 +28,16 @@ mod leader;
 mod namespace;
 mod nodes;
 mod options;
+mod podgc;
 mod policy_status;
 mod queue;
 mod replicaset;
 mod scheduler;
 mod selection;
 mod statefulset;
+mod ttl_after_finished;
+#[cfg(test)]
+mod ttl_after_finished_tests;
 mod volumes;
 mod workload;
 
@@ -99,6 +106,28 @@ pub fn check_cluster_cidr(text: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks that the CA bundle `root-ca-cert-publisher` publishes can be read: the
+/// certificates of `--root-ca-file`, or else of `--tls-cert-file` (`serving`).
+pub fn check_root_ca(
+    workloads: &mut Workloads,
+    serving: Option<&std::path::Path>,
+) -> Result<(), String> {
+    if workloads.root_ca_file.is_none() {
+        workloads.root_ca_file = serving.map(std::path::Path::to_path_buf);
+    }
+    match &workloads.root_ca_file {
+        Some(path) => defaults::root_ca::read(path).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
+/// The bundle `root-ca-cert-publisher` publishes (empty without a file).
+fn root_ca_bundle(workloads: &Workloads) -> String {
+    (workloads.root_ca_file.as_deref())
+        .and_then(|p| defaults::root_ca::read(p).ok())
+        .unwrap_or_default()
+}
+
 /// Starts the selected controllers in the background: at once, or whenever this
 /// replica leads when `election` is on. `exclusive`: no other process can open the
 /// store (embedded or in memory), so a Lease left there by a previous process is taken
@@ -162,6 +191,27 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "nodeipam" => tokio::spawn(nodes::ipam(with("node-ipam-controller"))),
             "scheduler" => tokio::spawn(scheduler::run(with(scheduler::COMPONENT))),
             "kwok" => tokio::spawn(nodes::kwok(with(nodes::COMPONENT))),
+            "endpoint" => {
+                tokio::spawn(endpoints::subsets::run(with(endpoints::subsets::COMPONENT)))
+            }
+            "serviceaccount" => tokio::spawn(defaults::serviceaccount::run(with(
+                defaults::serviceaccount::COMPONENT,
+            ))),
+            "root-ca-cert-publisher" => tokio::spawn(defaults::root_ca::run(
+                with(defaults::root_ca::COMPONENT),
+                root_ca_bundle(workloads),
+            )),
+            "ttl-after-finished" => {
+                tokio::spawn(ttl_after_finished::run(with(ttl_after_finished::COMPONENT)))
+            }
+            "podgc" => tokio::spawn(podgc::run(
+                with(podgc::COMPONENT),
+                workloads.terminated_pod_gc_threshold,
+            )),
+            "disruption" => tokio::spawn(disruption::run(with(disruption::COMPONENT))),
+            "endpointslice" => {
+                tokio::spawn(endpoints::slices::run(with(endpoints::slices::COMPONENT)))
+            }
             "persistentvolume-binder" => tokio::spawn(volumes::run(with(volumes::COMPONENT))),
             _ => continue,
         };

@@ -24,6 +24,13 @@ pub const CONTROLLERS: &[&str] = &[
     "persistentvolume-binder",
     "scheduler",
     "kwok",
+    "endpoint",
+    "endpointslice",
+    "serviceaccount",
+    "root-ca-cert-publisher",
+    "ttl-after-finished",
+    "podgc",
+    "disruption",
 ];
 
 /// The lifecycle controllers: what a [`crate::TestServer`] runs unless asked for the
@@ -55,6 +62,16 @@ const ALIASES: &[(&str, &str)] = &[
         "persistentvolume-binder",
     ),
     ("kube-scheduler", "scheduler"),
+    ("endpoints-controller", "endpoint"),
+    ("endpointslice-controller", "endpointslice"),
+    ("serviceaccount-controller", "serviceaccount"),
+    (
+        "root-ca-certificate-publisher-controller",
+        "root-ca-cert-publisher",
+    ),
+    ("ttl-after-finished-controller", "ttl-after-finished"),
+    ("pod-garbage-collector-controller", "podgc"),
+    ("disruption-controller", "disruption"),
 ];
 
 /// Which controllers run.

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::{Reply, Scope};
 use crate::api::kinds::Subresource;
-use crate::api::kinds::builtin::core::pod::subresources;
+use crate::api::kinds::builtin::core::pod::{eviction, subresources};
 use crate::api::object::str_at;
 use crate::api::request::DeleteOptions;
 use crate::api::request::media::{parse_body, read_body};
@@ -125,8 +125,8 @@ pub async fn bind(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
 }
 
 /// POST of an Eviction: a pod that is pending, finished or being deleted, or that no
-/// PodDisruptionBudget covers, is deleted; a covered one is refused (budgets are not
-/// accounted here).
+/// PodDisruptionBudget covers, is deleted; a covered one takes a disruption from its
+/// budget first ([`eviction::take`], refused with 429 when none is left).
 pub async fn evict(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     let eviction = body_json(scope, body).await?;
     let t = scope.target();
@@ -139,6 +139,9 @@ pub async fn evict(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     if !subresources::ignores_budgets(&pod) {
         let budgets = covering_budgets(scope, &pod).await?;
         subresources::check_budgets(&budgets)?;
+        if let [pdb] = budgets.as_slice() {
+            take_disruption(scope, pdb, &pod).await?;
+        }
     }
     let bytes =
         serde_json::to_vec(eviction.get("deleteOptions").unwrap_or(&json!({}))).unwrap_or_default();
@@ -146,6 +149,38 @@ pub async fn evict(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     options.dry_run |= scope.req.query.dry_run;
     write::delete::delete(scope.shared, t, &options).await?;
     Ok(created())
+}
+
+/// Takes one disruption from the pod's budget (written back unless a dry run).
+async fn take_disruption(scope: &Scope<'_>, pdb: &Value, pod: &Value) -> Result<(), ApiError> {
+    let Some(res) = scope
+        .shared
+        .registry
+        .resolve("policy", "v1", "poddisruptionbudgets")
+    else {
+        return Ok(());
+    };
+    let t = storage::Target {
+        res: &res,
+        ns: scope.ns(),
+        name: str_at(pdb, "/metadata/name"),
+    };
+    let ready = pod
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|c| {
+            c.iter()
+                .any(|c| c["type"] == "Ready" && c["status"] == "True")
+        });
+    if eviction::unhealthy_may_go(pdb, ready) {
+        return Ok(());
+    }
+    let now = crate::api::object::now();
+    write::storage_update(scope.shared, t, scope.req.query.dry_run, |current| {
+        eviction::take(current, pod, &now)
+    })
+    .await
+    .map(|_| ())
 }
 
 /// The stored PodDisruptionBudgets of the pod's namespace whose selector matches it.

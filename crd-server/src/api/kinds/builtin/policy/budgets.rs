@@ -93,6 +93,18 @@ impl Preparer for DisruptionBudgets {
             obj["status"] = json!({"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0});
         }
     }
+
+    /// `podDisruptionBudgetStrategy`: generation 1, then one more for each spec change
+    /// (what the disruption controller's `observedGeneration` answers).
+    fn prepare_for_create(&self, obj: &mut Value) {
+        crate::api::object::meta_mut(obj).insert("generation".into(), json!(1));
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
+        if sub == Subresource::Main && new.get("spec") != old.get("spec") {
+            crate::api::object::bump_generation(new, old);
+        }
+    }
 }
 
 impl Printer for DisruptionBudgets {

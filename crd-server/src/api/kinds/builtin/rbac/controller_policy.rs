@@ -128,6 +128,61 @@ pub fn cluster_roles() -> Vec<Value> {
             ],
         ),
         (
+            "disruption-controller",
+            vec![
+                rule(
+                    &["get", "list", "watch"],
+                    &["apps", "extensions"],
+                    &["deployments", "replicasets", "statefulsets"],
+                ),
+                rule(
+                    &["get", "list", "watch"],
+                    &[""],
+                    &["replicationcontrollers"],
+                ),
+                rule(
+                    &["get", "list", "watch"],
+                    &["policy"],
+                    &["poddisruptionbudgets"],
+                ),
+                rule(&["update"], &["policy"], &["poddisruptionbudgets/status"]),
+                rule(&["get"], &["*"], &["*/scale"]),
+                rule(&["get"], &[""], &["pods"]),
+                rule(&["patch", "update"], &[""], &["pods/status"]),
+                events(),
+            ],
+        ),
+        (
+            "endpoint-controller",
+            vec![
+                rule(&["get", "list", "watch"], &[""], &["services", "pods"]),
+                rule(
+                    &["get", "list", "create", "update", "delete"],
+                    &[""],
+                    &["endpoints"],
+                ),
+                rule(&["create"], &[""], &["endpoints/restricted"]),
+                events(),
+            ],
+        ),
+        (
+            "endpointslice-controller",
+            vec![
+                rule(
+                    &["get", "list", "watch"],
+                    &[""],
+                    &["services", "pods", "nodes"],
+                ),
+                rule(&["update"], &[""], &["services/finalizers"]),
+                rule(
+                    &["create", "update", "delete", "get", "list"],
+                    &["discovery.k8s.io"],
+                    &["endpointslices"],
+                ),
+                events(),
+            ],
+        ),
+        (
             "generic-garbage-collector",
             vec![
                 rule(
@@ -224,6 +279,14 @@ pub fn cluster_roles() -> Vec<Value> {
             ],
         ),
         (
+            "pod-garbage-collector",
+            vec![
+                rule(&["list", "watch", "delete"], &[""], &["pods"]),
+                rule(&["get", "list"], &[""], &["nodes"]),
+                rule(&["patch"], &[""], &["pods/status"]),
+            ],
+        ),
+        (
             "replicaset-controller",
             vec![
                 rule(&["get", "list", "watch", "update"], apps, &["replicasets"]),
@@ -259,6 +322,24 @@ pub fn cluster_roles() -> Vec<Value> {
                 rule(&["get", "create"], &[""], &["persistentvolumeclaims"]),
                 // StatefulSetAutoDeletePVC (on since 1.27).
                 rule(&["update", "delete"], &[""], &["persistentvolumeclaims"]),
+                events(),
+            ],
+        ),
+        (
+            "root-ca-cert-publisher",
+            vec![
+                rule(&["create", "update"], &[""], &["configmaps"]),
+                events(),
+            ],
+        ),
+        (
+            "service-account-controller",
+            vec![rule(&["create"], &[""], &["serviceaccounts"]), events()],
+        ),
+        (
+            "ttl-after-finished-controller",
+            vec![
+                rule(&["delete", "get", "list", "watch"], &["batch"], &["jobs"]),
                 events(),
             ],
         ),

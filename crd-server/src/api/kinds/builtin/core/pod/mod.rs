@@ -5,6 +5,9 @@
 //! tolerations), and what the `status`, `ephemeralcontainers` and `resize`
 //! endpoints may change.
 
+pub mod eviction;
+#[cfg(test)]
+mod eviction_tests;
 pub mod printers;
 pub mod subresources;
 

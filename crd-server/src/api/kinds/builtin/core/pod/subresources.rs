@@ -212,12 +212,11 @@ pub fn covers(pdb: &Value, labels: Option<&Map<String, Value>>) -> bool {
         .is_some_and(|s| !label::is_empty(s) && label::matches(s, labels))
 }
 
-/// The eviction's answer for the budgets covering the pod: none lets it go, one
-/// refuses it, several are an error.
+/// The eviction's answer for the budgets covering the pod: none or one is for the
+/// budget to decide ([`super::eviction::take`]), several are an error.
 pub fn check_budgets(budgets: &[Value]) -> Result<(), ApiError> {
     match budgets {
-        [] => Ok(()),
-        [one] => Err(budget_violated(one)),
+        [] | [_] => Ok(()),
         _ => Err(ApiError::internal(
             "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
         )),
