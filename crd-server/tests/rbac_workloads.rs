@@ -101,11 +101,39 @@ spec:
       containers: [{name: web, image: nginx}]
 "#;
 
-/// Polls `check` every 50 ms for up to 30 s.
-async fn eventually<F: std::future::Future<Output = bool>>(what: &str, check: impl Fn() -> F) {
+/// The calls of `system:` users (controllers, scheduler, kubelet) that were refused.
+fn refused(server: &TestServer) -> Vec<String> {
+    server
+        .audit_events()
+        .into_iter()
+        .filter(|e| e["stage"] == "ResponseComplete" && e["responseStatus"]["code"] == 403)
+        .filter(|e| {
+            e["user"]["username"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("system:"))
+        })
+        .map(|e| {
+            format!(
+                "{} {} {}: {}",
+                e["user"]["username"], e["verb"], e["requestURI"], e["responseStatus"]["message"]
+            )
+        })
+        .collect()
+}
+
+/// Polls `check` every 50 ms for up to 30 s (a timeout names the refused calls).
+async fn eventually<F: std::future::Future<Output = bool>>(
+    server: &TestServer,
+    what: &str,
+    check: impl Fn() -> F,
+) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !check().await {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; refused calls:\n{}",
+            refused(server).join("\n")
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -130,13 +158,13 @@ async fn workload_controllers_need_only_their_bootstrap_roles() {
     let client = kube::Client::try_from(config).expect("client");
 
     let sets: Api<StatefulSet> = Api::namespaced(client.clone(), &ns);
-    eventually("the StatefulSet ready", || async {
+    eventually(&server, "the StatefulSet ready", || async {
         let s = sets.get("db").await.expect("db");
         s.status.and_then(|s| s.ready_replicas) == Some(2)
     })
     .await;
     let claims: Api<PersistentVolumeClaim> = Api::namespaced(client.clone(), &ns);
-    eventually("every claim bound", || async {
+    eventually(&server, "every claim bound", || async {
         let all = claims.list(&ListParams::default()).await.expect("claims");
         all.items.len() == 3
             && all
@@ -146,19 +174,19 @@ async fn workload_controllers_need_only_their_bootstrap_roles() {
     })
     .await;
     let daemons: Api<DaemonSet> = Api::namespaced(client.clone(), &ns);
-    eventually("the DaemonSet on both nodes", || async {
+    eventually(&server, "the DaemonSet on both nodes", || async {
         let d = daemons.get("agent").await.expect("agent");
         d.status.is_some_and(|s| s.number_ready == 2)
     })
     .await;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
-    eventually("the Deployment available", || async {
+    eventually(&server, "the Deployment available", || async {
         let d = deployments.get("web").await.expect("web");
         d.status.and_then(|s| s.available_replicas) == Some(2)
     })
     .await;
     let endpoints: Api<Endpoints> = Api::namespaced(client.clone(), &ns);
-    eventually("the Service's endpoints", || async {
+    eventually(&server, "the Service's endpoints", || async {
         let e = endpoints.get_opt("web").await.expect("endpoints");
         e.and_then(|e| e.subsets).is_some_and(|s| {
             s.iter()
@@ -169,23 +197,27 @@ async fn workload_controllers_need_only_their_bootstrap_roles() {
     })
     .await;
     let slices: Api<EndpointSlice> = Api::namespaced(client.clone(), &ns);
-    eventually("the Service's EndpointSlice", || async {
+    eventually(&server, "the Service's EndpointSlice", || async {
         let all = slices
             .list(&ListParams::default().labels("kubernetes.io/service-name=web"))
             .await
             .expect("slices");
-        all.items.iter().map(|s| s.endpoints.len()).sum::<usize>() == 2
+        all.items
+            .iter()
+            .map(|s| s.endpoints.as_ref().map_or(0, Vec::len))
+            .sum::<usize>()
+            == 2
     })
     .await;
     let budgets: Api<PodDisruptionBudget> = Api::namespaced(client.clone(), &ns);
-    eventually("the budget's status", || async {
+    eventually(&server, "the budget's status", || async {
         let b = budgets.get("web").await.expect("pdb");
-        b.status.is_some_and(|s| s.disruptions_allowed == 1)
+        b.status.is_some_and(|s| s.disruptions_allowed == Some(1))
     })
     .await;
     let accounts: Api<ServiceAccount> = Api::namespaced(client.clone(), &ns);
     let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
-    eventually("the namespace's defaults", || async {
+    eventually(&server, "the namespace's defaults", || async {
         accounts.get_opt("default").await.expect("sa").is_some()
             && config_maps
                 .get_opt("kube-root-ca.crt")
@@ -196,7 +228,7 @@ async fn workload_controllers_need_only_their_bootstrap_roles() {
     .await;
     server.clock().advance(Duration::from_secs(600));
     let jobs: Api<Job> = Api::namespaced(client.clone(), &ns);
-    eventually("the CronJob's Job complete", || async {
+    eventually(&server, "the CronJob's Job complete", || async {
         let all = jobs.list(&ListParams::default()).await.expect("jobs");
         all.items
             .iter()
@@ -204,28 +236,15 @@ async fn workload_controllers_need_only_their_bootstrap_roles() {
     })
     .await;
 
-    eventually("the finished Job deleted after its TTL", || async {
-        jobs.get_opt("once").await.expect("job").is_none()
-    })
+    eventually(
+        &server,
+        "the finished Job deleted after its TTL",
+        || async { jobs.get_opt("once").await.expect("job").is_none() },
+    )
     .await;
 
     // No controller call was refused: each had what its role grants.
-    let refused: Vec<String> = server
-        .audit_events()
-        .into_iter()
-        .filter(|e| e["stage"] == "ResponseComplete" && e["responseStatus"]["code"] == 403)
-        .filter(|e| {
-            e["user"]["username"]
-                .as_str()
-                .is_some_and(|u| u.starts_with("system:"))
-        })
-        .map(|e| {
-            format!(
-                "{} {} {}: {}",
-                e["user"]["username"], e["verb"], e["requestURI"], e["responseStatus"]["message"]
-            )
-        })
-        .collect();
+    let refused = refused(&server);
     assert!(
         refused.is_empty(),
         "refused controller calls:\n{}",

@@ -92,10 +92,13 @@ pub async fn kwok(api: Api) {
     ) else {
         return;
     };
-    ensure_lease_namespace(&api).await;
+    // The cluster's making: its system namespace and nodes (kwokctl creates them as
+    // the admin), then the Stage CRD (kwok's manifests), not the kwok controller's role.
+    let bootstrap = api.as_bootstrap();
+    ensure_lease_namespace(&bootstrap).await;
     for i in 0..api.workloads.nodes {
         // An existing node (a restart over a durable store) is kept as it is.
-        let _ = api.create(&nodes, "", new_node(i)).await;
+        let _ = bootstrap.create(&nodes, "", new_node(i)).await;
     }
     let queue = Arc::new(Queue::new(MAX_RETRY));
     let q = queue.clone();
@@ -108,7 +111,7 @@ pub async fn kwok(api: Api) {
     leases.synced().await;
     let heartbeat = tokio::spawn(heartbeat(api.clone(), nodes.clone(), leases.clone()));
     let _stop_heartbeat = AbortOnDrop(heartbeat.abort_handle());
-    let stages = stage_crd::install(&api).await;
+    let stages = stage_crd::install(&bootstrap).await;
     let kubelet = tokio::spawn(kubelet::run(api.clone(), nodes.clone(), pods, stages));
     let _stop_kubelet = AbortOnDrop(kubelet.abort_handle());
     let c = Arc::new(Nodes { api, nodes, leases });

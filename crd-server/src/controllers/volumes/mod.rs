@@ -106,14 +106,9 @@ pub async fn run(api: Api) {
         volumes,
         classes,
     });
-    // The default class, retried while the store refuses it (a transient error). It is
-    // what a cluster's bootstrap manifests create, not the binder: it is created as the
-    // API server's own loopback user (the binder may not create classes).
-    let bootstrap = crate::controllers::identity::of_manager("kube-apiserver");
-    let api = Api {
-        client: c.api.client.clone().acting_as(bootstrap),
-        ..c.api.clone()
-    };
+    // The default class, retried while the store refuses it (a transient error). A
+    // cluster's bootstrap manifests create it, not the binder (whose role may not).
+    let api = c.api.as_bootstrap();
     let classes = c.classes.clone();
     let default_class = async move {
         while provision::ensure_default_class(&api, &classes)

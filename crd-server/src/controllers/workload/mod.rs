@@ -52,6 +52,20 @@ impl Api {
             .ok_or_else(|| format!("the server does not serve {resource}.{group}"))
     }
 
+    /// The same handle calling as kube-apiserver's loopback user: for what a cluster's
+    /// bootstrap creates rather than a controller (system namespaces, the nodes a kwok
+    /// cluster is made with, installed manifests such as CRDs and the default
+    /// StorageClass), which no controller role grants.
+    pub fn as_bootstrap(&self) -> Api {
+        Api {
+            client: self
+                .client
+                .clone()
+                .acting_as(crate::controllers::identity::of_manager("kube-apiserver")),
+            ..self.clone()
+        }
+    }
+
     /// Creates `obj` in `ns` (`""`: cluster-scoped).
     pub async fn create(&self, inf: &Informer, ns: &str, obj: Value) -> Result<Value, ApiError> {
         let ns = (!ns.is_empty()).then_some(ns);
