@@ -24,7 +24,7 @@ cp "$root/crd-server/benches/load.rs" "$before/crd-server/benches/load.rs"
 bench_binary() { # DIR TARGET_DIR
     (cd "$1" && CARGO_TARGET_DIR=$2 cargo bench -q -p crd-server --bench load --profile load \
         --no-run --message-format=json 2>/dev/null) |
-        sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1
+        sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | grep "/deps/load-" | tail -1
 }
 old=$(bench_binary "$before" "$before/target")
 new=$(bench_binary "$root" "${CARGO_TARGET_DIR:-$root/target}")

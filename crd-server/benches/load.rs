@@ -2,7 +2,8 @@
 //! concurrent clients, a list of 10k objects, and watch delivery latency with 1,000
 //! watchers — on the embedded store and on a real etcd, next to etcd's own put rate for
 //! the same bytes. `cargo bench -p crd-server --bench load` (etcd must be installed);
-//! `-- embedded` or `-- etcd` runs one store only. Prints one line per figure;
+//! `-- embedded` or `-- etcd` runs one store only; `LOAD_LIFECYCLE=1` runs the server with
+//! the lifecycle controllers only (the binary's default runs every controller). Prints one line per figure;
 //! BENCHMARKS.md records a run, `scripts/load-side-by-side.sh` compares two commits.
 
 use std::net::SocketAddr;
@@ -49,6 +50,13 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
         crds,
         tls: None,
         token: None,
+        // `LOAD_LIFECYCLE=1`: the lifecycle controllers only (what `*` ran before the
+        // workload controllers came), to see what those cost.
+        controllers: if std::env::var_os("LOAD_LIFECYCLE").is_some() {
+            crd_server::Controllers::lifecycle()
+        } else {
+            crd_server::Controllers::default()
+        },
         ..crd_server::Config::default()
     };
     let server = crd_server::start(config).await.expect("server");
