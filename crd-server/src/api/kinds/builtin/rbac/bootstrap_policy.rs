@@ -7,9 +7,10 @@
 //! authenticated user holds (`system:discovery`, `system:basic-user`,
 //! `system:public-info-viewer`). The server creates those missing at start.
 //!
-//! No controller aggregates rules here: `admin`, `edit` and `view` keep their
-//! aggregation rule and no rules. The other `system:` roles of controllers and nodes
-//! are not seeded.
+//! The `system:aggregate-to-*` roles that give them their rules over the built-in kinds
+//! are in [`super::aggregate_policy`], the controllers' in [`super::controller_policy`];
+//! the clusterrole-aggregation controller fills `admin`, `edit` and `view`. The nodes'
+//! `system:` roles are not seeded.
 
 use serde_json::{Value, json};
 
@@ -80,7 +81,7 @@ pub fn user_rules() -> (Vec<Value>, Vec<Value>) {
 pub fn cluster_roles() -> Vec<Value> {
     let (resources, non_resources) = user_rules();
     let none = json!({});
-    vec![
+    let mut roles = vec![
         cluster_role(
             "cluster-admin",
             none.clone(),
@@ -113,7 +114,9 @@ pub fn cluster_roles() -> Vec<Value> {
                 "/openid/v1/jwks/",
             ]}]),
         ),
-    ]
+    ];
+    roles.extend(super::aggregate_policy::cluster_roles());
+    roles
 }
 
 fn binding(name: &str, groups: &[&str]) -> Value {

@@ -1,5 +1,6 @@
 //! rbac.authorization.k8s.io/v1.
 
+pub mod aggregate_policy;
 pub mod bootstrap_policy;
 pub mod controller_policy;
 pub mod roles;
