@@ -218,10 +218,10 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         }
         return ApiError::unauthorized().into_response();
     };
-    attrs.user = user.clone();
+    attrs.user = user;
     let mut audit = if auth.audit.is_on() {
         let (level, omit) = auth.audit.level_of(&attrs);
-        (level > Level::None).then(|| draft(user.clone(), &attrs, level, omit))
+        (level > Level::None).then(|| draft(attrs.user.clone(), &attrs, level, omit))
     } else {
         None
     };
@@ -239,7 +239,7 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         }
     };
     // Impersonation.
-    match impersonate::requested(&parts.headers, &user) {
+    match impersonate::requested(&parts.headers, &attrs.user) {
         Err(e) => {
             let text = format!("Internal Server Error: {uri:?}: {e}");
             finish(&audit, StatusCode::INTERNAL_SERVER_ERROR, None);
@@ -314,14 +314,20 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         }
         _ => body,
     };
-    let caller = Arc::new(Caller {
-        user: attrs.user.clone(),
-        authorizer: auth.authz.clone(),
-    });
     // What fault rules' `user` key matches (`--fault user=NAME,...`).
     parts
         .extensions
         .insert(crate::api::inject::RequestUser(attrs.user.name.clone()));
+    // Without an audit record to finish, the user moves to the caller.
+    let user = if audit.is_some() {
+        attrs.user.clone()
+    } else {
+        std::mem::take(&mut attrs.user)
+    };
+    let caller = Arc::new(Caller {
+        user,
+        authorizer: auth.authz.clone(),
+    });
     let req = Request::from_parts(parts, body);
     let response = context::scope(caller, next.run(req)).await;
     let Some(d) = audit else {

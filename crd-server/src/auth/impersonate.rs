@@ -8,9 +8,10 @@ use http::HeaderMap;
 
 use super::{ANONYMOUS, UNAUTHENTICATED};
 
-const USER: &str = "impersonate-user";
-const GROUP: &str = "impersonate-group";
-const UID: &str = "impersonate-uid";
+// Header names made once: a lookup by `&str` parses the name on every request.
+const USER: http::HeaderName = http::HeaderName::from_static("impersonate-user");
+const GROUP: http::HeaderName = http::HeaderName::from_static("impersonate-group");
+const UID: http::HeaderName = http::HeaderName::from_static("impersonate-uid");
 const EXTRA_PREFIX: &str = "impersonate-extra-";
 
 /// What a request asks to act as.
@@ -58,9 +59,9 @@ fn unescape(s: &str) -> String {
 /// groups, extras or a uid without a user (kube-apiserver's 500).
 pub fn requested(headers: &HeaderMap, requestor: &UserInfo) -> Result<Option<Requested>, String> {
     let text = |v: &http::HeaderValue| v.to_str().unwrap_or("").to_string();
-    let username = headers.get(USER).map(text).filter(|u| !u.is_empty());
-    let groups: Vec<String> = headers.get_all(GROUP).iter().map(text).collect();
-    let uid = headers.get(UID).map(text).filter(|u| !u.is_empty());
+    let username = headers.get(&USER).map(text).filter(|u| !u.is_empty());
+    let groups: Vec<String> = headers.get_all(&GROUP).iter().map(text).collect();
+    let uid = headers.get(&UID).map(text).filter(|u| !u.is_empty());
     let mut extras: Vec<(String, String)> = Vec::new();
     for (name, value) in headers {
         if let Some(key) = name.as_str().strip_prefix(EXTRA_PREFIX) {
