@@ -4,7 +4,10 @@
 //! the time per request; under callgrind, `--toggle-collect='*requests::phase*'`
 //! counts the instructions of the requests alone (repeatable whatever the machine
 //! load). `cargo bench -p crd-server --bench requests [-- N [PHASE...]]`: PHASE is
-//! `create`, `get`, `patch` or `apply` (creates always run: the others need them).
+//! `create`, `get`, `patch` or `apply` (creates always run: the others need them), or
+//! `watched`: a watch on the CronTabs is open (and read) during the creates, so each
+//! create also goes into the watch cache's window (`crd_server::store::window`'s
+//! `push`, which callgrind shows on its own).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -41,6 +44,9 @@ fn crontab(i: usize) -> Vec<u8> {
     .into_bytes()
 }
 
+/// Whether a watch is open during the requests (`watched`).
+static WATCHED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// One kind of request `n` times; the requests of this function are what callgrind
 /// counts with `--toggle-collect`.
 #[inline(never)]
@@ -56,6 +62,11 @@ fn phase(
         for i in 0..n {
             let code = send(app, make(i)).await;
             assert!(code < 300, "{name} {i}: {code}");
+            if WATCHED.load(std::sync::atomic::Ordering::Relaxed) {
+                // The in-memory store never makes a request wait: let the watch's
+                // fan-out and reader run between requests, as a server's would.
+                tokio::task::yield_now().await;
+            }
         }
     });
     let per = start.elapsed() / n as u32;
@@ -90,6 +101,20 @@ fn main() {
         };
         crd_server::app(&config).await.expect("app")
     });
+    if args.iter().skip(1).any(|a| a == "watched") {
+        WATCHED.store(true, std::sync::atomic::Ordering::Relaxed);
+        // A watcher keeps the CronTabs' fan-out hub, and so its window, alive.
+        let watch = request("GET", format!("{PATH}?watch=true"), "", Vec::new());
+        let resp = rt.block_on(app.clone().oneshot(watch)).expect("infallible");
+        assert_eq!(resp.status().as_u16(), 200, "watch");
+        let mut body = resp.into_body().into_data_stream();
+        rt.spawn(async move {
+            use futures::StreamExt;
+            while let Some(chunk) = body.next().await {
+                black_box(chunk.ok());
+            }
+        });
+    }
     phase(&rt, &app, "create", n, |i| {
         request("POST", PATH.into(), "application/json", crontab(i))
     });
