@@ -37,22 +37,37 @@ spec:
     )
 }
 
-/// The first audit event of `user` that `matches`, waiting up to 30 s for it.
+/// The first audit event of `user` that `matches`, waiting up to 60 s for it (a
+/// controller whose pass failed retries after a growing back-off).
 async fn wait_for_event(
     server: &TestServer,
     user: &str,
     matches: impl Fn(&Value) -> bool,
 ) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let found = server
-            .requests_of(user)
-            .into_iter()
+        let made = server.requests_of(user);
+        let found = made
+            .iter()
             .find(|e| e["stage"] == "ResponseComplete" && matches(e));
         if let Some(e) = found {
-            return e;
+            return e.clone();
         }
-        assert!(Instant::now() < deadline, "no such request of {user}");
+        let seen: Vec<String> = made
+            .iter()
+            .filter(|e| e["stage"] == "ResponseComplete")
+            .map(|e| {
+                format!(
+                    "{} {} {}",
+                    e["verb"], e["requestURI"], e["responseStatus"]["code"]
+                )
+            })
+            .collect();
+        assert!(
+            Instant::now() < deadline,
+            "no such request of {user}; it made:\n{}",
+            seen.join("\n")
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
