@@ -230,9 +230,10 @@ async fn seed_rbac(shared: &Shared) -> Result<(), StartError> {
     use crate::api::kinds::builtin::rbac::bootstrap_policy;
     let opts = WriteOptions::server("kube-apiserver");
     let rbac = "rbac.authorization.k8s.io";
-    use crate::api::kinds::builtin::rbac::controller_policy;
+    use crate::api::kinds::builtin::rbac::{aggregate_policy, controller_policy};
     let roles = [
         bootstrap_policy::cluster_roles(),
+        aggregate_policy::cluster_roles(),
         controller_policy::cluster_roles(),
     ];
     let bindings = [

@@ -8,7 +8,8 @@
 //! `system:public-info-viewer`). The server creates those missing at start.
 //!
 //! The `system:aggregate-to-*` roles that give them their rules over the built-in kinds
-//! are in [`super::aggregate_policy`], the controllers' in [`super::controller_policy`];
+//! are in `aggregate_policy.rs`, the controllers' in `controller_policy.rs` (the server
+//! seeds all three lists);
 //! the clusterrole-aggregation controller fills `admin`, `edit` and `view`. The nodes'
 //! `system:` roles are not seeded.
 
@@ -81,7 +82,7 @@ pub fn user_rules() -> (Vec<Value>, Vec<Value>) {
 pub fn cluster_roles() -> Vec<Value> {
     let (resources, non_resources) = user_rules();
     let none = json!({});
-    let mut roles = vec![
+    vec![
         cluster_role(
             "cluster-admin",
             none.clone(),
@@ -114,9 +115,7 @@ pub fn cluster_roles() -> Vec<Value> {
                 "/openid/v1/jwks/",
             ]}]),
         ),
-    ];
-    roles.extend(super::aggregate_policy::cluster_roles());
-    roles
+    ]
 }
 
 fn binding(name: &str, groups: &[&str]) -> Value {
