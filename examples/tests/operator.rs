@@ -21,7 +21,9 @@ use serde_json::json;
 use tokio::sync::oneshot;
 
 /// Every wait of these tests is bounded by this.
-const WAIT: Duration = Duration::from_secs(20);
+// Generous: CI runs these tests side by side on two cores, each server with every
+// workload controller.
+const WAIT: Duration = Duration::from_secs(60);
 
 fn server() -> &'static TestServer {
     TestServer::builder()
