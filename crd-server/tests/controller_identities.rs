@@ -11,6 +11,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use crd_server::TestServer;
+use k8s_openapi::api::authorization::v1::SubjectAccessReview;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
 use kube::Api;
@@ -72,6 +73,39 @@ async fn wait_for_event(
     }
 }
 
+/// Polls a SubjectAccessReview for the ReplicaSet controller creating Pods in `ns`
+/// until the authorizer refuses it (at most 30 s).
+async fn wait_until_denied(client: &kube::Client, ns: &str) {
+    let reviews: Api<SubjectAccessReview> = Api::all(client.clone());
+    let review: SubjectAccessReview = serde_json::from_value(json!({
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SubjectAccessReview",
+        "spec": {
+            "user": REPLICASET_CONTROLLER,
+            "groups": ["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"],
+            "resourceAttributes": {"namespace": ns, "verb": "create", "resource": "pods"}
+        }
+    }))
+    .expect("review");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let answer = reviews
+            .create(&Default::default(), &review)
+            .await
+            .expect("review");
+        let allowed = answer.status.as_ref().is_some_and(|s| s.allowed);
+        if !allowed {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the authorizer still allows: {:?}",
+            answer.status
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 fn creates(resource: &'static str) -> impl Fn(&Value) -> bool {
     move |e| e["verb"] == "create" && e["objectRef"]["resource"] == resource
 }
@@ -127,6 +161,9 @@ async fn controllers_act_as_their_own_service_accounts() {
         )
         .await
         .expect("delete the binding");
+    // The authorizer reads bindings from its informer, as kube-apiserver's does: wait
+    // until it answers "no" before scaling, or the scale-up may still be allowed.
+    wait_until_denied(&client, &ns).await;
     let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
         Api::namespaced(client.clone(), &ns);
     deployments
