@@ -5,9 +5,14 @@
 //! them: [`State::prepare`] checks an operation against the current keys plus the batch
 //! prepared so far and assigns its revision; [`State::apply`] publishes the batch. Only one
 //! writer prepares at a time (the memory store's lock, the embedded store's committer).
+//!
+//! Live changes are routed by watch prefix: the watchers of one prefix share a channel,
+//! and a write is sent only to the channels whose prefix it falls under. With one
+//! channel for all, every write woke every follower (a fan-out hub per resource, the
+//! garbage collector) just to be dropped by most of them.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -22,7 +27,8 @@ use super::{
 /// history by default; a count bound keeps memory predictable under load).
 pub(crate) const HISTORY_LIMIT: usize = 100_000;
 /// Live changes buffered per watcher before a slow one is cut off with `Compacted` (the
-/// API server ends such a watch and the client re-lists).
+/// API server ends such a watch and the client re-lists). A channel allocates its buffer
+/// when made: one per watched prefix, not per watcher.
 const WATCH_BUFFER: usize = 16_384;
 
 /// A write to prepare.
@@ -52,19 +58,27 @@ pub struct State {
     history: VecDeque<WatchEvent>,
     /// Revisions up to this one are no longer in `history`.
     compacted: Revision,
+    /// One channel per watched prefix. A watch subscribes under the read lock, so the
+    /// routes have a lock of their own; `apply` holds the write lock and reaches them
+    /// without it.
+    routes: Mutex<Vec<Route>>,
+}
+
+/// The live changes under one prefix, shared by every watcher of that prefix.
+struct Route {
+    prefix: String,
     tx: broadcast::Sender<Broadcast>,
 }
 
 impl State {
     /// A key space at `revision` holding `kvs` (no history before it).
     pub(crate) fn new(kvs: BTreeMap<String, KeyValue>, revision: Revision) -> State {
-        let (tx, _) = broadcast::channel(WATCH_BUFFER);
         State {
             kvs,
             revision,
             history: VecDeque::new(),
             compacted: revision,
-            tx,
+            routes: Mutex::new(Vec::new()),
         }
     }
 
@@ -155,6 +169,9 @@ impl State {
 
     /// Publishes prepared changes (in order, revisions consecutive from the current one).
     pub(crate) fn apply(&mut self, batch: Vec<WatchEvent>) {
+        let routes = self.routes.get_mut().unwrap_or_else(|e| e.into_inner());
+        // Channels whose last watcher has gone are dropped here, under the write lock.
+        routes.retain(|r| r.tx.receiver_count() > 0);
         for event in batch {
             debug_assert_eq!(event.kv.mod_revision, self.revision + 1);
             self.revision = event.kv.mod_revision;
@@ -166,8 +183,15 @@ impl State {
                     self.kvs.remove(&event.kv.key);
                 }
             }
-            // Nobody listening is not an error.
-            let _ = self.tx.send(Arc::new(WatchItem::Event(event.clone())));
+            let mut item: Option<Broadcast> = None;
+            for route in routes
+                .iter()
+                .filter(|r| event.kv.key.starts_with(&r.prefix))
+            {
+                let item = item.get_or_insert_with(|| Arc::new(WatchItem::Event(event.clone())));
+                // A route whose receivers all went since the retain above is not an error.
+                let _ = route.tx.send(item.clone());
+            }
             self.history.push_back(event);
             if self.history.len() > HISTORY_LIMIT
                 && let Some(old) = self.history.pop_front()
@@ -198,7 +222,28 @@ impl State {
 
     /// Tells live watchers that nothing else happened up to the current revision.
     pub(crate) fn progress(&self) {
-        let _ = self.tx.send(Arc::new(WatchItem::Progress(self.revision)));
+        let item = Arc::new(WatchItem::Progress(self.revision));
+        for route in self.routes().iter() {
+            let _ = route.tx.send(item.clone());
+        }
+    }
+
+    fn routes(&self) -> std::sync::MutexGuard<'_, Vec<Route>> {
+        self.routes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A receiver of the live changes under `prefix` (joining its route, or opening one).
+    fn subscribe(&self, prefix: &str) -> broadcast::Receiver<Broadcast> {
+        let mut routes = self.routes();
+        if let Some(route) = routes.iter().find(|r| r.prefix == prefix) {
+            return route.tx.subscribe();
+        }
+        let (tx, rx) = broadcast::channel(WATCH_BUFFER);
+        routes.push(Route {
+            prefix: prefix.to_string(),
+            tx,
+        });
+        rx
     }
 
     pub(crate) fn list(&self, prefix: &str, opts: &ListOptions) -> Result<ListResult, StoreError> {
@@ -289,36 +334,28 @@ impl State {
             });
         }
         // Subscribed under the same lock as the history read: nothing falls in between.
-        let rx = self.tx.subscribe();
+        let rx = self.subscribe(prefix);
         let backlog: Vec<Result<WatchItem, StoreError>> = self
             .history
             .iter()
             .filter(|e| e.kv.mod_revision > after && e.kv.key.starts_with(prefix))
             .map(|e| Ok(WatchItem::Event(e.clone())))
             .collect();
-        let prefix = prefix.to_string();
         let oldest = self.compacted + 1;
-        let live = futures::stream::unfold(rx, move |mut rx| {
-            let prefix = prefix.clone();
-            async move {
-                loop {
-                    match rx.recv().await {
-                        Ok(item) => match &*item {
-                            WatchItem::Event(e) if !e.kv.key.starts_with(&prefix) => continue,
-                            _ => return Some((Ok((*item).clone()), rx)),
-                        },
-                        Err(broadcast::error::RecvError::Lagged(_)) => {
-                            // The watcher fell too far behind: end it as etcd ends a
-                            // watch on a compacted revision; the client re-lists.
-                            let err = StoreError::Compacted {
-                                requested: after,
-                                oldest,
-                            };
-                            return Some((Err(err), rx));
-                        }
-                        Err(broadcast::error::RecvError::Closed) => return None,
-                    }
+        let live = futures::stream::unfold(rx, move |mut rx| async move {
+            match rx.recv().await {
+                // Its route carries only changes under the prefix.
+                Ok(item) => Some((Ok((*item).clone()), rx)),
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    // The watcher fell too far behind: end it as etcd ends a watch on a
+                    // compacted revision; the client re-lists.
+                    let err = StoreError::Compacted {
+                        requested: after,
+                        oldest,
+                    };
+                    Some((Err(err), rx))
                 }
+                Err(broadcast::error::RecvError::Closed) => None,
             }
         });
         // After a lag error the stream must end: take_while stops after the first error.
@@ -331,3 +368,7 @@ impl State {
         Ok(futures::stream::iter(backlog).chain(live).boxed())
     }
 }
+
+#[cfg(test)]
+#[path = "keyspace_tests.rs"]
+mod tests;
