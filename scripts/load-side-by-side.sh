@@ -20,6 +20,11 @@ if [ ! -d "$before" ]; then
 fi
 # The same benchmark on both sides: only the server differs.
 cp "$root/crd-server/benches/load.rs" "$before/crd-server/benches/load.rs"
+# A base from before the workload controllers has no `Controllers::lifecycle()`: there
+# every controller (`all`) is a lifecycle one.
+if ! grep -q "fn lifecycle" "$before/crd-server/src/controllers/selection.rs"; then
+    sed -i 's/Controllers::lifecycle()/Controllers::all()/' "$before/crd-server/benches/load.rs"
+fi
 
 bench_binary() { # DIR TARGET_DIR
     (cd "$1" && CARGO_TARGET_DIR=$2 cargo bench -q -p crd-server --bench load --profile load \

@@ -123,4 +123,15 @@ mod schema_traits {
             .join()
             .unwrap();
     }
+
+    #[test]
+    fn depth_counts_every_step() {
+        use crate::depth::schema::schema_depth;
+        let s: JSONSchemaProps = serde_json::from_str(
+            r#"{"type":"object","properties":{"a":{"type":"array","items":{"anyOf":[{"type":"string"}]}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(s.depth(), 4);
+        assert_eq!(schema_depth(&deep_items(100), usize::MAX), 101);
+    }
 }

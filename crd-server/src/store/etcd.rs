@@ -12,7 +12,6 @@ use std::time::Duration;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use bytes::Bytes;
-use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
@@ -21,8 +20,8 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
 
 use super::{
-    EventKind, KeyValue, ListOptions, ListResult, Revision, Store, StoreError, WatchEvent,
-    WatchItem, WatchStream,
+    EventKind, KeyValue, ListOptions, ListResult, Revision, Store, StoreError, StoreFuture,
+    WatchEvent, WatchItem, WatchStream,
 };
 
 /// A request that gets no answer in this time fails (and the next endpoint is tried).
@@ -311,7 +310,7 @@ impl EtcdStore {
 }
 
 impl Store for EtcdStore {
-    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<KeyValue>, StoreError>> {
+    fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<KeyValue>> {
         async move {
             let v = self.call("/v3/kv/range", json!({"key": b64(key)})).await?;
             if v.get("error").is_some() {
@@ -322,11 +321,7 @@ impl Store for EtcdStore {
         .boxed()
     }
 
-    fn list<'a>(
-        &'a self,
-        prefix: &'a str,
-        opts: ListOptions,
-    ) -> BoxFuture<'a, Result<ListResult, StoreError>> {
+    fn list<'a>(&'a self, prefix: &'a str, opts: ListOptions) -> StoreFuture<'a, ListResult> {
         async move {
             let start = match &opts.start_after {
                 Some(after) if after.as_str() >= prefix => format!("{after}\0"),
@@ -361,11 +356,7 @@ impl Store for EtcdStore {
         .boxed()
     }
 
-    fn create<'a>(
-        &'a self,
-        key: &'a str,
-        value: Bytes,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
+    fn create<'a>(&'a self, key: &'a str, value: Bytes) -> StoreFuture<'a, KeyValue> {
         async move {
             let k = b64(key);
             let v = self
@@ -394,15 +385,11 @@ impl Store for EtcdStore {
         key: &'a str,
         value: Bytes,
         expected: Revision,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
+    ) -> StoreFuture<'a, KeyValue> {
         self.compare_and_put(key, value, expected).boxed()
     }
 
-    fn delete<'a>(
-        &'a self,
-        key: &'a str,
-        expected: Option<Revision>,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
+    fn delete<'a>(&'a self, key: &'a str, expected: Option<Revision>) -> StoreFuture<'a, KeyValue> {
         async move {
             let k = b64(key);
             // Without an expected revision: "exists" (create_revision > 0) is the condition.
@@ -432,11 +419,7 @@ impl Store for EtcdStore {
         .boxed()
     }
 
-    fn watch<'a>(
-        &'a self,
-        prefix: &'a str,
-        after: Revision,
-    ) -> BoxFuture<'a, Result<WatchStream, StoreError>> {
+    fn watch<'a>(&'a self, prefix: &'a str, after: Revision) -> StoreFuture<'a, WatchStream> {
         async move {
             let body = json!({"create_request": {
                 "key": b64(prefix), "range_end": prefix_end(prefix),
@@ -469,7 +452,7 @@ impl Store for EtcdStore {
         .boxed()
     }
 
-    fn current_revision(&self) -> BoxFuture<'_, Result<Revision, StoreError>> {
+    fn current_revision(&self) -> StoreFuture<'_, Revision> {
         async move {
             let v = self
                 .call(
@@ -482,7 +465,7 @@ impl Store for EtcdStore {
         .boxed()
     }
 
-    fn compact(&self, revision: Revision) -> BoxFuture<'_, Result<(), StoreError>> {
+    fn compact(&self, revision: Revision) -> StoreFuture<'_, ()> {
         async move {
             // Idempotent: sent again to another member after a lost answer, it either
             // compacts or finds the revision compacted already.

@@ -16,13 +16,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use bytes::Bytes;
-use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use tokio::sync::broadcast;
 
 use super::window::{CAPACITY, Coverage, Window};
 use super::{
-    KeyValue, ListOptions, ListResult, Revision, Store, StoreError, WatchItem, WatchStream,
+    KeyValue, ListOptions, ListResult, Revision, Store, StoreError, StoreFuture, WatchItem,
+    WatchStream,
 };
 
 /// Items buffered per watcher before a slow one is cut off (it re-lists).
@@ -189,23 +189,15 @@ impl FanOut {
 }
 
 impl Store for FanOut {
-    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<KeyValue>, StoreError>> {
+    fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<KeyValue>> {
         self.inner.get(key)
     }
 
-    fn list<'a>(
-        &'a self,
-        prefix: &'a str,
-        opts: ListOptions,
-    ) -> BoxFuture<'a, Result<ListResult, StoreError>> {
+    fn list<'a>(&'a self, prefix: &'a str, opts: ListOptions) -> StoreFuture<'a, ListResult> {
         self.inner.list(prefix, opts)
     }
 
-    fn create<'a>(
-        &'a self,
-        key: &'a str,
-        value: Bytes,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
+    fn create<'a>(&'a self, key: &'a str, value: Bytes) -> StoreFuture<'a, KeyValue> {
         self.inner.create(key, value)
     }
 
@@ -214,23 +206,15 @@ impl Store for FanOut {
         key: &'a str,
         value: Bytes,
         expected: Revision,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
+    ) -> StoreFuture<'a, KeyValue> {
         self.inner.update(key, value, expected)
     }
 
-    fn delete<'a>(
-        &'a self,
-        key: &'a str,
-        expected: Option<Revision>,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
+    fn delete<'a>(&'a self, key: &'a str, expected: Option<Revision>) -> StoreFuture<'a, KeyValue> {
         self.inner.delete(key, expected)
     }
 
-    fn watch<'a>(
-        &'a self,
-        prefix: &'a str,
-        after: Revision,
-    ) -> BoxFuture<'a, Result<WatchStream, StoreError>> {
+    fn watch<'a>(&'a self, prefix: &'a str, after: Revision) -> StoreFuture<'a, WatchStream> {
         async move {
             let floor = self.floor.load(Ordering::Relaxed);
             if after < floor {
@@ -302,11 +286,11 @@ impl Store for FanOut {
         .boxed()
     }
 
-    fn current_revision(&self) -> BoxFuture<'_, Result<Revision, StoreError>> {
+    fn current_revision(&self) -> StoreFuture<'_, Revision> {
         self.inner.current_revision()
     }
 
-    fn compact(&self, revision: Revision) -> BoxFuture<'_, Result<(), StoreError>> {
+    fn compact(&self, revision: Revision) -> StoreFuture<'_, ()> {
         self.inner.compact(revision)
     }
 

@@ -29,12 +29,21 @@ async fn a_write_reaches_only_the_watches_whose_prefix_holds_it() {
     put(&mut state, "/registry/secrets/default/a");
     put(&mut state, "/registry/pods/default/b");
     state.progress();
-    assert_eq!(next_key(everything.next().await), "/registry/secrets/default/a");
-    assert_eq!(next_key(everything.next().await), "/registry/pods/default/b");
+    assert_eq!(
+        next_key(everything.next().await),
+        "/registry/secrets/default/a"
+    );
+    assert_eq!(
+        next_key(everything.next().await),
+        "/registry/pods/default/b"
+    );
     for watch in [&mut pods, &mut pods_too] {
         assert_eq!(next_key(watch.next().await), "/registry/pods/default/b");
         // The progress mark comes next: the secret never reached this channel.
-        assert!(matches!(watch.next().await, Some(Ok(WatchItem::Progress(3)))));
+        assert!(matches!(
+            watch.next().await,
+            Some(Ok(WatchItem::Progress(3)))
+        ));
     }
 }
 

@@ -6,10 +6,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::FutureExt;
-use futures::future::BoxFuture;
 
 use super::keyspace::{Op, State};
-use super::{KeyValue, ListOptions, ListResult, Revision, Store, StoreError, WatchStream};
+use super::{KeyValue, ListOptions, ListResult, Revision, Store, StoreFuture, WatchStream};
 
 /// How often idle watches learn the current revision (the source of bookmarks).
 pub(crate) const PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
@@ -19,11 +18,7 @@ pub trait Writes: Send + Sync + 'static {
     /// Prepares and applies `op` on `state`, answering once the write is as durable as
     /// the store promises.
     #[doc(hidden)]
-    fn write(
-        &self,
-        state: &Arc<RwLock<State>>,
-        op: Op,
-    ) -> BoxFuture<'static, Result<KeyValue, StoreError>>;
+    fn write(&self, state: &Arc<RwLock<State>>, op: Op) -> StoreFuture<'static, KeyValue>;
 
     /// What the start-up line prints after `store:`.
     fn describe(&self) -> String;
@@ -37,23 +32,15 @@ pub struct LocalStore<W> {
 }
 
 impl<W: Writes> Store for LocalStore<W> {
-    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<KeyValue>, StoreError>> {
+    fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<KeyValue>> {
         futures::future::ready(Ok(read(&self.state).get(key))).boxed()
     }
 
-    fn list<'a>(
-        &'a self,
-        prefix: &'a str,
-        opts: ListOptions,
-    ) -> BoxFuture<'a, Result<ListResult, StoreError>> {
+    fn list<'a>(&'a self, prefix: &'a str, opts: ListOptions) -> StoreFuture<'a, ListResult> {
         futures::future::ready(read(&self.state).list(prefix, &opts)).boxed()
     }
 
-    fn create<'a>(
-        &'a self,
-        key: &'a str,
-        value: Bytes,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
+    fn create<'a>(&'a self, key: &'a str, value: Bytes) -> StoreFuture<'a, KeyValue> {
         self.writes.write(
             &self.state,
             Op::Create {
@@ -68,7 +55,7 @@ impl<W: Writes> Store for LocalStore<W> {
         key: &'a str,
         value: Bytes,
         expected: Revision,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
+    ) -> StoreFuture<'a, KeyValue> {
         self.writes.write(
             &self.state,
             Op::Update {
@@ -79,11 +66,7 @@ impl<W: Writes> Store for LocalStore<W> {
         )
     }
 
-    fn delete<'a>(
-        &'a self,
-        key: &'a str,
-        expected: Option<Revision>,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>> {
+    fn delete<'a>(&'a self, key: &'a str, expected: Option<Revision>) -> StoreFuture<'a, KeyValue> {
         self.writes.write(
             &self.state,
             Op::Delete {
@@ -93,19 +76,15 @@ impl<W: Writes> Store for LocalStore<W> {
         )
     }
 
-    fn watch<'a>(
-        &'a self,
-        prefix: &'a str,
-        after: Revision,
-    ) -> BoxFuture<'a, Result<WatchStream, StoreError>> {
+    fn watch<'a>(&'a self, prefix: &'a str, after: Revision) -> StoreFuture<'a, WatchStream> {
         futures::future::ready(read(&self.state).watch(prefix, after)).boxed()
     }
 
-    fn current_revision(&self) -> BoxFuture<'_, Result<Revision, StoreError>> {
+    fn current_revision(&self) -> StoreFuture<'_, Revision> {
         futures::future::ready(Ok(read(&self.state).revision())).boxed()
     }
 
-    fn compact(&self, revision: Revision) -> BoxFuture<'_, Result<(), StoreError>> {
+    fn compact(&self, revision: Revision) -> StoreFuture<'_, ()> {
         futures::future::ready(write(&self.state).compact(revision)).boxed()
     }
 

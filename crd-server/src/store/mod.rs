@@ -162,26 +162,21 @@ pub enum StoreError {
     Unavailable(String),
 }
 
+/// What every [`Store`] call returns: a boxed future of its result.
+pub type StoreFuture<'a, T> = BoxFuture<'a, Result<T, StoreError>>;
+
 /// A key-value store with revisions, compare-and-swap and watch.
 ///
 /// Object-safe (boxed futures) so the server holds an `Arc<dyn Store>` chosen at start-up.
 pub trait Store: Send + Sync + 'static {
     /// The key's current value.
-    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<KeyValue>, StoreError>>;
+    fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<KeyValue>>;
 
     /// Keys starting with `prefix`, in key order.
-    fn list<'a>(
-        &'a self,
-        prefix: &'a str,
-        opts: ListOptions,
-    ) -> BoxFuture<'a, Result<ListResult, StoreError>>;
+    fn list<'a>(&'a self, prefix: &'a str, opts: ListOptions) -> StoreFuture<'a, ListResult>;
 
     /// Creates `key`; [`StoreError::AlreadyExists`] when it exists.
-    fn create<'a>(
-        &'a self,
-        key: &'a str,
-        value: Bytes,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>>;
+    fn create<'a>(&'a self, key: &'a str, value: Bytes) -> StoreFuture<'a, KeyValue>;
 
     /// Replaces `key` if its `mod_revision` is `expected` ([`StoreError::Conflict`]
     /// otherwise, [`StoreError::NotFound`] when it does not exist).
@@ -190,32 +185,24 @@ pub trait Store: Send + Sync + 'static {
         key: &'a str,
         value: Bytes,
         expected: Revision,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>>;
+    ) -> StoreFuture<'a, KeyValue>;
 
     /// Deletes `key` (if at `expected`, when given); returns its last value with
     /// `mod_revision` set to the deletion's revision.
-    fn delete<'a>(
-        &'a self,
-        key: &'a str,
-        expected: Option<Revision>,
-    ) -> BoxFuture<'a, Result<KeyValue, StoreError>>;
+    fn delete<'a>(&'a self, key: &'a str, expected: Option<Revision>) -> StoreFuture<'a, KeyValue>;
 
     /// Changes under `prefix` with revisions greater than `after`.
-    fn watch<'a>(
-        &'a self,
-        prefix: &'a str,
-        after: Revision,
-    ) -> BoxFuture<'a, Result<WatchStream, StoreError>>;
+    fn watch<'a>(&'a self, prefix: &'a str, after: Revision) -> StoreFuture<'a, WatchStream>;
 
     /// The latest revision.
-    fn current_revision(&self) -> BoxFuture<'_, Result<Revision, StoreError>>;
+    fn current_revision(&self) -> StoreFuture<'_, Revision>;
 
     /// Forgets the history before `revision` (etcd's compaction): reads at and watches
     /// from an older revision fail with [`StoreError::Compacted`]; the state at
     /// `revision` and the changes after it are kept. Compacting to a revision at or
     /// before one already compacted is not an error; a revision in the future is
     /// ([`StoreError::FutureRevision`]).
-    fn compact(&self, revision: Revision) -> BoxFuture<'_, Result<(), StoreError>>;
+    fn compact(&self, revision: Revision) -> StoreFuture<'_, ()>;
 
     /// What the start-up line prints after `store:` (e.g. `embedded ./crd-server-data`).
     fn describe(&self) -> String;
