@@ -22,7 +22,8 @@ use serde_json::{Value, json};
 use super::cache::Informer;
 use super::clock::parse_time;
 use super::workload::{
-    Api, Next, claiming, owners, queue_of, queue_owners, split_key, work_with_clock,
+    Api, Next, Reconciler, claiming, each_key, owners, queue_of, queue_owners, split_key, synced,
+    work_with_clock,
 };
 use crate::api::kinds::builtin::batch::cron::parse;
 use crate::api::object::{is_deleting, str_at};
@@ -44,27 +45,19 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(cronjobs), Ok(jobs)) = (
-        api.informer("batch", "cronjobs"),
-        api.informer("batch", "jobs"),
-    ) else {
+    let Some([cronjobs, jobs]) = api.informers([("batch", "cronjobs"), ("batch", "jobs")]) else {
         return;
     };
     let queue = queue_of(&cronjobs);
     queue_owners(&queue, &jobs, &cronjobs, "CronJob", false);
-    cronjobs.synced().await;
-    jobs.synced().await;
+    synced(&[&cronjobs, &jobs]).await;
     let c = Arc::new(Controller {
         api: api.clone(),
         cronjobs: cronjobs.clone(),
         jobs,
     });
     // A moved clock may bring a scheduled time.
-    work_with_clock(&api, cronjobs, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work_with_clock(&api, cronjobs, queue, WORKERS, each_key(c)).await;
 }
 
 /// `IsJobFinished`: the Job's `Complete` or `Failed` condition, when true.
@@ -134,7 +127,7 @@ fn reference(job: &Value) -> Value {
     })
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
         let (ns, name) = split_key(key);
         let Some(cj) = self.cronjobs.get(ns, name) else {
@@ -211,7 +204,9 @@ impl Controller {
             None => Next::Done,
         })
     }
+}
 
+impl Controller {
     /// `syncCronJob`'s second part: runs the most recent unmet time; how long until the
     /// next one (`None`: no next time).
     async fn schedule(

@@ -22,8 +22,8 @@ use serde_json::{Value, json};
 use super::cache::{Informer, key_of};
 use super::workload::intstr::scaled;
 use super::workload::{
-    Api, Next, claiming, create_pods, delete_pods, history, pods, queue_of, queue_owners,
-    split_key, when_available, work_with_clock,
+    Api, Next, Reconciler, claiming, create_pods, delete_pods, each_key, history, live, pods,
+    queue_of, queue_owners, synced, when_available, work_with_clock,
 };
 use crate::api::object::{is_deleting, str_at};
 use placement::{REVISION, is_updated, new_pod, should_run, target_node};
@@ -43,16 +43,16 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(sets), Ok(pod_informer), Ok(nodes), Ok(revisions)) = (
-        api.informer("apps", "daemonsets"),
-        api.informer("", "pods"),
-        api.informer("", "nodes"),
-        api.informer("apps", "controllerrevisions"),
-    ) else {
+    let Some([sets, pods, nodes, revisions]) = api.informers([
+        ("apps", "daemonsets"),
+        ("", "pods"),
+        ("", "nodes"),
+        ("apps", "controllerrevisions"),
+    ]) else {
         return;
     };
     let queue = queue_of(&sets);
-    queue_owners(&queue, &pod_informer, &sets, "DaemonSet", true);
+    queue_owners(&queue, &pods, &sets, "DaemonSet", true);
     queue_owners(&queue, &revisions, &sets, "DaemonSet", false);
     // A node added, relabelled or tainted may change where every set runs.
     let (q, all) = (queue.clone(), sets.clone());
@@ -61,32 +61,23 @@ pub async fn run(api: Api) {
             q.add(key_of(&ds));
         }
     }));
-    for i in [&sets, &pod_informer, &nodes, &revisions] {
-        i.synced().await;
-    }
+    synced(&[&sets, &pods, &nodes, &revisions]).await;
     let c = Arc::new(Controller {
         api: api.clone(),
         sets: sets.clone(),
-        pods: pod_informer,
+        pods,
         nodes,
         revisions,
     });
-    work_with_clock(&api, sets, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work_with_clock(&api, sets, queue, WORKERS, each_key(c)).await;
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(ds) = self.sets.get(ns, name) else {
+        let Some(ds) = live(&self.sets, key) else {
             return Ok(Next::Done);
         };
-        if is_deleting(&ds) {
-            return Ok(Next::Done);
-        }
+        let ns = str_at(&ds, "/metadata/namespace");
         let mine = claiming::claim(&self.api, &self.pods, &ds, self.pods.list(Some(ns))).await?;
         let revs = history::controlled(&self.revisions, &ds);
         let mut collisions = ds
@@ -143,7 +134,9 @@ impl Controller {
         pass?;
         Ok(when_available(&self.api.clock, &mine, min_ready(&ds)))
     }
+}
 
+impl Controller {
     /// The set's Pods in the cache.
     fn owned(&self, ds: &Value) -> Vec<Arc<Value>> {
         let uid = str_at(ds, "/metadata/uid");

@@ -20,7 +20,9 @@ use serde_json::Value;
 use super::cache::{Event, Informer};
 use super::client::Mutation;
 use super::workload::owners::{self, Claim};
-use super::workload::{Api, Next, queue_of, queue_owners, split_key, work_with_clock};
+use super::workload::{
+    Api, Next, Reconciler, each_key, queue_of, queue_owners, split_key, synced, work_with_clock,
+};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::selectors::label;
@@ -39,11 +41,11 @@ pub(crate) struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(deployments), Ok(sets), Ok(pods)) = (
-        api.informer("apps", "deployments"),
-        api.informer("apps", "replicasets"),
-        api.informer("", "pods"),
-    ) else {
+    let Some([deployments, sets, pods]) = api.informers([
+        ("apps", "deployments"),
+        ("apps", "replicasets"),
+        ("", "pods"),
+    ]) else {
         return;
     };
     let queue = queue_of(&deployments);
@@ -57,22 +59,15 @@ pub async fn run(api: Api) {
             q.add(key);
         }
     }));
-    deployments.synced().await;
-    sets.synced().await;
-    pods.synced().await;
+    synced(&[&deployments, &sets, &pods]).await;
     let c = Arc::new(Controller {
-        api,
-        deployments,
+        api: api.clone(),
+        deployments: deployments.clone(),
         sets,
         pods,
     });
     // A moved clock may pass a progress deadline: every Deployment is looked at again.
-    let (api, requeue) = (c.api.clone(), c.deployments.clone());
-    work_with_clock(&api, requeue, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work_with_clock(&api, deployments, queue, WORKERS, each_key(c)).await;
 }
 
 /// The Deployment of a pod's ReplicaSet.
@@ -84,7 +79,7 @@ fn owner_of_pod(sets: &Informer, pod: &Value) -> Option<String> {
     Some(format!("{ns}/{}", d["name"].as_str()?))
 }
 
-impl Controller {
+impl Reconciler for Controller {
     /// `syncDeployment`.
     async fn sync(&self, key: &str) -> Result<Next, String> {
         let (ns, name) = split_key(key);
@@ -130,7 +125,9 @@ impl Controller {
             self.rollout_recreate(&mut d, sets).await
         }
     }
+}
 
+impl Controller {
     /// `getReplicaSetsForDeployment`: the ReplicaSets the Deployment controls, after
     /// adopting the orphans it selects and releasing those it no longer does.
     async fn claim_sets(&self, d: &Value, selector: &Value) -> Result<Vec<Value>, String> {

@@ -17,7 +17,9 @@ use serde_json::Value;
 
 use super::cache::{Event, Informer, key_of};
 use super::client::Mutation;
-use super::workload::{Api, Next, owners, queue_of, split_key, work_with_clock};
+use super::workload::{
+    Api, Next, Reconciler, each_key, owners, queue_of, split_key, synced, work_with_clock,
+};
 use crate::api::kinds::Subresource;
 use crate::api::kinds::builtin::core::pod::subresources::covers;
 use crate::api::object::str_at;
@@ -53,10 +55,8 @@ fn budgets_of(budgets: &Informer, e: &Event) -> Vec<String> {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(budgets), Ok(pods)) = (
-        api.informer("policy", "poddisruptionbudgets"),
-        api.informer("", "pods"),
-    ) else {
+    let Some([budgets, pods]) = api.informers([("policy", "poddisruptionbudgets"), ("", "pods")])
+    else {
         return;
     };
     let owners: Vec<(&'static str, Arc<Informer>)> = [
@@ -84,11 +84,9 @@ pub async fn run(api: Api) {
             }
         }));
     }
-    budgets.synced().await;
-    pods.synced().await;
-    for (_, inf) in &owners {
-        inf.synced().await;
-    }
+    let mut informers = vec![&budgets, &pods];
+    informers.extend(owners.iter().map(|(_, inf)| inf));
+    synced(&informers).await;
     let c = Arc::new(Controller {
         api: api.clone(),
         budgets: budgets.clone(),
@@ -96,45 +94,10 @@ pub async fn run(api: Api) {
         owners,
     });
     // Pending evictions expire on the server's clock.
-    work_with_clock(&api, budgets, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work_with_clock(&api, budgets, queue, WORKERS, each_key(c)).await;
 }
 
-impl Controller {
-    fn owner(&self, kind: &str, ns: &str, name: &str) -> Option<Arc<Value>> {
-        let (_, inf) = self.owners.iter().find(|(k, _)| *k == kind)?;
-        inf.get(ns, name)
-    }
-
-    /// The uid and replicas of the workload controlling `pod` (a ReplicaSet's
-    /// Deployment when it has one).
-    fn scale_of(&self, pod: &Value) -> Result<(String, i64), String> {
-        let ns = str_at(pod, "/metadata/namespace");
-        let name = str_at(pod, "/metadata/name");
-        let Some(r) = owners::controller_ref(pod) else {
-            return Err(format!("found no controller ref for pod {name:?}"));
-        };
-        let kind = r["kind"].as_str().unwrap_or("");
-        let mut owner = self
-            .owner(kind, ns, r["name"].as_str().unwrap_or(""))
-            .filter(|o| o["metadata"]["uid"] == r["uid"])
-            .ok_or_else(|| format!("found no controllers for pod {name:?}"))?;
-        if kind == "ReplicaSet"
-            && let Some(d) = owners::controller_ref(&owner).filter(|d| d["kind"] == "Deployment")
-            && let Some(dep) = self.owner("Deployment", ns, d["name"].as_str().unwrap_or(""))
-        {
-            owner = dep;
-        }
-        let replicas = owner
-            .pointer("/spec/replicas")
-            .and_then(Value::as_i64)
-            .unwrap_or(1);
-        Ok((str_at(&owner, "/metadata/uid").to_string(), replicas))
-    }
-
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
         let (ns, name) = split_key(key);
         let Some(pdb) = self.budgets.get(ns, name) else {
@@ -174,5 +137,38 @@ impl Controller {
             Some(at) => Next::After(self.api.clock.until(at) + Duration::from_millis(10)),
             None => Next::Done,
         })
+    }
+}
+
+impl Controller {
+    fn owner(&self, kind: &str, ns: &str, name: &str) -> Option<Arc<Value>> {
+        let (_, inf) = self.owners.iter().find(|(k, _)| *k == kind)?;
+        inf.get(ns, name)
+    }
+
+    /// The uid and replicas of the workload controlling `pod` (a ReplicaSet's
+    /// Deployment when it has one).
+    fn scale_of(&self, pod: &Value) -> Result<(String, i64), String> {
+        let ns = str_at(pod, "/metadata/namespace");
+        let name = str_at(pod, "/metadata/name");
+        let Some(r) = owners::controller_ref(pod) else {
+            return Err(format!("found no controller ref for pod {name:?}"));
+        };
+        let kind = r["kind"].as_str().unwrap_or("");
+        let mut owner = self
+            .owner(kind, ns, r["name"].as_str().unwrap_or(""))
+            .filter(|o| o["metadata"]["uid"] == r["uid"])
+            .ok_or_else(|| format!("found no controllers for pod {name:?}"))?;
+        if kind == "ReplicaSet"
+            && let Some(d) = owners::controller_ref(&owner).filter(|d| d["kind"] == "Deployment")
+            && let Some(dep) = self.owner("Deployment", ns, d["name"].as_str().unwrap_or(""))
+        {
+            owner = dep;
+        }
+        let replicas = owner
+            .pointer("/spec/replicas")
+            .and_then(Value::as_i64)
+            .unwrap_or(1);
+        Ok((str_at(&owner, "/metadata/uid").to_string(), replicas))
     }
 }

@@ -16,9 +16,9 @@ use super::trigger::{ANNOTATION, Tracker};
 use crate::api::kinds::Subresource;
 use crate::api::object::str_at;
 use crate::api::request::DeleteOptions;
-use crate::controllers::cache::Informer;
+use crate::controllers::cache::{Informer, key_of};
 use crate::controllers::client::Mutation;
-use crate::controllers::workload::{Api, Next, split_key};
+use crate::controllers::workload::{Api, Next, Reconciler, each_key, split_key};
 
 /// The component its writes come from.
 pub const COMPONENT: &str = "endpoint-controller";
@@ -37,11 +37,9 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(services), Ok(pods), Ok(endpoints)) = (
-        api.informer("", "services"),
-        api.informer("", "pods"),
-        api.informer("", "endpoints"),
-    ) else {
+    let Some([services, pods, endpoints]) =
+        api.informers([("", "services"), ("", "pods"), ("", "endpoints")])
+    else {
         return;
     };
     let c = Arc::new(Controller {
@@ -51,16 +49,7 @@ pub async fn run(api: Api) {
         endpoints: endpoints.clone(),
         triggers: Tracker::default(),
     });
-    super::run(
-        &api,
-        &endpoints,
-        |e| Some(crate::controllers::cache::key_of(e)),
-        move |key: String| {
-            let c = c.clone();
-            async move { c.sync(&key).await }
-        },
-    )
-    .await;
+    super::run(&api, &endpoints, |e| Some(key_of(e)), each_key(c)).await;
 }
 
 /// The subsets of the Service's pods: `(subsets, addresses left out)`.
@@ -140,7 +129,7 @@ fn subsets_of(ep: &Value) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
         let (ns, name) = split_key(key);
         let current = self.endpoints.get(ns, name);
@@ -233,3 +222,5 @@ impl Controller {
         Ok(Next::Done)
     }
 }
+
+impl Controller {}

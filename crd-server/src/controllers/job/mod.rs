@@ -24,10 +24,11 @@ use super::client::Mutation;
 use super::clock::parse_time;
 use super::workload::owners::{self, Claim};
 use super::workload::{
-    Api, Next, create_pods, delete_pods, pods, queue_of, queue_owners, split_key, work_with_clock,
+    Api, Next, Reconciler, create_pods, delete_pods, each_key, live, pods, queue_of, queue_owners,
+    synced, work_with_clock,
 };
 use crate::api::kinds::Subresource;
-use crate::api::object::{is_deleting, str_at};
+use crate::api::object::str_at;
 use status::{Counts, INDEX};
 
 /// The component its events come from.
@@ -43,26 +44,19 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(jobs), Ok(pod_informer)) = (api.informer("batch", "jobs"), api.informer("", "pods"))
-    else {
+    let Some([jobs, pods]) = api.informers([("batch", "jobs"), ("", "pods")]) else {
         return;
     };
     let queue = queue_of(&jobs);
-    queue_owners(&queue, &pod_informer, &jobs, "Job", false);
-    jobs.synced().await;
-    pod_informer.synced().await;
+    queue_owners(&queue, &pods, &jobs, "Job", false);
+    synced(&[&jobs, &pods]).await;
     let c = Arc::new(Controller {
-        api,
+        api: api.clone(),
         jobs: jobs.clone(),
-        pods: pod_informer,
+        pods,
     });
     // A moved clock may pass an active deadline.
-    let api = c.api.clone();
-    work_with_clock(&api, jobs, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work_with_clock(&api, jobs, queue, WORKERS, each_key(c)).await;
 }
 
 /// What ends a Job: its two conditions, reason and message.
@@ -73,13 +67,12 @@ struct Outcome {
     message: &'static str,
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(job) = self.jobs.get(ns, name) else {
+        let Some(job) = live(&self.jobs, key) else {
             return Ok(Next::Done);
         };
-        if status::finished(&job) || is_deleting(&job) {
+        if status::finished(&job) {
             return Ok(Next::Done);
         }
         let mine = self.claim(&job).await?;
@@ -170,7 +163,9 @@ impl Controller {
         self.write_status(&job, next, conditions, &counts).await?;
         Ok(requeue.map_or(Next::Done, Next::After))
     }
+}
 
+impl Controller {
     /// What ends the Job now, if anything (a target already set stays).
     fn outcome(
         &self,

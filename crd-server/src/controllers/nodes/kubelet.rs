@@ -22,7 +22,9 @@ use crate::api::request::DeleteOptions;
 use crate::controllers::cache::{Event, Informer, key_of};
 use crate::controllers::client::Mutation;
 use crate::controllers::queue::Queue;
-use crate::controllers::workload::{Api, MAX_RETRY, Next, split_key, work_with_clock};
+use crate::controllers::workload::{
+    Api, MAX_RETRY, Next, Reconciler, each_key, split_key, synced, work_with_clock,
+};
 use crate::stages::Stage;
 use crate::stages::template::{Host, render};
 
@@ -104,8 +106,7 @@ pub async fn run(
             }
         }
     }));
-    pods.synced().await;
-    nodes.synced().await;
+    synced(&[&pods, &nodes]).await;
     if let Some(stages) = &stages {
         stages.synced().await;
     }
@@ -113,11 +114,50 @@ pub async fn run(
         c.remember(&pod);
     }
     // A delay is counted on the server's clock: moving it brings the waiting Pods back.
-    work_with_clock(&api, pods, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work_with_clock(&api, pods, queue, WORKERS, each_key(c)).await;
+}
+
+impl Reconciler for Kubelet {
+    async fn sync(&self, key: &str) -> Result<Next, String> {
+        let (ns, name) = split_key(key);
+        let Some(pod) = self.pods.get(ns, name) else {
+            return Ok(Next::Done);
+        };
+        let Some(node) = self.nodes.get("", str_at(&pod, "/spec/nodeName")) else {
+            return Ok(Next::Done);
+        };
+        if !is_simulated(&node) {
+            return Ok(Next::Done);
+        }
+        let Some(host_ip) = internal_ip(&node).map(str::to_string) else {
+            // The node's status is not in place yet: its update brings the pod back.
+            return Ok(Next::Done);
+        };
+        let uid = str_at(&pod, "/metadata/uid").to_string();
+        let Some(stage) = self.lifecycle.choose(&pod) else {
+            self.lifecycle.done(&uid);
+            return Ok(Next::Done);
+        };
+        let now = self.api.clock.now();
+        let due = self.lifecycle.due_at(&stage, &pod, now);
+        if due > now {
+            return Ok(Next::After(self.api.clock.until(due)));
+        }
+        self.lifecycle.done(&uid);
+        let host = PodHost {
+            kubelet: self,
+            pod: &pod,
+            node: &node,
+            host_ip: &host_ip,
+            now: self.api.clock.timestamp(),
+        };
+        let next = self.apply(&stage, &pod, &host).await?;
+        if stage.immediate_next_stage {
+            // kwok's `immediateNextStage`: the next stage is looked for at once.
+            return Ok(Next::After(std::time::Duration::ZERO));
+        }
+        Ok(next)
+    }
 }
 
 impl Kubelet {
@@ -181,47 +221,6 @@ impl Kubelet {
         used.insert(offset);
         a.by_pod.insert(uid, (node_name, offset));
         range.address(offset).map(|ip| ip.to_string())
-    }
-
-    async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(pod) = self.pods.get(ns, name) else {
-            return Ok(Next::Done);
-        };
-        let Some(node) = self.nodes.get("", str_at(&pod, "/spec/nodeName")) else {
-            return Ok(Next::Done);
-        };
-        if !is_simulated(&node) {
-            return Ok(Next::Done);
-        }
-        let Some(host_ip) = internal_ip(&node).map(str::to_string) else {
-            // The node's status is not in place yet: its update brings the pod back.
-            return Ok(Next::Done);
-        };
-        let uid = str_at(&pod, "/metadata/uid").to_string();
-        let Some(stage) = self.lifecycle.choose(&pod) else {
-            self.lifecycle.done(&uid);
-            return Ok(Next::Done);
-        };
-        let now = self.api.clock.now();
-        let due = self.lifecycle.due_at(&stage, &pod, now);
-        if due > now {
-            return Ok(Next::After(self.api.clock.until(due)));
-        }
-        self.lifecycle.done(&uid);
-        let host = PodHost {
-            kubelet: self,
-            pod: &pod,
-            node: &node,
-            host_ip: &host_ip,
-            now: self.api.clock.timestamp(),
-        };
-        let next = self.apply(&stage, &pod, &host).await?;
-        if stage.immediate_next_stage {
-            // kwok's `immediateNextStage`: the next stage is looked for at once.
-            return Ok(Next::After(std::time::Duration::ZERO));
-        }
-        Ok(next)
     }
 
     /// A stage's `next`: its Event, finalizers, delete or status.

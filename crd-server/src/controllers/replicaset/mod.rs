@@ -17,7 +17,8 @@ use super::client::Mutation;
 use super::workload::owners::{self, Claim};
 use super::workload::pods;
 use super::workload::{
-    Api, Next, create_pods, delete_pods, queue_of, queue_owners, split_key, when_available, work,
+    Api, Next, Reconciler, create_pods, delete_pods, each_key, queue_of, queue_owners, split_key,
+    synced, when_available, work,
 };
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
@@ -37,25 +38,17 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(sets), Ok(pods)) = (
-        api.informer("apps", "replicasets"),
-        api.informer("", "pods"),
-    ) else {
+    let Some([sets, pods]) = api.informers([("apps", "replicasets"), ("", "pods")]) else {
         return;
     };
     let queue = queue_of(&sets);
     queue_owners(&queue, &pods, &sets, "ReplicaSet", true);
-    sets.synced().await;
-    pods.synced().await;
+    synced(&[&sets, &pods]).await;
     let c = Arc::new(Controller { api, sets, pods });
-    work(queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work(queue, WORKERS, each_key(c)).await;
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
         let (ns, name) = split_key(key);
         let Some(rs) = self.sets.get(ns, name) else {
@@ -110,7 +103,9 @@ impl Controller {
             .unwrap_or(0);
         Ok(when_available(&self.api.clock, &mine, min_ready))
     }
+}
 
+impl Controller {
     async fn adopt(&self, rs: &Value, pod: &Value) -> Result<Option<Value>, String> {
         let (ns, name) = (
             str_at(pod, "/metadata/namespace"),

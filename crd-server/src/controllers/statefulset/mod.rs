@@ -24,7 +24,8 @@ use serde_json::{Value, json};
 use super::cache::Informer;
 use super::client::Mutation;
 use super::workload::{
-    Api, Next, history, pods, queue_of, queue_owners, split_key, when_available, work_with_clock,
+    Api, Next, Reconciler, each_key, history, live, pods, queue_of, queue_owners, synced,
+    when_available, work_with_clock,
 };
 use super::workload::{claiming, owners};
 use crate::api::kinds::Subresource;
@@ -48,33 +49,27 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(sets), Ok(pod_informer), Ok(revisions), Ok(claims)) = (
-        api.informer("apps", "statefulsets"),
-        api.informer("", "pods"),
-        api.informer("apps", "controllerrevisions"),
-        api.informer("", "persistentvolumeclaims"),
-    ) else {
+    let Some([sets, pods, revisions, claims]) = api.informers([
+        ("apps", "statefulsets"),
+        ("", "pods"),
+        ("apps", "controllerrevisions"),
+        ("", "persistentvolumeclaims"),
+    ]) else {
         return;
     };
     let queue = queue_of(&sets);
-    queue_owners(&queue, &pod_informer, &sets, "StatefulSet", true);
+    queue_owners(&queue, &pods, &sets, "StatefulSet", true);
     queue_owners(&queue, &revisions, &sets, "StatefulSet", false);
-    for i in [&sets, &pod_informer, &revisions, &claims] {
-        i.synced().await;
-    }
+    synced(&[&sets, &pods, &revisions, &claims]).await;
     let c = Arc::new(Controller {
         api: api.clone(),
         sets: sets.clone(),
-        pods: pod_informer,
+        pods,
         revisions,
         claims,
     });
     // A moved clock may make a Pod available (`minReadySeconds`).
-    work_with_clock(&api, sets, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work_with_clock(&api, sets, queue, WORKERS, each_key(c)).await;
 }
 
 /// The revisions a pass works with: the set as its current and as its update revision.
@@ -85,15 +80,11 @@ struct Revisions {
     update_name: String,
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(set) = self.sets.get(ns, name) else {
+        let Some(set) = live(&self.sets, key) else {
             return Ok(Next::Done);
         };
-        if is_deleting(&set) {
-            return Ok(Next::Done);
-        }
         let mine = self.claim(&set).await?;
         let revs = history::controlled(&self.revisions, &set);
         let mut collisions = set
@@ -157,7 +148,9 @@ impl Controller {
             min_ready_seconds(&set),
         ))
     }
+}
 
+impl Controller {
     /// The set's Pods in the cache (controlled by it and named as its members).
     fn members(&self, set: &Value) -> Vec<Arc<Value>> {
         let (uid, name) = (str_at(set, "/metadata/uid"), str_at(set, "/metadata/name"));

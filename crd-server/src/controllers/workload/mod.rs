@@ -19,6 +19,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::cache::{Cache, Event, Informer, key_of};
@@ -27,6 +28,7 @@ use super::clock::Clock;
 use super::options::Workloads;
 use super::queue::Queue;
 use crate::api::kinds::Subresource;
+use crate::api::object::is_deleting;
 use crate::api::request::DeleteOptions;
 use crate::api::status::ApiError;
 
@@ -50,6 +52,19 @@ impl Api {
         self.cache
             .informer(group, resource)
             .ok_or_else(|| format!("the server does not serve {resource}.{group}"))
+    }
+
+    /// The informers of `resources` (each `(group, resource)`), in their order; `None`
+    /// when the server lacks one (the controller then has nothing to run on).
+    pub fn informers<const N: usize>(
+        &self,
+        resources: [(&str, &str); N],
+    ) -> Option<[Arc<Informer>; N]> {
+        let found: Vec<Arc<Informer>> = resources
+            .into_iter()
+            .map(|(group, resource)| self.informer(group, resource).ok())
+            .collect::<Option<_>>()?;
+        found.try_into().ok()
     }
 
     /// The same handle calling as kube-apiserver's loopback user: for what a cluster's
@@ -166,6 +181,31 @@ where
     while tasks.join_next().await.is_some() {}
 }
 
+/// Waits until each of `informers` has listed its objects (a controller's first
+/// passes must see everything that already exists).
+pub async fn synced(informers: &[&Arc<Informer>]) {
+    for informer in informers {
+        informer.synced().await;
+    }
+}
+
+/// A controller whose workers make one pass per queue key (`ns/name`).
+pub trait Reconciler: Send + Sync + 'static {
+    /// One pass over the object of `key`.
+    fn sync(&self, key: &str) -> impl Future<Output = Result<Next, String>> + Send;
+}
+
+/// The `sync` that [`work`] and [`work_with_clock`] run for `controller`: its
+/// [`Reconciler::sync`] over each key taken from the queue.
+pub fn each_key<C: Reconciler>(
+    controller: Arc<C>,
+) -> impl Fn(String) -> BoxFuture<'static, Result<Next, String>> + Clone + Send + Sync + 'static {
+    move |key: String| {
+        let c = controller.clone();
+        Box::pin(async move { c.sync(&key).await })
+    }
+}
+
 /// A work queue fed with the key of every change to `primary`'s objects (the
 /// controller's own kind).
 pub fn queue_of(primary: &Informer) -> Arc<Queue<String>> {
@@ -230,6 +270,13 @@ pub fn when_available(clock: &Clock, pods: &[Arc<Value>], min_ready: i64) -> Nex
         Some(at) => Next::After(clock.until(at) + Duration::from_millis(10)),
         None => Next::Done,
     }
+}
+
+/// The object of the queue key `key` in `inf`, unless it is gone or being deleted (a
+/// pass then has nothing to do).
+pub fn live(inf: &Informer, key: &str) -> Option<Arc<Value>> {
+    let (ns, name) = split_key(key);
+    inf.get(ns, name).filter(|obj| !is_deleting(obj))
 }
 
 /// The namespace and name of a queue key (`ns/name`; `name` alone: cluster-scoped).
