@@ -21,10 +21,8 @@ use serde_json::{Value, json};
 
 use super::cache::Informer;
 use super::clock::parse_time;
-use super::workload::{
-    Api, Next, Reconciler, claiming, each_key, owners, queue_of, queue_owners, split_key, synced,
-    work_with_clock,
-};
+use super::workload::resources::{CRON_JOBS, JOBS};
+use super::workload::{Api, Next, Reconciler, Wiring, claiming, owners, split_key};
 use crate::api::kinds::builtin::batch::cron::parse;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::request::{DeleteOptions, Propagation};
@@ -45,19 +43,17 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let Some([cronjobs, jobs]) = api.informers([("batch", "cronjobs"), ("batch", "jobs")]) else {
+    let Some([cronjobs, jobs]) = api.informers([CRON_JOBS, JOBS]) else {
         return;
     };
-    let queue = queue_of(&cronjobs);
-    queue_owners(&queue, &jobs, &cronjobs, "CronJob", false);
-    synced(&[&cronjobs, &jobs]).await;
-    let c = Arc::new(Controller {
+    let wiring = Wiring::new(&cronjobs, "CronJob").owns(&jobs, false);
+    let c = Controller {
         api: api.clone(),
-        cronjobs: cronjobs.clone(),
+        cronjobs,
         jobs,
-    });
+    };
     // A moved clock may bring a scheduled time.
-    work_with_clock(&api, cronjobs, queue, WORKERS, each_key(c)).await;
+    wiring.run_with_clock(&api, WORKERS, c).await;
 }
 
 /// `IsJobFinished`: the Job's `Complete` or `Failed` condition, when true.

@@ -21,9 +21,10 @@ use serde_json::{Value, json};
 
 use super::cache::{Informer, key_of};
 use super::workload::intstr::scaled;
+use super::workload::resources::{DAEMON_SETS, NODES, PODS, REVISIONS};
 use super::workload::{
-    Api, Next, Reconciler, claiming, create_pods, delete_pods, each_key, history, live, pods,
-    queue_of, queue_owners, synced, when_available, work_with_clock,
+    Api, Next, Reconciler, Wiring, claiming, create_pods, delete_pods, history, live, pods,
+    when_available,
 };
 use crate::api::object::{is_deleting, str_at};
 use placement::{REVISION, is_updated, new_pod, should_run, target_node};
@@ -43,33 +44,29 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let Some([sets, pods, nodes, revisions]) = api.informers([
-        ("apps", "daemonsets"),
-        ("", "pods"),
-        ("", "nodes"),
-        ("apps", "controllerrevisions"),
-    ]) else {
+    let Some([sets, pods, nodes, revisions]) = api.informers([DAEMON_SETS, PODS, NODES, REVISIONS])
+    else {
         return;
     };
-    let queue = queue_of(&sets);
-    queue_owners(&queue, &pods, &sets, "DaemonSet", true);
-    queue_owners(&queue, &revisions, &sets, "DaemonSet", false);
+    let wiring = Wiring::new(&sets, "DaemonSet")
+        .owns(&pods, true)
+        .owns(&revisions, false)
+        .reads(&nodes);
     // A node added, relabelled or tainted may change where every set runs.
-    let (q, all) = (queue.clone(), sets.clone());
+    let (q, all) = (wiring.queue().clone(), sets.clone());
     nodes.subscribe(Arc::new(move |_| {
         for ds in all.list(None) {
             q.add(key_of(&ds));
         }
     }));
-    synced(&[&sets, &pods, &nodes, &revisions]).await;
-    let c = Arc::new(Controller {
+    let c = Controller {
         api: api.clone(),
-        sets: sets.clone(),
+        sets,
         pods,
         nodes,
         revisions,
-    });
-    work_with_clock(&api, sets, queue, WORKERS, each_key(c)).await;
+    };
+    wiring.run_with_clock(&api, WORKERS, c).await;
 }
 
 impl Reconciler for Controller {

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::{active, namespace_gone, per_namespace};
 use crate::controllers::cache::Informer;
+use crate::controllers::workload::resources::{NAMESPACES, SERVICE_ACCOUNTS};
 use crate::controllers::workload::{Api, Next};
 
 /// The component its writes come from.
@@ -16,10 +17,7 @@ pub const DEFAULT: &str = "default";
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(namespaces), Ok(accounts)) = (
-        api.informer("", "namespaces"),
-        api.informer("", "serviceaccounts"),
-    ) else {
+    let Some([namespaces, accounts]) = api.informers([NAMESPACES, SERVICE_ACCOUNTS]) else {
         return;
     };
     let sync = {

@@ -20,9 +20,8 @@ use serde_json::Value;
 use super::cache::{Event, Informer};
 use super::client::Mutation;
 use super::workload::owners::{self, Claim};
-use super::workload::{
-    Api, Next, Reconciler, each_key, queue_of, queue_owners, split_key, synced, work_with_clock,
-};
+use super::workload::resources::{DEPLOYMENTS, PODS, REPLICA_SETS};
+use super::workload::{Api, Next, Reconciler, Wiring, split_key};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::selectors::label;
@@ -41,16 +40,13 @@ pub(crate) struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let Some([deployments, sets, pods]) = api.informers([
-        ("apps", "deployments"),
-        ("apps", "replicasets"),
-        ("", "pods"),
-    ]) else {
+    let Some([deployments, sets, pods]) = api.informers([DEPLOYMENTS, REPLICA_SETS, PODS]) else {
         return;
     };
-    let queue = queue_of(&deployments);
-    queue_owners(&queue, &sets, &deployments, "Deployment", true);
-    let (q, rs) = (queue.clone(), sets.clone());
+    let wiring = Wiring::new(&deployments, "Deployment")
+        .owns(&sets, true)
+        .reads(&pods);
+    let (q, rs) = (wiring.queue().clone(), sets.clone());
     pods.subscribe(Arc::new(move |e: &Event| {
         // A deleted pod lets a Recreate rollout go on.
         if e.new.is_none()
@@ -59,15 +55,14 @@ pub async fn run(api: Api) {
             q.add(key);
         }
     }));
-    synced(&[&deployments, &sets, &pods]).await;
-    let c = Arc::new(Controller {
+    let c = Controller {
         api: api.clone(),
-        deployments: deployments.clone(),
+        deployments,
         sets,
         pods,
-    });
+    };
     // A moved clock may pass a progress deadline: every Deployment is looked at again.
-    work_with_clock(&api, deployments, queue, WORKERS, each_key(c)).await;
+    wiring.run_with_clock(&api, WORKERS, c).await;
 }
 
 /// The Deployment of a pod's ReplicaSet.

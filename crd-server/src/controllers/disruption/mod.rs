@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::cache::{Event, Informer, key_of};
 use super::client::Mutation;
+use super::workload::resources::{BUDGETS, PODS};
 use super::workload::{
     Api, Next, Reconciler, each_key, owners, queue_of, split_key, synced, work_with_clock,
 };
@@ -55,8 +56,7 @@ fn budgets_of(budgets: &Informer, e: &Event) -> Vec<String> {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let Some([budgets, pods]) = api.informers([("policy", "poddisruptionbudgets"), ("", "pods")])
-    else {
+    let Some([budgets, pods]) = api.informers([BUDGETS, PODS]) else {
         return;
     };
     let owners: Vec<(&'static str, Arc<Informer>)> = [

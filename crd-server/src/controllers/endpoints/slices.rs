@@ -20,6 +20,7 @@ use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
 use crate::controllers::cache::Informer;
 use crate::controllers::client::Mutation;
+use crate::controllers::workload::resources::{ENDPOINT_SLICES, NODES, PODS, SERVICES};
 use crate::controllers::workload::{Api, Next, Reconciler, each_key, owners, pods, split_key};
 
 /// The component its writes come from.
@@ -46,12 +47,9 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let Some([services, pods, nodes, slices]) = api.informers([
-        ("", "services"),
-        ("", "pods"),
-        ("", "nodes"),
-        ("discovery.k8s.io", "endpointslices"),
-    ]) else {
+    let Some([services, pods, nodes, slices]) =
+        api.informers([SERVICES, PODS, NODES, ENDPOINT_SLICES])
+    else {
         return;
     };
     let c = Arc::new(Controller {

@@ -18,6 +18,7 @@ use crate::api::object::str_at;
 use crate::api::request::DeleteOptions;
 use crate::controllers::cache::{Informer, key_of};
 use crate::controllers::client::Mutation;
+use crate::controllers::workload::resources::{ENDPOINTS, PODS, SERVICES};
 use crate::controllers::workload::{Api, Next, Reconciler, each_key, split_key};
 
 /// The component its writes come from.
@@ -37,9 +38,7 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let Some([services, pods, endpoints]) =
-        api.informers([("", "services"), ("", "pods"), ("", "endpoints")])
-    else {
+    let Some([services, pods, endpoints]) = api.informers([SERVICES, PODS, ENDPOINTS]) else {
         return;
     };
     let c = Arc::new(Controller {

@@ -23,10 +23,8 @@ use super::cache::Informer;
 use super::client::Mutation;
 use super::clock::parse_time;
 use super::workload::owners::{self, Claim};
-use super::workload::{
-    Api, Next, Reconciler, create_pods, delete_pods, each_key, live, pods, queue_of, queue_owners,
-    synced, work_with_clock,
-};
+use super::workload::resources::{JOBS, PODS};
+use super::workload::{Api, Next, Reconciler, Wiring, create_pods, delete_pods, live, pods};
 use crate::api::kinds::Subresource;
 use crate::api::object::str_at;
 use status::{Counts, INDEX};
@@ -44,19 +42,17 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let Some([jobs, pods]) = api.informers([("batch", "jobs"), ("", "pods")]) else {
+    let Some([jobs, pods]) = api.informers([JOBS, PODS]) else {
         return;
     };
-    let queue = queue_of(&jobs);
-    queue_owners(&queue, &pods, &jobs, "Job", false);
-    synced(&[&jobs, &pods]).await;
-    let c = Arc::new(Controller {
+    let wiring = Wiring::new(&jobs, "Job").owns(&pods, false);
+    let c = Controller {
         api: api.clone(),
-        jobs: jobs.clone(),
+        jobs,
         pods,
-    });
+    };
     // A moved clock may pass an active deadline.
-    work_with_clock(&api, jobs, queue, WORKERS, each_key(c)).await;
+    wiring.run_with_clock(&api, WORKERS, c).await;
 }
 
 /// What ends a Job: its two conditions, reason and message.

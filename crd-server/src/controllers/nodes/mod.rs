@@ -24,6 +24,7 @@ pub use ipam::ipam;
 use super::cache::{Event, Informer};
 use super::client::Mutation;
 use super::queue::Queue;
+use super::workload::resources::{LEASES, NODES, PODS};
 use super::workload::{Api, MAX_RETRY, Next, Reconciler, each_key, synced, work};
 use crate::api::kinds::Subresource;
 use crate::api::object::str_at;
@@ -85,11 +86,7 @@ fn new_node(index: u32) -> Value {
 
 /// Runs the simulated nodes and their kubelet until aborted.
 pub async fn kwok(api: Api) {
-    let Some([nodes, leases, pods]) = api.informers([
-        ("", "nodes"),
-        ("coordination.k8s.io", "leases"),
-        ("", "pods"),
-    ]) else {
+    let Some([nodes, leases, pods]) = api.informers([NODES, LEASES, PODS]) else {
         return;
     };
     // The cluster's making: its system namespace and nodes (kwokctl creates them as

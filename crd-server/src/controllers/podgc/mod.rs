@@ -24,7 +24,8 @@ use tokio::sync::Notify;
 
 use super::cache::{Event, Informer};
 use super::client::Mutation;
-use super::workload::{Api, pods};
+use super::workload::resources::{NODES, PODS};
+use super::workload::{Api, pods, synced};
 use crate::api::kinds::Subresource;
 use crate::api::object::str_at;
 use crate::api::request::DeleteOptions;
@@ -51,7 +52,7 @@ struct Collector {
 
 /// Runs the collector until aborted, keeping at most `threshold` finished Pods.
 pub async fn run(api: Api, threshold: usize) {
-    let (Ok(pods), Ok(nodes)) = (api.informer("", "pods"), api.informer("", "nodes")) else {
+    let Some([pods, nodes]) = api.informers([PODS, NODES]) else {
         return;
     };
     let wake = Arc::new(Notify::new());
@@ -59,8 +60,7 @@ pub async fn run(api: Api, threshold: usize) {
         let w = wake.clone();
         inf.subscribe(Arc::new(move |_: &Event| w.notify_one()));
     }
-    pods.synced().await;
-    nodes.synced().await;
+    synced(&[&pods, &nodes]).await;
     let mut moved = api.clock.moved();
     let c = Collector {
         api,

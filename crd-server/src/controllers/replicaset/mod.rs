@@ -16,9 +16,9 @@ use super::cache::Informer;
 use super::client::Mutation;
 use super::workload::owners::{self, Claim};
 use super::workload::pods;
+use super::workload::resources::{PODS, REPLICA_SETS};
 use super::workload::{
-    Api, Next, Reconciler, create_pods, delete_pods, each_key, queue_of, queue_owners, split_key,
-    synced, when_available, work,
+    Api, Next, Reconciler, Wiring, create_pods, delete_pods, split_key, when_available,
 };
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
@@ -38,14 +38,11 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let Some([sets, pods]) = api.informers([("apps", "replicasets"), ("", "pods")]) else {
+    let Some([sets, pods]) = api.informers([REPLICA_SETS, PODS]) else {
         return;
     };
-    let queue = queue_of(&sets);
-    queue_owners(&queue, &pods, &sets, "ReplicaSet", true);
-    synced(&[&sets, &pods]).await;
-    let c = Arc::new(Controller { api, sets, pods });
-    work(queue, WORKERS, each_key(c)).await;
+    let wiring = Wiring::new(&sets, "ReplicaSet").owns(&pods, true);
+    wiring.run(WORKERS, Controller { api, sets, pods }).await;
 }
 
 impl Reconciler for Controller {

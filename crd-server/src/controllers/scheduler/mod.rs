@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use super::cache::{Event, Informer, key_of};
 use super::client::Mutation;
 use super::queue::Queue;
+use super::workload::resources::{CLAIMS, NODES, PODS, STORAGE_CLASSES};
 use super::workload::{Api, MAX_RETRY, Next, Reconciler, each_key, pods, split_key, synced, work};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
@@ -51,12 +52,9 @@ struct Scheduler {
 
 /// Runs the scheduler until aborted.
 pub async fn run(api: Api) {
-    let Some([nodes, pod_informer, claims, classes]) = api.informers([
-        ("", "nodes"),
-        ("", "pods"),
-        ("", "persistentvolumeclaims"),
-        ("storage.k8s.io", "storageclasses"),
-    ]) else {
+    let Some([nodes, pod_informer, claims, classes]) =
+        api.informers([NODES, PODS, CLAIMS, STORAGE_CLASSES])
+    else {
         return;
     };
     let queue = Arc::new(Queue::new(MAX_RETRY));

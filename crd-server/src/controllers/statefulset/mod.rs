@@ -23,10 +23,8 @@ use serde_json::{Value, json};
 
 use super::cache::Informer;
 use super::client::Mutation;
-use super::workload::{
-    Api, Next, Reconciler, each_key, history, live, pods, queue_of, queue_owners, synced,
-    when_available, work_with_clock,
-};
+use super::workload::resources::{CLAIMS, PODS, REVISIONS, STATEFUL_SETS};
+use super::workload::{Api, Next, Reconciler, Wiring, history, live, pods, when_available};
 use super::workload::{claiming, owners};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
@@ -49,27 +47,24 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let Some([sets, pods, revisions, claims]) = api.informers([
-        ("apps", "statefulsets"),
-        ("", "pods"),
-        ("apps", "controllerrevisions"),
-        ("", "persistentvolumeclaims"),
-    ]) else {
+    let Some([sets, pods, revisions, claims]) =
+        api.informers([STATEFUL_SETS, PODS, REVISIONS, CLAIMS])
+    else {
         return;
     };
-    let queue = queue_of(&sets);
-    queue_owners(&queue, &pods, &sets, "StatefulSet", true);
-    queue_owners(&queue, &revisions, &sets, "StatefulSet", false);
-    synced(&[&sets, &pods, &revisions, &claims]).await;
-    let c = Arc::new(Controller {
+    let wiring = Wiring::new(&sets, "StatefulSet")
+        .owns(&pods, true)
+        .owns(&revisions, false)
+        .reads(&claims);
+    let c = Controller {
         api: api.clone(),
-        sets: sets.clone(),
+        sets,
         pods,
         revisions,
         claims,
-    });
+    };
     // A moved clock may make a Pod available (`minReadySeconds`).
-    work_with_clock(&api, sets, queue, WORKERS, each_key(c)).await;
+    wiring.run_with_clock(&api, WORKERS, c).await;
 }
 
 /// The revisions a pass works with: the set as its current and as its update revision.

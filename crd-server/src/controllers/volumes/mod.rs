@@ -22,7 +22,8 @@ use serde_json::{Map, Value, json};
 use super::cache::{Event, Informer, key_of};
 use super::client::Mutation;
 use super::queue::Queue;
-use super::workload::{Api, MAX_RETRY, Next, split_key, work};
+use super::workload::resources::{CLAIMS, STORAGE_CLASSES, VOLUMES};
+use super::workload::{Api, MAX_RETRY, Next, live, synced, work};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 pub use matching::class_of;
@@ -58,11 +59,7 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(claims), Ok(volumes), Ok(classes)) = (
-        api.informer("", "persistentvolumeclaims"),
-        api.informer("", "persistentvolumes"),
-        api.informer("storage.k8s.io", "storageclasses"),
-    ) else {
+    let Some([claims, volumes, classes]) = api.informers([CLAIMS, VOLUMES, STORAGE_CLASSES]) else {
         return;
     };
     let queue = Arc::new(Queue::new(MAX_RETRY));
@@ -97,9 +94,7 @@ pub async fn run(api: Api) {
             }
         }
     }));
-    claims.synced().await;
-    volumes.synced().await;
-    classes.synced().await;
+    synced(&[&claims, &volumes, &classes]).await;
     let c = Arc::new(Controller {
         api,
         claims,
@@ -169,13 +164,9 @@ pub fn default_class(classes: &[Arc<Value>]) -> Option<Arc<Value>> {
 
 impl Controller {
     async fn sync_claim(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(claim) = self.claims.get(ns, name) else {
+        let Some(claim) = live(&self.claims, key) else {
             return Ok(Next::Done);
         };
-        if is_deleting(&claim) {
-            return Ok(Next::Done);
-        }
         match str_at(&claim, "/spec/volumeName") {
             "" => self.sync_unbound_claim(&claim).await,
             volume => self.sync_bound_claim(&claim, volume).await,

@@ -11,9 +11,12 @@ pub mod intstr;
 pub mod owners;
 mod pod_control;
 pub mod pods;
+pub mod resources;
+mod wiring;
 
 pub use owners::owner_keys;
 pub use pod_control::{create_pods, delete_pods};
+pub use wiring::Wiring;
 
 use std::future::Future;
 use std::sync::Arc;
