@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use super::cache::{Event, Informer};
 use super::client::Mutation;
+use super::workload::claiming;
 use super::workload::owners::{self, Claim};
 use super::workload::resources::{DEPLOYMENTS, PODS, REPLICA_SETS};
 use super::workload::{Api, Next, Reconciler, Wiring, split_key};
@@ -130,35 +131,14 @@ impl Controller {
         let uid = str_at(d, "/metadata/uid").to_string();
         let mut mine = Vec::new();
         for rs in self.sets.list(Some(ns)) {
-            let rs_name = str_at(&rs, "/metadata/name").to_string();
             match owners::claim(d, selector, &rs) {
                 Claim::Keep => mine.push((*rs).clone()),
                 Claim::Adopt => {
-                    let rs_uid = rs["metadata"]["uid"].clone();
-                    let mutate = |current: &Value| {
-                        if current["metadata"]["uid"] != rs_uid {
-                            return Mutation::Keep;
-                        }
-                        owners::adopt(current, d).map_or(Mutation::Keep, Mutation::Write)
-                    };
-                    let adopted = self
-                        .api
-                        .update(&self.sets, ns, &rs_name, Subresource::Main, mutate)
-                        .await
-                        .map_err(|e| e.message)?;
-                    if let Some(a) = adopted.filter(|a| owners::controller_ref_to(a, &uid)) {
+                    if let Some(a) = claiming::adopt(&self.api, &self.sets, d, &rs).await? {
                         mine.push(a);
                     }
                 }
-                Claim::Release => {
-                    let mutate = |current: &Value| {
-                        owners::release(current, &uid).map_or(Mutation::Keep, Mutation::Write)
-                    };
-                    self.api
-                        .update(&self.sets, ns, &rs_name, Subresource::Main, mutate)
-                        .await
-                        .map_err(|e| e.message)?;
-                }
+                Claim::Release => claiming::release(&self.api, &self.sets, &rs, &uid).await?,
                 Claim::Ignore => {}
             }
         }

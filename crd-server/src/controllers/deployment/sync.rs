@@ -299,23 +299,15 @@ impl Controller {
         if from == to && !annotations {
             return Ok((rs.clone(), false));
         }
-        let uid = rs["metadata"]["uid"].clone();
         let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid {
-                return Mutation::Keep;
-            }
             let mut next = current.clone();
             next["spec"]["replicas"] = json!(to);
             util::set_replicas_annotations(&mut next, desired, max);
             Mutation::Write(next)
         };
-        let (ns, name) = (
-            str_at(rs, "/metadata/namespace"),
-            str_at(rs, "/metadata/name"),
-        );
         let written = self
             .api
-            .update(&self.sets, ns, name, Subresource::Main, mutate)
+            .update_same(&self.sets, rs, Subresource::Main, mutate)
             .await
             .map_err(|e| e.message)?;
         let Some(written) = written else {
@@ -323,6 +315,7 @@ impl Controller {
         };
         if from != to {
             let op = if from < to { "up" } else { "down" };
+            let name = str_at(rs, "/metadata/name");
             let msg = format!("Scaled {op} replica set {name} from {from} to {to}");
             self.api
                 .event(d, "Normal", "ScalingReplicaSet", &msg, COMPONENT)

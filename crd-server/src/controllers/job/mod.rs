@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use super::cache::Informer;
 use super::client::Mutation;
 use super::clock::parse_time;
+use super::workload::claiming;
 use super::workload::owners::{self, Claim};
 use super::workload::resources::{JOBS, PODS};
 use super::workload::{Api, Next, Reconciler, Wiring, create_pods, delete_pods, live, pods};
@@ -206,21 +207,7 @@ impl Controller {
             match owners::claim(job, &selector, &pod) {
                 Claim::Keep => mine.push(pod),
                 Claim::Adopt => {
-                    let uid = pod["metadata"]["uid"].clone();
-                    let mutate = |current: &Value| {
-                        if current["metadata"]["uid"] != uid {
-                            return Mutation::Keep;
-                        }
-                        owners::adopt(current, job).map_or(Mutation::Keep, Mutation::Write)
-                    };
-                    let name = str_at(&pod, "/metadata/name");
-                    if let Some(p) = self
-                        .api
-                        .update(&self.pods, ns, name, Subresource::Main, mutate)
-                        .await
-                        .map_err(|e| e.message)?
-                        .filter(|p| owners::controller_ref_to(p, str_at(job, "/metadata/uid")))
-                    {
+                    if let Some(p) = claiming::adopt(&self.api, &self.pods, job, &pod).await? {
                         mine.push(Arc::new(p));
                     }
                 }
@@ -286,21 +273,13 @@ impl Controller {
         if job.get("status") == Some(&next) {
             return Ok(());
         }
-        let uid = job["metadata"]["uid"].clone();
         let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid {
-                return Mutation::Keep;
-            }
             let mut obj = current.clone();
             obj["status"] = next.clone();
             Mutation::Write(obj)
         };
-        let (ns, name) = (
-            str_at(job, "/metadata/namespace"),
-            str_at(job, "/metadata/name"),
-        );
         self.api
-            .update(&self.jobs, ns, name, Subresource::Status, mutate)
+            .update_same(&self.jobs, job, Subresource::Status, mutate)
             .await
             .map(|_| ())
             .map_err(|e| e.message)

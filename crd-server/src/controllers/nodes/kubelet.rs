@@ -18,7 +18,6 @@ use super::lifecycle::{Lifecycle, merge_status};
 use super::{internal_ip, is_simulated};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
-use crate::api::request::DeleteOptions;
 use crate::controllers::cache::{Event, Informer, key_of};
 use crate::controllers::client::Mutation;
 use crate::controllers::queue::Queue;
@@ -350,12 +349,8 @@ impl Kubelet {
     /// The kubelet's end of a graceful deletion: the containers are stopped, the pod
     /// deleted with no grace period left (its finalizers may still hold it).
     async fn stop(&self, pod: &Value) -> Result<Next, String> {
-        let options = DeleteOptions {
-            grace_period_seconds: Some(0),
-            ..DeleteOptions::default()
-        };
         self.api
-            .delete(&self.pods, pod, options)
+            .delete_now(&self.pods, pod)
             .await
             .map_err(|e| e.message)?;
         Ok(Next::Done)

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::cache::Informer;
 use super::client::Mutation;
+use super::workload::claiming;
 use super::workload::owners::{self, Claim};
 use super::workload::pods;
 use super::workload::resources::{PODS, REPLICA_SETS};
@@ -63,11 +64,12 @@ impl Reconciler for Controller {
             match owners::claim(&rs, &selector, &pod) {
                 Claim::Keep => mine.push(pod),
                 Claim::Adopt => {
-                    if let Some(adopted) = self.adopt(&rs, &pod).await? {
+                    if let Some(adopted) = claiming::adopt(&self.api, &self.pods, &rs, &pod).await?
+                    {
                         mine.push(Arc::new(adopted));
                     }
                 }
-                Claim::Release => self.release(&pod, &uid).await?,
+                Claim::Release => claiming::release(&self.api, &self.pods, &pod, &uid).await?,
                 Claim::Ignore => {}
             }
         }
@@ -103,45 +105,6 @@ impl Reconciler for Controller {
 }
 
 impl Controller {
-    async fn adopt(&self, rs: &Value, pod: &Value) -> Result<Option<Value>, String> {
-        let (ns, name) = (
-            str_at(pod, "/metadata/namespace"),
-            str_at(pod, "/metadata/name"),
-        );
-        let uid = pod["metadata"]["uid"].clone();
-        let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid {
-                return Mutation::Keep;
-            }
-            match owners::adopt(current, rs) {
-                Some(next) => Mutation::Write(next),
-                None => Mutation::Keep,
-            }
-        };
-        let written = self
-            .api
-            .update(&self.pods, ns, name, Subresource::Main, mutate)
-            .await
-            .map_err(|e| e.message)?;
-        Ok(written.filter(|p| owners::controller_ref_to(p, str_at(rs, "/metadata/uid"))))
-    }
-
-    async fn release(&self, pod: &Value, owner_uid: &str) -> Result<(), String> {
-        let (ns, name) = (
-            str_at(pod, "/metadata/namespace"),
-            str_at(pod, "/metadata/name"),
-        );
-        let mutate = |current: &Value| match owners::release(current, owner_uid) {
-            Some(next) => Mutation::Write(next),
-            None => Mutation::Keep,
-        };
-        self.api
-            .update(&self.pods, ns, name, Subresource::Main, mutate)
-            .await
-            .map(|_| ())
-            .map_err(|e| e.message)
-    }
-
     /// `manageReplicas`: creates or deletes pods until the ReplicaSet has its
     /// replicas; the first error is the pass's.
     async fn manage(&self, rs: &Value, mine: &[Arc<Value>]) -> Result<(), String> {

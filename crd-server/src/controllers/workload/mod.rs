@@ -31,7 +31,7 @@ use super::clock::Clock;
 use super::options::Workloads;
 use super::queue::Queue;
 use crate::api::kinds::Subresource;
-use crate::api::object::is_deleting;
+use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
 use crate::api::status::ApiError;
 
@@ -111,6 +111,39 @@ impl Api {
             inf.wrote(obj);
         }
         Ok(written)
+    }
+
+    /// [`Api::update`] of the object `obj` (its namespace and name), only while the
+    /// stored one has `obj`'s uid: another object of the same name is left alone.
+    pub async fn update_same(
+        &self,
+        inf: &Informer,
+        obj: &Value,
+        sub: Subresource,
+        mut mutate: impl FnMut(&Value) -> Mutation,
+    ) -> Result<Option<Value>, ApiError> {
+        let uid = &obj["metadata"]["uid"];
+        let (ns, name) = (
+            str_at(obj, "/metadata/namespace"),
+            str_at(obj, "/metadata/name"),
+        );
+        self.update(inf, ns, name, sub, |current| {
+            if current["metadata"]["uid"] != *uid {
+                return Mutation::Keep;
+            }
+            mutate(current)
+        })
+        .await
+    }
+
+    /// Deletes `obj` (only while it has the same uid) with no grace period left, as
+    /// a kubelet or the pod GC does once nothing runs any more.
+    pub async fn delete_now(&self, inf: &Informer, obj: &Value) -> Result<(), ApiError> {
+        let options = DeleteOptions {
+            grace_period_seconds: Some(0),
+            ..DeleteOptions::default()
+        };
+        self.delete(inf, obj, options).await
     }
 
     /// Deletes `obj` (only while it has the same uid) with `options`.
