@@ -77,30 +77,8 @@ impl Reconciler for Controller {
         let ns = str_at(&ds, "/metadata/namespace");
         let mine = claiming::claim(&self.api, &self.pods, &ds, self.pods.list(Some(ns))).await?;
         let revs = history::controlled(&self.revisions, &ds);
-        let mut collisions = ds
-            .pointer("/status/collisionCount")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        let data = history::template_patch(&ds);
-        let current = match history::ensure(
-            &self.api,
-            &self.revisions,
-            &ds,
-            &data,
-            &revs,
-            &mut collisions,
-        )
-        .await
-        {
-            Ok(c) => c,
-            Err(e) => {
-                claiming::write_status(&self.api, &self.sets, &ds, |s| {
-                    s["collisionCount"] = json!(collisions)
-                })
-                .await?;
-                return Err(e);
-            }
-        };
+        let (current, collisions) =
+            history::ensure_template(&self.api, &self.revisions, &self.sets, &ds, &revs).await?;
         let hash = str_at(&current, &format!("/metadata/labels/{REVISION}")).to_string();
         let pass = self.manage(&ds, &mine, &hash).await;
         let mine = self.owned(&ds);

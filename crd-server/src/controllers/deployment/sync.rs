@@ -11,8 +11,8 @@ use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
 use crate::controllers::client::Mutation;
-use crate::controllers::workload::conditions;
 use crate::controllers::workload::owners::new_controller_ref;
+use crate::controllers::workload::{conditions, object_at};
 
 /// The `status.conditions` of a status value.
 pub(super) fn status_conditions(status: &Value) -> Vec<Value> {
@@ -157,21 +157,9 @@ impl Controller {
         let template = d.pointer("/spec/template").cloned().unwrap_or_default();
         let hash = util::template_hash(&template, collisions);
         let mut rs_template = template.clone();
-        if !rs_template.get("metadata").is_some_and(Value::is_object) {
-            rs_template["metadata"] = json!({});
-        }
-        if !rs_template["metadata"]
-            .get("labels")
-            .is_some_and(Value::is_object)
-        {
-            rs_template["metadata"]["labels"] = json!({});
-        }
-        rs_template["metadata"]["labels"][util::HASH_LABEL] = json!(hash);
+        object_at(&mut rs_template, &["metadata", "labels"])[util::HASH_LABEL] = json!(hash);
         let mut selector = d.pointer("/spec/selector").cloned().unwrap_or_default();
-        if !selector.get("matchLabels").is_some_and(Value::is_object) {
-            selector["matchLabels"] = json!({});
-        }
-        selector["matchLabels"][util::HASH_LABEL] = json!(hash);
+        object_at(&mut selector, &["matchLabels"])[util::HASH_LABEL] = json!(hash);
         let name = format!("{}-{hash}", str_at(d, "/metadata/name"));
         let mut spec = Map::new();
         spec.insert("replicas".into(), json!(0));

@@ -82,28 +82,8 @@ impl Reconciler for Controller {
         };
         let mine = self.claim(&set).await?;
         let revs = history::controlled(&self.revisions, &set);
-        let mut collisions = set
-            .pointer("/status/collisionCount")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        let data = history::template_patch(&set);
-        let update = match history::ensure(
-            &self.api,
-            &self.revisions,
-            &set,
-            &data,
-            &revs,
-            &mut collisions,
-        )
-        .await
-        {
-            Ok(u) => u,
-            Err(e) => {
-                self.write_status(&set, |s| s["collisionCount"] = json!(collisions))
-                    .await?;
-                return Err(e);
-            }
-        };
+        let (update, collisions) =
+            history::ensure_template(&self.api, &self.revisions, &self.sets, &set, &revs).await?;
         let update_name = str_at(&update, "/metadata/name").to_string();
         let current_name = str_at(&set, "/status/currentRevision");
         let current = revs

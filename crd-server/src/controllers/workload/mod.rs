@@ -315,6 +315,19 @@ pub fn live(inf: &Informer, key: &str) -> Option<Arc<Value>> {
     inf.get(ns, name).filter(|obj| !is_deleting(obj))
 }
 
+/// The object at `path` under `value`, each step made an empty object where it is
+/// missing or not an object (to set a label, an annotation, a selector's field).
+pub fn object_at<'a>(value: &'a mut Value, path: &[&str]) -> &'a mut Value {
+    let mut at = value;
+    for key in path {
+        if !at.get(*key).is_some_and(Value::is_object) {
+            at[*key] = serde_json::json!({});
+        }
+        at = &mut at[*key];
+    }
+    at
+}
+
 /// The namespace and name of a queue key (`ns/name`; `name` alone: cluster-scoped).
 pub fn split_key(key: &str) -> (&str, &str) {
     key.split_once('/').unwrap_or(("", key))
