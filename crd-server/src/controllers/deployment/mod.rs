@@ -22,7 +22,7 @@ use super::client::Mutation;
 use super::workload::claiming;
 use super::workload::owners::{self, Claim};
 use super::workload::resources::{DEPLOYMENTS, PODS, REPLICA_SETS};
-use super::workload::{Api, Next, Reconciler, Wiring, split_key};
+use super::workload::{Api, Next, Reconciler, Wiring};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::selectors::label;
@@ -78,8 +78,7 @@ fn owner_of_pod(sets: &Informer, pod: &Value) -> Option<String> {
 impl Reconciler for Controller {
     /// `syncDeployment`.
     async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(d) = self.deployments.get(ns, name) else {
+        let Some(d) = self.deployments.get_key(key) else {
             return Ok(Next::Done);
         };
         let mut d = (*d).clone();

@@ -133,21 +133,10 @@ impl Controller {
             let mut needs_update = set_revision(d, &rev);
             let conds = status_conditions(d.get("status").unwrap_or(&Value::Null));
             if util::has_progress_deadline(d) && conditions::get(&conds, "Progressing").is_none() {
-                let msg = format!(
-                    "Found new replica set {:?}",
-                    str_at(&copy, "/metadata/name")
-                );
-                let now = self.api.clock.timestamp();
-                set_condition(
-                    d,
-                    conditions::new("Progressing", "True", reason::FOUND_NEW_RS, &msg, &now),
-                );
+                self.new_set_progressing(d, reason::FOUND_NEW_RS, "Found", &copy);
                 needs_update = true;
             }
-            if needs_update {
-                let status = d.get("status").cloned().unwrap_or_default();
-                self.write_status(d, status).await?;
-            }
+            self.write_status_if(d, needs_update).await?;
             return Ok(Some(copy));
         }
         if !create {
@@ -253,22 +242,31 @@ impl Controller {
         }
         let mut needs_update = set_revision(d, &new_revision.to_string());
         if !already && util::has_progress_deadline(d) {
-            let msg = format!(
-                "Created new replica set {:?}",
-                str_at(&created, "/metadata/name")
-            );
-            let now = self.api.clock.timestamp();
-            set_condition(
-                d,
-                conditions::new("Progressing", "True", reason::NEW_REPLICA_SET, &msg, &now),
-            );
+            self.new_set_progressing(d, reason::NEW_REPLICA_SET, "Created", &created);
             needs_update = true;
         }
-        if needs_update {
+        self.write_status_if(d, needs_update).await?;
+        Ok(Some(created))
+    }
+
+    /// `Progressing=True` on `d` with `reason`, for its new ReplicaSet `rs` (`how`:
+    /// "Found" or "Created").
+    fn new_set_progressing(&self, d: &mut Value, reason: &str, how: &str, rs: &Value) {
+        let msg = format!("{how} new replica set {:?}", str_at(rs, "/metadata/name"));
+        let now = self.api.clock.timestamp();
+        set_condition(
+            d,
+            conditions::new("Progressing", "True", reason, &msg, &now),
+        );
+    }
+
+    /// Writes the status `d` carries when `changed`.
+    async fn write_status_if(&self, d: &mut Value, changed: bool) -> Result<(), String> {
+        if changed {
             let status = d.get("status").cloned().unwrap_or_default();
             self.write_status(d, status).await?;
         }
-        Ok(Some(created))
+        Ok(())
     }
 
     /// `scaleReplicaSetAndRecordEvent` / `scaleReplicaSet`: the ReplicaSet at `to`

@@ -22,7 +22,7 @@ use crate::controllers::cache::{Event, Informer, key_of};
 use crate::controllers::client::Mutation;
 use crate::controllers::queue::Queue;
 use crate::controllers::workload::{
-    Api, MAX_RETRY, Next, Reconciler, each_key, split_key, synced, work_with_clock,
+    Api, MAX_RETRY, Next, Reconciler, each_key, synced, work_with_clock,
 };
 use crate::stages::Stage;
 use crate::stages::template::{Host, render};
@@ -118,8 +118,7 @@ pub async fn run(
 
 impl Reconciler for Kubelet {
     async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(pod) = self.pods.get(ns, name) else {
+        let Some(pod) = self.pods.get_key(key) else {
             return Ok(Next::Done);
         };
         let Some(node) = self.nodes.get("", str_at(&pod, "/spec/nodeName")) else {

@@ -17,7 +17,7 @@ use super::cache::{Event, Informer, key_of};
 use super::client::Mutation;
 use super::queue::Queue;
 use super::workload::resources::{CLAIMS, NODES, PODS, STORAGE_CLASSES};
-use super::workload::{Api, MAX_RETRY, Next, Reconciler, each_key, pods, split_key, synced, work};
+use super::workload::{Api, MAX_RETRY, Next, Reconciler, each_key, pods, synced, work};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 
@@ -118,8 +118,7 @@ impl Reconciler for Scheduler {
     /// One scheduling cycle: the pod of `key`, if it still waits, bound or marked
     /// unschedulable.
     async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(pod) = self.pods.get(ns, name).filter(|p| pending(p)) else {
+        let Some(pod) = self.pods.get_key(key).filter(|p| pending(p)) else {
             return Ok(Next::Done);
         };
         let nodes = self.nodes.list(None);

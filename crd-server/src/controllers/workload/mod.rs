@@ -311,8 +311,7 @@ pub fn when_available(clock: &Clock, pods: &[Arc<Value>], min_ready: i64) -> Nex
 /// The object of the queue key `key` in `inf`, unless it is gone or being deleted (a
 /// pass then has nothing to do).
 pub fn live(inf: &Informer, key: &str) -> Option<Arc<Value>> {
-    let (ns, name) = split_key(key);
-    inf.get(ns, name).filter(|obj| !is_deleting(obj))
+    inf.get_key(key).filter(|obj| !is_deleting(obj))
 }
 
 /// The object at `path` under `value`, each step made an empty object where it is
