@@ -14,14 +14,7 @@ use crate::controllers::client::Mutation;
 use crate::controllers::workload::owners::new_controller_ref;
 use crate::controllers::workload::{conditions, object_at};
 
-/// The `status.conditions` of a status value.
-pub(super) fn status_conditions(status: &Value) -> Vec<Value> {
-    status
-        .get("conditions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
-}
+pub(super) use super::util::status_conditions;
 
 pub(super) fn set_status_conditions(status: &mut Value, conds: Vec<Value>) {
     if !status.is_object() {

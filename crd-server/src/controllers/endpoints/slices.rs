@@ -97,17 +97,9 @@ fn endpoint(
     let mut ep = json!({
         "addresses": [ip],
         "conditions": {"ready": ready, "serving": serving, "terminating": terminating},
-        "targetRef": member::target_ref(pod),
     });
-    if let Some(h) = member::hostname(svc, pod) {
-        ep["hostname"] = json!(h);
-    }
-    let node = str_at(pod, "/spec/nodeName");
-    if !node.is_empty() {
-        ep["nodeName"] = json!(node);
-        if let Some(zone) = zone_of(node) {
-            ep["zone"] = json!(zone);
-        }
+    if let Some(zone) = member::describe(&mut ep, svc, pod).and_then(zone_of) {
+        ep["zone"] = json!(zone);
     }
     Some(ep)
 }

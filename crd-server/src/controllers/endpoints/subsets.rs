@@ -14,7 +14,6 @@ use serde_json::{Map, Value, json};
 use super::member;
 use super::trigger::{ANNOTATION, Tracker};
 use crate::api::kinds::Subresource;
-use crate::api::object::str_at;
 use crate::api::request::DeleteOptions;
 use crate::controllers::cache::{Informer, key_of};
 use crate::controllers::client::Mutation;
@@ -78,17 +77,8 @@ pub fn subsets(svc: &Value, selected: &[Arc<Value>]) -> (Vec<Value>, usize) {
                 p["port"].as_i64(),
             )
         });
-        let mut addr = json!({
-            "ip": member::ip(pod, None).unwrap_or(""),
-            "targetRef": member::target_ref(pod),
-        });
-        if let Some(h) = member::hostname(svc, pod) {
-            addr["hostname"] = json!(h);
-        }
-        let node = str_at(pod, "/spec/nodeName");
-        if !node.is_empty() {
-            addr["nodeName"] = json!(node);
-        }
+        let mut addr = json!({"ip": member::ip(pod, None).unwrap_or("")});
+        member::describe(&mut addr, svc, pod);
         if total >= MAX_CAPACITY {
             left_out += 1;
             continue;

@@ -29,6 +29,7 @@ use super::workload::{claiming, owners};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
+use crate::api::status::ApiError;
 use identity::{new_pod, ordinal};
 use ordering::Step;
 
@@ -66,6 +67,11 @@ pub async fn run(api: Api) {
     // A moved clock may make a Pod available (`minReadySeconds`).
     wiring.run_with_clock(&api, WORKERS, c).await;
 }
+
+/// A change to a member Pod: its verb, and the event reasons of its success and failure.
+type PodAction = (&'static str, &'static str, &'static str);
+const CREATE: PodAction = ("create", "SuccessfulCreate", "FailedCreate");
+const DELETE: PodAction = ("delete", "SuccessfulDelete", "FailedDelete");
 
 /// The revisions a pass works with: the set as its current and as its update revision.
 struct Revisions {
@@ -287,27 +293,17 @@ impl Controller {
             str_at(&pod, "/metadata/name"),
             str_at(set, "/metadata/name")
         );
-        match self
+        let created = self
             .api
             .create(&self.pods, str_at(set, "/metadata/namespace"), pod)
             .await
+            .map(|_| ());
+        if let Err(e) = &created
+            && e.message.contains("because it is being terminated")
         {
-            Ok(_) => {
-                let msg = format!("create {what} successful");
-                self.api
-                    .event(set, "Normal", "SuccessfulCreate", &msg, COMPONENT)
-                    .await;
-                Ok(())
-            }
-            Err(e) if e.message.contains("because it is being terminated") => Ok(()),
-            Err(e) => {
-                let msg = format!("create {what} failed error: {}", e.message);
-                self.api
-                    .event(set, "Warning", "FailedCreate", &msg, COMPONENT)
-                    .await;
-                Err(e.message)
-            }
+            return Ok(());
         }
+        self.record(set, CREATE, &what, created).await
     }
 
     async fn delete_pod(&self, set: &Value, pod: &Value) -> Result<(), String> {
@@ -316,22 +312,33 @@ impl Controller {
             str_at(pod, "/metadata/name"),
             str_at(set, "/metadata/name")
         );
-        match self
+        let deleted = self
             .api
             .delete(&self.pods, pod, DeleteOptions::default())
-            .await
-        {
+            .await;
+        self.record(set, DELETE, &what, deleted).await
+    }
+
+    /// `recordPodEvent`: the event of `action` on the Pod `what`, its error the pass's.
+    async fn record(
+        &self,
+        set: &Value,
+        (verb, succeeded, failed): PodAction,
+        what: &str,
+        result: Result<(), ApiError>,
+    ) -> Result<(), String> {
+        match result {
             Ok(()) => {
-                let msg = format!("delete {what} successful");
+                let msg = format!("{verb} {what} successful");
                 self.api
-                    .event(set, "Normal", "SuccessfulDelete", &msg, COMPONENT)
+                    .event(set, "Normal", succeeded, &msg, COMPONENT)
                     .await;
                 Ok(())
             }
             Err(e) => {
-                let msg = format!("delete {what} failed error: {}", e.message);
+                let msg = format!("{verb} {what} failed error: {}", e.message);
                 self.api
-                    .event(set, "Warning", "FailedDelete", &msg, COMPONENT)
+                    .event(set, "Warning", failed, &msg, COMPONENT)
                     .await;
                 Err(e.message)
             }

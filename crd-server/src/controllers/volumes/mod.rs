@@ -437,26 +437,28 @@ impl Controller {
                 provision::delete(&self.api, &self.volumes, volume).await
             }
             "Delete" => {
+                let name = str_at(volume, "/metadata/name");
                 let msg = format!(
-                    "error getting deleter volume plugin for volume \"{}\": no deletable volume plugin matched",
-                    str_at(volume, "/metadata/name")
+                    "error getting deleter volume plugin for volume \"{name}\": no deletable volume plugin matched"
                 );
-                self.event(volume, "Warning", "VolumeFailedDelete", &msg)
-                    .await;
-                self.set_volume_phase(volume, "Failed").await
+                self.reclaim_failed(volume, "VolumeFailedDelete", &msg)
+                    .await
             }
             "Recycle" => {
-                let msg = format!(
-                    "No recycler plugin found for the volume \"{}\"",
-                    str_at(volume, "/metadata/name")
-                );
-                self.event(volume, "Warning", "VolumeFailedRecycle", &msg)
-                    .await;
-                self.set_volume_phase(volume, "Failed").await
+                let name = str_at(volume, "/metadata/name");
+                let msg = format!("No recycler plugin found for the volume \"{name}\"");
+                self.reclaim_failed(volume, "VolumeFailedRecycle", &msg)
+                    .await
             }
             // Retain: an administrator's job.
             _ => Ok(()),
         }
+    }
+
+    /// A reclaim policy no plugin carries out: a warning, and the volume `Failed`.
+    async fn reclaim_failed(&self, volume: &Value, reason: &str, msg: &str) -> Result<(), String> {
+        self.event(volume, "Warning", reason, msg).await;
+        self.set_volume_phase(volume, "Failed").await
     }
 
     async fn set_volume_phase(&self, volume: &Value, phase: &str) -> Result<(), String> {
