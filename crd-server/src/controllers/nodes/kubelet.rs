@@ -271,15 +271,7 @@ impl Kubelet {
         remove: &[String],
         empty: bool,
     ) -> Result<(), String> {
-        let uid = pod["metadata"]["uid"].clone();
-        let (ns, name) = (
-            str_at(pod, "/metadata/namespace"),
-            str_at(pod, "/metadata/name"),
-        );
         let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid {
-                return Mutation::Keep;
-            }
             let mut finalizers: Vec<String> = if empty {
                 Vec::new()
             } else {
@@ -311,7 +303,7 @@ impl Kubelet {
             }
         };
         self.api
-            .update(&self.pods, ns, name, Subresource::Main, mutate)
+            .update_same(&self.pods, pod, Subresource::Main, mutate)
             .await
             .map_err(|e| e.message)?;
         Ok(())
@@ -322,13 +314,8 @@ impl Kubelet {
         pod: &Value,
         status: impl Fn(&Value) -> Value,
     ) -> Result<Next, String> {
-        let uid = pod["metadata"]["uid"].clone();
-        let (ns, name) = (
-            str_at(pod, "/metadata/namespace"),
-            str_at(pod, "/metadata/name"),
-        );
         let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid || is_deleting(current) {
+            if is_deleting(current) {
                 return Mutation::Keep;
             }
             let mut next = current.clone();
@@ -339,7 +326,7 @@ impl Kubelet {
             Mutation::Write(next)
         };
         self.api
-            .update(&self.pods, ns, name, Subresource::Status, mutate)
+            .update_same(&self.pods, pod, Subresource::Status, mutate)
             .await
             .map_err(|e| e.message)?;
         Ok(Next::Done)
