@@ -119,17 +119,13 @@ impl Reconciler for Controller {
         let stamp = self.api.clock.timestamp();
         let next = budget::status(&pdb, counts.as_ref().map_err(String::as_str), &stamp);
         if pdb.get("status") != Some(&next) {
-            let uid = pdb["metadata"]["uid"].clone();
             let mutate = |current: &Value| {
-                if current["metadata"]["uid"] != uid {
-                    return Mutation::Keep;
-                }
                 let mut obj = current.clone();
                 obj["status"] = next.clone();
                 Mutation::Write(obj)
             };
             self.api
-                .update(&self.budgets, ns, name, Subresource::Status, mutate)
+                .update_same(&self.budgets, &pdb, Subresource::Status, mutate)
                 .await
                 .map_err(|e| e.message)?;
         }

@@ -465,24 +465,15 @@ impl Controller {
         if str_at(volume, "/status/phase") == phase {
             return Ok(());
         }
-        let uid = volume["metadata"]["uid"].clone();
         self.api
-            .update(
-                &self.volumes,
-                "",
-                str_at(volume, "/metadata/name"),
-                Subresource::Status,
-                |current| {
-                    if current["metadata"]["uid"] != uid
-                        || str_at(current, "/status/phase") == phase
-                    {
-                        return Mutation::Keep;
-                    }
-                    let mut next = current.clone();
-                    next["status"]["phase"] = json!(phase);
-                    Mutation::Write(next)
-                },
-            )
+            .update_same(&self.volumes, volume, Subresource::Status, |current| {
+                if str_at(current, "/status/phase") == phase {
+                    return Mutation::Keep;
+                }
+                let mut next = current.clone();
+                next["status"]["phase"] = json!(phase);
+                Mutation::Write(next)
+            })
             .await
             .map_err(|e| e.message)?;
         Ok(())
@@ -495,28 +486,18 @@ impl Controller {
         sub: Subresource,
         change: impl Fn(&mut Value) -> bool,
     ) -> Result<(), String> {
-        let uid = claim["metadata"]["uid"].clone();
         self.api
-            .update(
-                &self.claims,
-                str_at(claim, "/metadata/namespace"),
-                str_at(claim, "/metadata/name"),
-                sub,
-                |current| {
-                    if current["metadata"]["uid"] != uid {
-                        return Mutation::Keep;
-                    }
-                    let mut next = current.clone();
-                    if !next.get("status").is_some_and(Value::is_object) {
-                        next["status"] = json!({});
-                    }
-                    if change(&mut next) {
-                        Mutation::Write(next)
-                    } else {
-                        Mutation::Keep
-                    }
-                },
-            )
+            .update_same(&self.claims, claim, sub, |current| {
+                let mut next = current.clone();
+                if !next.get("status").is_some_and(Value::is_object) {
+                    next["status"] = json!({});
+                }
+                if change(&mut next) {
+                    Mutation::Write(next)
+                } else {
+                    Mutation::Keep
+                }
+            })
             .await
             .map_err(|e| e.message)?;
         Ok(())
