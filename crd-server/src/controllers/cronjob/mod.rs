@@ -46,14 +46,14 @@ pub async fn run(api: Api) {
     let Some([cronjobs, jobs]) = api.informers([CRON_JOBS, JOBS]) else {
         return;
     };
-    let wiring = Wiring::new(&cronjobs, "CronJob").owns(&jobs, false);
+    let wiring = Wiring::new(&api, &cronjobs, "CronJob").owns(&jobs, false);
     let c = Controller {
-        api: api.clone(),
+        api,
         cronjobs,
         jobs,
     };
     // A moved clock may bring a scheduled time.
-    wiring.run_with_clock(&api, WORKERS, c).await;
+    wiring.run_with_clock(WORKERS, c).await;
 }
 
 /// `IsJobFinished`: the Job's `Complete` or `Failed` condition, when true.

@@ -48,7 +48,7 @@ pub async fn run(api: Api) {
     else {
         return;
     };
-    let wiring = Wiring::new(&sets, "DaemonSet")
+    let wiring = Wiring::new(&api, &sets, "DaemonSet")
         .owns(&pods, true)
         .owns(&revisions, false)
         .reads(&nodes);
@@ -60,13 +60,13 @@ pub async fn run(api: Api) {
         }
     }));
     let c = Controller {
-        api: api.clone(),
+        api,
         sets,
         pods,
         nodes,
         revisions,
     };
-    wiring.run_with_clock(&api, WORKERS, c).await;
+    wiring.run_with_clock(WORKERS, c).await;
 }
 
 impl Reconciler for Controller {

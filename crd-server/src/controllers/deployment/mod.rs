@@ -44,7 +44,7 @@ pub async fn run(api: Api) {
     let Some([deployments, sets, pods]) = api.informers([DEPLOYMENTS, REPLICA_SETS, PODS]) else {
         return;
     };
-    let wiring = Wiring::new(&deployments, "Deployment")
+    let wiring = Wiring::new(&api, &deployments, "Deployment")
         .owns(&sets, true)
         .reads(&pods);
     let (q, rs) = (wiring.queue().clone(), sets.clone());
@@ -57,13 +57,13 @@ pub async fn run(api: Api) {
         }
     }));
     let c = Controller {
-        api: api.clone(),
+        api,
         deployments,
         sets,
         pods,
     };
     // A moved clock may pass a progress deadline: every Deployment is looked at again.
-    wiring.run_with_clock(&api, WORKERS, c).await;
+    wiring.run_with_clock(WORKERS, c).await;
 }
 
 /// The Deployment of a pod's ReplicaSet.

@@ -46,14 +46,10 @@ pub async fn run(api: Api) {
     let Some([jobs, pods]) = api.informers([JOBS, PODS]) else {
         return;
     };
-    let wiring = Wiring::new(&jobs, "Job").owns(&pods, false);
-    let c = Controller {
-        api: api.clone(),
-        jobs,
-        pods,
-    };
+    let wiring = Wiring::new(&api, &jobs, "Job").owns(&pods, false);
+    let c = Controller { api, jobs, pods };
     // A moved clock may pass an active deadline.
-    wiring.run_with_clock(&api, WORKERS, c).await;
+    wiring.run_with_clock(WORKERS, c).await;
 }
 
 /// What ends a Job: its two conditions, reason and message.

@@ -42,7 +42,7 @@ pub async fn run(api: Api) {
     let Some([sets, pods]) = api.informers([REPLICA_SETS, PODS]) else {
         return;
     };
-    let wiring = Wiring::new(&sets, "ReplicaSet").owns(&pods, true);
+    let wiring = Wiring::new(&api, &sets, "ReplicaSet").owns(&pods, true);
     wiring.run(WORKERS, Controller { api, sets, pods }).await;
 }
 

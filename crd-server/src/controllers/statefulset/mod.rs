@@ -53,19 +53,19 @@ pub async fn run(api: Api) {
     else {
         return;
     };
-    let wiring = Wiring::new(&sets, "StatefulSet")
+    let wiring = Wiring::new(&api, &sets, "StatefulSet")
         .owns(&pods, true)
         .owns(&revisions, false)
         .reads(&claims);
     let c = Controller {
-        api: api.clone(),
+        api,
         sets,
         pods,
         revisions,
         claims,
     };
     // A moved clock may make a Pod available (`minReadySeconds`).
-    wiring.run_with_clock(&api, WORKERS, c).await;
+    wiring.run_with_clock(WORKERS, c).await;
 }
 
 /// A change to a member Pod: its verb, and the event reasons of its success and failure.

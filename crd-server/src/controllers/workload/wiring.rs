@@ -11,6 +11,7 @@ use crate::controllers::queue::Queue;
 
 /// The queue of one owning kind and the informers its passes wait for.
 pub struct Wiring {
+    api: Api,
     primary: Arc<Informer>,
     kind: &'static str,
     queue: Arc<Queue<String>>,
@@ -19,9 +20,11 @@ pub struct Wiring {
 }
 
 impl Wiring {
-    /// A queue of the key of every changed object of `primary` (the objects of `kind`).
-    pub fn new(primary: &Arc<Informer>, kind: &'static str) -> Self {
+    /// A queue of the key of every changed object of `primary` (the objects of `kind`),
+    /// for a controller with `api`.
+    pub fn new(api: &Api, primary: &Arc<Informer>, kind: &'static str) -> Self {
         Wiring {
+            api: api.clone(),
             primary: primary.clone(),
             kind,
             queue: queue_of(primary),
@@ -63,9 +66,9 @@ impl Wiring {
 
     /// [`Wiring::run`], every object of the primary queued again whenever the
     /// server's clock is moved (a deadline or a schedule may have passed).
-    pub async fn run_with_clock<C: Reconciler>(self, api: &Api, workers: usize, controller: C) {
+    pub async fn run_with_clock<C: Reconciler>(self, workers: usize, controller: C) {
         synced(&self.informers.iter().collect::<Vec<_>>()).await;
         let sync = each_key(Arc::new(controller));
-        work_with_clock(api, self.primary, self.queue, workers, sync).await;
+        work_with_clock(&self.api, self.primary, self.queue, workers, sync).await;
     }
 }
