@@ -1,6 +1,7 @@
 //! What the workload controllers share: their handle on the API with writes written
-//! through to the shared informers ([`Api`]), the loop of their workers ([`work`]),
-//! and the rules of kube-controller-manager's `pkg/controller` they all follow — Pods
+//! through to the shared informers ([`Api`], [`resources`]), how a controller is
+//! wired to them ([`Wiring`]), the loop of their workers ([`work`]) running a
+//! [`Reconciler`]'s passes, and the rules of kube-controller-manager's `pkg/controller` they all follow — Pods
 //! ([`pods`]), controller references ([`owners`]), conditions ([`conditions`]),
 //! int-or-percent values ([`intstr`]).
 
