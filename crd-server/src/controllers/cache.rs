@@ -137,7 +137,12 @@ impl Informer {
         } else {
             format!("{ns}/{name}")
         };
-        self.lock().objects.get(&key).map(|e| e.obj.clone())
+        self.get_key(&key)
+    }
+
+    /// The object of the key `key` (`ns/name`, or `name`, as [`key_of`] makes it).
+    pub fn get_key(&self, key: &str) -> Option<Arc<Value>> {
+        self.lock().objects.get(key).map(|e| e.obj.clone())
     }
 
     /// The objects of a namespace (every object when `ns` is `None`).

@@ -81,27 +81,32 @@ mod tests {
 
     #[test]
     fn leader_election_checks() {
-        assert_eq!(LeaderElection::default().validate(), Ok(()));
         let short = LeaderElection {
             renew_deadline: Duration::from_secs(15),
             ..LeaderElection::default()
         };
-        assert_eq!(
-            short.validate(),
-            Err("leaseDuration must be greater than renewDeadline".into())
-        );
         let jitter = LeaderElection {
             retry_period: Duration::from_secs(9),
             ..LeaderElection::default()
         };
-        assert_eq!(
-            jitter.validate(),
-            Err("renewDeadline must be greater than retryPeriod*JitterFactor".into())
-        );
         let off = LeaderElection {
             renew_deadline: Duration::from_secs(60),
             ..LeaderElection::disabled()
         };
-        assert_eq!(off.validate(), Ok(()));
+        let cases = [
+            (LeaderElection::default(), Ok(())),
+            (
+                short,
+                Err("leaseDuration must be greater than renewDeadline"),
+            ),
+            (
+                jitter,
+                Err("renewDeadline must be greater than retryPeriod*JitterFactor"),
+            ),
+            (off, Ok(())),
+        ];
+        for (config, expected) in cases {
+            assert_eq!(config.validate(), expected.map_err(String::from));
+        }
     }
 }

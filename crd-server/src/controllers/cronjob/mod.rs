@@ -21,9 +21,8 @@ use serde_json::{Value, json};
 
 use super::cache::Informer;
 use super::clock::parse_time;
-use super::workload::{
-    Api, Next, claiming, owners, queue_of, queue_owners, split_key, work_with_clock,
-};
+use super::workload::resources::{CRON_JOBS, JOBS};
+use super::workload::{Api, Next, Reconciler, Wiring, claiming, owners, split_key};
 use crate::api::kinds::builtin::batch::cron::parse;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::request::{DeleteOptions, Propagation};
@@ -44,27 +43,17 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(cronjobs), Ok(jobs)) = (
-        api.informer("batch", "cronjobs"),
-        api.informer("batch", "jobs"),
-    ) else {
+    let Some([cronjobs, jobs]) = api.informers([CRON_JOBS, JOBS]) else {
         return;
     };
-    let queue = queue_of(&cronjobs);
-    queue_owners(&queue, &jobs, &cronjobs, "CronJob", false);
-    cronjobs.synced().await;
-    jobs.synced().await;
-    let c = Arc::new(Controller {
-        api: api.clone(),
-        cronjobs: cronjobs.clone(),
+    let wiring = Wiring::new(&api, &cronjobs, "CronJob").owns(&jobs, false);
+    let c = Controller {
+        api,
+        cronjobs,
         jobs,
-    });
+    };
     // A moved clock may bring a scheduled time.
-    work_with_clock(&api, cronjobs, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    wiring.run_with_clock(WORKERS, c).await;
 }
 
 /// `IsJobFinished`: the Job's `Complete` or `Failed` condition, when true.
@@ -134,7 +123,7 @@ fn reference(job: &Value) -> Value {
     })
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
         let (ns, name) = split_key(key);
         let Some(cj) = self.cronjobs.get(ns, name) else {
@@ -211,7 +200,9 @@ impl Controller {
             None => Next::Done,
         })
     }
+}
 
+impl Controller {
     /// `syncCronJob`'s second part: runs the most recent unmet time; how long until the
     /// next one (`None`: no next time).
     async fn schedule(

@@ -13,51 +13,31 @@ fn cron(spec: &str, zone: Option<&str>) -> Cron {
 
 #[test]
 fn next_follows_robfig_fields_and_descriptors() {
-    let t = at("2024-03-15T10:07:30Z"); // a Friday
-    assert_eq!(
-        cron("*/5 * * * *", None).next(t),
-        Some(at("2024-03-15T10:10:00Z"))
-    );
-    assert_eq!(
-        cron("@hourly", None).next(t),
-        Some(at("2024-03-15T11:00:00Z"))
-    );
-    assert_eq!(
-        cron("@daily", None).next(t),
-        Some(at("2024-03-16T00:00:00Z"))
-    );
-    assert_eq!(
-        cron("@weekly", None).next(t),
-        Some(at("2024-03-17T00:00:00Z"))
-    );
-    assert_eq!(
-        cron("@monthly", None).next(t),
-        Some(at("2024-04-01T00:00:00Z"))
-    );
-    assert_eq!(
-        cron("@yearly", None).next(t),
-        Some(at("2025-01-01T00:00:00Z"))
-    );
-    assert_eq!(
-        cron("0 9 * * mon-fri", None).next(t),
-        Some(at("2024-03-18T09:00:00Z"))
-    );
-    // Day of month OR day of week when neither is `*`: the 20th, or a Monday.
-    assert_eq!(
-        cron("0 0 20 * mon", None).next(t),
-        Some(at("2024-03-18T00:00:00Z"))
-    );
-    // February 30th never comes.
-    assert_eq!(cron("0 0 30 2 *", None).next(t), None);
-    assert_eq!(
-        cron("@every 90s", None).next(t),
-        Some(at("2024-03-15T10:09:00Z"))
-    );
-    // The exact time is not "after".
-    assert_eq!(
-        cron("0 * * * *", None).next(at("2024-03-15T10:00:00Z")),
-        Some(at("2024-03-15T11:00:00Z"))
-    );
+    let friday = "2024-03-15T10:07:30Z";
+    // (schedule, after, the next time)
+    let cases = [
+        ("*/5 * * * *", friday, Some("2024-03-15T10:10:00Z")),
+        ("@hourly", friday, Some("2024-03-15T11:00:00Z")),
+        ("@daily", friday, Some("2024-03-16T00:00:00Z")),
+        ("@weekly", friday, Some("2024-03-17T00:00:00Z")),
+        ("@monthly", friday, Some("2024-04-01T00:00:00Z")),
+        ("@yearly", friday, Some("2025-01-01T00:00:00Z")),
+        ("0 9 * * mon-fri", friday, Some("2024-03-18T09:00:00Z")),
+        // Day of month OR day of week when neither is `*`: the 20th, or a Monday.
+        ("0 0 20 * mon", friday, Some("2024-03-18T00:00:00Z")),
+        // February 30th never comes.
+        ("0 0 30 2 *", friday, None),
+        ("@every 90s", friday, Some("2024-03-15T10:09:00Z")),
+        // The exact time is not "after".
+        (
+            "0 * * * *",
+            "2024-03-15T10:00:00Z",
+            Some("2024-03-15T11:00:00Z"),
+        ),
+    ];
+    for (spec, after, next) in cases {
+        assert_eq!(cron(spec, None).next(at(after)), next.map(at), "{spec}");
+    }
 }
 
 #[test]
@@ -78,25 +58,20 @@ fn time_zones_and_their_clock_changes() {
 fn missed_times_are_counted_up_to_one_hundred() {
     let every_minute = cron("* * * * *", None);
     let t0 = at("2024-03-15T10:00:00Z");
-    assert_eq!(
-        most_recent(&every_minute, t0, at("2024-03-15T10:00:30Z")),
-        Missed {
-            most_recent: None,
-            too_many: false
-        }
-    );
-    assert_eq!(
-        most_recent(&every_minute, t0, at("2024-03-15T10:05:30Z")),
-        Missed {
-            most_recent: Some(at("2024-03-15T10:05:00Z")),
-            too_many: false
-        }
-    );
-    assert_eq!(
-        most_recent(&every_minute, t0, at("2024-03-16T10:05:30Z")),
-        Missed {
-            most_recent: Some(at("2024-03-16T10:05:00Z")),
-            too_many: true
-        }
-    );
+    // (now, the most recent time missed since t0, whether over a hundred were)
+    let cases = [
+        ("2024-03-15T10:00:30Z", None, false),
+        ("2024-03-15T10:05:30Z", Some("2024-03-15T10:05:00Z"), false),
+        ("2024-03-16T10:05:30Z", Some("2024-03-16T10:05:00Z"), true),
+    ];
+    for (now, recent, too_many) in cases {
+        assert_eq!(
+            most_recent(&every_minute, t0, at(now)),
+            Missed {
+                most_recent: recent.map(at),
+                too_many
+            },
+            "{now}"
+        );
+    }
 }

@@ -21,9 +21,10 @@ use serde_json::{Value, json};
 
 use super::cache::{Informer, key_of};
 use super::workload::intstr::scaled;
+use super::workload::resources::{DAEMON_SETS, NODES, PODS, REVISIONS};
 use super::workload::{
-    Api, Next, claiming, create_pods, delete_pods, history, pods, queue_of, queue_owners,
-    split_key, when_available, work_with_clock,
+    Api, Next, Reconciler, Wiring, claiming, create_pods, delete_pods, history, live, pods,
+    when_available,
 };
 use crate::api::object::{is_deleting, str_at};
 use placement::{REVISION, is_updated, new_pod, should_run, target_node};
@@ -43,76 +44,41 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(sets), Ok(pod_informer), Ok(nodes), Ok(revisions)) = (
-        api.informer("apps", "daemonsets"),
-        api.informer("", "pods"),
-        api.informer("", "nodes"),
-        api.informer("apps", "controllerrevisions"),
-    ) else {
+    let Some([sets, pods, nodes, revisions]) = api.informers([DAEMON_SETS, PODS, NODES, REVISIONS])
+    else {
         return;
     };
-    let queue = queue_of(&sets);
-    queue_owners(&queue, &pod_informer, &sets, "DaemonSet", true);
-    queue_owners(&queue, &revisions, &sets, "DaemonSet", false);
+    let wiring = Wiring::new(&api, &sets, "DaemonSet")
+        .owns(&pods, true)
+        .owns(&revisions, false)
+        .reads(&nodes);
     // A node added, relabelled or tainted may change where every set runs.
-    let (q, all) = (queue.clone(), sets.clone());
+    let (q, all) = (wiring.queue().clone(), sets.clone());
     nodes.subscribe(Arc::new(move |_| {
         for ds in all.list(None) {
             q.add(key_of(&ds));
         }
     }));
-    for i in [&sets, &pod_informer, &nodes, &revisions] {
-        i.synced().await;
-    }
-    let c = Arc::new(Controller {
-        api: api.clone(),
-        sets: sets.clone(),
-        pods: pod_informer,
+    let c = Controller {
+        api,
+        sets,
+        pods,
         nodes,
         revisions,
-    });
-    work_with_clock(&api, sets, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    };
+    wiring.run_with_clock(WORKERS, c).await;
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(ds) = self.sets.get(ns, name) else {
+        let Some(ds) = live(&self.sets, key) else {
             return Ok(Next::Done);
         };
-        if is_deleting(&ds) {
-            return Ok(Next::Done);
-        }
+        let ns = str_at(&ds, "/metadata/namespace");
         let mine = claiming::claim(&self.api, &self.pods, &ds, self.pods.list(Some(ns))).await?;
         let revs = history::controlled(&self.revisions, &ds);
-        let mut collisions = ds
-            .pointer("/status/collisionCount")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        let data = history::template_patch(&ds);
-        let current = match history::ensure(
-            &self.api,
-            &self.revisions,
-            &ds,
-            &data,
-            &revs,
-            &mut collisions,
-        )
-        .await
-        {
-            Ok(c) => c,
-            Err(e) => {
-                claiming::write_status(&self.api, &self.sets, &ds, |s| {
-                    s["collisionCount"] = json!(collisions)
-                })
-                .await?;
-                return Err(e);
-            }
-        };
+        let (current, collisions) =
+            history::ensure_template(&self.api, &self.revisions, &self.sets, &ds, &revs).await?;
         let hash = str_at(&current, &format!("/metadata/labels/{REVISION}")).to_string();
         let pass = self.manage(&ds, &mine, &hash).await;
         let mine = self.owned(&ds);
@@ -143,7 +109,9 @@ impl Controller {
         pass?;
         Ok(when_available(&self.api.clock, &mine, min_ready(&ds)))
     }
+}
 
+impl Controller {
     /// The set's Pods in the cache.
     fn owned(&self, ds: &Value) -> Vec<Arc<Value>> {
         let uid = str_at(ds, "/metadata/uid");

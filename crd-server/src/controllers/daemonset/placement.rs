@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::api::object::str_at;
 use crate::controllers::scheduler::fit::{affinity_matches, tolerates};
-use crate::controllers::workload::{owners, pods};
+use crate::controllers::workload::{object_at, owners, pods};
 
 /// The label holding the template hash a daemon Pod was made from.
 pub const REVISION: &str = "controller-revision-hash";
@@ -44,16 +44,8 @@ pub fn add_tolerations(spec: &mut Value) {
 /// `ReplaceDaemonSetPodNodeNameNodeAffinity`: the required node affinity names only
 /// `node` (by the field `metadata.name`).
 pub fn pin_to_node(spec: &mut Value, node: &str) {
-    if !spec.get("affinity").is_some_and(Value::is_object) {
-        spec["affinity"] = json!({});
-    }
-    if !spec["affinity"]
-        .get("nodeAffinity")
-        .is_some_and(Value::is_object)
-    {
-        spec["affinity"]["nodeAffinity"] = json!({});
-    }
-    spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json!({
+    let affinity = object_at(spec, &["affinity", "nodeAffinity"]);
+    affinity["requiredDuringSchedulingIgnoredDuringExecution"] = json!({
         "nodeSelectorTerms": [{"matchFields": [
             {"key": "metadata.name", "operator": "In", "values": [node]}]}]
     });
@@ -65,10 +57,7 @@ pub fn new_pod(ds: &Value, node: &str, hash: &str) -> Value {
     let template = ds.pointer("/spec/template").cloned().unwrap_or_default();
     let name = str_at(ds, "/metadata/name");
     let mut pod = pods::from_template(&template, owners::new_controller_ref(ds), name);
-    if !pod["metadata"].get("labels").is_some_and(Value::is_object) {
-        pod["metadata"]["labels"] = json!({});
-    }
-    pod["metadata"]["labels"][REVISION] = json!(hash);
+    object_at(&mut pod, &["metadata", "labels"])[REVISION] = json!(hash);
     add_tolerations(&mut pod["spec"]);
     pin_to_node(&mut pod["spec"], node);
     pod

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::cache::{Event, Informer};
 use super::queue::Queue;
-use super::workload::{Api, MAX_RETRY, Next, work};
+use super::workload::{Api, MAX_RETRY, Next, synced, work};
 use crate::api::object::str_at;
 use crate::api::status::ApiError;
 
@@ -67,7 +67,6 @@ pub async fn per_namespace<F, Fut>(
             q.add(str_at(obj, "/metadata/namespace").to_string());
         }
     }));
-    namespaces.synced().await;
-    owned.synced().await;
+    synced(&[&namespaces, owned]).await;
     work(queue, WORKERS, sync).await;
 }

@@ -16,7 +16,7 @@ use super::{namespace_gone, per_namespace};
 use crate::api::kinds::Subresource;
 use crate::controllers::cache::Informer;
 use crate::controllers::client::Mutation;
-use crate::controllers::workload::{Api, Next};
+use crate::controllers::workload::{Api, Next, Reconciler, each_key};
 
 /// The component its writes come from.
 pub const COMPONENT: &str = "root-ca-cert-publisher";
@@ -63,15 +63,12 @@ pub async fn run(api: Api, bundle: String) {
     let Ok(maps) = api.informer("", "configmaps") else {
         return;
     };
-    let bundle: Arc<str> = bundle.into();
-    let sync = {
-        let (api, maps) = (api.clone(), maps.clone());
-        move |ns: String| {
-            let (api, maps, bundle) = (api.clone(), maps.clone(), bundle.clone());
-            async move { sync(&api, &maps, &bundle, &ns).await }
-        }
+    let publisher = Publisher {
+        api: api.clone(),
+        maps: maps.clone(),
+        bundle: bundle.into(),
     };
-    per_namespace(&api, &maps, NAME, true, sync).await;
+    per_namespace(&api, &maps, NAME, true, each_key(Arc::new(publisher))).await;
 }
 
 /// Whether the ConfigMap holds exactly the bundle and is described.
@@ -83,41 +80,51 @@ fn in_place(cm: &Value, data: &Value) -> bool {
             .is_some_and(|d| !d.is_empty())
 }
 
-async fn sync(api: &Api, maps: &Arc<Informer>, bundle: &str, ns: &str) -> Result<Next, String> {
-    let data = json!({"ca.crt": bundle});
-    let Some(current) = maps.get(ns, NAME) else {
-        let cm = json!({
-            "apiVersion": "v1",
-            "kind": "ConfigMap",
-            "metadata": {
-                "name": NAME,
-                "namespace": ns,
-                "annotations": {DESCRIPTION_ANNOTATION: DESCRIPTION},
-            },
-            "data": data,
-        });
-        return match api.create(maps, ns, cm).await {
-            Ok(_) => Ok(Next::Done),
-            Err(e) if namespace_gone(&e) => Ok(Next::Done),
-            Err(e) => Err(e.message),
+struct Publisher {
+    api: Api,
+    maps: Arc<Informer>,
+    bundle: Arc<str>,
+}
+
+impl Reconciler for Publisher {
+    /// A pass over the namespace `ns`.
+    async fn sync(&self, ns: &str) -> Result<Next, String> {
+        let data = json!({"ca.crt": &*self.bundle});
+        let Some(current) = self.maps.get(ns, NAME) else {
+            let cm = json!({
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {
+                    "name": NAME,
+                    "namespace": ns,
+                    "annotations": {DESCRIPTION_ANNOTATION: DESCRIPTION},
+                },
+                "data": data,
+            });
+            return match self.api.create(&self.maps, ns, cm).await {
+                Ok(_) => Ok(Next::Done),
+                Err(e) if namespace_gone(&e) => Ok(Next::Done),
+                Err(e) => Err(e.message),
+            };
         };
-    };
-    if in_place(&current, &data) {
-        return Ok(Next::Done);
-    }
-    let mutate = |cm: &Value| {
-        if in_place(cm, &data) {
-            return Mutation::Keep;
+        if in_place(&current, &data) {
+            return Ok(Next::Done);
         }
-        let mut next = cm.clone();
-        next["data"] = data.clone();
-        let meta = crate::api::object::meta_mut(&mut next);
-        let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
-        annotations[DESCRIPTION_ANNOTATION] = json!(DESCRIPTION);
-        Mutation::Write(next)
-    };
-    api.update(maps, ns, NAME, Subresource::Main, mutate)
-        .await
-        .map(|_| Next::Done)
-        .map_err(|e| e.message)
+        let mutate = |cm: &Value| {
+            if in_place(cm, &data) {
+                return Mutation::Keep;
+            }
+            let mut next = cm.clone();
+            next["data"] = data.clone();
+            let meta = crate::api::object::meta_mut(&mut next);
+            let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+            annotations[DESCRIPTION_ANNOTATION] = json!(DESCRIPTION);
+            Mutation::Write(next)
+        };
+        self.api
+            .update(&self.maps, ns, NAME, Subresource::Main, mutate)
+            .await
+            .map(|_| Next::Done)
+            .map_err(|e| e.message)
+    }
 }

@@ -7,7 +7,8 @@ use serde_json::json;
 
 use super::{active, namespace_gone, per_namespace};
 use crate::controllers::cache::Informer;
-use crate::controllers::workload::{Api, Next};
+use crate::controllers::workload::resources::{NAMESPACES, SERVICE_ACCOUNTS};
+use crate::controllers::workload::{Api, Next, Reconciler, each_key};
 
 /// The component its writes come from.
 pub const COMPONENT: &str = "serviceaccount-controller";
@@ -16,39 +17,39 @@ pub const DEFAULT: &str = "default";
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(namespaces), Ok(accounts)) = (
-        api.informer("", "namespaces"),
-        api.informer("", "serviceaccounts"),
-    ) else {
+    let Some([namespaces, accounts]) = api.informers([NAMESPACES, SERVICE_ACCOUNTS]) else {
         return;
     };
-    let sync = {
-        let (api, accounts) = (api.clone(), accounts.clone());
-        move |ns: String| {
-            let (api, namespaces, accounts) = (api.clone(), namespaces.clone(), accounts.clone());
-            async move { sync(&api, &namespaces, &accounts, &ns).await }
-        }
+    let c = Controller {
+        api: api.clone(),
+        namespaces,
+        accounts: accounts.clone(),
     };
-    per_namespace(&api, &accounts, DEFAULT, false, sync).await;
+    per_namespace(&api, &accounts, DEFAULT, false, each_key(Arc::new(c))).await;
 }
 
-async fn sync(
-    api: &Api,
-    namespaces: &Informer,
-    accounts: &Arc<Informer>,
-    ns: &str,
-) -> Result<Next, String> {
-    if !namespaces.get("", ns).is_some_and(|n| active(&n)) || accounts.get(ns, DEFAULT).is_some() {
-        return Ok(Next::Done);
-    }
-    let sa = json!({
-        "apiVersion": "v1",
-        "kind": "ServiceAccount",
-        "metadata": {"name": DEFAULT, "namespace": ns},
-    });
-    match api.create(accounts, ns, sa).await {
-        Ok(_) => Ok(Next::Done),
-        Err(e) if e.code == http::StatusCode::CONFLICT || namespace_gone(&e) => Ok(Next::Done),
-        Err(e) => Err(e.message),
+struct Controller {
+    api: Api,
+    namespaces: Arc<Informer>,
+    accounts: Arc<Informer>,
+}
+
+impl Reconciler for Controller {
+    /// A pass over the namespace `ns`.
+    async fn sync(&self, ns: &str) -> Result<Next, String> {
+        let active_ns = self.namespaces.get("", ns).is_some_and(|n| active(&n));
+        if !active_ns || self.accounts.get(ns, DEFAULT).is_some() {
+            return Ok(Next::Done);
+        }
+        let sa = json!({
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": DEFAULT, "namespace": ns},
+        });
+        match self.api.create(&self.accounts, ns, sa).await {
+            Ok(_) => Ok(Next::Done),
+            Err(e) if e.code == http::StatusCode::CONFLICT || namespace_gone(&e) => Ok(Next::Done),
+            Err(e) => Err(e.message),
+        }
     }
 }

@@ -19,8 +19,10 @@ use serde_json::Value;
 
 use super::cache::{Event, Informer};
 use super::client::Mutation;
+use super::workload::claiming;
 use super::workload::owners::{self, Claim};
-use super::workload::{Api, Next, queue_of, queue_owners, split_key, work_with_clock};
+use super::workload::resources::{DEPLOYMENTS, PODS, REPLICA_SETS};
+use super::workload::{Api, Next, Reconciler, Wiring};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::selectors::label;
@@ -39,16 +41,13 @@ pub(crate) struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(deployments), Ok(sets), Ok(pods)) = (
-        api.informer("apps", "deployments"),
-        api.informer("apps", "replicasets"),
-        api.informer("", "pods"),
-    ) else {
+    let Some([deployments, sets, pods]) = api.informers([DEPLOYMENTS, REPLICA_SETS, PODS]) else {
         return;
     };
-    let queue = queue_of(&deployments);
-    queue_owners(&queue, &sets, &deployments, "Deployment", true);
-    let (q, rs) = (queue.clone(), sets.clone());
+    let wiring = Wiring::new(&api, &deployments, "Deployment")
+        .owns(&sets, true)
+        .reads(&pods);
+    let (q, rs) = (wiring.queue().clone(), sets.clone());
     pods.subscribe(Arc::new(move |e: &Event| {
         // A deleted pod lets a Recreate rollout go on.
         if e.new.is_none()
@@ -57,22 +56,14 @@ pub async fn run(api: Api) {
             q.add(key);
         }
     }));
-    deployments.synced().await;
-    sets.synced().await;
-    pods.synced().await;
-    let c = Arc::new(Controller {
+    let c = Controller {
         api,
         deployments,
         sets,
         pods,
-    });
+    };
     // A moved clock may pass a progress deadline: every Deployment is looked at again.
-    let (api, requeue) = (c.api.clone(), c.deployments.clone());
-    work_with_clock(&api, requeue, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    wiring.run_with_clock(WORKERS, c).await;
 }
 
 /// The Deployment of a pod's ReplicaSet.
@@ -84,11 +75,10 @@ fn owner_of_pod(sets: &Informer, pod: &Value) -> Option<String> {
     Some(format!("{ns}/{}", d["name"].as_str()?))
 }
 
-impl Controller {
+impl Reconciler for Controller {
     /// `syncDeployment`.
     async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(d) = self.deployments.get(ns, name) else {
+        let Some(d) = self.deployments.get_key(key) else {
             return Ok(Next::Done);
         };
         let mut d = (*d).clone();
@@ -130,7 +120,9 @@ impl Controller {
             self.rollout_recreate(&mut d, sets).await
         }
     }
+}
 
+impl Controller {
     /// `getReplicaSetsForDeployment`: the ReplicaSets the Deployment controls, after
     /// adopting the orphans it selects and releasing those it no longer does.
     async fn claim_sets(&self, d: &Value, selector: &Value) -> Result<Vec<Value>, String> {
@@ -138,35 +130,14 @@ impl Controller {
         let uid = str_at(d, "/metadata/uid").to_string();
         let mut mine = Vec::new();
         for rs in self.sets.list(Some(ns)) {
-            let rs_name = str_at(&rs, "/metadata/name").to_string();
             match owners::claim(d, selector, &rs) {
                 Claim::Keep => mine.push((*rs).clone()),
                 Claim::Adopt => {
-                    let rs_uid = rs["metadata"]["uid"].clone();
-                    let mutate = |current: &Value| {
-                        if current["metadata"]["uid"] != rs_uid {
-                            return Mutation::Keep;
-                        }
-                        owners::adopt(current, d).map_or(Mutation::Keep, Mutation::Write)
-                    };
-                    let adopted = self
-                        .api
-                        .update(&self.sets, ns, &rs_name, Subresource::Main, mutate)
-                        .await
-                        .map_err(|e| e.message)?;
-                    if let Some(a) = adopted.filter(|a| owners::controller_ref_to(a, &uid)) {
+                    if let Some(a) = claiming::adopt(&self.api, &self.sets, d, &rs).await? {
                         mine.push(a);
                     }
                 }
-                Claim::Release => {
-                    let mutate = |current: &Value| {
-                        owners::release(current, &uid).map_or(Mutation::Keep, Mutation::Write)
-                    };
-                    self.api
-                        .update(&self.sets, ns, &rs_name, Subresource::Main, mutate)
-                        .await
-                        .map_err(|e| e.message)?;
-                }
+                Claim::Release => claiming::release(&self.api, &self.sets, &rs, &uid).await?,
                 Claim::Ignore => {}
             }
         }

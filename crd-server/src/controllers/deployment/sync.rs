@@ -11,17 +11,10 @@ use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
 use crate::controllers::client::Mutation;
-use crate::controllers::workload::conditions;
 use crate::controllers::workload::owners::new_controller_ref;
+use crate::controllers::workload::{conditions, object_at};
 
-/// The `status.conditions` of a status value.
-pub(super) fn status_conditions(status: &Value) -> Vec<Value> {
-    status
-        .get("conditions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
-}
+pub(super) use super::util::status_conditions;
 
 pub(super) fn set_status_conditions(status: &mut Value, conds: Vec<Value>) {
     if !status.is_object() {
@@ -133,21 +126,10 @@ impl Controller {
             let mut needs_update = set_revision(d, &rev);
             let conds = status_conditions(d.get("status").unwrap_or(&Value::Null));
             if util::has_progress_deadline(d) && conditions::get(&conds, "Progressing").is_none() {
-                let msg = format!(
-                    "Found new replica set {:?}",
-                    str_at(&copy, "/metadata/name")
-                );
-                let now = self.api.clock.timestamp();
-                set_condition(
-                    d,
-                    conditions::new("Progressing", "True", reason::FOUND_NEW_RS, &msg, &now),
-                );
+                self.new_set_progressing(d, reason::FOUND_NEW_RS, "Found", &copy);
                 needs_update = true;
             }
-            if needs_update {
-                let status = d.get("status").cloned().unwrap_or_default();
-                self.write_status(d, status).await?;
-            }
+            self.write_status_if(d, needs_update).await?;
             return Ok(Some(copy));
         }
         if !create {
@@ -157,21 +139,9 @@ impl Controller {
         let template = d.pointer("/spec/template").cloned().unwrap_or_default();
         let hash = util::template_hash(&template, collisions);
         let mut rs_template = template.clone();
-        if !rs_template.get("metadata").is_some_and(Value::is_object) {
-            rs_template["metadata"] = json!({});
-        }
-        if !rs_template["metadata"]
-            .get("labels")
-            .is_some_and(Value::is_object)
-        {
-            rs_template["metadata"]["labels"] = json!({});
-        }
-        rs_template["metadata"]["labels"][util::HASH_LABEL] = json!(hash);
+        object_at(&mut rs_template, &["metadata", "labels"])[util::HASH_LABEL] = json!(hash);
         let mut selector = d.pointer("/spec/selector").cloned().unwrap_or_default();
-        if !selector.get("matchLabels").is_some_and(Value::is_object) {
-            selector["matchLabels"] = json!({});
-        }
-        selector["matchLabels"][util::HASH_LABEL] = json!(hash);
+        object_at(&mut selector, &["matchLabels"])[util::HASH_LABEL] = json!(hash);
         let name = format!("{}-{hash}", str_at(d, "/metadata/name"));
         let mut spec = Map::new();
         spec.insert("replicas".into(), json!(0));
@@ -265,22 +235,31 @@ impl Controller {
         }
         let mut needs_update = set_revision(d, &new_revision.to_string());
         if !already && util::has_progress_deadline(d) {
-            let msg = format!(
-                "Created new replica set {:?}",
-                str_at(&created, "/metadata/name")
-            );
-            let now = self.api.clock.timestamp();
-            set_condition(
-                d,
-                conditions::new("Progressing", "True", reason::NEW_REPLICA_SET, &msg, &now),
-            );
+            self.new_set_progressing(d, reason::NEW_REPLICA_SET, "Created", &created);
             needs_update = true;
         }
-        if needs_update {
+        self.write_status_if(d, needs_update).await?;
+        Ok(Some(created))
+    }
+
+    /// `Progressing=True` on `d` with `reason`, for its new ReplicaSet `rs` (`how`:
+    /// "Found" or "Created").
+    fn new_set_progressing(&self, d: &mut Value, reason: &str, how: &str, rs: &Value) {
+        let msg = format!("{how} new replica set {:?}", str_at(rs, "/metadata/name"));
+        let now = self.api.clock.timestamp();
+        set_condition(
+            d,
+            conditions::new("Progressing", "True", reason, &msg, &now),
+        );
+    }
+
+    /// Writes the status `d` carries when `changed`.
+    async fn write_status_if(&self, d: &mut Value, changed: bool) -> Result<(), String> {
+        if changed {
             let status = d.get("status").cloned().unwrap_or_default();
             self.write_status(d, status).await?;
         }
-        Ok(Some(created))
+        Ok(())
     }
 
     /// `scaleReplicaSetAndRecordEvent` / `scaleReplicaSet`: the ReplicaSet at `to`
@@ -299,23 +278,15 @@ impl Controller {
         if from == to && !annotations {
             return Ok((rs.clone(), false));
         }
-        let uid = rs["metadata"]["uid"].clone();
         let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid {
-                return Mutation::Keep;
-            }
             let mut next = current.clone();
             next["spec"]["replicas"] = json!(to);
             util::set_replicas_annotations(&mut next, desired, max);
             Mutation::Write(next)
         };
-        let (ns, name) = (
-            str_at(rs, "/metadata/namespace"),
-            str_at(rs, "/metadata/name"),
-        );
         let written = self
             .api
-            .update(&self.sets, ns, name, Subresource::Main, mutate)
+            .update_same(&self.sets, rs, Subresource::Main, mutate)
             .await
             .map_err(|e| e.message)?;
         let Some(written) = written else {
@@ -323,6 +294,7 @@ impl Controller {
         };
         if from != to {
             let op = if from < to { "up" } else { "down" };
+            let name = str_at(rs, "/metadata/name");
             let msg = format!("Scaled {op} replica set {name} from {from} to {to}");
             self.api
                 .event(d, "Normal", "ScalingReplicaSet", &msg, COMPONENT)

@@ -342,17 +342,22 @@ pub fn progressing(d: &Value, status: &Value) -> bool {
         || int(status, "/availableReplicas") > int(&old, "/availableReplicas")
 }
 
+/// The conditions of a Deployment's `status`.
+pub fn status_conditions(status: &Value) -> Vec<Value> {
+    status
+        .get("conditions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// When the rollout of `d` times out (the Progressing condition's last update plus the
 /// deadline), if it can.
 pub fn deadline(d: &Value, status: &Value) -> Option<DateTime<Utc>> {
     if !has_progress_deadline(d) {
         return None;
     }
-    let conds = status
-        .get("conditions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let conds = status_conditions(status);
     let c = conditions::get(&conds, "Progressing")?;
     if c["reason"] == reason::NEW_RS_AVAILABLE || c["reason"] == reason::TIMED_OUT {
         return None;
@@ -366,11 +371,7 @@ pub fn timed_out(d: &Value, status: &Value, now: DateTime<Utc>) -> bool {
     if !has_progress_deadline(d) {
         return false;
     }
-    let conds = status
-        .get("conditions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let conds = status_conditions(status);
     match conditions::get(&conds, "Progressing") {
         None => false,
         Some(c) if c["reason"] == reason::NEW_RS_AVAILABLE => false,

@@ -17,7 +17,10 @@ use serde_json::Value;
 
 use super::cache::{Event, Informer, key_of};
 use super::client::Mutation;
-use super::workload::{Api, Next, owners, queue_of, split_key, work_with_clock};
+use super::workload::resources::{BUDGETS, PODS};
+use super::workload::{
+    Api, Next, Reconciler, each_key, owners, queue_of, split_key, synced, work_with_clock,
+};
 use crate::api::kinds::Subresource;
 use crate::api::kinds::builtin::core::pod::subresources::covers;
 use crate::api::object::str_at;
@@ -53,10 +56,7 @@ fn budgets_of(budgets: &Informer, e: &Event) -> Vec<String> {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(budgets), Ok(pods)) = (
-        api.informer("policy", "poddisruptionbudgets"),
-        api.informer("", "pods"),
-    ) else {
+    let Some([budgets, pods]) = api.informers([BUDGETS, PODS]) else {
         return;
     };
     let owners: Vec<(&'static str, Arc<Informer>)> = [
@@ -84,11 +84,9 @@ pub async fn run(api: Api) {
             }
         }));
     }
-    budgets.synced().await;
-    pods.synced().await;
-    for (_, inf) in &owners {
-        inf.synced().await;
-    }
+    let mut informers = vec![&budgets, &pods];
+    informers.extend(owners.iter().map(|(_, inf)| inf));
+    synced(&informers).await;
     let c = Arc::new(Controller {
         api: api.clone(),
         budgets: budgets.clone(),
@@ -96,11 +94,46 @@ pub async fn run(api: Api) {
         owners,
     });
     // Pending evictions expire on the server's clock.
-    work_with_clock(&api, budgets, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work_with_clock(&api, budgets, queue, WORKERS, each_key(c)).await;
+}
+
+impl Reconciler for Controller {
+    async fn sync(&self, key: &str) -> Result<Next, String> {
+        let (ns, name) = split_key(key);
+        let Some(pdb) = self.budgets.get(ns, name) else {
+            return Ok(Next::Done);
+        };
+        let selected: Vec<Arc<Value>> = self
+            .pods
+            .list(Some(ns))
+            .into_iter()
+            .filter(|p| {
+                covers(
+                    &pdb,
+                    p.pointer("/metadata/labels").and_then(Value::as_object),
+                )
+            })
+            .collect();
+        let now = self.api.clock.now();
+        let counts = budget::counts(&pdb, &selected, &|p| self.scale_of(p), now);
+        let stamp = self.api.clock.timestamp();
+        let next = budget::status(&pdb, counts.as_ref().map_err(String::as_str), &stamp);
+        if pdb.get("status") != Some(&next) {
+            let mutate = |current: &Value| {
+                let mut obj = current.clone();
+                obj["status"] = next.clone();
+                Mutation::Write(obj)
+            };
+            self.api
+                .update_same(&self.budgets, &pdb, Subresource::Status, mutate)
+                .await
+                .map_err(|e| e.message)?;
+        }
+        Ok(match counts.ok().and_then(|c| c.recheck) {
+            Some(at) => Next::After(self.api.clock.until(at) + Duration::from_millis(10)),
+            None => Next::Done,
+        })
+    }
 }
 
 impl Controller {
@@ -133,46 +166,5 @@ impl Controller {
             .and_then(Value::as_i64)
             .unwrap_or(1);
         Ok((str_at(&owner, "/metadata/uid").to_string(), replicas))
-    }
-
-    async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(pdb) = self.budgets.get(ns, name) else {
-            return Ok(Next::Done);
-        };
-        let selected: Vec<Arc<Value>> = self
-            .pods
-            .list(Some(ns))
-            .into_iter()
-            .filter(|p| {
-                covers(
-                    &pdb,
-                    p.pointer("/metadata/labels").and_then(Value::as_object),
-                )
-            })
-            .collect();
-        let now = self.api.clock.now();
-        let counts = budget::counts(&pdb, &selected, &|p| self.scale_of(p), now);
-        let stamp = self.api.clock.timestamp();
-        let next = budget::status(&pdb, counts.as_ref().map_err(String::as_str), &stamp);
-        if pdb.get("status") != Some(&next) {
-            let uid = pdb["metadata"]["uid"].clone();
-            let mutate = |current: &Value| {
-                if current["metadata"]["uid"] != uid {
-                    return Mutation::Keep;
-                }
-                let mut obj = current.clone();
-                obj["status"] = next.clone();
-                Mutation::Write(obj)
-            };
-            self.api
-                .update(&self.budgets, ns, name, Subresource::Status, mutate)
-                .await
-                .map_err(|e| e.message)?;
-        }
-        Ok(match counts.ok().and_then(|c| c.recheck) {
-            Some(at) => Next::After(self.api.clock.until(at) + Duration::from_millis(10)),
-            None => Next::Done,
-        })
     }
 }

@@ -113,6 +113,22 @@ pub fn hostname<'a>(svc: &Value, pod: &'a Value) -> Option<&'a str> {
         .then_some(host)
 }
 
+/// Sets on `entry` (an Endpoints address or an EndpointSlice endpoint) what both say of
+/// `pod`: its `targetRef`, its `hostname` when it has one for `svc`, and its `nodeName`
+/// once it is bound; that node's name.
+pub fn describe<'a>(entry: &mut Value, svc: &Value, pod: &'a Value) -> Option<&'a str> {
+    entry["targetRef"] = target_ref(pod);
+    if let Some(h) = hostname(svc, pod) {
+        entry["hostname"] = json!(h);
+    }
+    let node = str_at(pod, "/spec/nodeName");
+    if node.is_empty() {
+        return None;
+    }
+    entry["nodeName"] = json!(node);
+    Some(node)
+}
+
 /// Whether the Service publishes its Pods before they are ready.
 pub fn publish_not_ready(svc: &Value) -> bool {
     svc.pointer("/spec/publishNotReadyAddresses") == Some(&Value::Bool(true))

@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use super::cache::{Event, Informer, key_of};
 use super::queue::Queue;
-use super::workload::{Api, MAX_RETRY, Next, work};
+use super::workload::{Api, MAX_RETRY, Next, synced, work};
 use crate::api::object::str_at;
 
 /// Passes running at once (`--concurrent-endpoint-syncs`, `--concurrent-service-endpoint-syncs`).
@@ -114,8 +114,6 @@ pub async fn run<F, Fut>(
             }
         }
     }));
-    services.synced().await;
-    pods.synced().await;
-    owned.synced().await;
+    synced(&[&services, &pods, owned]).await;
     work(queue, WORKERS, sync).await;
 }

@@ -20,7 +20,8 @@ use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
 use crate::controllers::cache::Informer;
 use crate::controllers::client::Mutation;
-use crate::controllers::workload::{Api, Next, owners, pods, split_key};
+use crate::controllers::workload::resources::{ENDPOINT_SLICES, NODES, PODS, SERVICES};
+use crate::controllers::workload::{Api, Next, Reconciler, each_key, owners, pods, split_key};
 
 /// The component its writes come from.
 pub const COMPONENT: &str = "endpointslice-controller";
@@ -46,12 +47,9 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(services), Ok(pods), Ok(nodes), Ok(slices)) = (
-        api.informer("", "services"),
-        api.informer("", "pods"),
-        api.informer("", "nodes"),
-        api.informer("discovery.k8s.io", "endpointslices"),
-    ) else {
+    let Some([services, pods, nodes, slices]) =
+        api.informers([SERVICES, PODS, NODES, ENDPOINT_SLICES])
+    else {
         return;
     };
     let c = Arc::new(Controller {
@@ -62,11 +60,7 @@ pub async fn run(api: Api) {
         slices: slices.clone(),
         triggers: Tracker::default(),
     });
-    super::run(&api, &slices, service_of, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    super::run(&api, &slices, service_of, each_key(c)).await;
 }
 
 /// The Service a slice this controller manages belongs to.
@@ -103,17 +97,9 @@ fn endpoint(
     let mut ep = json!({
         "addresses": [ip],
         "conditions": {"ready": ready, "serving": serving, "terminating": terminating},
-        "targetRef": member::target_ref(pod),
     });
-    if let Some(h) = member::hostname(svc, pod) {
-        ep["hostname"] = json!(h);
-    }
-    let node = str_at(pod, "/spec/nodeName");
-    if !node.is_empty() {
-        ep["nodeName"] = json!(node);
-        if let Some(zone) = zone_of(node) {
-            ep["zone"] = json!(zone);
-        }
+    if let Some(zone) = member::describe(&mut ep, svc, pod).and_then(zone_of) {
+        ep["zone"] = json!(zone);
     }
     Some(ep)
 }
@@ -186,7 +172,7 @@ fn matches(slice: &Value, want: &Desired, labels: &Map<String, Value>) -> bool {
         && slice.pointer("/metadata/labels").and_then(Value::as_object) == Some(labels)
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
         let (ns, name) = split_key(key);
         let Some(svc) = self.services.get(ns, name) else {
@@ -254,7 +240,9 @@ impl Controller {
             None => Ok(Next::Done),
         }
     }
+}
 
+impl Controller {
     fn shape(
         base: &Value,
         d: &Desired,

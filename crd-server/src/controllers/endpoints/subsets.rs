@@ -14,11 +14,11 @@ use serde_json::{Map, Value, json};
 use super::member;
 use super::trigger::{ANNOTATION, Tracker};
 use crate::api::kinds::Subresource;
-use crate::api::object::str_at;
 use crate::api::request::DeleteOptions;
-use crate::controllers::cache::Informer;
+use crate::controllers::cache::{Informer, key_of};
 use crate::controllers::client::Mutation;
-use crate::controllers::workload::{Api, Next, split_key};
+use crate::controllers::workload::resources::{ENDPOINTS, PODS, SERVICES};
+use crate::controllers::workload::{Api, Next, Reconciler, each_key, split_key};
 
 /// The component its writes come from.
 pub const COMPONENT: &str = "endpoint-controller";
@@ -37,11 +37,7 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(services), Ok(pods), Ok(endpoints)) = (
-        api.informer("", "services"),
-        api.informer("", "pods"),
-        api.informer("", "endpoints"),
-    ) else {
+    let Some([services, pods, endpoints]) = api.informers([SERVICES, PODS, ENDPOINTS]) else {
         return;
     };
     let c = Arc::new(Controller {
@@ -51,16 +47,7 @@ pub async fn run(api: Api) {
         endpoints: endpoints.clone(),
         triggers: Tracker::default(),
     });
-    super::run(
-        &api,
-        &endpoints,
-        |e| Some(crate::controllers::cache::key_of(e)),
-        move |key: String| {
-            let c = c.clone();
-            async move { c.sync(&key).await }
-        },
-    )
-    .await;
+    super::run(&api, &endpoints, |e| Some(key_of(e)), each_key(c)).await;
 }
 
 /// The subsets of the Service's pods: `(subsets, addresses left out)`.
@@ -90,17 +77,8 @@ pub fn subsets(svc: &Value, selected: &[Arc<Value>]) -> (Vec<Value>, usize) {
                 p["port"].as_i64(),
             )
         });
-        let mut addr = json!({
-            "ip": member::ip(pod, None).unwrap_or(""),
-            "targetRef": member::target_ref(pod),
-        });
-        if let Some(h) = member::hostname(svc, pod) {
-            addr["hostname"] = json!(h);
-        }
-        let node = str_at(pod, "/spec/nodeName");
-        if !node.is_empty() {
-            addr["nodeName"] = json!(node);
-        }
+        let mut addr = json!({"ip": member::ip(pod, None).unwrap_or("")});
+        member::describe(&mut addr, svc, pod);
         if total >= MAX_CAPACITY {
             left_out += 1;
             continue;
@@ -140,7 +118,7 @@ fn subsets_of(ep: &Value) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
         let (ns, name) = split_key(key);
         let current = self.endpoints.get(ns, name);
@@ -233,3 +211,5 @@ impl Controller {
         Ok(Next::Done)
     }
 }
+
+impl Controller {}

@@ -21,6 +21,18 @@ fn meta(ns: &str, name: &str, uid: &str, owners: Vec<OwnerRef>) -> Meta {
     }
 }
 
+/// The object `ns/name` of `uid`, a dependent of the owner named `owner` of `owner_uid`.
+fn dep(ns: &str, name: &str, uid: &str, owner_uid: &str, blocks: bool) -> Meta {
+    meta(ns, name, uid, vec![owner_ref(owner_uid, "owner", blocks)])
+}
+
+/// A graph that has seen the owner `a/owner` of `uid`.
+fn with_owner(uid: &str) -> Graph {
+    let mut g = Graph::default();
+    put(&mut g, meta("a", "owner", uid, vec![]));
+    g
+}
+
 fn key(ns: &str, name: &str) -> String {
     format!("/registry/configmaps/{ns}/{name}")
 }
@@ -59,10 +71,7 @@ fn an_owner_seen_first_links_its_dependents_quietly() {
 #[test]
 fn an_owner_not_seen_yet_is_virtual_and_attempted() {
     let mut g = Graph::default();
-    let actions = put(
-        &mut g,
-        meta("a", "dep", "d", vec![owner_ref("o", "owner", false)]),
-    );
+    let actions = put(&mut g, dep("a", "dep", "d", "o", false));
     assert_eq!(actions, [Action::Delete("o".into())]);
     assert!(!g.node("o").unwrap().observed());
     assert_eq!(g.known(&owner_ref("o", "owner", false), "a", true), None);
@@ -75,16 +84,9 @@ fn an_owner_not_seen_yet_is_virtual_and_attempted() {
 
 #[test]
 fn a_deleted_owner_sends_its_dependents_to_attempts() {
-    let mut g = Graph::default();
-    put(&mut g, meta("a", "owner", "o", vec![]));
-    put(
-        &mut g,
-        meta("a", "d1", "d1", vec![owner_ref("o", "owner", false)]),
-    );
-    put(
-        &mut g,
-        meta("a", "d2", "d2", vec![owner_ref("o", "owner", false)]),
-    );
+    let mut g = with_owner("o");
+    put(&mut g, dep("a", "d1", "d1", "o", false));
+    put(&mut g, dep("a", "d2", "d2", "o", false));
     let actions = g.remove(&key("a", "owner"));
     assert_eq!(deletes(&actions), ["d1", "d2"]);
     assert!(g.node("o").is_none());
@@ -102,16 +104,9 @@ fn a_deleted_owner_sends_its_dependents_to_attempts() {
 
 #[test]
 fn foreground_deletion_attempts_every_dependent_once() {
-    let mut g = Graph::default();
-    put(&mut g, meta("a", "owner", "o", vec![]));
-    put(
-        &mut g,
-        meta("a", "d1", "d1", vec![owner_ref("o", "owner", true)]),
-    );
-    put(
-        &mut g,
-        meta("a", "d2", "d2", vec![owner_ref("o", "owner", false)]),
-    );
+    let mut g = with_owner("o");
+    put(&mut g, dep("a", "d1", "d1", "o", true));
+    put(&mut g, dep("a", "d2", "d2", "o", false));
     let mut deleting = meta("a", "owner", "o", vec![]);
     deleting.being_deleted = true;
     deleting.foreground = true;
@@ -128,10 +123,7 @@ fn foreground_deletion_attempts_every_dependent_once() {
     assert_eq!(deletes(&g.remove(&key("a", "d1"))), ["o"]);
     assert_eq!(g.node("o").unwrap().blocking(), 0);
     // A dependent added while the owner waits is attempted at once.
-    let actions = put(
-        &mut g,
-        meta("a", "d3", "d3", vec![owner_ref("o", "owner", true)]),
-    );
+    let actions = put(&mut g, dep("a", "d3", "d3", "o", true));
     assert_eq!(deletes(&actions), ["d3"]);
 }
 
@@ -145,26 +137,16 @@ fn orphaning_starts_once() {
     assert_eq!(put(&mut g, m.clone()), [Action::Orphan("o".into())]);
     assert!(put(&mut g, m).is_empty());
     // A dependent appearing meanwhile brings the orphaning back.
-    let actions = put(
-        &mut g,
-        meta("a", "late", "l", vec![owner_ref("o", "owner", false)]),
-    );
+    let actions = put(&mut g, dep("a", "late", "l", "o", false));
     assert_eq!(actions, [Action::Orphan("o".into())]);
 }
 
 #[test]
 fn an_unblocked_reference_lets_the_owner_be_attempted() {
-    let mut g = Graph::default();
-    put(&mut g, meta("a", "owner", "o", vec![]));
-    put(
-        &mut g,
-        meta("a", "d", "d", vec![owner_ref("o", "owner", true)]),
-    );
+    let mut g = with_owner("o");
+    put(&mut g, dep("a", "d", "d", "o", true));
     assert_eq!(g.node("o").unwrap().blocking(), 1);
-    let actions = put(
-        &mut g,
-        meta("a", "d", "d", vec![owner_ref("o", "owner", false)]),
-    );
+    let actions = put(&mut g, dep("a", "d", "d", "o", false));
     assert_eq!(deletes(&actions), ["o"]);
     assert_eq!(g.node("o").unwrap().blocking(), 0);
     assert_eq!(g.node("o").unwrap().dependent_count(), 1);
@@ -175,12 +157,8 @@ fn an_unblocked_reference_lets_the_owner_be_attempted() {
 
 #[test]
 fn owners_in_another_namespace_are_reported() {
-    let mut g = Graph::default();
-    put(&mut g, meta("a", "owner", "o", vec![]));
-    let actions = put(
-        &mut g,
-        meta("b", "dep", "d", vec![owner_ref("o", "owner", false)]),
-    );
+    let mut g = with_owner("o");
+    let actions = put(&mut g, dep("b", "dep", "d", "o", false));
     let Action::InvalidNamespace { dependent, owner } = &actions[0] else {
         panic!("expected a warning first: {actions:?}");
     };
@@ -197,7 +175,7 @@ fn owners_in_another_namespace_are_reported() {
         k,
         "rbac.authorization.k8s.io/v1",
         "ClusterRole",
-        meta("", "cr", "c", vec![owner_ref("o", "owner", false)]),
+        dep("", "cr", "c", "o", false),
     );
     assert!(
         matches!(&actions[0], Action::InvalidNamespace { dependent, .. } if dependent.namespace.is_empty())
@@ -207,10 +185,7 @@ fn owners_in_another_namespace_are_reported() {
 #[test]
 fn a_virtual_owner_seen_elsewhere_reports_its_dependents() {
     let mut g = Graph::default();
-    put(
-        &mut g,
-        meta("b", "dep", "d", vec![owner_ref("o", "owner", false)]),
-    );
+    put(&mut g, dep("b", "dep", "d", "o", false));
     let actions = put(&mut g, meta("a", "owner", "o", vec![]));
     assert!(
         matches!(&actions[0], Action::InvalidNamespace { dependent, .. } if dependent.uid == "d")
@@ -221,10 +196,7 @@ fn a_virtual_owner_seen_elsewhere_reports_its_dependents() {
 #[test]
 fn an_absent_virtual_owner_goes_unless_named_otherwise() {
     let mut g = Graph::default();
-    put(
-        &mut g,
-        meta("a", "d1", "d1", vec![owner_ref("o", "owner", false)]),
-    );
+    put(&mut g, dep("a", "d1", "d1", "o", false));
     let id = owner_ref("o", "owner", false).identity("a");
     assert_eq!(deletes(&g.absent(&id, true)), ["d1"]);
     assert!(g.node("o").is_none());
@@ -253,10 +225,7 @@ fn an_absent_virtual_owner_goes_unless_named_otherwise() {
 #[test]
 fn a_virtual_node_lives_while_named() {
     let mut g = Graph::default();
-    put(
-        &mut g,
-        meta("a", "d", "d", vec![owner_ref("o", "owner", false)]),
-    );
+    put(&mut g, dep("a", "d", "d", "o", false));
     assert!(g.node("o").is_some());
     put(&mut g, meta("a", "d", "d", vec![]));
     assert!(g.node("o").is_none());
@@ -265,12 +234,8 @@ fn a_virtual_node_lives_while_named() {
 
 #[test]
 fn a_key_recreated_with_another_uid_replaces_the_old_object() {
-    let mut g = Graph::default();
-    put(&mut g, meta("a", "owner", "o1", vec![]));
-    put(
-        &mut g,
-        meta("a", "d", "d", vec![owner_ref("o1", "owner", false)]),
-    );
+    let mut g = with_owner("o1");
+    put(&mut g, dep("a", "d", "d", "o1", false));
     // Deleted and created again while the watch was broken: one put, another uid.
     let actions = put(&mut g, meta("a", "owner", "o2", vec![]));
     assert_eq!(deletes(&actions), ["d"]);

@@ -22,12 +22,12 @@ use serde_json::{Value, json};
 use super::cache::Informer;
 use super::client::Mutation;
 use super::clock::parse_time;
+use super::workload::claiming;
 use super::workload::owners::{self, Claim};
-use super::workload::{
-    Api, Next, create_pods, delete_pods, pods, queue_of, queue_owners, split_key, work_with_clock,
-};
+use super::workload::resources::{JOBS, PODS};
+use super::workload::{Api, Next, Reconciler, Wiring, create_pods, delete_pods, live, pods};
 use crate::api::kinds::Subresource;
-use crate::api::object::{is_deleting, str_at};
+use crate::api::object::str_at;
 use status::{Counts, INDEX};
 
 /// The component its events come from.
@@ -43,26 +43,13 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(jobs), Ok(pod_informer)) = (api.informer("batch", "jobs"), api.informer("", "pods"))
-    else {
+    let Some([jobs, pods]) = api.informers([JOBS, PODS]) else {
         return;
     };
-    let queue = queue_of(&jobs);
-    queue_owners(&queue, &pod_informer, &jobs, "Job", false);
-    jobs.synced().await;
-    pod_informer.synced().await;
-    let c = Arc::new(Controller {
-        api,
-        jobs: jobs.clone(),
-        pods: pod_informer,
-    });
+    let wiring = Wiring::new(&api, &jobs, "Job").owns(&pods, false);
+    let c = Controller { api, jobs, pods };
     // A moved clock may pass an active deadline.
-    let api = c.api.clone();
-    work_with_clock(&api, jobs, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    wiring.run_with_clock(WORKERS, c).await;
 }
 
 /// What ends a Job: its two conditions, reason and message.
@@ -73,13 +60,12 @@ struct Outcome {
     message: &'static str,
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(job) = self.jobs.get(ns, name) else {
+        let Some(job) = live(&self.jobs, key) else {
             return Ok(Next::Done);
         };
-        if status::finished(&job) || is_deleting(&job) {
+        if status::finished(&job) {
             return Ok(Next::Done);
         }
         let mine = self.claim(&job).await?;
@@ -170,7 +156,9 @@ impl Controller {
         self.write_status(&job, next, conditions, &counts).await?;
         Ok(requeue.map_or(Next::Done, Next::After))
     }
+}
 
+impl Controller {
     /// What ends the Job now, if anything (a target already set stays).
     fn outcome(
         &self,
@@ -215,21 +203,7 @@ impl Controller {
             match owners::claim(job, &selector, &pod) {
                 Claim::Keep => mine.push(pod),
                 Claim::Adopt => {
-                    let uid = pod["metadata"]["uid"].clone();
-                    let mutate = |current: &Value| {
-                        if current["metadata"]["uid"] != uid {
-                            return Mutation::Keep;
-                        }
-                        owners::adopt(current, job).map_or(Mutation::Keep, Mutation::Write)
-                    };
-                    let name = str_at(&pod, "/metadata/name");
-                    if let Some(p) = self
-                        .api
-                        .update(&self.pods, ns, name, Subresource::Main, mutate)
-                        .await
-                        .map_err(|e| e.message)?
-                        .filter(|p| owners::controller_ref_to(p, str_at(job, "/metadata/uid")))
-                    {
+                    if let Some(p) = claiming::adopt(&self.api, &self.pods, job, &pod).await? {
                         mine.push(Arc::new(p));
                     }
                 }
@@ -295,21 +269,13 @@ impl Controller {
         if job.get("status") == Some(&next) {
             return Ok(());
         }
-        let uid = job["metadata"]["uid"].clone();
         let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid {
-                return Mutation::Keep;
-            }
             let mut obj = current.clone();
             obj["status"] = next.clone();
             Mutation::Write(obj)
         };
-        let (ns, name) = (
-            str_at(job, "/metadata/namespace"),
-            str_at(job, "/metadata/name"),
-        );
         self.api
-            .update(&self.jobs, ns, name, Subresource::Status, mutate)
+            .update_same(&self.jobs, job, Subresource::Status, mutate)
             .await
             .map(|_| ())
             .map_err(|e| e.message)

@@ -54,6 +54,17 @@ const TYPES: [(&str, &str, &str); 5] = [
     ),
 ];
 
+/// "`name` `how` `n` resource instances" for each name of `counts` with some, sorted.
+fn counted(counts: &BTreeMap<String, usize>, how: &str) -> Vec<String> {
+    let mut out: Vec<String> = counts
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(name, n)| format!("{name} {how} {n} resource instances"))
+        .collect();
+    out.sort();
+    out
+}
+
 /// The `True` conditions a report calls for: (type, reason, message).
 fn failures(report: &Report) -> Vec<(&'static str, &'static str, String)> {
     let mut out = Vec::new();
@@ -70,28 +81,16 @@ fn failures(report: &Report) -> Vec<(&'static str, &'static str, String)> {
             ),
         ));
     }
-    let mut remaining: Vec<String> = report
-        .remaining
-        .iter()
-        .filter(|(_, n)| **n > 0)
-        .map(|(r, n)| format!("{r} has {n} resource instances"))
-        .collect();
+    let remaining = counted(&report.remaining, "has");
     if !remaining.is_empty() {
-        remaining.sort();
         out.push((
             "NamespaceContentRemaining",
             "SomeResourcesRemain",
             format!("Some resources are remaining: {}", remaining.join(", ")),
         ));
     }
-    let mut finalizers: Vec<String> = report
-        .finalizers
-        .iter()
-        .filter(|(_, n)| **n > 0)
-        .map(|(f, n)| format!("{f} in {n} resource instances"))
-        .collect();
+    let finalizers = counted(&report.finalizers, "in");
     if !finalizers.is_empty() {
-        finalizers.sort();
         out.push((
             "NamespaceFinalizersRemaining",
             "SomeFinalizersRemain",

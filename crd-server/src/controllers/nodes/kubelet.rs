@@ -18,11 +18,12 @@ use super::lifecycle::{Lifecycle, merge_status};
 use super::{internal_ip, is_simulated};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
-use crate::api::request::DeleteOptions;
 use crate::controllers::cache::{Event, Informer, key_of};
 use crate::controllers::client::Mutation;
 use crate::controllers::queue::Queue;
-use crate::controllers::workload::{Api, MAX_RETRY, Next, split_key, work_with_clock};
+use crate::controllers::workload::{
+    Api, MAX_RETRY, Next, Reconciler, each_key, synced, work_with_clock,
+};
 use crate::stages::Stage;
 use crate::stages::template::{Host, render};
 
@@ -104,8 +105,7 @@ pub async fn run(
             }
         }
     }));
-    pods.synced().await;
-    nodes.synced().await;
+    synced(&[&pods, &nodes]).await;
     if let Some(stages) = &stages {
         stages.synced().await;
     }
@@ -113,11 +113,49 @@ pub async fn run(
         c.remember(&pod);
     }
     // A delay is counted on the server's clock: moving it brings the waiting Pods back.
-    work_with_clock(&api, pods, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work_with_clock(&api, pods, queue, WORKERS, each_key(c)).await;
+}
+
+impl Reconciler for Kubelet {
+    async fn sync(&self, key: &str) -> Result<Next, String> {
+        let Some(pod) = self.pods.get_key(key) else {
+            return Ok(Next::Done);
+        };
+        let Some(node) = self.nodes.get("", str_at(&pod, "/spec/nodeName")) else {
+            return Ok(Next::Done);
+        };
+        if !is_simulated(&node) {
+            return Ok(Next::Done);
+        }
+        let Some(host_ip) = internal_ip(&node).map(str::to_string) else {
+            // The node's status is not in place yet: its update brings the pod back.
+            return Ok(Next::Done);
+        };
+        let uid = str_at(&pod, "/metadata/uid").to_string();
+        let Some(stage) = self.lifecycle.choose(&pod) else {
+            self.lifecycle.done(&uid);
+            return Ok(Next::Done);
+        };
+        let now = self.api.clock.now();
+        let due = self.lifecycle.due_at(&stage, &pod, now);
+        if due > now {
+            return Ok(Next::After(self.api.clock.until(due)));
+        }
+        self.lifecycle.done(&uid);
+        let host = PodHost {
+            kubelet: self,
+            pod: &pod,
+            node: &node,
+            host_ip: &host_ip,
+            now: self.api.clock.timestamp(),
+        };
+        let next = self.apply(&stage, &pod, &host).await?;
+        if stage.immediate_next_stage {
+            // kwok's `immediateNextStage`: the next stage is looked for at once.
+            return Ok(Next::After(std::time::Duration::ZERO));
+        }
+        Ok(next)
+    }
 }
 
 impl Kubelet {
@@ -183,47 +221,6 @@ impl Kubelet {
         range.address(offset).map(|ip| ip.to_string())
     }
 
-    async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(pod) = self.pods.get(ns, name) else {
-            return Ok(Next::Done);
-        };
-        let Some(node) = self.nodes.get("", str_at(&pod, "/spec/nodeName")) else {
-            return Ok(Next::Done);
-        };
-        if !is_simulated(&node) {
-            return Ok(Next::Done);
-        }
-        let Some(host_ip) = internal_ip(&node).map(str::to_string) else {
-            // The node's status is not in place yet: its update brings the pod back.
-            return Ok(Next::Done);
-        };
-        let uid = str_at(&pod, "/metadata/uid").to_string();
-        let Some(stage) = self.lifecycle.choose(&pod) else {
-            self.lifecycle.done(&uid);
-            return Ok(Next::Done);
-        };
-        let now = self.api.clock.now();
-        let due = self.lifecycle.due_at(&stage, &pod, now);
-        if due > now {
-            return Ok(Next::After(self.api.clock.until(due)));
-        }
-        self.lifecycle.done(&uid);
-        let host = PodHost {
-            kubelet: self,
-            pod: &pod,
-            node: &node,
-            host_ip: &host_ip,
-            now: self.api.clock.timestamp(),
-        };
-        let next = self.apply(&stage, &pod, &host).await?;
-        if stage.immediate_next_stage {
-            // kwok's `immediateNextStage`: the next stage is looked for at once.
-            return Ok(Next::After(std::time::Duration::ZERO));
-        }
-        Ok(next)
-    }
-
     /// A stage's `next`: its Event, finalizers, delete or status.
     async fn apply(&self, stage: &Stage, pod: &Value, host: &PodHost<'_>) -> Result<Next, String> {
         let failed = |e: String| format!("Stage {:?}: {e}", stage.name);
@@ -274,15 +271,7 @@ impl Kubelet {
         remove: &[String],
         empty: bool,
     ) -> Result<(), String> {
-        let uid = pod["metadata"]["uid"].clone();
-        let (ns, name) = (
-            str_at(pod, "/metadata/namespace"),
-            str_at(pod, "/metadata/name"),
-        );
         let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid {
-                return Mutation::Keep;
-            }
             let mut finalizers: Vec<String> = if empty {
                 Vec::new()
             } else {
@@ -314,7 +303,7 @@ impl Kubelet {
             }
         };
         self.api
-            .update(&self.pods, ns, name, Subresource::Main, mutate)
+            .update_same(&self.pods, pod, Subresource::Main, mutate)
             .await
             .map_err(|e| e.message)?;
         Ok(())
@@ -325,13 +314,8 @@ impl Kubelet {
         pod: &Value,
         status: impl Fn(&Value) -> Value,
     ) -> Result<Next, String> {
-        let uid = pod["metadata"]["uid"].clone();
-        let (ns, name) = (
-            str_at(pod, "/metadata/namespace"),
-            str_at(pod, "/metadata/name"),
-        );
         let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid || is_deleting(current) {
+            if is_deleting(current) {
                 return Mutation::Keep;
             }
             let mut next = current.clone();
@@ -342,7 +326,7 @@ impl Kubelet {
             Mutation::Write(next)
         };
         self.api
-            .update(&self.pods, ns, name, Subresource::Status, mutate)
+            .update_same(&self.pods, pod, Subresource::Status, mutate)
             .await
             .map_err(|e| e.message)?;
         Ok(Next::Done)
@@ -351,12 +335,8 @@ impl Kubelet {
     /// The kubelet's end of a graceful deletion: the containers are stopped, the pod
     /// deleted with no grace period left (its finalizers may still hold it).
     async fn stop(&self, pod: &Value) -> Result<Next, String> {
-        let options = DeleteOptions {
-            grace_period_seconds: Some(0),
-            ..DeleteOptions::default()
-        };
         self.api
-            .delete(&self.pods, pod, options)
+            .delete_now(&self.pods, pod)
             .await
             .map_err(|e| e.message)?;
         Ok(Next::Done)

@@ -24,7 +24,8 @@ pub use ipam::ipam;
 use super::cache::{Event, Informer};
 use super::client::Mutation;
 use super::queue::Queue;
-use super::workload::{Api, MAX_RETRY, Next, work};
+use super::workload::resources::{LEASES, NODES, PODS};
+use super::workload::{Api, MAX_RETRY, Next, Reconciler, each_key, synced, work};
 use crate::api::kinds::Subresource;
 use crate::api::object::str_at;
 
@@ -85,11 +86,7 @@ fn new_node(index: u32) -> Value {
 
 /// Runs the simulated nodes and their kubelet until aborted.
 pub async fn kwok(api: Api) {
-    let (Ok(nodes), Ok(leases), Ok(pods)) = (
-        api.informer("", "nodes"),
-        api.informer("coordination.k8s.io", "leases"),
-        api.informer("", "pods"),
-    ) else {
+    let Some([nodes, leases, pods]) = api.informers([NODES, LEASES, PODS]) else {
         return;
     };
     // The cluster's making: its system namespace and nodes (kwokctl creates them as
@@ -107,19 +104,14 @@ pub async fn kwok(api: Api) {
             q.add(e.key.clone());
         }
     }));
-    nodes.synced().await;
-    leases.synced().await;
+    synced(&[&nodes, &leases]).await;
     let heartbeat = tokio::spawn(heartbeat(api.clone(), nodes.clone(), leases.clone()));
     let _stop_heartbeat = AbortOnDrop(heartbeat.abort_handle());
     let stages = stage_crd::install(&bootstrap).await;
     let kubelet = tokio::spawn(kubelet::run(api.clone(), nodes.clone(), pods, stages));
     let _stop_kubelet = AbortOnDrop(kubelet.abort_handle());
     let c = Arc::new(Nodes { api, nodes, leases });
-    work(queue, 1, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    work(queue, 1, each_key(c)).await;
 }
 
 struct AbortOnDrop(tokio::task::AbortHandle);
@@ -195,7 +187,7 @@ struct Nodes {
     leases: Arc<Informer>,
 }
 
-impl Nodes {
+impl Reconciler for Nodes {
     /// Gives a simulated node kwok's status (once) and its Lease.
     async fn sync(&self, name: &str) -> Result<Next, String> {
         let Some(node) = self.nodes.get("", name) else {
@@ -226,7 +218,9 @@ impl Nodes {
             .map_err(|e| e.message)?;
         Ok(Next::Done)
     }
+}
 
+impl Nodes {
     /// The lowest address of [`NODE_NETWORK`] no other node has.
     fn free_ip(&self, name: &str) -> String {
         let taken: std::collections::HashSet<String> = self

@@ -24,10 +24,10 @@ use tokio::sync::Notify;
 
 use super::cache::{Event, Informer};
 use super::client::Mutation;
-use super::workload::{Api, pods};
+use super::workload::resources::{NODES, PODS};
+use super::workload::{Api, pods, synced};
 use crate::api::kinds::Subresource;
 use crate::api::object::str_at;
-use crate::api::request::DeleteOptions;
 
 pub use plan::plan;
 
@@ -51,7 +51,7 @@ struct Collector {
 
 /// Runs the collector until aborted, keeping at most `threshold` finished Pods.
 pub async fn run(api: Api, threshold: usize) {
-    let (Ok(pods), Ok(nodes)) = (api.informer("", "pods"), api.informer("", "nodes")) else {
+    let Some([pods, nodes]) = api.informers([PODS, NODES]) else {
         return;
     };
     let wake = Arc::new(Notify::new());
@@ -59,8 +59,7 @@ pub async fn run(api: Api, threshold: usize) {
         let w = wake.clone();
         inf.subscribe(Arc::new(move |_: &Event| w.notify_one()));
     }
-    pods.synced().await;
-    nodes.synced().await;
+    synced(&[&pods, &nodes]).await;
     let mut moved = api.clock.moved();
     let c = Collector {
         api,
@@ -140,12 +139,8 @@ impl Collector {
     }
 
     async fn force_delete(&self, pod: &Value) -> Result<(), String> {
-        let options = DeleteOptions {
-            grace_period_seconds: Some(0),
-            ..DeleteOptions::default()
-        };
         self.api
-            .delete(&self.pods, pod, options)
+            .delete_now(&self.pods, pod)
             .await
             .map_err(|e| e.message)
     }
@@ -154,11 +149,7 @@ impl Collector {
     /// the `DisruptionTarget` condition, then deleted.
     async fn fail_and_delete(&self, pod: &Value) -> Result<(), String> {
         let now = self.api.clock.timestamp();
-        let uid = pod["metadata"]["uid"].clone();
         let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid {
-                return Mutation::Keep;
-            }
             let mut next = current.clone();
             if !pods::is_terminal(current) {
                 next["status"]["phase"] = json!("Failed");
@@ -176,13 +167,9 @@ impl Collector {
             next["status"]["conditions"] = Value::Array(conditions);
             Mutation::Write(next)
         };
-        let (ns, name) = (
-            str_at(pod, "/metadata/namespace"),
-            str_at(pod, "/metadata/name"),
-        );
         let written = self
             .api
-            .update(&self.pods, ns, name, Subresource::Status, mutate)
+            .update_same(&self.pods, pod, Subresource::Status, mutate)
             .await
             .map_err(|e| e.message)?;
         match written {

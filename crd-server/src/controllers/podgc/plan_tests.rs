@@ -12,6 +12,13 @@ fn pod(name: &str, created: &str, phase: &str, node: &str) -> Arc<Value> {
     }))
 }
 
+/// `pod` with `value` as the field `field` of the object at the JSON pointer `at`.
+fn with(pod: Arc<Value>, at: &str, field: &str, value: Value) -> Arc<Value> {
+    let mut pod = (*pod).clone();
+    pod.pointer_mut(at).unwrap()[field] = value;
+    Arc::new(pod)
+}
+
 fn names(pods: &[Arc<Value>]) -> Vec<&str> {
     pods.iter()
         .map(|p| p["metadata"]["name"].as_str().unwrap())
@@ -20,13 +27,12 @@ fn names(pods: &[Arc<Value>]) -> Vec<&str> {
 
 #[test]
 fn the_oldest_finished_pods_over_the_threshold_go_evicted_first() {
-    let mut evicted = (*pod("evicted", "2026-01-03T00:00:00Z", "Failed", "n1")).clone();
-    evicted["status"]["reason"] = json!("Evicted");
+    let evicted = pod("evicted", "2026-01-03T00:00:00Z", "Failed", "n1");
     let all = vec![
         pod("new", "2026-01-04T00:00:00Z", "Succeeded", "n1"),
         pod("old", "2026-01-01T00:00:00Z", "Succeeded", "n1"),
         pod("running", "2025-01-01T00:00:00Z", "Running", "n1"),
-        Arc::new(evicted),
+        with(evicted, "/status", "reason", json!("Evicted")),
         pod("middle", "2026-01-02T00:00:00Z", "Failed", "n1"),
     ];
     let yes = |_: &str| true;
@@ -41,13 +47,17 @@ fn the_oldest_finished_pods_over_the_threshold_go_evicted_first() {
 
 #[test]
 fn orphans_and_unscheduled_terminating_pods_are_found() {
-    let mut going = (*pod("going", "2026-01-01T00:00:00Z", "Pending", "")).clone();
-    going["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:01:00Z");
+    let going = pod("going", "2026-01-01T00:00:00Z", "Pending", "");
     let all = vec![
         pod("bound", "2026-01-01T00:00:00Z", "Running", "n1"),
         pod("lost", "2026-01-01T00:00:00Z", "Running", "ghost"),
         pod("waiting", "2026-01-01T00:00:00Z", "Pending", ""),
-        Arc::new(going),
+        with(
+            going,
+            "/metadata",
+            "deletionTimestamp",
+            json!("2026-01-01T00:01:00Z"),
+        ),
     ];
     let p = plan(&all, &|n: &str| n == "n1", 12500);
     assert_eq!(names(&p.orphans), vec!["lost"]);

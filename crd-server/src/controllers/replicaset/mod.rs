@@ -14,10 +14,12 @@ use serde_json::Value;
 
 use super::cache::Informer;
 use super::client::Mutation;
+use super::workload::claiming;
 use super::workload::owners::{self, Claim};
 use super::workload::pods;
+use super::workload::resources::{PODS, REPLICA_SETS};
 use super::workload::{
-    Api, Next, create_pods, delete_pods, queue_of, queue_owners, split_key, when_available, work,
+    Api, Next, Reconciler, Wiring, create_pods, delete_pods, split_key, when_available,
 };
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
@@ -37,25 +39,14 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(sets), Ok(pods)) = (
-        api.informer("apps", "replicasets"),
-        api.informer("", "pods"),
-    ) else {
+    let Some([sets, pods]) = api.informers([REPLICA_SETS, PODS]) else {
         return;
     };
-    let queue = queue_of(&sets);
-    queue_owners(&queue, &pods, &sets, "ReplicaSet", true);
-    sets.synced().await;
-    pods.synced().await;
-    let c = Arc::new(Controller { api, sets, pods });
-    work(queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    let wiring = Wiring::new(&api, &sets, "ReplicaSet").owns(&pods, true);
+    wiring.run(WORKERS, Controller { api, sets, pods }).await;
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
         let (ns, name) = split_key(key);
         let Some(rs) = self.sets.get(ns, name) else {
@@ -73,11 +64,12 @@ impl Controller {
             match owners::claim(&rs, &selector, &pod) {
                 Claim::Keep => mine.push(pod),
                 Claim::Adopt => {
-                    if let Some(adopted) = self.adopt(&rs, &pod).await? {
+                    if let Some(adopted) = claiming::adopt(&self.api, &self.pods, &rs, &pod).await?
+                    {
                         mine.push(Arc::new(adopted));
                     }
                 }
-                Claim::Release => self.release(&pod, &uid).await?,
+                Claim::Release => claiming::release(&self.api, &self.pods, &pod, &uid).await?,
                 Claim::Ignore => {}
             }
         }
@@ -110,46 +102,9 @@ impl Controller {
             .unwrap_or(0);
         Ok(when_available(&self.api.clock, &mine, min_ready))
     }
+}
 
-    async fn adopt(&self, rs: &Value, pod: &Value) -> Result<Option<Value>, String> {
-        let (ns, name) = (
-            str_at(pod, "/metadata/namespace"),
-            str_at(pod, "/metadata/name"),
-        );
-        let uid = pod["metadata"]["uid"].clone();
-        let mutate = |current: &Value| {
-            if current["metadata"]["uid"] != uid {
-                return Mutation::Keep;
-            }
-            match owners::adopt(current, rs) {
-                Some(next) => Mutation::Write(next),
-                None => Mutation::Keep,
-            }
-        };
-        let written = self
-            .api
-            .update(&self.pods, ns, name, Subresource::Main, mutate)
-            .await
-            .map_err(|e| e.message)?;
-        Ok(written.filter(|p| owners::controller_ref_to(p, str_at(rs, "/metadata/uid"))))
-    }
-
-    async fn release(&self, pod: &Value, owner_uid: &str) -> Result<(), String> {
-        let (ns, name) = (
-            str_at(pod, "/metadata/namespace"),
-            str_at(pod, "/metadata/name"),
-        );
-        let mutate = |current: &Value| match owners::release(current, owner_uid) {
-            Some(next) => Mutation::Write(next),
-            None => Mutation::Keep,
-        };
-        self.api
-            .update(&self.pods, ns, name, Subresource::Main, mutate)
-            .await
-            .map(|_| ())
-            .map_err(|e| e.message)
-    }
-
+impl Controller {
     /// `manageReplicas`: creates or deletes pods until the ReplicaSet has its
     /// replicas; the first error is the pass's.
     async fn manage(&self, rs: &Value, mine: &[Arc<Value>]) -> Result<(), String> {

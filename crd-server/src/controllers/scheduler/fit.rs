@@ -12,6 +12,14 @@ use crate::api::kinds::builtin::quantity::Quantity;
 use crate::api::object::str_at;
 use crate::controllers::nodes;
 
+/// The containers of the pod's `spec.<field>` (`containers`, `initContainers`).
+fn containers<'a>(pod: &'a Value, field: &str) -> impl Iterator<Item = &'a Value> {
+    pod.pointer(&format!("/spec/{field}"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
 /// The resources a pod asks for: `max(sum of containers, each init container)` plus
 /// its overhead, by resource name (cpu, memory, extended resources).
 pub fn requests(pod: &Value) -> BTreeMap<String, Quantity> {
@@ -24,23 +32,13 @@ pub fn requests(pod: &Value) -> BTreeMap<String, Quantity> {
             .collect()
     };
     let mut total: BTreeMap<String, Quantity> = BTreeMap::new();
-    for c in pod
-        .pointer("/spec/containers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for c in containers(pod, "containers") {
         for (k, q) in list(c) {
             let sum = total.get(&k).map_or(q, |t| t.add(&q));
             total.insert(k, sum);
         }
     }
-    for c in pod
-        .pointer("/spec/initContainers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for c in containers(pod, "initContainers") {
         for (k, q) in list(c) {
             if total.get(&k).is_none_or(|t| *t < q) {
                 total.insert(k, q);

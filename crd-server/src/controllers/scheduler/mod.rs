@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 use super::cache::{Event, Informer, key_of};
 use super::client::Mutation;
 use super::queue::Queue;
-use super::workload::{Api, MAX_RETRY, Next, pods, split_key, work};
+use super::workload::resources::{CLAIMS, NODES, PODS, STORAGE_CLASSES};
+use super::workload::{Api, MAX_RETRY, Next, Reconciler, each_key, pods, synced, work};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 
@@ -51,12 +52,9 @@ struct Scheduler {
 
 /// Runs the scheduler until aborted.
 pub async fn run(api: Api) {
-    let (Ok(nodes), Ok(pod_informer), Ok(claims), Ok(classes)) = (
-        api.informer("", "nodes"),
-        api.informer("", "pods"),
-        api.informer("", "persistentvolumeclaims"),
-        api.informer("storage.k8s.io", "storageclasses"),
-    ) else {
+    let Some([nodes, pod_informer, claims, classes]) =
+        api.informers([NODES, PODS, CLAIMS, STORAGE_CLASSES])
+    else {
         return;
     };
     let queue = Arc::new(Queue::new(MAX_RETRY));
@@ -103,10 +101,7 @@ pub async fn run(api: Api) {
             requeue_all();
         }
     }));
-    nodes.synced().await;
-    pod_informer.synced().await;
-    claims.synced().await;
-    classes.synced().await;
+    synced(&[&nodes, &pod_informer, &claims, &classes]).await;
     let c = Arc::new(Scheduler {
         api,
         nodes,
@@ -116,22 +111,16 @@ pub async fn run(api: Api) {
     });
     // One pod at a time, as kube-scheduler's scheduling cycle: two pods never take
     // the same room.
-    work(queue, 1, move |key: String| {
-        let c = c.clone();
-        async move { c.schedule(&key).await }
-    })
-    .await;
+    work(queue, 1, each_key(c)).await;
 }
 
-impl Scheduler {
-    async fn schedule(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(pod) = self.pods.get(ns, name) else {
+impl Reconciler for Scheduler {
+    /// One scheduling cycle: the pod of `key`, if it still waits, bound or marked
+    /// unschedulable.
+    async fn sync(&self, key: &str) -> Result<Next, String> {
+        let Some(pod) = self.pods.get_key(key).filter(|p| pending(p)) else {
             return Ok(Next::Done);
         };
-        if !pending(&pod) {
-            return Ok(Next::Done);
-        }
         let nodes = self.nodes.list(None);
         let waiting = match volumes::check(&pod, &self.claims, &self.classes) {
             volumes::Claims::Ready => Vec::new(),
@@ -174,7 +163,9 @@ impl Scheduler {
             }
         }
     }
+}
 
+impl Scheduler {
     /// `PreBind` for claims that wait for their first consumer: each names the node
     /// (the PV controller then binds or provisions it); the pod is bound on a later
     /// pass, once they are bound.

@@ -23,13 +23,13 @@ use serde_json::{Value, json};
 
 use super::cache::Informer;
 use super::client::Mutation;
-use super::workload::{
-    Api, Next, history, pods, queue_of, queue_owners, split_key, when_available, work_with_clock,
-};
+use super::workload::resources::{CLAIMS, PODS, REVISIONS, STATEFUL_SETS};
+use super::workload::{Api, Next, Reconciler, Wiring, history, live, pods, when_available};
 use super::workload::{claiming, owners};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
+use crate::api::status::ApiError;
 use identity::{new_pod, ordinal};
 use ordering::Step;
 
@@ -48,34 +48,30 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(sets), Ok(pod_informer), Ok(revisions), Ok(claims)) = (
-        api.informer("apps", "statefulsets"),
-        api.informer("", "pods"),
-        api.informer("apps", "controllerrevisions"),
-        api.informer("", "persistentvolumeclaims"),
-    ) else {
+    let Some([sets, pods, revisions, claims]) =
+        api.informers([STATEFUL_SETS, PODS, REVISIONS, CLAIMS])
+    else {
         return;
     };
-    let queue = queue_of(&sets);
-    queue_owners(&queue, &pod_informer, &sets, "StatefulSet", true);
-    queue_owners(&queue, &revisions, &sets, "StatefulSet", false);
-    for i in [&sets, &pod_informer, &revisions, &claims] {
-        i.synced().await;
-    }
-    let c = Arc::new(Controller {
-        api: api.clone(),
-        sets: sets.clone(),
-        pods: pod_informer,
+    let wiring = Wiring::new(&api, &sets, "StatefulSet")
+        .owns(&pods, true)
+        .owns(&revisions, false)
+        .reads(&claims);
+    let c = Controller {
+        api,
+        sets,
+        pods,
         revisions,
         claims,
-    });
+    };
     // A moved clock may make a Pod available (`minReadySeconds`).
-    work_with_clock(&api, sets, queue, WORKERS, move |key: String| {
-        let c = c.clone();
-        async move { c.sync(&key).await }
-    })
-    .await;
+    wiring.run_with_clock(WORKERS, c).await;
 }
+
+/// A change to a member Pod: its verb, and the event reasons of its success and failure.
+type PodAction = (&'static str, &'static str, &'static str);
+const CREATE: PodAction = ("create", "SuccessfulCreate", "FailedCreate");
+const DELETE: PodAction = ("delete", "SuccessfulDelete", "FailedDelete");
 
 /// The revisions a pass works with: the set as its current and as its update revision.
 struct Revisions {
@@ -85,39 +81,15 @@ struct Revisions {
     update_name: String,
 }
 
-impl Controller {
+impl Reconciler for Controller {
     async fn sync(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(set) = self.sets.get(ns, name) else {
+        let Some(set) = live(&self.sets, key) else {
             return Ok(Next::Done);
         };
-        if is_deleting(&set) {
-            return Ok(Next::Done);
-        }
         let mine = self.claim(&set).await?;
         let revs = history::controlled(&self.revisions, &set);
-        let mut collisions = set
-            .pointer("/status/collisionCount")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        let data = history::template_patch(&set);
-        let update = match history::ensure(
-            &self.api,
-            &self.revisions,
-            &set,
-            &data,
-            &revs,
-            &mut collisions,
-        )
-        .await
-        {
-            Ok(u) => u,
-            Err(e) => {
-                self.write_status(&set, |s| s["collisionCount"] = json!(collisions))
-                    .await?;
-                return Err(e);
-            }
-        };
+        let (update, collisions) =
+            history::ensure_template(&self.api, &self.revisions, &self.sets, &set, &revs).await?;
         let update_name = str_at(&update, "/metadata/name").to_string();
         let current_name = str_at(&set, "/status/currentRevision");
         let current = revs
@@ -157,7 +129,9 @@ impl Controller {
             min_ready_seconds(&set),
         ))
     }
+}
 
+impl Controller {
     /// The set's Pods in the cache (controlled by it and named as its members).
     fn members(&self, set: &Value) -> Vec<Arc<Value>> {
         let (uid, name) = (str_at(set, "/metadata/uid"), str_at(set, "/metadata/name"));
@@ -319,27 +293,17 @@ impl Controller {
             str_at(&pod, "/metadata/name"),
             str_at(set, "/metadata/name")
         );
-        match self
+        let created = self
             .api
             .create(&self.pods, str_at(set, "/metadata/namespace"), pod)
             .await
+            .map(|_| ());
+        if let Err(e) = &created
+            && e.message.contains("because it is being terminated")
         {
-            Ok(_) => {
-                let msg = format!("create {what} successful");
-                self.api
-                    .event(set, "Normal", "SuccessfulCreate", &msg, COMPONENT)
-                    .await;
-                Ok(())
-            }
-            Err(e) if e.message.contains("because it is being terminated") => Ok(()),
-            Err(e) => {
-                let msg = format!("create {what} failed error: {}", e.message);
-                self.api
-                    .event(set, "Warning", "FailedCreate", &msg, COMPONENT)
-                    .await;
-                Err(e.message)
-            }
+            return Ok(());
         }
+        self.record(set, CREATE, &what, created).await
     }
 
     async fn delete_pod(&self, set: &Value, pod: &Value) -> Result<(), String> {
@@ -348,22 +312,33 @@ impl Controller {
             str_at(pod, "/metadata/name"),
             str_at(set, "/metadata/name")
         );
-        match self
+        let deleted = self
             .api
             .delete(&self.pods, pod, DeleteOptions::default())
-            .await
-        {
+            .await;
+        self.record(set, DELETE, &what, deleted).await
+    }
+
+    /// `recordPodEvent`: the event of `action` on the Pod `what`, its error the pass's.
+    async fn record(
+        &self,
+        set: &Value,
+        (verb, succeeded, failed): PodAction,
+        what: &str,
+        result: Result<(), ApiError>,
+    ) -> Result<(), String> {
+        match result {
             Ok(()) => {
-                let msg = format!("delete {what} successful");
+                let msg = format!("{verb} {what} successful");
                 self.api
-                    .event(set, "Normal", "SuccessfulDelete", &msg, COMPONENT)
+                    .event(set, "Normal", succeeded, &msg, COMPONENT)
                     .await;
                 Ok(())
             }
             Err(e) => {
-                let msg = format!("delete {what} failed error: {}", e.message);
+                let msg = format!("{verb} {what} failed error: {}", e.message);
                 self.api
-                    .event(set, "Warning", "FailedDelete", &msg, COMPONENT)
+                    .event(set, "Warning", failed, &msg, COMPONENT)
                     .await;
                 Err(e.message)
             }

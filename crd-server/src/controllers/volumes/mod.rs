@@ -22,7 +22,8 @@ use serde_json::{Map, Value, json};
 use super::cache::{Event, Informer, key_of};
 use super::client::Mutation;
 use super::queue::Queue;
-use super::workload::{Api, MAX_RETRY, Next, split_key, work};
+use super::workload::resources::{CLAIMS, STORAGE_CLASSES, VOLUMES};
+use super::workload::{Api, MAX_RETRY, Next, live, synced, work};
 use crate::api::kinds::Subresource;
 use crate::api::object::{is_deleting, str_at};
 pub use matching::class_of;
@@ -58,11 +59,7 @@ struct Controller {
 
 /// Runs the controller until aborted.
 pub async fn run(api: Api) {
-    let (Ok(claims), Ok(volumes), Ok(classes)) = (
-        api.informer("", "persistentvolumeclaims"),
-        api.informer("", "persistentvolumes"),
-        api.informer("storage.k8s.io", "storageclasses"),
-    ) else {
+    let Some([claims, volumes, classes]) = api.informers([CLAIMS, VOLUMES, STORAGE_CLASSES]) else {
         return;
     };
     let queue = Arc::new(Queue::new(MAX_RETRY));
@@ -97,9 +94,7 @@ pub async fn run(api: Api) {
             }
         }
     }));
-    claims.synced().await;
-    volumes.synced().await;
-    classes.synced().await;
+    synced(&[&claims, &volumes, &classes]).await;
     let c = Arc::new(Controller {
         api,
         claims,
@@ -169,13 +164,9 @@ pub fn default_class(classes: &[Arc<Value>]) -> Option<Arc<Value>> {
 
 impl Controller {
     async fn sync_claim(&self, key: &str) -> Result<Next, String> {
-        let (ns, name) = split_key(key);
-        let Some(claim) = self.claims.get(ns, name) else {
+        let Some(claim) = live(&self.claims, key) else {
             return Ok(Next::Done);
         };
-        if is_deleting(&claim) {
-            return Ok(Next::Done);
-        }
         match str_at(&claim, "/spec/volumeName") {
             "" => self.sync_unbound_claim(&claim).await,
             volume => self.sync_bound_claim(&claim, volume).await,
@@ -446,50 +437,43 @@ impl Controller {
                 provision::delete(&self.api, &self.volumes, volume).await
             }
             "Delete" => {
+                let name = str_at(volume, "/metadata/name");
                 let msg = format!(
-                    "error getting deleter volume plugin for volume \"{}\": no deletable volume plugin matched",
-                    str_at(volume, "/metadata/name")
+                    "error getting deleter volume plugin for volume \"{name}\": no deletable volume plugin matched"
                 );
-                self.event(volume, "Warning", "VolumeFailedDelete", &msg)
-                    .await;
-                self.set_volume_phase(volume, "Failed").await
+                self.reclaim_failed(volume, "VolumeFailedDelete", &msg)
+                    .await
             }
             "Recycle" => {
-                let msg = format!(
-                    "No recycler plugin found for the volume \"{}\"",
-                    str_at(volume, "/metadata/name")
-                );
-                self.event(volume, "Warning", "VolumeFailedRecycle", &msg)
-                    .await;
-                self.set_volume_phase(volume, "Failed").await
+                let name = str_at(volume, "/metadata/name");
+                let msg = format!("No recycler plugin found for the volume \"{name}\"");
+                self.reclaim_failed(volume, "VolumeFailedRecycle", &msg)
+                    .await
             }
             // Retain: an administrator's job.
             _ => Ok(()),
         }
     }
 
+    /// A reclaim policy no plugin carries out: a warning, and the volume `Failed`.
+    async fn reclaim_failed(&self, volume: &Value, reason: &str, msg: &str) -> Result<(), String> {
+        self.event(volume, "Warning", reason, msg).await;
+        self.set_volume_phase(volume, "Failed").await
+    }
+
     async fn set_volume_phase(&self, volume: &Value, phase: &str) -> Result<(), String> {
         if str_at(volume, "/status/phase") == phase {
             return Ok(());
         }
-        let uid = volume["metadata"]["uid"].clone();
         self.api
-            .update(
-                &self.volumes,
-                "",
-                str_at(volume, "/metadata/name"),
-                Subresource::Status,
-                |current| {
-                    if current["metadata"]["uid"] != uid
-                        || str_at(current, "/status/phase") == phase
-                    {
-                        return Mutation::Keep;
-                    }
-                    let mut next = current.clone();
-                    next["status"]["phase"] = json!(phase);
-                    Mutation::Write(next)
-                },
-            )
+            .update_same(&self.volumes, volume, Subresource::Status, |current| {
+                if str_at(current, "/status/phase") == phase {
+                    return Mutation::Keep;
+                }
+                let mut next = current.clone();
+                next["status"]["phase"] = json!(phase);
+                Mutation::Write(next)
+            })
             .await
             .map_err(|e| e.message)?;
         Ok(())
@@ -502,28 +486,18 @@ impl Controller {
         sub: Subresource,
         change: impl Fn(&mut Value) -> bool,
     ) -> Result<(), String> {
-        let uid = claim["metadata"]["uid"].clone();
         self.api
-            .update(
-                &self.claims,
-                str_at(claim, "/metadata/namespace"),
-                str_at(claim, "/metadata/name"),
-                sub,
-                |current| {
-                    if current["metadata"]["uid"] != uid {
-                        return Mutation::Keep;
-                    }
-                    let mut next = current.clone();
-                    if !next.get("status").is_some_and(Value::is_object) {
-                        next["status"] = json!({});
-                    }
-                    if change(&mut next) {
-                        Mutation::Write(next)
-                    } else {
-                        Mutation::Keep
-                    }
-                },
-            )
+            .update_same(&self.claims, claim, sub, |current| {
+                let mut next = current.clone();
+                if !next.get("status").is_some_and(Value::is_object) {
+                    next["status"] = json!({});
+                }
+                if change(&mut next) {
+                    Mutation::Write(next)
+                } else {
+                    Mutation::Keep
+                }
+            })
             .await
             .map_err(|e| e.message)?;
         Ok(())

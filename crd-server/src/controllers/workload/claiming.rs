@@ -36,16 +36,8 @@ pub async fn claim(
             Claim::Ignore => continue,
             Claim::Adopt | Claim::Release => {}
         }
-        let (ns, name) = (
-            str_at(&obj, "/metadata/namespace"),
-            str_at(&obj, "/metadata/name"),
-        );
-        let same = obj["metadata"]["uid"].clone();
         let written = api
-            .update(inf, ns, name, Subresource::Main, |current| {
-                if current["metadata"]["uid"] != same {
-                    return Mutation::Keep;
-                }
+            .update_same(inf, &obj, Subresource::Main, |current| {
                 let next = match decision {
                     Claim::Adopt => owners::adopt(current, owner),
                     _ => owners::release(current, uid),
@@ -59,6 +51,44 @@ pub async fn claim(
         }
     }
     Ok(mine)
+}
+
+/// Makes `owner` the controller of `obj` (only while it is the same object): the object
+/// written, when `owner` controls it now.
+pub async fn adopt(
+    api: &Api,
+    inf: &Informer,
+    owner: &Value,
+    obj: &Value,
+) -> Result<Option<Value>, String> {
+    let written = api
+        .update_same(inf, obj, Subresource::Main, |current| {
+            owners::adopt(current, owner).map_or(Mutation::Keep, Mutation::Write)
+        })
+        .await
+        .map_err(|e| e.message)?;
+    Ok(written.filter(|o| owners::controller_ref_to(o, str_at(owner, "/metadata/uid"))))
+}
+
+/// Drops the controller reference to `owner_uid` from the object of `obj`'s name (the
+/// reference itself is what is checked, whatever the object's uid).
+pub async fn release(
+    api: &Api,
+    inf: &Informer,
+    obj: &Value,
+    owner_uid: &str,
+) -> Result<(), String> {
+    let (ns, name) = (
+        str_at(obj, "/metadata/namespace"),
+        str_at(obj, "/metadata/name"),
+    );
+    let mutate = |current: &Value| {
+        owners::release(current, owner_uid).map_or(Mutation::Keep, Mutation::Write)
+    };
+    api.update(inf, ns, name, Subresource::Main, mutate)
+        .await
+        .map(|_| ())
+        .map_err(|e| e.message)
 }
 
 /// Writes the status `edit` makes of `obj`'s through its status subresource, when that
@@ -77,15 +107,7 @@ pub async fn write_status(
     if obj.get("status") == Some(&next) {
         return Ok(());
     }
-    let uid = obj["metadata"]["uid"].clone();
-    let (ns, name) = (
-        str_at(obj, "/metadata/namespace"),
-        str_at(obj, "/metadata/name"),
-    );
-    api.update(inf, ns, name, Subresource::Status, |current| {
-        if current["metadata"]["uid"] != uid {
-            return Mutation::Keep;
-        }
+    api.update_same(inf, obj, Subresource::Status, |current| {
         let mut c = current.clone();
         c["status"] = next.clone();
         Mutation::Write(c)

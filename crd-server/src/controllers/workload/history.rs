@@ -8,10 +8,12 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::Api;
 use super::owners::{controller_ref_to, new_controller_ref};
+use super::{Api, claiming};
+use crate::api::kinds::Subresource;
 use crate::api::object::str_at;
 use crate::controllers::cache::Informer;
+use crate::controllers::client::Mutation;
 
 /// `HashControllerRevision`: FNV-32 of the revision's data and the collision count
 /// (`probe`), encoded without vowels.
@@ -116,6 +118,33 @@ pub fn new_revision(owner: &Value, data: &Value, revision: i64, probe: Option<i6
     })
 }
 
+/// [`ensure`] for the current template of `owner` (a DaemonSet or a StatefulSet, of the
+/// informer `owners`): its revision and the collision count its status is to hold.
+/// When that fails, the count is written first (the next pass tries the next name).
+pub async fn ensure_template(
+    api: &Api,
+    revisions: &Informer,
+    owners: &Informer,
+    owner: &Value,
+    revs: &[Arc<Value>],
+) -> Result<(Value, i64), String> {
+    let mut collisions = owner
+        .pointer("/status/collisionCount")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let data = template_patch(owner);
+    match ensure(api, revisions, owner, &data, revs, &mut collisions).await {
+        Ok(revision) => Ok((revision, collisions)),
+        Err(e) => {
+            claiming::write_status(api, owners, owner, |s| {
+                s["collisionCount"] = json!(collisions)
+            })
+            .await?;
+            Err(e)
+        }
+    }
+}
+
 /// The revision of `data` among `revs` (the owner's), made the newest: the newest
 /// revision when it has that data, an older one with it renumbered (a rollback), or a
 /// new one created. A name taken by other data bumps `collision_count` and fails the
@@ -134,22 +163,12 @@ pub async fn ensure(
         if revs.last().is_some_and(|last| Arc::ptr_eq(last, equal)) {
             return Ok((**equal).clone());
         }
-        let uid = equal["metadata"]["uid"].clone();
         let written = api
-            .update(
-                revisions,
-                ns,
-                str_at(equal, "/metadata/name"),
-                crate::api::kinds::Subresource::Main,
-                |current| {
-                    if current["metadata"]["uid"] != uid {
-                        return crate::controllers::client::Mutation::Keep;
-                    }
-                    let mut c = current.clone();
-                    c["revision"] = json!(next);
-                    crate::controllers::client::Mutation::Write(c)
-                },
-            )
+            .update_same(revisions, equal, Subresource::Main, |current| {
+                let mut c = current.clone();
+                c["revision"] = json!(next);
+                Mutation::Write(c)
+            })
             .await
             .map_err(|e| e.message)?;
         return written.ok_or_else(|| "the revision to roll back to is gone".to_string());

@@ -1,6 +1,7 @@
 //! What the workload controllers share: their handle on the API with writes written
-//! through to the shared informers ([`Api`]), the loop of their workers ([`work`]),
-//! and the rules of kube-controller-manager's `pkg/controller` they all follow — Pods
+//! through to the shared informers ([`Api`], [`resources`]), how a controller is
+//! wired to them ([`Wiring`]), the loop of their workers ([`work`]) running a
+//! [`Reconciler`]'s passes, and the rules of kube-controller-manager's `pkg/controller` they all follow — Pods
 //! ([`pods`]), controller references ([`owners`]), conditions ([`conditions`]),
 //! int-or-percent values ([`intstr`]).
 
@@ -11,14 +12,18 @@ pub mod intstr;
 pub mod owners;
 mod pod_control;
 pub mod pods;
+pub mod resources;
+mod wiring;
 
 pub use owners::owner_keys;
 pub use pod_control::{create_pods, delete_pods};
+pub use wiring::Wiring;
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde_json::Value;
 
 use super::cache::{Cache, Event, Informer, key_of};
@@ -27,6 +32,7 @@ use super::clock::Clock;
 use super::options::Workloads;
 use super::queue::Queue;
 use crate::api::kinds::Subresource;
+use crate::api::object::{is_deleting, str_at};
 use crate::api::request::DeleteOptions;
 use crate::api::status::ApiError;
 
@@ -50,6 +56,19 @@ impl Api {
         self.cache
             .informer(group, resource)
             .ok_or_else(|| format!("the server does not serve {resource}.{group}"))
+    }
+
+    /// The informers of `resources` (each `(group, resource)`), in their order; `None`
+    /// when the server lacks one (the controller then has nothing to run on).
+    pub fn informers<const N: usize>(
+        &self,
+        resources: [(&str, &str); N],
+    ) -> Option<[Arc<Informer>; N]> {
+        let found: Vec<Arc<Informer>> = resources
+            .into_iter()
+            .map(|(group, resource)| self.informer(group, resource).ok())
+            .collect::<Option<_>>()?;
+        found.try_into().ok()
     }
 
     /// The same handle calling as kube-apiserver's loopback user: for what a cluster's
@@ -93,6 +112,39 @@ impl Api {
             inf.wrote(obj);
         }
         Ok(written)
+    }
+
+    /// [`Api::update`] of the object `obj` (its namespace and name), only while the
+    /// stored one has `obj`'s uid: another object of the same name is left alone.
+    pub async fn update_same(
+        &self,
+        inf: &Informer,
+        obj: &Value,
+        sub: Subresource,
+        mut mutate: impl FnMut(&Value) -> Mutation,
+    ) -> Result<Option<Value>, ApiError> {
+        let uid = &obj["metadata"]["uid"];
+        let (ns, name) = (
+            str_at(obj, "/metadata/namespace"),
+            str_at(obj, "/metadata/name"),
+        );
+        self.update(inf, ns, name, sub, |current| {
+            if current["metadata"]["uid"] != *uid {
+                return Mutation::Keep;
+            }
+            mutate(current)
+        })
+        .await
+    }
+
+    /// Deletes `obj` (only while it has the same uid) with no grace period left, as
+    /// a kubelet or the pod GC does once nothing runs any more.
+    pub async fn delete_now(&self, inf: &Informer, obj: &Value) -> Result<(), ApiError> {
+        let options = DeleteOptions {
+            grace_period_seconds: Some(0),
+            ..DeleteOptions::default()
+        };
+        self.delete(inf, obj, options).await
     }
 
     /// Deletes `obj` (only while it has the same uid) with `options`.
@@ -166,6 +218,31 @@ where
     while tasks.join_next().await.is_some() {}
 }
 
+/// Waits until each of `informers` has listed its objects (a controller's first
+/// passes must see everything that already exists).
+pub async fn synced(informers: &[&Arc<Informer>]) {
+    for informer in informers {
+        informer.synced().await;
+    }
+}
+
+/// A controller whose workers make one pass per queue key (`ns/name`).
+pub trait Reconciler: Send + Sync + 'static {
+    /// One pass over the object of `key`.
+    fn sync(&self, key: &str) -> impl Future<Output = Result<Next, String>> + Send;
+}
+
+/// The `sync` that [`work`] and [`work_with_clock`] run for `controller`: its
+/// [`Reconciler::sync`] over each key taken from the queue.
+pub fn each_key<C: Reconciler>(
+    controller: Arc<C>,
+) -> impl Fn(String) -> BoxFuture<'static, Result<Next, String>> + Clone + Send + Sync + 'static {
+    move |key: String| {
+        let c = controller.clone();
+        Box::pin(async move { c.sync(&key).await })
+    }
+}
+
 /// A work queue fed with the key of every change to `primary`'s objects (the
 /// controller's own kind).
 pub fn queue_of(primary: &Informer) -> Arc<Queue<String>> {
@@ -230,6 +307,25 @@ pub fn when_available(clock: &Clock, pods: &[Arc<Value>], min_ready: i64) -> Nex
         Some(at) => Next::After(clock.until(at) + Duration::from_millis(10)),
         None => Next::Done,
     }
+}
+
+/// The object of the queue key `key` in `inf`, unless it is gone or being deleted (a
+/// pass then has nothing to do).
+pub fn live(inf: &Informer, key: &str) -> Option<Arc<Value>> {
+    inf.get_key(key).filter(|obj| !is_deleting(obj))
+}
+
+/// The object at `path` under `value`, each step made an empty object where it is
+/// missing or not an object (to set a label, an annotation, a selector's field).
+pub fn object_at<'a>(value: &'a mut Value, path: &[&str]) -> &'a mut Value {
+    let mut at = value;
+    for key in path {
+        if !at.get(*key).is_some_and(Value::is_object) {
+            at[*key] = serde_json::json!({});
+        }
+        at = &mut at[*key];
+    }
+    at
 }
 
 /// The namespace and name of a queue key (`ns/name`; `name` alone: cluster-scoped).
