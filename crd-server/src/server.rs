@@ -342,6 +342,9 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
         faults: Arc::new(Faults::new(config.faults.iter().cloned())),
     });
     seed(&shared, &config.crds).await?;
+    // The authorizer reads the bootstrap policy just seeded before anyone is served or
+    // a controller starts (kube-apiserver is not ready before its bootstrap roles).
+    shared.auth.authz.refresh().await;
     crate::bootstrap::services(
         &shared,
         &ranges,

@@ -52,17 +52,6 @@ spec:
 apiVersion: v1
 kind: PersistentVolumeClaim
 metadata:
-  name: static
-spec:
-  storageClassName: manual
-  accessModes: [ReadWriteOnce]
-  resources:
-    requests:
-      storage: 1500Mi
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
   name: nowhere
 spec:
   storageClassName: none-such
@@ -70,6 +59,21 @@ spec:
   resources:
     requests:
       storage: 1Gi
+"#;
+
+/// Applied once both manual volumes are Available: the binder matches a claim against
+/// the volumes it has seen, here as on a cluster.
+const STATIC: &str = r#"
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: static
+spec:
+  storageClassName: manual
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1500Mi
 "#;
 
 const LATE: &str = r#"
@@ -215,6 +219,13 @@ async fn claims_bind_provision_and_release() {
     );
 
     // The static claim gets the smallest volume that fits, with that volume's size.
+    for pv in ["pv/manual-big", "pv/manual-small"] {
+        wait(url, pv, "jsonpath={.status.phase}=Available");
+    }
+    kubectl_ok(
+        url,
+        &["apply", "-f", &write(dir.path(), "static.yaml", STATIC)],
+    );
     wait(url, "pvc/static", "jsonpath={.status.phase}=Bound");
     let table = kubectl_ok(url, &["get", "pvc", "static"]);
     let row = support::row(&table, "static");

@@ -114,11 +114,23 @@ impl RbacPolicy {
             oldest = oldest.min(listed.revision);
             revisions.push(listed.revision);
         }
-        let mut objects = self.objects.lock().unwrap_or_else(|e| e.into_inner());
-        objects.0 = maps;
-        objects.1 = oldest;
-        self.rebuild(&objects.0);
+        self.install(maps, oldest);
         Ok(revisions)
+    }
+
+    /// Takes the objects listed at `revision` unless a read listed after them has
+    /// been taken already: two reads may overlap (two requests refused at once), and
+    /// the earlier one finishing last would judge requests by a policy from before a
+    /// binding they are allowed by.
+    fn install(&self, maps: [BTreeMap<String, Value>; 4], revision: u64) -> bool {
+        let mut objects = self.objects.lock().unwrap_or_else(|e| e.into_inner());
+        if revision < objects.1 {
+            return false;
+        }
+        objects.0 = maps;
+        objects.1 = revision;
+        self.rebuild(&objects.0);
+        true
     }
 
     fn rebuild(&self, maps: &[BTreeMap<String, Value>; 4]) {
@@ -249,6 +261,25 @@ pub fn review_rules(rules: &[PolicyRule]) -> (Vec<Value>, Vec<Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_read_that_listed_earlier_never_replaces_one_that_listed_later() {
+        let store: Arc<dyn Store> = Arc::new(crate::store::MemoryStore::new());
+        let matches: LabelMatcher = |_, _| false;
+        let rbac = RbacPolicy::start(store, matches).await.expect("start");
+        let binding = json!({"metadata": {"name": "b"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "r"},
+            "subjects": [{"kind": "User", "name": "alice"}]});
+        let mut newer: [BTreeMap<String, Value>; 4] = Default::default();
+        newer[3].insert("/registry/clusterrolebindings/b".into(), binding);
+        assert!(rbac.install(newer, 20));
+        let bindings = |r: &RbacPolicy| r.objects.lock().unwrap().0[3].len();
+        assert_eq!(bindings(&rbac), 1);
+        assert!(!rbac.install(Default::default(), 10));
+        assert_eq!(bindings(&rbac), 1);
+        assert!(rbac.install(Default::default(), 20));
+        assert_eq!(bindings(&rbac), 0);
+    }
 
     #[test]
     fn aggregated_cluster_roles_take_the_rules_of_the_roles_they_select() {
