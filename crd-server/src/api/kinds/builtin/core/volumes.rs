@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::api::kinds::Subresource;
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::kinds::builtin::checks::strings;
+use crate::api::kinds::builtin::columns::wide;
 use crate::api::kinds::builtin::{default_field, immutable_field, quantity};
 use crate::api::selectors::label;
 use crate::api::table::Column;
@@ -210,26 +211,8 @@ impl Preparer for Claims {
 
 impl Printer for Claims {
     fn columns(&self) -> Vec<Column> {
-        let mut mode = Column::computed(
-            "VolumeMode",
-            "string",
-            "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.",
-            |o| json!(o["spec"]["volumeMode"].as_str().unwrap_or("<unset>")),
-        );
-        mode.priority = 1;
         vec![
-            Column::computed(
-                "Status",
-                "string",
-                "phase represents the current phase of PersistentVolumeClaim.",
-                |o| {
-                    json!(if o.pointer("/metadata/deletionTimestamp").is_some() {
-                        "Terminating"
-                    } else {
-                        str_at(o, "/status/phase")
-                    })
-                },
-            ),
+            phase_column("phase represents the current phase of PersistentVolumeClaim."),
             Column::computed(
                 "Volume",
                 "string",
@@ -269,23 +252,47 @@ impl Printer for Claims {
                 "storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1",
                 |o| json!(storage_class(o)),
             ),
-            Column::computed(
-                "VolumeAttributesClass",
-                "string",
+            attributes_class_column(
                 "volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim.",
-                |o| {
-                    json!(
-                        o["spec"]["volumeAttributesClassName"]
-                            .as_str()
-                            .filter(|s| !s.is_empty())
-                            .unwrap_or("<unset>")
-                    )
-                },
             ),
             Column::builtin_age(),
-            mode,
+            wide(volume_mode_column(
+                "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.",
+            )),
         ]
     }
+}
+
+// The columns claims and volumes share, each with its own kind's description.
+
+/// `VolumeMode` (wide output): `<unset>` when the spec names none.
+fn volume_mode_column(description: &str) -> Column {
+    Column::computed("VolumeMode", "string", description, |o| {
+        json!(o["spec"]["volumeMode"].as_str().unwrap_or("<unset>"))
+    })
+}
+
+/// `Status`: the phase, or `Terminating` once deletion has begun.
+fn phase_column(description: &str) -> Column {
+    Column::computed("Status", "string", description, |o| {
+        json!(if o.pointer("/metadata/deletionTimestamp").is_some() {
+            "Terminating"
+        } else {
+            str_at(o, "/status/phase")
+        })
+    })
+}
+
+/// `VolumeAttributesClass`: `<unset>` when empty or absent.
+fn attributes_class_column(description: &str) -> Column {
+    Column::computed("VolumeAttributesClass", "string", description, |o| {
+        json!(
+            o["spec"]["volumeAttributesClassName"]
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .unwrap_or("<unset>")
+        )
+    })
 }
 
 /// `GetPersistentVolume(Claim)Class`: the beta annotation, else `storageClassName`.
@@ -396,13 +403,6 @@ impl Preparer for Volumes {
 
 impl Printer for Volumes {
     fn columns(&self) -> Vec<Column> {
-        let mut mode = Column::computed(
-            "VolumeMode",
-            "string",
-            "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.",
-            |o| json!(o["spec"]["volumeMode"].as_str().unwrap_or("<unset>")),
-        );
-        mode.priority = 1;
         vec![
             Column::computed(
                 "Capacity",
@@ -428,17 +428,8 @@ impl Printer for Volumes {
                 "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming",
                 |o| json!(str_at(o, "/spec/persistentVolumeReclaimPolicy")),
             ),
-            Column::computed(
-                "Status",
-                "string",
+            phase_column(
                 "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase",
-                |o| {
-                    json!(if o.pointer("/metadata/deletionTimestamp").is_some() {
-                        "Terminating"
-                    } else {
-                        str_at(o, "/status/phase")
-                    })
-                },
             ),
             Column::computed(
                 "Claim",
@@ -462,18 +453,8 @@ impl Printer for Volumes {
                 "storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass.",
                 |o| json!(storage_class(o)),
             ),
-            Column::computed(
-                "VolumeAttributesClass",
-                "string",
+            attributes_class_column(
                 "Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass.",
-                |o| {
-                    json!(
-                        o["spec"]["volumeAttributesClassName"]
-                            .as_str()
-                            .filter(|s| !s.is_empty())
-                            .unwrap_or("<unset>")
-                    )
-                },
             ),
             Column::computed(
                 "Reason",
@@ -482,7 +463,9 @@ impl Printer for Volumes {
                 |o| json!(str_at(o, "/status/reason")),
             ),
             Column::builtin_age(),
-            mode,
+            wide(volume_mode_column(
+                "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.",
+            )),
         ]
     }
 }
