@@ -47,6 +47,20 @@ pub trait Validator: Sync {
     }
 }
 
+/// [`Validator::validate_with`] of a kind whose status subresource validates the status
+/// only: a status write keeps the spec, valid before, so `validate` runs on every
+/// other write.
+pub fn validate_unless_status(
+    kind: &dyn Validator,
+    obj: &Value,
+    cx: &Validation<'_>,
+    errs: &mut ErrorList,
+) {
+    if cx.sub != Subresource::Status {
+        kind.validate(obj, cx.old, errs);
+    }
+}
+
 /// `PrepareForCreate` and `PrepareForUpdate`.
 pub trait Preparer: Sync {
     /// `PrepareForCreate` beyond dropping a status subresource's status: generation,

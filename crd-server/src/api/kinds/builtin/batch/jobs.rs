@@ -6,7 +6,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Map, Value, json};
 
 use crate::api::kinds::builtin::apps::rules::{
-    created, immutable_selector, nonnegative, selector_matches_template, semantic_eq,
+    created, immutable_selector, nonnegative_fields, selector_matches_template, semantic_eq,
 };
 use crate::api::kinds::builtin::batch::cron::parse_standard;
 use crate::api::kinds::builtin::batch::printers;
@@ -167,15 +167,14 @@ fn generated_selector(job: &Value, errs: &mut ErrorList) {
 
 /// `validateJobSpec`: counts, completion mode, the template and its restart policy.
 fn job_spec(spec: &Value, path: &Path, errs: &mut ErrorList) {
-    for f in [
+    let counts = [
         "parallelism",
         "completions",
         "activeDeadlineSeconds",
         "backoffLimit",
         "ttlSecondsAfterFinished",
-    ] {
-        nonnegative(spec, &format!("/{f}"), path.child(f), errs);
-    }
+    ];
+    nonnegative_fields(spec, &counts, path, errs);
     match spec.get("completionMode").and_then(Value::as_str) {
         None | Some("NonIndexed") => {}
         Some("Indexed") => {
@@ -301,11 +300,7 @@ impl Validator for Jobs {
     }
 
     fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
-        let old = cx.old;
-        let sub = cx.sub;
-        if sub != Subresource::Status {
-            self.validate(obj, old, errs);
-        }
+        validate_unless_status(self, obj, cx, errs);
     }
 }
 
@@ -378,12 +373,7 @@ fn cron_job_spec(spec: &Value, old: Option<&Value>, errs: &mut ErrorList) {
             ));
         }
     }
-    nonnegative(
-        spec,
-        "/startingDeadlineSeconds",
-        path.child("startingDeadlineSeconds"),
-        errs,
-    );
+    nonnegative_fields(spec, &["startingDeadlineSeconds"], &path, errs);
     match time_zone {
         Some("") => errs.push(FieldError::invalid(
             path.child("timeZone"),
@@ -425,9 +415,8 @@ fn cron_job_spec(spec: &Value, old: Option<&Value>, errs: &mut ErrorList) {
             &["nil", "false"],
         ));
     }
-    for f in ["successfulJobsHistoryLimit", "failedJobsHistoryLimit"] {
-        nonnegative(spec, &format!("/{f}"), path.child(f), errs);
-    }
+    let limits = ["successfulJobsHistoryLimit", "failedJobsHistoryLimit"];
+    nonnegative_fields(spec, &limits, &path, errs);
 }
 
 /// CronJobs.
@@ -471,11 +460,7 @@ impl Validator for CronJobs {
     }
 
     fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
-        let old = cx.old;
-        let sub = cx.sub;
-        if sub != Subresource::Status {
-            self.validate(obj, old, errs);
-        }
+        validate_unless_status(self, obj, cx, errs);
     }
 }
 
