@@ -61,6 +61,14 @@ pub fn validate_unless_status(
     }
 }
 
+/// What `kind` finds wrong with `obj` (an update of `old`), as a test compares it.
+#[cfg(test)]
+pub fn errors_of(kind: &dyn Validator, obj: &Value, old: Option<&Value>) -> Vec<String> {
+    let mut errs = ErrorList::new();
+    kind.validate(obj, old, &mut errs);
+    errs.strings()
+}
+
 /// `PrepareForCreate` and `PrepareForUpdate`.
 pub trait Preparer: Sync {
     /// `PrepareForCreate` beyond dropping a status subresource's status: generation,

@@ -70,10 +70,8 @@ fn bindings_need_a_policy_and_actions() {
     let mut b = json!({"spec": {"paramRef": {"name": "limits"}, "validationActions": ["Deny", "Warn", "Deny"]}});
     ValidatingBindings.decode(&mut b).unwrap();
     assert_eq!(b["spec"]["paramRef"]["parameterNotFoundAction"], "Deny");
-    let mut errs = ErrorList::new();
-    ValidatingBindings.validate(&b, None, &mut errs);
     assert_eq!(
-        errs.strings(),
+        errors_of(&ValidatingBindings, &b, None),
         [
             "spec.policyName: Required value",
             "spec.validationActions[2]: Duplicate value: \"Deny\"",

@@ -101,32 +101,26 @@ async fn rules_reviews_list_the_callers_rules() {
 
 #[test]
 fn reviews_are_checked_as_upstream_checks_them() {
-    let mut errs = ErrorList::new();
-    AccessReviews.validate(&json!({"spec": {}}), None, &mut errs);
     assert_eq!(
-        errs.strings(),
+        errors_of(&AccessReviews, &json!({"spec": {}}), None),
         [
             "spec.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified"
         ]
     );
-    let mut errs = ErrorList::new();
-    SubjectAccessReviews.validate(
-        &json!({"spec": {"nonResourceAttributes": {"path": "/x", "verb": "get"}}}),
-        None,
-        &mut errs,
-    );
     assert_eq!(
-        errs.strings(),
+        errors_of(
+            &SubjectAccessReviews,
+            &json!({"spec": {"nonResourceAttributes": {"path": "/x", "verb": "get"}}}),
+            None
+        ),
         ["spec.user: Invalid value: \"\": at least one of user or group must be specified"]
     );
-    let mut errs = ErrorList::new();
-    LocalSubjectAccessReviews.validate(
-        &json!({"metadata": {"namespace": "demo"}, "spec": {"user": "a", "resourceAttributes": {"namespace": "x", "verb": "get", "resource": "pods"}}}),
-        None,
-        &mut errs,
-    );
     assert_eq!(
-        errs.strings(),
+        errors_of(
+            &LocalSubjectAccessReviews,
+            &json!({"metadata": {"namespace": "demo"}, "spec": {"user": "a", "resourceAttributes": {"namespace": "x", "verb": "get", "resource": "pods"}}}),
+            None
+        ),
         ["spec.resourceAttributes.namespace: Invalid value: \"x\": must match namespace: demo"]
     );
 }

@@ -518,9 +518,8 @@ mod tests {
         );
         assert_eq!(j["status"], json!({}));
         assert_eq!(j["metadata"]["generation"], 1);
-        let mut errs = ErrorList::new();
-        Jobs.validate(&j, None, &mut errs);
-        assert!(errs.is_empty(), "{:?}", errs.strings());
+        let errs = errors_of(&Jobs, &j, None);
+        assert!(errs.is_empty(), "{errs:?}");
     }
 
     #[test]
@@ -532,10 +531,8 @@ mod tests {
             .remove("restartPolicy");
         Jobs.decode(&mut j).unwrap();
         Jobs.prepare_for_create(&mut j);
-        let mut errs = ErrorList::new();
-        Jobs.validate(&j, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&Jobs, &j, None),
             [
                 "spec.template.spec.restartPolicy: Unsupported value: \"Always\": supported values: \"OnFailure\", \"Never\""
             ]
@@ -545,10 +542,8 @@ mod tests {
         CronJobs.decode(&mut cj).unwrap();
         assert_eq!(cj["spec"]["concurrencyPolicy"], "Allow");
         assert_eq!(cj["spec"]["successfulJobsHistoryLimit"], 3);
-        let mut errs = ErrorList::new();
-        CronJobs.validate(&cj, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&CronJobs, &cj, None),
             [
                 "spec.schedule: Invalid value: \"61 * * * *\": end of range (61) above maximum (59): 61"
             ]

@@ -209,10 +209,12 @@ mod tests {
         assert_eq!(status(&n), "NotReady,SchedulingDisabled");
         assert_eq!(roles(&n), "control-plane,master");
         assert_eq!(status(&json!({})), "Unknown");
-        let mut errs = ErrorList::new();
-        Nodes.validate(&json!({"spec": {"taints": [{"key": "a", "effect": "Never"}], "podCIDRs": ["10.0.0.1/24"]}}), None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(
+                &Nodes,
+                &json!({"spec": {"taints": [{"key": "a", "effect": "Never"}], "podCIDRs": ["10.0.0.1/24"]}}),
+                None
+            ),
             [
                 "spec.taints[0].effect: Unsupported value: \"Never\": supported values: \"NoExecute\", \"NoSchedule\", \"PreferNoSchedule\"",
                 "spec.podCIDRs[0]: Invalid value: \"10.0.0.1/24\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"

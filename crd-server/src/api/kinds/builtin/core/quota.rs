@@ -275,10 +275,8 @@ mod tests {
     #[test]
     fn limit_ranges_order_their_quantities() {
         let lr = json!({"spec": {"limits": [{"type": "Container", "min": {"cpu": "2"}, "max": {"cpu": "1"}}, {"type": "Pod", "default": {"cpu": "1"}}]}});
-        let mut errs = ErrorList::new();
-        LimitRanges.validate(&lr, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&LimitRanges, &lr, None),
             [
                 "spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1",
                 "spec.limits[1].default: Forbidden: may not be specified when `type` is 'Pod'"
@@ -288,10 +286,8 @@ mod tests {
         let lr = json!({"spec": {"limits": [{"type": "Container",
             "min": {"cpu": "4"}, "max": {"cpu": "1"}, "default": {"cpu": "2"},
             "defaultRequest": {"cpu": "3"}}]}});
-        let mut errs = ErrorList::new();
-        LimitRanges.validate(&lr, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&LimitRanges, &lr, None),
             [
                 "spec.limits[0].min[cpu]: Invalid value: \"4\": min value 4 is greater than max value 1",
                 "spec.limits[0].defaultRequest[cpu]: Invalid value: \"3\": min value 4 is greater than default request value 3",
@@ -308,10 +304,8 @@ mod tests {
     #[test]
     fn quotas_are_whole_and_non_negative() {
         let rq = json!({"spec": {"hard": {"pods": "1.5", "cpu": "-1"}}});
-        let mut errs = ErrorList::new();
-        ResourceQuotas.validate(&rq, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&ResourceQuotas, &rq, None),
             [
                 "spec.hard[cpu]: Invalid value: \"-1\": must be greater than or equal to 0",
                 "spec.hard[pods]: Invalid value: \"1.5\": must be an integer"

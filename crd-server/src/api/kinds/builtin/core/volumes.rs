@@ -508,10 +508,8 @@ mod tests {
         let mut pvc = json!({"spec": {}});
         Claims.decode(&mut pvc).unwrap();
         assert_eq!(pvc["spec"]["volumeMode"], "Filesystem");
-        let mut errs = ErrorList::new();
-        Claims.validate(&pvc, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&Claims, &pvc, None),
             [
                 "spec.accessModes: Required value: at least 1 access mode is required",
                 "spec.resources[storage]: Required value"
@@ -520,10 +518,8 @@ mod tests {
         let old = json!({"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}});
         let mut new = old.clone();
         new["spec"]["accessModes"] = json!(["ReadWriteMany"]);
-        let mut errs = ErrorList::new();
-        Claims.validate(&new, Some(&old), &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&Claims, &new, Some(&old)),
             [
                 "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
             ]
@@ -532,19 +528,16 @@ mod tests {
         let mut bound = old.clone();
         bound["spec"]["volumeName"] = json!("pv-1");
         bound["spec"]["storageClassName"] = json!("standard");
-        let mut errs = ErrorList::new();
-        Claims.validate(&bound, Some(&old), &mut errs);
-        assert!(errs.is_empty(), "{:?}", errs.strings());
+        let errs = errors_of(&Claims, &bound, Some(&old));
+        assert!(errs.is_empty(), "{errs:?}");
         let mut moved = bound.clone();
         moved["spec"]["volumeName"] = json!("pv-2");
-        let mut errs = ErrorList::new();
-        Claims.validate(&moved, Some(&bound), &mut errs);
-        assert_eq!(errs.len(), 1, "{:?}", errs.strings());
+        let errs = errors_of(&Claims, &moved, Some(&bound));
+        assert_eq!(errs.len(), 1, "{errs:?}");
         let mut reclassed = bound.clone();
         reclassed["spec"]["storageClassName"] = json!("fast");
-        let mut errs = ErrorList::new();
-        Claims.validate(&reclassed, Some(&bound), &mut errs);
-        assert_eq!(errs.len(), 1, "{:?}", errs.strings());
+        let errs = errors_of(&Claims, &reclassed, Some(&bound));
+        assert_eq!(errs.len(), 1, "{errs:?}");
         let mut bad = json!({"spec": {"resources": {"requests": {"storage": "1Gb"}}}});
         assert_eq!(Claims.decode(&mut bad).unwrap_err(), quantity::PARSE_ERROR);
     }
@@ -554,9 +547,8 @@ mod tests {
         let mut pv = json!({"spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/x"}}});
         Volumes.decode(&mut pv).unwrap();
         assert_eq!(pv["spec"]["persistentVolumeReclaimPolicy"], "Retain");
-        let mut errs = ErrorList::new();
-        Volumes.validate(&pv, None, &mut errs);
-        assert!(errs.is_empty(), "{:?}", errs.strings());
+        let errs = errors_of(&Volumes, &pv, None);
+        assert!(errs.is_empty(), "{errs:?}");
         Volumes.prepare(&mut pv, None, Subresource::Main);
         assert_eq!(pv["status"]["phase"], "Pending");
         assert_eq!(Volumes.columns()[1].name, "Access Modes");

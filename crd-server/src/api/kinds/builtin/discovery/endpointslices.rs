@@ -219,10 +219,8 @@ mod tests {
             s["ports"][0],
             json!({"port": 80, "name": "", "protocol": "TCP"})
         );
-        let mut errs = ErrorList::new();
-        EndpointSlices.validate(&s, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&EndpointSlices, &s, None),
             [
                 "endpoints[0].addresses[1]: Invalid value: \"fd00::1\": must be a valid IPv4 address",
                 "endpoints[1].addresses: Required value: must contain at least 1 address",
@@ -230,10 +228,8 @@ mod tests {
                 "ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive"
             ]
         );
-        let mut errs = ErrorList::new();
-        EndpointSlices.validate(&json!({"addressType": "IP"}), None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&EndpointSlices, &json!({"addressType": "IP"}), None),
             [
                 "addressType: Unsupported value: \"IP\": supported values: \"FQDN\", \"IPv4\", \"IPv6\""
             ]

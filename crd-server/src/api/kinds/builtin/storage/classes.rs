@@ -158,10 +158,8 @@ mod tests {
         let old = json!({"provisioner": "x.io/p", "parameters": {"a": "b"}, "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate"});
         let mut new = old.clone();
         new["parameters"]["a"] = json!("c");
-        let mut errs = ErrorList::new();
-        StorageClasses.validate(&new, Some(&old), &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&StorageClasses, &new, Some(&old)),
             ["parameters: Forbidden: updates to parameters are forbidden."]
         );
     }
