@@ -391,7 +391,7 @@ fn cron_job_spec(spec: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         .get("concurrencyPolicy")
         .and_then(Value::as_str)
         .unwrap_or("");
-    crate::api::kinds::builtin::core::podspec::containers::one_of(
+    crate::api::kinds::builtin::checks::one_of(
         policy,
         &["Allow", "Forbid", "Replace"],
         path.child("concurrencyPolicy"),

@@ -8,7 +8,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::checks::strings;
+use crate::api::kinds::builtin::checks::{one_of, strings};
 use crate::api::kinds::builtin::quantity;
 use crate::api::table::Column;
 
@@ -104,15 +104,7 @@ impl Validator for Nodes {
                 ));
             }
             let effect = t["effect"].as_str().unwrap_or("");
-            if effect.is_empty() {
-                errs.push(FieldError::required(p.child("effect"), ""));
-            } else if !EFFECTS.contains(&effect) {
-                errs.push(FieldError::not_supported(
-                    p.child("effect"),
-                    BadValue::Str(effect.into()),
-                    &EFFECTS,
-                ));
-            }
+            one_of(effect, &EFFECTS, p.child("effect"), errs);
         }
         let cidrs = strings(&obj["spec"]["podCIDRs"]);
         for (i, c) in cidrs.iter().enumerate() {

@@ -8,6 +8,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
+use crate::api::kinds::builtin::checks::one_of;
 use crate::api::kinds::builtin::quantity;
 use crate::api::table::Column;
 
@@ -69,15 +70,7 @@ impl Validator for LimitRanges {
         {
             let path = Path::new("spec").child("limits").index(i);
             let ty = limit["type"].as_str().unwrap_or("");
-            if ty.is_empty() {
-                errs.push(FieldError::required(path.child("type"), ""));
-            } else if !LIMIT_TYPES.contains(&ty) {
-                errs.push(FieldError::not_supported(
-                    path.child("type"),
-                    BadValue::Str(ty.into()),
-                    &LIMIT_TYPES,
-                ));
-            }
+            one_of(ty, &LIMIT_TYPES, path.child("type"), errs);
             if ty == "Pod" {
                 for f in ["default", "defaultRequest"] {
                     if limit[f].as_object().is_some_and(|m| !m.is_empty()) {

@@ -7,7 +7,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::checks::strings;
+use crate::api::kinds::builtin::checks::{one_of, strings};
 use crate::api::kinds::builtin::{checks, immutable_field};
 use crate::api::table::Column;
 
@@ -37,15 +37,7 @@ impl Defaulter for EndpointSlices {
 impl Validator for EndpointSlices {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let ty = obj["addressType"].as_str().unwrap_or("");
-        if ty.is_empty() {
-            errs.push(FieldError::required(Path::new("addressType"), ""));
-        } else if !ADDRESS_TYPES.contains(&ty) {
-            errs.push(FieldError::not_supported(
-                Path::new("addressType"),
-                BadValue::Str(ty.into()),
-                &ADDRESS_TYPES,
-            ));
-        }
+        one_of(ty, &ADDRESS_TYPES, Path::new("addressType"), errs);
         endpoints(obj, ty, errs);
         ports(obj, errs);
         if let Some(old) = old {

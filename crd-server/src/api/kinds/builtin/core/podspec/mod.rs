@@ -11,8 +11,9 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::names::{dns1123_label, dns1123_subdomain};
 use serde_json::Value;
 
+use crate::api::kinds::builtin::checks::one_of;
 use crate::api::selectors::label::validate_labels;
-use containers::{Role, name_label, one_of};
+use containers::{Role, name_label};
 
 /// The array at `field` (empty when absent).
 pub fn arr<'a>(obj: &'a Value, field: &str) -> &'a [Value] {
