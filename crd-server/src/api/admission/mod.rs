@@ -63,11 +63,8 @@ impl Admission {
         res: &Resource,
         attrs: &mut Attributes,
     ) -> Warnings {
-        let mut warnings = self.policies.mutate(shared, res, attrs).await?;
-        let more = (self.webhooks.mutate(shared, res, attrs).await)
-            .map_err(|e| e.after_warnings(&warnings))?;
-        warnings.extend(more);
-        Ok(warnings)
+        let warnings = self.policies.mutate(shared, res, attrs).await?;
+        then(warnings, self.webhooks.mutate(shared, res, attrs).await)
     }
 
     /// The validating phase. Returns the warnings to send.
@@ -77,12 +74,17 @@ impl Admission {
         res: &Resource,
         attrs: &Attributes,
     ) -> Warnings {
-        let mut warnings = self.policies.validate(shared, res, attrs).await?;
-        let more = (self.webhooks.validate(shared, res, attrs).await)
-            .map_err(|e| e.after_warnings(&warnings))?;
-        warnings.extend(more);
-        Ok(warnings)
+        let warnings = self.policies.validate(shared, res, attrs).await?;
+        then(warnings, self.webhooks.validate(shared, res, attrs).await)
     }
+}
+
+/// The warnings of a phase's policies, then its webhooks' answer: their warnings added,
+/// or their refusal carrying the policies' warnings.
+fn then(mut warnings: Vec<String>, webhooks: Warnings) -> Warnings {
+    let more = webhooks.map_err(|e| e.after_warnings(&warnings))?;
+    warnings.extend(more);
+    Ok(warnings)
 }
 
 /// The user of the request being admitted (the server's own user for its own
