@@ -15,7 +15,7 @@ use crate::api::kinds::builtin::checks::invalid_go as invalid_rendered;
 use crate::api::kinds::builtin::core::podspec::{defaults, validate_template};
 use crate::api::kinds::builtin::{Validation, default_field};
 use crate::api::kinds::{GcPolicy, Subresource};
-use crate::api::object::{bump_generation, meta_mut};
+use crate::api::object::{bump_generation, meta_mut, str_at};
 use crate::api::selectors::label::{self, go_repr, go_string_map};
 use crate::api::table::Column;
 
@@ -138,14 +138,8 @@ fn generated_selector(job: &Value, errs: &mut ErrorList) {
     else {
         return;
     };
-    let uid = job
-        .pointer("/metadata/uid")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let name = job
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let uid = str_at(job, "/metadata/uid");
+    let name = str_at(job, "/metadata/name");
     let path = Path::new("spec").child("template").child("metadata");
     has_label(Some(labels), LEGACY_CONTROLLER_UID, uid, &path, errs);
     has_label(Some(labels), LEGACY_JOB_NAME, name, &path, errs);
@@ -205,10 +199,7 @@ fn job_spec(spec: &Value, path: &Path, errs: &mut ErrorList) {
     let template = spec.get("template").unwrap_or(&empty);
     let tpath = path.child("template");
     validate_template(template, &tpath, errs);
-    let policy = template
-        .pointer("/spec/restartPolicy")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let policy = str_at(template, "/spec/restartPolicy");
     if policy != "OnFailure" && policy != "Never" {
         errs.push(FieldError::not_supported(
             tpath.child("spec").child("restartPolicy"),
@@ -443,10 +434,7 @@ impl Defaulter for CronJobs {
 impl Validator for CronJobs {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         if old.is_none() {
-            let name = obj
-                .pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .unwrap_or("");
+            let name = str_at(obj, "/metadata/name");
             if name.len() > 52 {
                 errs.push(FieldError::invalid(
                     Path::new("metadata").child("name"),

@@ -104,16 +104,25 @@ fn first_three(items: Vec<String>) -> String {
     out
 }
 
-fn endpoints(obj: &Value, ty: &str, errs: &mut ErrorList) {
-    let list = obj["endpoints"].as_array().cloned().unwrap_or_default();
-    if list.len() > MAX_ENDPOINTS {
+/// The list at the top-level `field`, or `None` (its error given) when it holds more
+/// than `max` items, which are then not checked one by one.
+fn at_most(obj: &Value, field: &str, max: usize, errs: &mut ErrorList) -> Option<Vec<Value>> {
+    let list = obj[field].as_array().cloned().unwrap_or_default();
+    if list.len() > max {
         errs.push(FieldError::too_many(
-            Path::new("endpoints"),
+            Path::new(field),
             list.len() as i64,
-            MAX_ENDPOINTS as i64,
+            max as i64,
         ));
-        return;
+        return None;
     }
+    Some(list)
+}
+
+fn endpoints(obj: &Value, ty: &str, errs: &mut ErrorList) {
+    let Some(list) = at_most(obj, "endpoints", MAX_ENDPOINTS, errs) else {
+        return;
+    };
     for (i, e) in list.iter().enumerate() {
         let path = Path::new("endpoints").index(i).child("addresses");
         let addrs = strings(&e["addresses"]);
@@ -161,15 +170,9 @@ fn endpoints(obj: &Value, ty: &str, errs: &mut ErrorList) {
 }
 
 fn ports(obj: &Value, errs: &mut ErrorList) {
-    let list = obj["ports"].as_array().cloned().unwrap_or_default();
-    if list.len() > MAX_PORTS {
-        errs.push(FieldError::too_many(
-            Path::new("ports"),
-            list.len() as i64,
-            MAX_PORTS as i64,
-        ));
+    let Some(list) = at_most(obj, "ports", MAX_PORTS, errs) else {
         return;
-    }
+    };
     let mut names = HashSet::new();
     for (i, p) in list.iter().enumerate() {
         let path = Path::new("ports").index(i);
