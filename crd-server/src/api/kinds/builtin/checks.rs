@@ -13,7 +13,14 @@ pub const PORT_RANGE: &str = "must be between 1 and 65535, inclusive";
 pub fn one_of(value: &str, values: &[&str], path: Path, errs: &mut ErrorList) {
     if value.is_empty() {
         errs.push(FieldError::required(path, ""));
-    } else if !values.contains(&value) {
+    } else {
+        supported(value, values, path, errs);
+    }
+}
+
+/// `NotSupported` unless `value` is one of `values` (empty included).
+pub fn supported(value: &str, values: &[&str], path: Path, errs: &mut ErrorList) {
+    if !values.contains(&value) {
         errs.push(FieldError::not_supported(
             path,
             BadValue::Str(value.into()),

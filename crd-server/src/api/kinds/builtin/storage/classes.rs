@@ -5,6 +5,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
+use crate::api::kinds::builtin::checks::supported;
 use crate::api::kinds::builtin::core::volumes::*;
 use crate::api::kinds::builtin::{default_field, immutable_field};
 use crate::api::table::Column;
@@ -46,21 +47,19 @@ impl Validator for StorageClasses {
             }
         }
         let policy = obj["reclaimPolicy"].as_str().unwrap_or("");
-        if !["Delete", "Retain"].contains(&policy) {
-            errs.push(FieldError::not_supported(
-                Path::new("reclaimPolicy"),
-                BadValue::Str(policy.into()),
-                &["Delete", "Retain"],
-            ));
-        }
+        supported(
+            policy,
+            &["Delete", "Retain"],
+            Path::new("reclaimPolicy"),
+            errs,
+        );
         let mode = obj["volumeBindingMode"].as_str().unwrap_or("");
-        if !["Immediate", "WaitForFirstConsumer"].contains(&mode) {
-            errs.push(FieldError::not_supported(
-                Path::new("volumeBindingMode"),
-                BadValue::Str(mode.into()),
-                &["Immediate", "WaitForFirstConsumer"],
-            ));
-        }
+        supported(
+            mode,
+            &["Immediate", "WaitForFirstConsumer"],
+            Path::new("volumeBindingMode"),
+            errs,
+        );
         if let Some(old) = old {
             let forbidden = |field: &str| format!("updates to {field} are forbidden.");
             let params = |o: &Value| o["parameters"].as_object().cloned().unwrap_or_default();
