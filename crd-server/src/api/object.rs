@@ -41,6 +41,14 @@ pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
     }
 }
 
+/// The object at `field` of the object `obj`, made an empty one when it is not one.
+pub fn object_at<'a>(obj: &'a mut Value, field: &str) -> &'a mut Value {
+    if !obj.get(field).is_some_and(Value::is_object) {
+        obj[field] = json!({});
+    }
+    &mut obj[field]
+}
+
 /// Whether `metadata.finalizers` is a non-empty list.
 pub fn has_finalizers(obj: &Value) -> bool {
     obj.pointer("/metadata/finalizers")

@@ -15,7 +15,7 @@ use crate::api::kinds::builtin::checks::invalid_go as invalid_rendered;
 use crate::api::kinds::builtin::core::podspec::{defaults, validate_template};
 use crate::api::kinds::builtin::{Validation, default_field};
 use crate::api::kinds::{GcPolicy, Subresource};
-use crate::api::object::{bump_generation, meta_mut, str_at};
+use crate::api::object::{bump_generation, meta_mut, object_at, str_at};
 use crate::api::selectors::label::{self, go_repr, go_string_map};
 use crate::api::table::Column;
 
@@ -72,35 +72,18 @@ fn generate_selector(job: &mut Value) {
     let Some(spec) = job.get_mut("spec").filter(|s| s.is_object()) else {
         return;
     };
-    if !spec.get("template").is_some_and(Value::is_object) {
-        spec["template"] = json!({});
-    }
-    let template = &mut spec["template"];
-    if !template.get("metadata").is_some_and(Value::is_object) {
-        template["metadata"] = json!({});
-    }
-    let meta = &mut template["metadata"];
-    if !meta.get("labels").is_some_and(Value::is_object) {
-        meta["labels"] = json!({});
-    }
+    let meta = object_at(object_at(spec, "template"), "metadata");
+    let labels = object_at(meta, "labels");
     for (key, value) in [
         (LEGACY_JOB_NAME, &name),
         (JOB_NAME, &name),
         (LEGACY_CONTROLLER_UID, &uid),
         (CONTROLLER_UID, &uid),
     ] {
-        set_if_absent(&mut meta["labels"], key, value.clone());
+        set_if_absent(labels, key, value.clone());
     }
-    if !spec.get("selector").is_some_and(Value::is_object) {
-        spec["selector"] = json!({});
-    }
-    if !spec["selector"]
-        .get("matchLabels")
-        .is_some_and(Value::is_object)
-    {
-        spec["selector"]["matchLabels"] = json!({});
-    }
-    set_if_absent(&mut spec["selector"]["matchLabels"], CONTROLLER_UID, uid);
+    let match_labels = object_at(object_at(spec, "selector"), "matchLabels");
+    set_if_absent(match_labels, CONTROLLER_UID, uid);
 }
 
 fn manual_selector(job: &Value) -> bool {

@@ -46,20 +46,14 @@ impl Validator for StorageClasses {
                 ));
             }
         }
-        let policy = obj["reclaimPolicy"].as_str().unwrap_or("");
-        supported(
-            policy,
-            &["Delete", "Retain"],
-            Path::new("reclaimPolicy"),
-            errs,
-        );
-        let mode = obj["volumeBindingMode"].as_str().unwrap_or("");
-        supported(
-            mode,
-            &["Immediate", "WaitForFirstConsumer"],
-            Path::new("volumeBindingMode"),
-            errs,
-        );
+        let enums: [(&str, &[&str]); 2] = [
+            ("reclaimPolicy", &["Delete", "Retain"]),
+            ("volumeBindingMode", &["Immediate", "WaitForFirstConsumer"]),
+        ];
+        for (field, values) in enums {
+            let value = obj[field].as_str().unwrap_or("");
+            supported(value, values, Path::new(field), errs);
+        }
         if let Some(old) = old {
             let forbidden = |field: &str| format!("updates to {field} are forbidden.");
             let params = |o: &Value| o["parameters"].as_object().cloned().unwrap_or_default();

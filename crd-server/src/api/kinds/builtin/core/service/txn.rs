@@ -391,53 +391,58 @@ mod tests {
         );
         assert_eq!(taken.taken.len(), 2);
 
-        let mut b = svc(
+        // Each refused create and its error.
+        let refused = async |name: &str, spec: Value| {
+            let mut service = svc(name, spec);
+            allocate(&cx, &mut service, None, false)
+                .await
+                .unwrap_err()
+                .message
+        };
+        let e = refused(
             "b",
             json!({"clusterIP": ip, "type": "NodePort",
             "ports": [{"port": 80, "protocol": "TCP", "nodePort": np}]}),
-        );
-        let e = allocate(&cx, &mut b, None, false).await.unwrap_err();
+        )
+        .await;
         assert_eq!(
-            e.message,
+            e,
             format!(
                 "Service \"b\" is invalid: spec.clusterIPs: Invalid value: []string{{\"{ip}\"}}: failed to allocate IP {ip}: provided IP is already allocated"
             )
         );
-        let mut c = svc(
+        let e = refused(
             "c",
             json!({"type": "NodePort", "ports": [{"port": 80, "protocol": "TCP", "nodePort": np}]}),
-        );
-        let e = allocate(&cx, &mut c, None, false).await.unwrap_err();
+        )
+        .await;
         assert_eq!(
-            e.message,
+            e,
             format!(
                 "Service \"c\" is invalid: spec.ports[0].nodePort: Invalid value: {np}: provided port is already allocated"
             )
         );
-        let mut d = svc(
-            "d",
-            json!({"type": "NodePort", "ports": [{"port": 80, "protocol": "TCP", "nodePort": 8080}]}),
-        );
-        let e = allocate(&cx, &mut d, None, false).await.unwrap_err();
-        assert!(e.message.ends_with("spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-30100"), "{}", e.message);
-        let mut far = svc(
-            "f",
-            json!({"clusterIP": "10.1.0.1", "ports": [{"port": 80}]}),
-        );
-        let e = allocate(&cx, &mut far, None, false).await.unwrap_err();
-        assert!(e.message.ends_with("failed to allocate IP 10.1.0.1: the provided network does not match the current range"), "{}", e.message);
-        let mut bcast = svc(
-            "g",
-            json!({"clusterIP": "10.0.0.255", "ports": [{"port": 80}]}),
-        );
-        let e = allocate(&cx, &mut bcast, None, false).await.unwrap_err();
-        assert!(
-            e.message.ends_with(
-                "provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/24"
+        let endings = [
+            (
+                "d",
+                json!({"type": "NodePort", "ports": [{"port": 80, "protocol": "TCP", "nodePort": 8080}]}),
+                "spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-30100",
             ),
-            "{}",
-            e.message
-        );
+            (
+                "f",
+                json!({"clusterIP": "10.1.0.1", "ports": [{"port": 80}]}),
+                "failed to allocate IP 10.1.0.1: the provided network does not match the current range",
+            ),
+            (
+                "g",
+                json!({"clusterIP": "10.0.0.255", "ports": [{"port": 80}]}),
+                "provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/24",
+            ),
+        ];
+        for (name, spec, ending) in endings {
+            let e = refused(name, spec).await;
+            assert!(e.ends_with(ending), "{e}");
+        }
 
         // Failed allocations took nothing: the records left are a's two.
         let records = |p: &'static str| {
