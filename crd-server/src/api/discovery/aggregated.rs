@@ -348,12 +348,8 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(resources, sorted);
         assert!(resources.contains(&"configmaps") && resources.contains(&"namespaces"));
-        let ns = v1["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["resource"] == "namespaces")
-            .unwrap();
+        let at = resources.iter().position(|r| *r == "namespaces").unwrap();
+        let ns = &v1["resources"][at];
         assert_eq!(ns["scope"], "Cluster");
         assert_eq!(
             ns["subresources"],

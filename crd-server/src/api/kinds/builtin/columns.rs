@@ -11,6 +11,13 @@ pub(crate) fn int(obj: &Value, pointer: &str) -> i64 {
     obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
 }
 
+/// How many items the list at `pointer` holds (0 when absent).
+pub(crate) fn length(obj: &Value, pointer: &str) -> usize {
+    obj.pointer(pointer)
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
+}
+
 pub(crate) fn string(obj: &Value, pointer: &str) -> String {
     obj.pointer(pointer)
         .and_then(Value::as_str)

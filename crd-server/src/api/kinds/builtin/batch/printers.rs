@@ -5,7 +5,7 @@ use chrono::Utc;
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::apps::printers::template_columns;
-use crate::api::kinds::builtin::columns::{col, condition_true, int, string, time, wide};
+use crate::api::kinds::builtin::columns::{col, condition_true, int, length, string, time, wide};
 use crate::api::kinds::builtin::core::podspec::containers_and_images;
 use crate::api::selectors::label as selector;
 use crate::api::table::{Column, human_duration, human_since};
@@ -112,13 +112,7 @@ pub fn cron_job() -> Vec<Column> {
             "Active",
             "integer",
             "A list of pointers to currently running jobs.",
-            |o| {
-                json!(
-                    o.pointer("/status/active")
-                        .and_then(Value::as_array)
-                        .map_or(0, Vec::len)
-                )
-            },
+            |o| json!(length(o, "/status/active")),
         ),
         col(
             "Last Schedule",
