@@ -20,6 +20,11 @@ pub fn str_at<'a>(obj: &'a Value, pointer: &str) -> &'a str {
     obj.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
+/// The integer at a JSON pointer (0 when absent or not an integer).
+pub fn int_at(obj: &Value, pointer: &str) -> i64 {
+    obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
+}
+
 /// The generation of `old` plus one, in `new` (an update that changed what the
 /// generation counts).
 pub fn bump_generation(new: &mut Value, old: &Value) {
