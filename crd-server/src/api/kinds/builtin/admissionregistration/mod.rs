@@ -5,6 +5,7 @@
 //! validation`); CEL expressions compiled with the admission variables ([`cel`]).
 //! This module holds what they share: rules, match resources, match conditions.
 
+mod bindings;
 mod catalog;
 pub mod cel;
 pub mod mutating_policies;
@@ -420,9 +421,8 @@ macro_rules! spec_generation {
 
 spec_generation!(
     mutating_policies::MutatingPolicies,
-    mutating_policies::MutatingBindings,
     validating_policies::ValidatingPolicies,
-    validating_policies::ValidatingBindings
+    bindings::Bindings
 );
 
 /// The admission policies' and bindings' `PrepareForCreate`: generation 1 (the
