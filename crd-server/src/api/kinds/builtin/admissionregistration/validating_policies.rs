@@ -97,13 +97,7 @@ pub(crate) fn common_spec<'a>(
                 "name is not a valid CEL identifier",
             ));
         }
-        let expression = text(v, "expression");
-        if expression.trim().is_empty() {
-            errs.push(FieldError::required(
-                at.child("expression"),
-                "expression is not specified",
-            ));
-        } else {
+        if let Some(expression) = expression_of(v, &at, errs) {
             // A variable sees the ones declared before it.
             // Upstream looks variables up among the old validations.
             let earlier = Scope {
@@ -121,6 +115,40 @@ pub(crate) fn common_spec<'a>(
         }
     }
     scope
+}
+
+/// The `expression` of a variable or a validation; `None`, with its error, when blank.
+fn expression_of<'a>(v: &'a Value, at: &Path, errs: &mut ErrorList) -> Option<&'a str> {
+    let expression = text(v, "expression");
+    if expression.trim().is_empty() {
+        errs.push(FieldError::required(
+            at.child("expression"),
+            "expression is not specified",
+        ));
+        return None;
+    }
+    Some(expression)
+}
+
+/// The optional text at `field`: `None` when absent, and when set but blank (then with
+/// its error, `detail`).
+fn optional_text<'a>(
+    v: &'a Value,
+    field: &str,
+    detail: &str,
+    at: &Path,
+    errs: &mut ErrorList,
+) -> Option<&'a str> {
+    let value = text(v, field);
+    if !value.is_empty() && value.trim().is_empty() {
+        errs.push(FieldError::invalid(
+            at.child(field),
+            BadValue::Str(value.into()),
+            detail,
+        ));
+        return None;
+    }
+    (!value.is_empty()).then_some(value)
 }
 
 /// The variable names of a spec, in order.
@@ -229,27 +257,15 @@ pub(crate) fn param_kind_cell(o: &Value) -> Value {
 
 /// `validateValidation`.
 fn validation(v: &Value, scope: Scope, old: &Preexisting, at: &Path, errs: &mut ErrorList) {
-    let expression = text(v, "expression");
-    if expression.trim().is_empty() {
-        errs.push(FieldError::required(
-            at.child("expression"),
-            "expression is not specified",
-        ));
-    } else {
+    if let Some(expression) = expression_of(v, at, errs) {
         let scope = Scope {
             stored: Some(&old.validations),
             ..scope
         };
         compile(expression, Expr::Bool, scope, &at.child("expression"), errs);
     }
-    let message_expression = text(v, "messageExpression");
-    if !message_expression.is_empty() && message_expression.trim().is_empty() {
-        errs.push(FieldError::invalid(
-            at.child("messageExpression"),
-            BadValue::Str(message_expression.into()),
-            "must be non-empty if specified",
-        ));
-    } else if !message_expression.is_empty() {
+    let detail = "must be non-empty if specified";
+    if let Some(message_expression) = optional_text(v, "messageExpression", detail, at, errs) {
         let no_authorizer = Scope {
             authorizer: false,
             stored: Some(&old.message_expressions),
@@ -258,14 +274,10 @@ fn validation(v: &Value, scope: Scope, old: &Preexisting, at: &Path, errs: &mut 
         let path = at.child("messageExpression");
         compile(message_expression, Expr::String, no_authorizer, &path, errs);
     }
-    let message = text(v, "message");
-    if !message.is_empty() && message.trim().is_empty() {
-        errs.push(FieldError::invalid(
-            at.child("message"),
-            BadValue::Str(message.into()),
-            "message must be non-empty if specified",
-        ));
-    } else if message.trim().contains(['\n', '\r']) {
+    let detail = "message must be non-empty if specified";
+    if let Some(message) = optional_text(v, "message", detail, at, errs)
+        && message.trim().contains(['\n', '\r'])
+    {
         errs.push(FieldError::invalid(
             at.child("message"),
             BadValue::Str(message.into()),
