@@ -16,6 +16,8 @@ pub(crate) mod escalation;
 pub(crate) mod impersonate;
 pub(crate) mod jwt;
 pub(crate) mod keys;
+#[cfg(test)]
+pub(crate) mod rbac_fixtures;
 mod rbac_follow;
 pub(crate) mod token_file;
 pub(crate) mod x509;

@@ -1,43 +1,21 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::auth::AuthorizationMode;
-use crate::store::{MemoryStore, Store};
+use crate::auth::rbac_fixtures::{rbac_authorizer, role, user_binding};
 
-async fn authorizer(objects: &[(&str, Value)]) -> Arc<Authorizer> {
-    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    for (key, obj) in objects {
-        store
-            .create(key, serde_json::to_vec(obj).unwrap().into())
-            .await
-            .unwrap();
-    }
-    Arc::new(
-        Authorizer::start(
-            &[AuthorizationMode::Rbac],
-            store,
-            crate::api::selectors::label::aggregation_matches,
-        )
-        .await
-        .unwrap(),
-    )
+async fn authorizer(objects: &[(String, Value)]) -> Arc<Authorizer> {
+    let matches = crate::api::selectors::label::aggregation_matches;
+    Arc::new(rbac_authorizer(objects, matches).await)
 }
 
-fn rbac_objects() -> Vec<(&'static str, Value)> {
+fn rbac_objects() -> Vec<(String, Value)> {
     vec![
-        (
-            "/registry/roles/demo/reader",
-            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-                   "metadata": {"name": "reader", "namespace": "demo"},
-                   "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]}),
+        role(
+            "demo",
+            "reader",
+            json!([{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]),
         ),
-        (
-            "/registry/rolebindings/demo/alice-reads",
-            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-                   "metadata": {"name": "alice-reads", "namespace": "demo"},
-                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
-                   "subjects": [{"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"}]}),
-        ),
+        user_binding("demo", "alice-reads", "reader", "alice"),
     ]
 }
 
