@@ -91,7 +91,7 @@ pub async fn create(
         let mut attrs = request.attributes(Some(obj.clone()), None);
         let more = shared
             .admission
-            .mutate(&shared.backend(), res, &mut attrs)
+            .mutate(&shared.backend(res), &mut attrs)
             .await
             .map_err(|e| e.after_warnings(&warnings))?;
         warnings.extend(more);
@@ -131,7 +131,7 @@ async fn admit_and_store(
         let attrs = request(res, ns, &obj, opts).attributes(Some(obj.clone()), None);
         let more = shared
             .admission
-            .validate(&shared.backend(), res, &attrs)
+            .validate(&shared.backend(res), &attrs)
             .await
             .map_err(|e| e.after_warnings(&warnings))?;
         warnings.extend(more);

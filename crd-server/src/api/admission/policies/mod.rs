@@ -27,7 +27,6 @@ use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
 use crate::api::admission::{Backend, Warnings};
-use crate::api::kinds::Resource;
 use crate::api::status::ApiError;
 use crate::store::Store;
 use follow::{Followed, Objects, Sink};
@@ -170,12 +169,8 @@ impl Policies {
     }
 
     /// Applies the mutating policies that match (before the mutating webhooks).
-    pub async fn mutate(
-        &self,
-        shared: &Backend<'_>,
-        res: &Resource,
-        attrs: &mut Attributes,
-    ) -> Warnings {
+    pub async fn mutate(&self, shared: &Backend<'_>, attrs: &mut Attributes) -> Warnings {
+        let res = shared.res;
         let compiled = self.current();
         if compiled.mutating.is_empty() || attrs.object.is_none() {
             return Ok(Vec::new());
@@ -227,12 +222,7 @@ impl Policies {
     }
 
     /// Evaluates the validating policies that match.
-    pub async fn validate(
-        &self,
-        shared: &Backend<'_>,
-        _res: &Resource,
-        attrs: &Attributes,
-    ) -> Warnings {
+    pub async fn validate(&self, shared: &Backend<'_>, attrs: &Attributes) -> Warnings {
         let compiled = self.current();
         if compiled.validating.is_empty() {
             return Ok(Vec::new());
