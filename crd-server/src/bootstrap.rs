@@ -8,9 +8,9 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use serde_json::{Value, json};
 
-use crate::api::kinds::Subresource;
 use crate::api::kinds::builtin::core::service::alloc::{self, Ranges};
 use crate::api::kinds::builtin::scheduling::priority_classes::SYSTEM_PRIORITY_CLASSES;
+use crate::api::kinds::{Resource, Subresource};
 use crate::api::request::WriteOptions;
 use crate::api::state::Shared;
 use crate::api::storage::{self, Target, WriteError};
@@ -83,26 +83,28 @@ async fn priority_classes(shared: &Shared, opts: &WriteOptions) -> Result<(), St
     for (name, value, description) in SYSTEM_PRIORITY_CLASSES {
         let pc = json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
             "metadata": {"name": name}, "value": value, "description": description});
-        match write::create(
-            shared,
-            &res,
-            None,
-            pc,
-            opts,
-            Tracking::Update(&opts.manager),
-        )
-        .await
-        {
-            Ok(_) | Err(WriteError::Raced(_)) => {}
-            Err(WriteError::Failed(e)) => {
-                return Err(StartError::Config(format!(
-                    "cannot create PriorityClass {name}: {}",
-                    e.message
-                )));
-            }
-        }
+        create_missing(shared, &res, pc, opts, &format!("PriorityClass {name}")).await?;
     }
     Ok(())
+}
+
+/// Creates the cluster-scoped `obj` the server seeds (`what` names it in the start's
+/// error); one that exists, or that another server creates meanwhile, is kept.
+pub(crate) async fn create_missing(
+    shared: &Shared,
+    res: &Resource,
+    obj: Value,
+    opts: &WriteOptions,
+    what: &str,
+) -> Result<(), StartError> {
+    let tracking = Tracking::Update(&opts.manager);
+    match write::create(shared, res, None, obj, opts, tracking).await {
+        Ok(_) | Err(WriteError::Raced(_)) => Ok(()),
+        Err(WriteError::Failed(e)) => Err(StartError::Config(format!(
+            "cannot create {what}: {}",
+            e.message
+        ))),
+    }
 }
 
 /// Creates `obj`, or brings the parts at `pointers` of the stored one to its values.

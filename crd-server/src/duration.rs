@@ -45,19 +45,21 @@ mod tests {
 
     #[test]
     fn go_durations() {
-        assert_eq!(parse_duration("15s"), Ok(Duration::from_secs(15)));
-        assert_eq!(parse_duration("600ms"), Ok(Duration::from_millis(600)));
-        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_duration("1.5h"), Ok(Duration::from_secs(5400)));
-        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
-        assert_eq!(
-            parse_duration("10"),
-            Err("time: missing unit in duration \"10\"".into())
-        );
-        assert_eq!(
-            parse_duration("3d"),
-            Err("time: unknown unit \"d\" in duration \"3d\"".into())
-        );
+        let cases: [(&str, Result<Duration, String>); 7] = [
+            ("15s", Ok(Duration::from_secs(15))),
+            ("600ms", Ok(Duration::from_millis(600))),
+            ("1m30s", Ok(Duration::from_secs(90))),
+            ("1.5h", Ok(Duration::from_secs(5400))),
+            ("0", Ok(Duration::ZERO)),
+            ("10", Err("time: missing unit in duration \"10\"".into())),
+            (
+                "3d",
+                Err("time: unknown unit \"d\" in duration \"3d\"".into()),
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse_duration(text), want, "{text}");
+        }
         assert!(parse_duration("").is_err() && parse_duration("-1s").is_err());
     }
 }

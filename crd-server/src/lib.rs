@@ -26,6 +26,7 @@ pub mod config;
 mod controllers;
 mod duration;
 pub mod faults;
+mod follow;
 mod log;
 pub mod server;
 mod stages;

@@ -247,16 +247,8 @@ async fn seed_rbac(shared: &Shared) -> Result<(), StartError> {
         let res = builtin(shared, rbac, resource)?;
         for obj in objects {
             let name = obj["metadata"]["name"].as_str().unwrap_or("").to_string();
-            let tracking = Tracking::Update(&opts.manager);
-            match write::create(shared, &res, None, obj, &opts, tracking).await {
-                Ok(_) | Err(WriteError::Raced(_)) => {}
-                Err(WriteError::Failed(e)) => {
-                    return Err(StartError::Config(format!(
-                        "cannot create {resource} {name}: {}",
-                        e.message
-                    )));
-                }
-            }
+            let what = format!("{resource} {name}");
+            crate::bootstrap::create_missing(shared, &res, obj, &opts, &what).await?;
         }
     }
     Ok(())

@@ -288,12 +288,7 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         auth.authz.authorize_fresh(&attrs).await
     };
     if let Some(d) = &mut audit {
-        d.annotations.insert(
-            "authorization.k8s.io/decision".into(),
-            json!(decision.annotation()),
-        );
-        d.annotations
-            .insert("authorization.k8s.io/reason".into(), json!(reason));
+        d.note_authorization(decision.annotation(), &reason);
     }
     if decision != Decision::Allow {
         let err = forbidden(&attrs, &reason);

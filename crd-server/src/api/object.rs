@@ -20,6 +20,11 @@ pub fn str_at<'a>(obj: &'a Value, pointer: &str) -> &'a str {
     obj.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
+/// The integer at a JSON pointer (0 when absent or not an integer).
+pub fn int_at(obj: &Value, pointer: &str) -> i64 {
+    obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
+}
+
 /// The generation of `old` plus one, in `new` (an update that changed what the
 /// generation counts).
 pub fn bump_generation(new: &mut Value, old: &Value) {
@@ -39,6 +44,14 @@ pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
         Some(Value::Object(m)) => m,
         _ => unreachable!("metadata was just made an object"),
     }
+}
+
+/// The object at `field` of the object `obj`, made an empty one when it is not one.
+pub fn object_at<'a>(obj: &'a mut Value, field: &str) -> &'a mut Value {
+    if !obj.get(field).is_some_and(Value::is_object) {
+        obj[field] = json!({});
+    }
+    &mut obj[field]
 }
 
 /// Whether `metadata.finalizers` is a non-empty list.

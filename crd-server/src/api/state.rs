@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::api::kinds::Resource;
 use crate::api::registry::Registry;
 use crate::store::Store;
 
@@ -23,11 +24,12 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// What admission reads.
-    pub fn backend(&self) -> crate::api::admission::Backend<'_> {
+    /// What admission reads of a write to `res`.
+    pub fn backend<'a>(&'a self, res: &'a Resource) -> crate::api::admission::Backend<'a> {
         crate::api::admission::Backend {
             store: &self.store,
             registry: &self.registry,
+            res,
         }
     }
 }

@@ -79,6 +79,18 @@ impl ApiError {
         self
     }
 
+    /// `code` about the object `name`: `<resource> "<name>" <what>`, with its details.
+    fn about(
+        code: StatusCode,
+        reason: &'static str,
+        q: &Qualified,
+        name: &str,
+        what: &str,
+    ) -> ApiError {
+        Self::new(code, reason, format!("{} \"{name}\" {what}", q.resource()))
+            .with_details(q.details(name))
+    }
+
     fn with_details(mut self, details: Value) -> ApiError {
         self.details = Some(details);
         self
@@ -86,12 +98,7 @@ impl ApiError {
 
     /// 404 `crontabs.stable.example.com "x" not found`.
     pub fn not_found(q: &Qualified, name: &str) -> ApiError {
-        Self::new(
-            StatusCode::NOT_FOUND,
-            "NotFound",
-            format!("{} \"{name}\" not found", q.resource()),
-        )
-        .with_details(q.details(name))
+        Self::about(StatusCode::NOT_FOUND, "NotFound", q, name, "not found")
     }
 
     /// 404 for a path that names no resource.
@@ -106,12 +113,13 @@ impl ApiError {
 
     /// 409 `... "x" already exists`.
     pub fn already_exists(q: &Qualified, name: &str) -> ApiError {
-        Self::new(
+        Self::about(
             StatusCode::CONFLICT,
             "AlreadyExists",
-            format!("{} \"{name}\" already exists", q.resource()),
+            q,
+            name,
+            "already exists",
         )
-        .with_details(q.details(name))
     }
 
     /// 409 on a stale `resourceVersion`, in the server's words.

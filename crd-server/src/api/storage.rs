@@ -10,7 +10,7 @@ use crate::api::kinds::Resource;
 use crate::api::object::{encode, set_resource_version};
 use crate::api::state::Shared;
 use crate::api::status::ApiError;
-use crate::store::{Revision, StoreError};
+use crate::store::{KeyValue, Revision, StoreError};
 
 /// Attempts of an update that races with other writers before it gives up with 409.
 pub const UPDATE_ATTEMPTS: usize = 8;
@@ -163,13 +163,8 @@ async fn answer(
 /// Creates an admitted object; the answer is the object as stored.
 pub async fn create(shared: &Shared, t: Target<'_>, obj: Value) -> Result<Answer, WriteError> {
     let (bytes, stored, obj) = stored_form(t.res, obj).await?;
-    let kv = shared
-        .store
-        .create(&t.key(), bytes)
-        .await
-        .map_err(|e| write_error(t, e))?;
-    after_write(shared, t.res, kv.mod_revision).await;
-    Ok(answer(t, stored, obj, kv.mod_revision).await?)
+    let written = shared.store.create(&t.key(), bytes).await;
+    stored_answer(shared, t, stored, obj, written).await
 }
 
 /// Replaces an object if it is still at `expected`.
@@ -180,11 +175,19 @@ pub async fn update(
     expected: Revision,
 ) -> Result<Answer, WriteError> {
     let (bytes, stored, obj) = stored_form(t.res, obj).await?;
-    let kv = shared
-        .store
-        .update(&t.key(), bytes, expected)
-        .await
-        .map_err(|e| write_error(t, e))?;
+    let written = shared.store.update(&t.key(), bytes, expected).await;
+    stored_answer(shared, t, stored, obj, written).await
+}
+
+/// What a create or an update answers once the store took it (or refused it).
+async fn stored_answer(
+    shared: &Shared,
+    t: Target<'_>,
+    stored: Option<Value>,
+    obj: Value,
+    written: Result<KeyValue, StoreError>,
+) -> Result<Answer, WriteError> {
+    let kv = written.map_err(|e| write_error(t, e))?;
     after_write(shared, t.res, kv.mod_revision).await;
     Ok(answer(t, stored, obj, kv.mod_revision).await?)
 }

@@ -1,10 +1,7 @@
-use std::sync::Arc;
-
 use serde_json::json;
 
 use super::*;
-use crate::auth::AuthorizationMode;
-use crate::store::{MemoryStore, Store};
+use crate::auth::rbac_fixtures::{rbac_authorizer, role as stored_role, user_binding};
 
 fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> PolicyRule {
     let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
@@ -17,51 +14,27 @@ fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> PolicyRule {
 }
 
 async fn authorizer() -> Authorizer {
-    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let objects = [
-        (
-            "/registry/roles/demo/pod-reader",
-            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-                   "metadata": {"name": "pod-reader", "namespace": "demo"},
-                   "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]}),
+        stored_role(
+            "demo",
+            "pod-reader",
+            json!([{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]),
         ),
-        (
-            "/registry/roles/demo/pod-admin",
-            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-                   "metadata": {"name": "pod-admin", "namespace": "demo"},
-                   "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["*"]}]}),
+        stored_role(
+            "demo",
+            "pod-admin",
+            json!([{"apiGroups": [""], "resources": ["pods"], "verbs": ["*"]}]),
         ),
-        (
-            "/registry/roles/demo/rbac-writer",
-            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-                   "metadata": {"name": "rbac-writer", "namespace": "demo"},
-                   "rules": [{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": ["create", "update"]}]}),
+        stored_role(
+            "demo",
+            "rbac-writer",
+            json!([{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"], "verbs": ["create", "update"]}]),
         ),
-        (
-            "/registry/rolebindings/demo/bob",
-            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-                   "metadata": {"name": "bob", "namespace": "demo"},
-                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "pod-reader"},
-                   "subjects": [{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.k8s.io"}]}),
-        ),
-        (
-            "/registry/rolebindings/demo/bob-writes",
-            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-                   "metadata": {"name": "bob-writes", "namespace": "demo"},
-                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "rbac-writer"},
-                   "subjects": [{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.k8s.io"}]}),
-        ),
+        user_binding("demo", "bob", "pod-reader", "bob"),
+        user_binding("demo", "bob-writes", "rbac-writer", "bob"),
     ];
-    for (key, obj) in objects {
-        store
-            .create(key, serde_json::to_vec(&obj).unwrap().into())
-            .await
-            .unwrap();
-    }
     // No aggregated roles here: no selector matches.
-    Authorizer::start(&[AuthorizationMode::Rbac], store, |_, _| false)
-        .await
-        .unwrap()
+    rbac_authorizer(&objects, |_, _| false).await
 }
 
 fn role(rules: Value) -> Value {

@@ -16,6 +16,8 @@ pub(crate) mod escalation;
 pub(crate) mod impersonate;
 pub(crate) mod jwt;
 pub(crate) mod keys;
+#[cfg(test)]
+pub(crate) mod rbac_fixtures;
 mod rbac_follow;
 pub(crate) mod token_file;
 pub(crate) mod x509;
@@ -207,20 +209,25 @@ mod tests {
 
     #[test]
     fn authorization_modes_parse_as_kube_apiserver_checks_them() {
-        assert_eq!(
-            parse_authorization_modes("RBAC,AlwaysAllow"),
-            Ok(vec![
-                AuthorizationMode::Rbac,
-                AuthorizationMode::AlwaysAllow
-            ])
-        );
-        assert_eq!(
-            parse_authorization_modes("Webhook"),
-            Err("authorization-mode \"Webhook\" is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC)".into())
-        );
-        assert_eq!(
-            parse_authorization_modes("RBAC,RBAC"),
-            Err("authorization-mode \"RBAC\" has mode specified more than once".into())
-        );
+        let cases: [(&str, Result<Vec<AuthorizationMode>, String>); 3] = [
+            (
+                "RBAC,AlwaysAllow",
+                Ok(vec![
+                    AuthorizationMode::Rbac,
+                    AuthorizationMode::AlwaysAllow,
+                ]),
+            ),
+            (
+                "Webhook",
+                Err("authorization-mode \"Webhook\" is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC)".into()),
+            ),
+            (
+                "RBAC,RBAC",
+                Err("authorization-mode \"RBAC\" has mode specified more than once".into()),
+            ),
+        ];
+        for (flag, want) in cases {
+            assert_eq!(parse_authorization_modes(flag), want, "{flag}");
+        }
     }
 }

@@ -8,14 +8,14 @@
 //! follows the write of a binding sees it (what a test expects of its own writes).
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex, RwLock, Weak};
-use std::time::Duration;
 
 use crd_runtime::rbac::{Policy, PolicyRule};
-use futures::StreamExt;
 use serde_json::{Value, json};
 
-use crate::store::{EventKind, ListOptions, Store, WatchItem};
+use crate::follow::{Follower, list_and_watch};
+use crate::store::{EventKind, ListOptions, Store, WatchEvent};
 
 const PREFIXES: [&str; 4] = [
     "/registry/roles/",
@@ -27,9 +27,6 @@ const PREFIXES: [&str; 4] = [
 /// Whether a ClusterRole's labels match one of an `aggregationRule`'s selectors (the
 /// server's label selector matching, given by the caller).
 pub type LabelMatcher = fn(&Value, Option<&serde_json::Map<String, Value>>) -> bool;
-
-/// How long a follower waits before it retries a failed list or watch.
-const RETRY: Duration = Duration::from_millis(200);
 
 /// The followed objects and the policy built from them.
 pub struct RbacPolicy {
@@ -148,36 +145,36 @@ impl RbacPolicy {
     }
 }
 
-async fn follow(store: Arc<dyn Store>, i: usize, mut revision: u64, this: Weak<RbacPolicy>) {
-    let prefix = PREFIXES[i];
-    loop {
-        if revision == 0 {
-            let Some(policy) = this.upgrade() else { return };
-            match policy.read_all().await {
-                Ok(revisions) => revision = revisions[i],
-                Err(_) => {
-                    drop(policy);
-                    tokio::time::sleep(RETRY).await;
-                    continue;
-                }
-            }
-        }
-        let Ok(mut events) = store.watch(prefix, revision).await else {
-            revision = 0;
-            tokio::time::sleep(RETRY).await;
-            continue;
+async fn follow(store: Arc<dyn Store>, i: usize, revision: u64, this: Weak<RbacPolicy>) {
+    let mut follower = PrefixFollower { i, this };
+    list_and_watch(store.as_ref(), PREFIXES[i], revision, &mut follower).await;
+}
+
+/// The objects of `PREFIXES[i]`, while the policy is held.
+struct PrefixFollower {
+    i: usize,
+    this: Weak<RbacPolicy>,
+}
+
+impl Follower for PrefixFollower {
+    async fn relist(&mut self) -> ControlFlow<(), Option<u64>> {
+        let Some(policy) = self.this.upgrade() else {
+            return ControlFlow::Break(());
         };
-        while let Some(Ok(item)) = events.next().await {
-            let WatchItem::Event(e) = item else { continue };
-            let Some(policy) = this.upgrade() else { return };
-            let value = match e.kind {
-                EventKind::Put => serde_json::from_slice(&e.kv.value).ok(),
-                EventKind::Delete => None,
-            };
-            policy.apply(i, e.kv.key, value);
-        }
-        revision = 0;
-        tokio::time::sleep(RETRY).await;
+        let read = policy.read_all().await;
+        ControlFlow::Continue(read.ok().map(|revisions| revisions[self.i]))
+    }
+
+    fn on_event(&mut self, e: WatchEvent) -> ControlFlow<()> {
+        let Some(policy) = self.this.upgrade() else {
+            return ControlFlow::Break(());
+        };
+        let value = match e.kind {
+            EventKind::Put => serde_json::from_slice(&e.kv.value).ok(),
+            EventKind::Delete => None,
+        };
+        policy.apply(self.i, e.kv.key, value);
+        ControlFlow::Continue(())
     }
 }
 

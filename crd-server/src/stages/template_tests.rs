@@ -26,75 +26,65 @@ fn run(text: &str, data: &Value) -> String {
     render(&parse(text).unwrap(), data, &Fake).unwrap()
 }
 
+/// Each template rendered over `data` and what it must print.
+fn assert_renders(data: &Value, cases: &[(&str, &str)]) {
+    for (template, want) in cases {
+        assert_eq!(run(template, data), *want, "{template}");
+    }
+}
+
 #[test]
 fn fields_variables_and_pipelines() {
     let pod = json!({"metadata": {"name": "web", "labels": {"app": "x"}},
                      "spec": {"containers": [{"name": "a"}, {"name": "b"}]}});
-    assert_eq!(run("name: {{ .metadata.name }}", &pod), "name: web");
-    assert_eq!(
-        run("{{ $n := .metadata.name }}{{ $n | Quote }}", &pod),
-        "\"web\""
-    );
-    assert_eq!(run("{{ (index .spec.containers 1).name }}", &pod), "b");
-    assert_eq!(run("{{ index .metadata.labels \"app\" }}", &pod), "x");
-    assert_eq!(run("{{ .missing.deeper }}|", &pod), "|");
-    assert_eq!(
-        run("{{ printf \"%s-%d\" .metadata.name 3 }}", &pod),
-        "web-3"
-    );
-    assert_eq!(run("{{ len .spec.containers }}", &pod), "2");
-    assert_eq!(
-        run("{{ Now }} {{ PodIP }} {{ NodeIP }} {{ NodeName }}", &pod),
-        "2024-01-01T00:00:00Z 10.244.0.9 172.18.0.2 kwok-node-0"
+    assert_renders(
+        &pod,
+        &[
+            ("name: {{ .metadata.name }}", "name: web"),
+            ("{{ $n := .metadata.name }}{{ $n | Quote }}", "\"web\""),
+            ("{{ (index .spec.containers 1).name }}", "b"),
+            ("{{ index .metadata.labels \"app\" }}", "x"),
+            ("{{ .missing.deeper }}|", "|"),
+            ("{{ printf \"%s-%d\" .metadata.name 3 }}", "web-3"),
+            ("{{ len .spec.containers }}", "2"),
+            (
+                "{{ Now }} {{ PodIP }} {{ NodeIP }} {{ NodeName }}",
+                "2024-01-01T00:00:00Z 10.244.0.9 172.18.0.2 kwok-node-0",
+            ),
+            ("{{ YAML .metadata.labels }}", "{\"app\":\"x\"}"),
+        ],
     );
     assert_eq!(
         run("{{ StartTime }}", &json!({"status": {"startTime": "t0"}})),
         "t0"
     );
-    assert_eq!(run("{{ YAML .metadata.labels }}", &pod), "{\"app\":\"x\"}");
 }
 
 #[test]
 fn control_structures_and_trimming() {
     let pod = json!({"spec": {"containers": [{"name": "a"}, {"name": "b"}]}, "n": 0});
-    assert_eq!(
-        run(
-            "{{ range $i, $c := .spec.containers }}{{ $i }}={{ $c.name }} {{ end }}",
-            &pod
-        ),
-        "0=a 1=b "
+    assert_renders(
+        &pod,
+        &[
+            (
+                "{{ range $i, $c := .spec.containers }}{{ $i }}={{ $c.name }} {{ end }}",
+                "0=a 1=b ",
+            ),
+            ("{{ range .spec.containers }}{{ .name }}{{ end }}", "ab"),
+            ("{{ range .none }}x{{ else }}empty{{ end }}", "empty"),
+            (
+                "{{ if .n }}yes{{ else if .spec }}spec{{ else }}no{{ end }}",
+                "spec",
+            ),
+            ("{{ with .spec }}{{ len .containers }}{{ end }}", "2"),
+            ("{{ with .none }}x{{ else }}none{{ end }}", "none"),
+            ("a  {{- \"b\" -}}  c", "abc"),
+            ("{{/* a comment */}}x", "x"),
+            ("{{ if and (eq .n 0) (not .missing) }}ok{{ end }}", "ok"),
+            ("{{ $x := 1 }}{{ $x = 2 }}{{ $x }}", "2"),
+            ("{{ or .missing \"default\" }}", "default"),
+        ],
     );
-    assert_eq!(
-        run("{{ range .spec.containers }}{{ .name }}{{ end }}", &pod),
-        "ab"
-    );
-    assert_eq!(
-        run("{{ range .none }}x{{ else }}empty{{ end }}", &pod),
-        "empty"
-    );
-    assert_eq!(
-        run(
-            "{{ if .n }}yes{{ else if .spec }}spec{{ else }}no{{ end }}",
-            &pod
-        ),
-        "spec"
-    );
-    assert_eq!(
-        run("{{ with .spec }}{{ len .containers }}{{ end }}", &pod),
-        "2"
-    );
-    assert_eq!(
-        run("{{ with .none }}x{{ else }}none{{ end }}", &pod),
-        "none"
-    );
-    assert_eq!(run("a  {{- \"b\" -}}  c", &pod), "abc");
-    assert_eq!(run("{{/* a comment */}}x", &pod), "x");
-    assert_eq!(
-        run("{{ if and (eq .n 0) (not .missing) }}ok{{ end }}", &pod),
-        "ok"
-    );
-    assert_eq!(run("{{ $x := 1 }}{{ $x = 2 }}{{ $x }}", &pod), "2");
-    assert_eq!(run("{{ or .missing \"default\" }}", &pod), "default");
 }
 
 #[test]

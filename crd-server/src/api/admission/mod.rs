@@ -28,12 +28,14 @@ use crate::store::Store;
 pub type Warnings = Result<Vec<String>, ApiError>;
 
 /// What the plugins read besides their configurations: the store (namespaces,
-/// params) and the registry (kinds, conversions). Not the server's whole state, which
+/// params), the registry (kinds, conversions) and the kind written (its schema, its
+/// objects read back in the request's version). Not the server's whole state, which
 /// holds the plugins.
 #[derive(Clone, Copy)]
 pub struct Backend<'a> {
     pub store: &'a Arc<dyn Store>,
     pub registry: &'a Arc<Registry>,
+    pub res: &'a Resource,
 }
 
 /// The admission plugins of a server.
@@ -57,32 +59,24 @@ impl Admission {
     }
 
     /// The mutating phase: `attrs.object` may change. Returns the warnings to send.
-    pub async fn mutate(
-        &self,
-        shared: &Backend<'_>,
-        res: &Resource,
-        attrs: &mut Attributes,
-    ) -> Warnings {
-        let mut warnings = self.policies.mutate(shared, res, attrs).await?;
-        let more = (self.webhooks.mutate(shared, res, attrs).await)
-            .map_err(|e| e.after_warnings(&warnings))?;
-        warnings.extend(more);
-        Ok(warnings)
+    pub async fn mutate(&self, shared: &Backend<'_>, attrs: &mut Attributes) -> Warnings {
+        let warnings = self.policies.mutate(shared, attrs).await?;
+        then(warnings, self.webhooks.mutate(shared, attrs).await)
     }
 
     /// The validating phase. Returns the warnings to send.
-    pub async fn validate(
-        &self,
-        shared: &Backend<'_>,
-        res: &Resource,
-        attrs: &Attributes,
-    ) -> Warnings {
-        let mut warnings = self.policies.validate(shared, res, attrs).await?;
-        let more = (self.webhooks.validate(shared, res, attrs).await)
-            .map_err(|e| e.after_warnings(&warnings))?;
-        warnings.extend(more);
-        Ok(warnings)
+    pub async fn validate(&self, shared: &Backend<'_>, attrs: &Attributes) -> Warnings {
+        let warnings = self.policies.validate(shared, attrs).await?;
+        then(warnings, self.webhooks.validate(shared, attrs).await)
     }
+}
+
+/// The warnings of a phase's policies, then its webhooks' answer: their warnings added,
+/// or their refusal carrying the policies' warnings.
+fn then(mut warnings: Vec<String>, webhooks: Warnings) -> Warnings {
+    let more = webhooks.map_err(|e| e.after_warnings(&warnings))?;
+    warnings.extend(more);
+    Ok(warnings)
 }
 
 /// The user of the request being admitted (the server's own user for its own

@@ -235,8 +235,17 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::api::kinds::builtin::ALL_VERBS;
     use crate::api::kinds::crd::CRD_PREFIX;
     use crate::store::{MemoryStore, Store};
+
+    /// The string at `pointer` in each item of `list`, in order.
+    fn texts<'a>(list: &'a Value, pointer: &str) -> Vec<&'a str> {
+        let items = list.as_array().unwrap().iter();
+        items
+            .map(|item| item.pointer(pointer).unwrap().as_str().unwrap())
+            .collect()
+    }
 
     /// A cluster-scoped CRD served at v1beta1 and v1 (v2alpha1 not served), v1 with
     /// status and scale.
@@ -280,12 +289,7 @@ mod tests {
         let registry = registry(37).await;
         let doc = serde_json::to_value(document(&registry, Root::Groups)).unwrap();
         registry.stop();
-        let names: Vec<&str> = doc["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|g| g["metadata"]["name"].as_str().unwrap())
-            .collect();
+        let names = texts(&doc["items"], "/metadata/name");
         // Built-in groups by kube-apiserver's group priority, then custom groups by name.
         let at = |g: &str| names.iter().position(|n| *n == g).unwrap();
         assert_eq!(names[0], "apps");
@@ -296,12 +300,7 @@ mod tests {
         assert_eq!(names.last(), Some(&"acme.example.com"));
         let acme = &doc["items"][names.len() - 1];
         assert_eq!(acme["metadata"], json!({"name": "acme.example.com"}));
-        let versions: Vec<&str> = acme["versions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v["version"].as_str().unwrap())
-            .collect();
+        let versions = texts(&acme["versions"], "/version");
         assert_eq!(versions, ["v1", "v1beta1"]);
         assert_eq!(
             acme["versions"][0],
@@ -329,19 +328,8 @@ mod tests {
             crds["responseKind"],
             json!({"group": "", "version": "", "kind": "CustomResourceDefinition"})
         );
-        assert_eq!(
-            crds["verbs"],
-            json!([
-                "create",
-                "delete",
-                "deletecollection",
-                "get",
-                "list",
-                "patch",
-                "update",
-                "watch"
-            ])
-        );
+        // Every verb, in ALL_VERBS's (sorted) order.
+        assert_eq!(crds["verbs"], json!(ALL_VERBS));
         assert_eq!(crds["categories"], json!(["api-extensions"]));
     }
 
@@ -355,22 +343,13 @@ mod tests {
         assert_eq!(items[0]["metadata"], json!({}));
         let v1 = &items[0]["versions"][0];
         assert_eq!(v1["version"], "v1");
-        let resources: Vec<&str> = v1["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["resource"].as_str().unwrap())
-            .collect();
+        let resources = texts(&v1["resources"], "/resource");
         let mut sorted = resources.clone();
         sorted.sort_unstable();
         assert_eq!(resources, sorted);
         assert!(resources.contains(&"configmaps") && resources.contains(&"namespaces"));
-        let ns = v1["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["resource"] == "namespaces")
-            .unwrap();
+        let at = resources.iter().position(|r| *r == "namespaces").unwrap();
+        let ns = &v1["resources"][at];
         assert_eq!(ns["scope"], "Cluster");
         assert_eq!(
             ns["subresources"],

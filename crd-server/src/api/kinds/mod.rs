@@ -106,6 +106,17 @@ impl KindInfo {
     pub fn has_status(&self) -> bool {
         self.subresources.contains(&Subresource::Status)
     }
+
+    /// The fields apply resets through `sub` when the kind's strategy resets no more:
+    /// the spec through status, the status through the others when it is a
+    /// subresource.
+    pub fn reset_fields(&self, sub: Subresource) -> ResetFields {
+        match sub {
+            Subresource::Status => &[&["spec"]],
+            _ if self.has_status() => &[&["status"]],
+            _ => &[],
+        }
+    }
 }
 
 /// The endpoint a request reaches: the object or one of its subresources.

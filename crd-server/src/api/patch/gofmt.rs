@@ -47,19 +47,7 @@ pub fn go_v(v: &Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::Number(_) => number(v),
         Value::String(s) => s.clone(),
-        Value::Array(items) => {
-            let parts: Vec<String> = items.iter().map(go_v).collect();
-            format!("[{}]", parts.join(" "))
-        }
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            let parts: Vec<String> = keys
-                .into_iter()
-                .map(|k| format!("{k}:{}", go_v(&map[k])))
-                .collect();
-            format!("map[{}]", parts.join(" "))
-        }
+        Value::Array(_) | Value::Object(_) => container(v, go_v),
     }
 }
 
@@ -68,20 +56,29 @@ pub fn go_s(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => "%!s(<nil>)".into(),
-        Value::Array(items) => {
-            let parts: Vec<String> = items.iter().map(go_s).collect();
-            format!("[{}]", parts.join(" "))
-        }
+        Value::Array(_) | Value::Object(_) => container(v, go_s),
+        _ => format!("%!s({}={})", go_type(v), go_v(v)),
+    }
+}
+
+/// A slice as `[a b]` and a map as `map[k:v ...]` with sorted keys, each item printed
+/// with `verb` (`%v` and `%s` print containers alike, their items each its own way).
+fn container(v: &Value, verb: fn(&Value) -> String) -> String {
+    match v {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
             keys.sort();
             let parts: Vec<String> = keys
                 .into_iter()
-                .map(|k| format!("{k}:{}", go_s(&map[k])))
+                .map(|k| format!("{k}:{}", verb(&map[k])))
                 .collect();
             format!("map[{}]", parts.join(" "))
         }
-        _ => format!("%!s({}={})", go_type(v), go_v(v)),
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(verb).collect();
+            format!("[{}]", parts.join(" "))
+        }
+        _ => verb(v),
     }
 }
 

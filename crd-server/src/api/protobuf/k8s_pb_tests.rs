@@ -37,6 +37,16 @@ fn decode(definition: &str, kind: &str, body: &[u8]) -> Value {
     decode_object(body, kind, message).unwrap()
 }
 
+/// `object` as a Go client sends it, decoded with the message of `definition`.
+fn decode_sent(
+    definition: &str,
+    api_version: &str,
+    kind: &str,
+    object: &impl prost::Message,
+) -> Value {
+    decode(definition, kind, &body(api_version, kind, object))
+}
+
 fn s(v: &str) -> Option<String> {
     Some(v.into())
 }
@@ -187,10 +197,11 @@ fn deployment() -> apps::Deployment {
 
 #[test]
 fn a_deployment() {
-    let v = decode(
+    let v = decode_sent(
         "io.k8s.api.apps.v1.Deployment",
+        "apps/v1",
         "Deployment",
-        &body("apps/v1", "Deployment", &deployment()),
+        &deployment(),
     );
     let expected = json!({
         "apiVersion": "apps/v1",
@@ -271,11 +282,7 @@ fn a_service_with_target_ports() {
         }),
         status: None,
     };
-    let v = decode(
-        "io.k8s.api.core.v1.Service",
-        "Service",
-        &body("v1", "Service", &service),
-    );
+    let v = decode_sent("io.k8s.api.core.v1.Service", "v1", "Service", &service);
     assert_eq!(
         v["spec"],
         json!({
@@ -336,11 +343,7 @@ fn a_cron_job_with_times() {
             ..Default::default()
         }),
     };
-    let v = decode(
-        "io.k8s.api.batch.v1.CronJob",
-        "CronJob",
-        &body("batch/v1", "CronJob", &job),
-    );
+    let v = decode_sent("io.k8s.api.batch.v1.CronJob", "batch/v1", "CronJob", &job);
     assert_eq!(
         v["spec"],
         json!({
@@ -386,10 +389,11 @@ fn a_role_with_rules() {
             },
         ],
     };
-    let v = decode(
+    let v = decode_sent(
         "io.k8s.api.rbac.v1.Role",
+        "rbac.authorization.k8s.io/v1",
         "Role",
-        &body("rbac.authorization.k8s.io/v1", "Role", &role),
+        &role,
     );
     assert_eq!(
         v,
@@ -426,10 +430,11 @@ fn an_event_with_micro_time() {
         deprecated_count: Some(0),
         ..Default::default()
     };
-    let v = decode(
+    let v = decode_sent(
         "io.k8s.api.events.v1.Event",
+        "events.k8s.io/v1",
         "Event",
-        &body("events.k8s.io/v1", "Event", &event),
+        &event,
     );
     assert_eq!(v["eventTime"], "2023-11-14T22:13:20.123456Z");
     assert_eq!(v["regarding"], json!({"kind": "Deployment", "name": "web"}));
@@ -579,10 +584,11 @@ fn a_custom_resource_definition_with_its_schema() {
         }),
         status: None,
     };
-    let v = decode(
+    let v = decode_sent(
         "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+        "apiextensions.k8s.io/v1",
         "CustomResourceDefinition",
-        &body("apiextensions.k8s.io/v1", "CustomResourceDefinition", &crd),
+        &crd,
     );
     assert_eq!(
         v["spec"]["versions"],

@@ -14,6 +14,12 @@ fn ld(n: u8, payload: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A core/v1 object of `kind`, as kubectl sends it, decoded.
+fn decode_core(kind: &str, raw: &[u8]) -> Value {
+    let body = envelope(b"v1", kind.as_bytes(), raw);
+    decode_object(&body, kind, message(kind)).unwrap()
+}
+
 fn envelope(api_version: &[u8], kind: &[u8], raw: &[u8]) -> Vec<u8> {
     let type_meta = [ld(1, api_version), ld(2, kind)].concat();
     [
@@ -32,12 +38,7 @@ fn a_namespace_from_kubectl_create_namespace() {
     // As Go writes it: the zero creationTimestamp empty, the status and spec empty.
     let meta = [meta, ld(8, &[])].concat();
     let ns = [ld(1, &meta), ld(2, &[]), ld(3, &[])].concat();
-    let v = decode_object(
-        &envelope(b"v1", b"Namespace", &ns),
-        "Namespace",
-        message("Namespace"),
-    )
-    .unwrap();
+    let v = decode_core("Namespace", &ns);
     assert_eq!(
         v,
         json!({"apiVersion": "v1", "kind": "Namespace", "spec": {}, "status": {},
@@ -55,12 +56,7 @@ fn config_maps_and_secrets_from_kubectl_create() {
     let data = [ld(1, b"color"), ld(2, b"blue")].concat();
     let binary = [ld(1, b"raw"), ld(2, &[0, 255])].concat();
     let cm = [ld(1, &meta), ld(2, &data), ld(3, &binary), vec![4 << 3, 1]].concat();
-    let v = decode_object(
-        &envelope(b"v1", b"ConfigMap", &cm),
-        "ConfigMap",
-        message("ConfigMap"),
-    )
-    .unwrap();
+    let v = decode_core("ConfigMap", &cm);
     assert_eq!(
         v,
         json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"},
@@ -68,12 +64,7 @@ fn config_maps_and_secrets_from_kubectl_create() {
     );
     let secret_data = [ld(1, b"user"), ld(2, b"admin")].concat();
     let secret = [ld(1, &meta), ld(2, &secret_data), ld(3, b"Opaque")].concat();
-    let v = decode_object(
-        &envelope(b"v1", b"Secret", &secret),
-        "Secret",
-        message("Secret"),
-    )
-    .unwrap();
+    let v = decode_core("Secret", &secret);
     assert_eq!(v["data"], json!({"user": "YWRtaW4="}));
     assert_eq!(v["type"], "Opaque");
     let e = decode_object(

@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock, Weak};
-use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::Value;
@@ -13,10 +12,8 @@ use serde_json::Value;
 use super::Registry;
 use crate::api::kinds::builtin::core::namespace::NAMESPACE_PREFIX;
 use crate::api::kinds::crd::CRD_PREFIX;
-use crate::store::{EventKind, ListOptions, Revision, Store, WatchItem};
-
-/// How long a follower waits before it retries a failed list or watch.
-const RETRY: Duration = Duration::from_millis(200);
+use crate::follow::RETRY;
+use crate::store::{EventKind, ListOptions, ListResult, Revision, Store, WatchItem};
 
 /// Follows the CRDs from `revision` (the state `crds` was listed at). Ends when the
 /// registry is the only holder left, or when aborted.
@@ -67,16 +64,7 @@ pub(super) async fn crds(
         }
         match store.list(CRD_PREFIX, ListOptions::default()).await {
             Ok(listed) => {
-                crds = listed
-                    .items
-                    .iter()
-                    .filter_map(|kv| {
-                        Some((
-                            kv.key.clone(),
-                            crd_runtime::__private::depth::from_json_slice(&kv.value).ok()?,
-                        ))
-                    })
-                    .collect();
+                crds = decoded(&listed);
                 revision = listed.revision;
                 registry.rebuild(&crds);
                 registry.seen.send_replace(revision);
@@ -84,6 +72,19 @@ pub(super) async fn crds(
             Err(_) => tokio::time::sleep(RETRY).await,
         }
     }
+}
+
+/// The stored CRDs of a list by key, those that decode (a CRD the store holds was
+/// validated when written).
+pub(super) fn decoded(listed: &ListResult) -> HashMap<String, Value> {
+    listed
+        .items
+        .iter()
+        .filter_map(|kv| {
+            let crd = crd_runtime::__private::depth::from_json_slice(&kv.value).ok()?;
+            Some((kv.key.clone(), crd))
+        })
+        .collect()
 }
 
 /// Whether a stored namespace is `Terminating` (what the NamespaceLifecycle admission

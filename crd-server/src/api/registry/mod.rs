@@ -140,16 +140,7 @@ impl Registry {
         options: EngineOptions,
     ) -> Result<Arc<Registry>, StoreError> {
         let listed = store.list(CRD_PREFIX, ListOptions::default()).await?;
-        let crds: HashMap<String, Value> = listed
-            .items
-            .iter()
-            .filter_map(|kv| {
-                Some((
-                    kv.key.clone(),
-                    crd_runtime::__private::depth::from_json_slice(&kv.value).ok()?,
-                ))
-            })
-            .collect();
+        let crds = follow::decoded(&listed);
         let (seen, _) = watch::channel(listed.revision);
         let registry = Arc::new(Registry {
             options,

@@ -450,56 +450,50 @@ mod tests {
         }
     }
 
-    #[test]
-    fn two_managers_own_different_fields_and_conflict_on_a_shared_one() {
-        let s = schema();
-        let a = apply(
+    /// `manager` applies a Thing with `spec` over `live`, with the test schema.
+    fn apply_spec(
+        live: Option<&Value>,
+        spec: Value,
+        manager: &str,
+        force: bool,
+    ) -> Result<Value, ApiError> {
+        apply(
             &q(),
-            None,
-            &config(json!({"replicas": 1, "ports": [{"name": "http", "port": 80}]})),
-            Some(&s),
-            &writer("a"),
-            false,
+            live,
+            &config(spec),
+            Some(&schema()),
+            &writer(manager),
+            force,
             &[],
         )
-        .unwrap();
-        let b = apply(
-            &q(),
-            Some(&a),
-            &config(json!({"image": "img", "ports": [{"name": "metrics", "port": 9090}]})),
-            Some(&s),
-            &writer("b"),
+    }
+
+    #[test]
+    fn two_managers_own_different_fields_and_conflict_on_a_shared_one() {
+        let a = apply_spec(
+            None,
+            json!({"replicas": 1, "ports": [{"name": "http", "port": 80}]}),
+            "a",
             false,
-            &[],
+        )
+        .unwrap();
+        let b = apply_spec(
+            Some(&a),
+            json!({"image": "img", "ports": [{"name": "metrics", "port": 9090}]}),
+            "b",
+            false,
         )
         .unwrap();
         assert_eq!(b["spec"]["replicas"], 1);
         assert_eq!(b["spec"]["ports"].as_array().unwrap().len(), 2);
-        let err = apply(
-            &q(),
-            Some(&b),
-            &config(json!({"replicas": 3})),
-            Some(&s),
-            &writer("b"),
-            false,
-            &[],
-        )
-        .unwrap_err();
+        let err = apply_spec(Some(&b), json!({"replicas": 3}), "b", false).unwrap_err();
         assert_eq!(err.code, http::StatusCode::CONFLICT);
         assert_eq!(
             err.message,
             "Apply failed with 1 conflict: conflict with \"a\": .spec.replicas"
         );
-        let forced = apply(
-            &q(),
-            Some(&b),
-            &config(json!({"replicas": 3, "image": "img"})),
-            Some(&s),
-            &writer("b"),
-            true,
-            &[],
-        )
-        .unwrap();
+        let forced =
+            apply_spec(Some(&b), json!({"replicas": 3, "image": "img"}), "b", true).unwrap();
         assert_eq!(forced["spec"]["replicas"], 3);
         // b's metrics port is no longer applied by b and owned by no one else: removed.
         let ports = forced["spec"]["ports"].as_array().unwrap();
@@ -522,16 +516,7 @@ mod tests {
     #[test]
     fn updates_take_the_fields_they_change() {
         let s = schema();
-        let a = apply(
-            &q(),
-            None,
-            &config(json!({"replicas": 1})),
-            Some(&s),
-            &writer("a"),
-            false,
-            &[],
-        )
-        .unwrap();
+        let a = apply_spec(None, json!({"replicas": 1}), "a", false).unwrap();
         let mut edited = a.clone();
         edited["spec"]["replicas"] = json!(5);
         track_update(
@@ -545,16 +530,7 @@ mod tests {
         assert_eq!(list.len(), 1, "{list:?}");
         assert_eq!(list[0]["manager"], "kubectl-edit");
         assert_eq!(list[0]["operation"], "Update");
-        let err = apply(
-            &q(),
-            Some(&edited),
-            &config(json!({"replicas": 2})),
-            Some(&s),
-            &writer("a"),
-            false,
-            &[],
-        )
-        .unwrap_err();
+        let err = apply_spec(Some(&edited), json!({"replicas": 2}), "a", false).unwrap_err();
         assert!(
             err.message.starts_with(
                 "Apply failed with 1 conflict: conflict with \"kubectl-edit\" using x/v1 at "

@@ -54,22 +54,28 @@ fn stamp_create(obj: &mut Value) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// What admission sees of a create of `obj`.
-fn request<'a>(
+/// Where a create writes and how: what each of its steps reads.
+#[derive(Clone, Copy)]
+struct Creating<'a> {
+    shared: &'a Shared,
     res: &'a Resource,
     ns: Option<&'a str>,
-    obj: &'a Value,
     opts: &'a WriteOptions,
-) -> admission::Request<'a> {
-    admission::Request {
-        res,
-        operation: Operation::Create,
-        sub: Subresource::Main,
-        ns,
-        name: name_of(obj),
-        dry_run: opts.dry_run,
-        field_manager: opts.field_manager.as_deref(),
-        delete_options: None,
+}
+
+impl Creating<'_> {
+    /// What admission sees of a create of `obj`.
+    fn request<'b>(&'b self, obj: &'b Value) -> admission::Request<'b> {
+        admission::Request {
+            res: self.res,
+            operation: Operation::Create,
+            sub: Subresource::Main,
+            ns: self.ns,
+            name: name_of(obj),
+            dry_run: self.opts.dry_run,
+            field_manager: self.opts.field_manager.as_deref(),
+            delete_options: None,
+        }
     }
 }
 
@@ -86,12 +92,18 @@ pub async fn create(
     let mut warnings = unknown_fields(info, res.decode(&mut obj)?, opts.validation)?;
     res.check_create(&obj)?;
     admit_namespace(shared, res, ns, &obj).await?;
-    let admission = (!shared.admission.is_idle()).then(|| request(res, ns, &obj, opts));
+    let to = Creating {
+        shared,
+        res,
+        ns,
+        opts,
+    };
+    let admission = (!shared.admission.is_idle()).then(|| to.request(&obj));
     if let Some(request) = &admission {
         let mut attrs = request.attributes(Some(obj.clone()), None);
         let more = shared
             .admission
-            .mutate(&shared.backend(), res, &mut attrs)
+            .mutate(&shared.backend(res), &mut attrs)
             .await
             .map_err(|e| e.after_warnings(&warnings))?;
         warnings.extend(more);
@@ -105,7 +117,7 @@ pub async fn create(
         ..Context::new(shared.store.as_ref())
     };
     let allocation = res.allocate(&cx, &mut obj).await?;
-    let written = admit_and_store(shared, res, ns, obj, opts, tracking, warnings).await;
+    let written = admit_and_store(to, obj, tracking, warnings).await;
     allocation
         .finish(shared.store.as_ref(), written.is_ok())
         .await;
@@ -115,23 +127,26 @@ pub async fn create(
 /// The rest of a create once the object holds what it allocated: validated, its
 /// managers recorded, stored.
 async fn admit_and_store(
-    shared: &Shared,
-    res: &Resource,
-    ns: Option<&str>,
+    to: Creating<'_>,
     mut obj: Value,
-    opts: &WriteOptions,
     tracking: Tracking<'_>,
     mut warnings: Vec<String>,
 ) -> Result<Written, WriteError> {
+    let Creating {
+        shared,
+        res,
+        ns,
+        opts,
+    } = to;
     let info = res.info();
     let cx = Context::new(shared.store.as_ref());
     warnings.extend(res.validate(&cx, &mut obj).await?);
     res.canonicalize(&mut obj);
     if !shared.admission.is_idle() {
-        let attrs = request(res, ns, &obj, opts).attributes(Some(obj.clone()), None);
+        let attrs = to.request(&obj).attributes(Some(obj.clone()), None);
         let more = shared
             .admission
-            .validate(&shared.backend(), res, &attrs)
+            .validate(&shared.backend(res), &attrs)
             .await
             .map_err(|e| e.after_warnings(&warnings))?;
         warnings.extend(more);

@@ -348,12 +348,12 @@ async fn admit_delete(
     let mut attrs = request.attributes(None, Some(current.clone()));
     let mut warnings = shared
         .admission
-        .mutate(&shared.backend(), t.res, &mut attrs)
+        .mutate(&shared.backend(t.res), &mut attrs)
         .await?;
     warnings.extend(
         shared
             .admission
-            .validate(&shared.backend(), t.res, &attrs)
+            .validate(&shared.backend(t.res), &attrs)
             .await?,
     );
     Ok(warnings)

@@ -150,7 +150,7 @@ async fn update_once(
         let more = u
             .shared
             .admission
-            .mutate(&u.shared.backend(), res, &mut attrs)
+            .mutate(&u.shared.backend(res), &mut attrs)
             .await
             .map_err(|e| e.after_warnings(&warnings))?;
         warnings.extend(more);
@@ -199,7 +199,7 @@ async fn admit_and_replace(
         let more = u
             .shared
             .admission
-            .validate(&u.shared.backend(), res, &attrs)
+            .validate(&u.shared.backend(res), &attrs)
             .await
             .map_err(|e| e.after_warnings(&warnings))?;
         warnings.extend(more);

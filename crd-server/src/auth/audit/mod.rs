@@ -127,6 +127,15 @@ pub struct Draft {
 }
 
 impl Draft {
+    /// The authorizer's `decision` (its audit annotation) and reason, as kube-apiserver
+    /// annotates every event of an authorized request.
+    pub fn note_authorization(&mut self, decision: &str, reason: &str) {
+        self.annotations
+            .insert("authorization.k8s.io/decision".into(), json!(decision));
+        self.annotations
+            .insert("authorization.k8s.io/reason".into(), json!(reason));
+    }
+
     /// The event at `stage` with the answer's code (and Status, for a failure) and
     /// body.
     pub fn event(&self, stage: Stage, response: Option<(u16, Option<&Value>)>) -> Value {

@@ -49,22 +49,6 @@ fn the_first_matching_rule_gives_the_level() {
         ..Attributes::default()
     };
     assert_eq!(p.level_of(&health).0, Level::None);
-    assert_eq!(
-        p.level_of(&attrs("system:kube-proxy", "get", "", "pods", "", "x"))
-            .0,
-        Level::None
-    );
-    assert_eq!(
-        p.level_of(&attrs("alice", "get", "", "secrets", "", "prod"))
-            .0,
-        Level::RequestResponse
-    );
-    // Another namespace falls through to the group rule.
-    assert_eq!(
-        p.level_of(&attrs("alice", "get", "", "secrets", "", "dev"))
-            .0,
-        Level::Metadata
-    );
     let (level, omit) = p.level_of(&attrs(
         "alice",
         "update",
@@ -75,18 +59,34 @@ fn the_first_matching_rule_gives_the_level() {
     ));
     assert_eq!(level, Level::Request);
     assert_eq!(omit, [Stage::RequestReceived, Stage::ResponseStarted]);
-    // "deployments/*" matches the object itself too (upstream's checker compares the
-    // resource, not the combined one); another verb falls through.
-    assert_eq!(
-        p.level_of(&attrs("alice", "update", "apps", "deployments", "", "dev"))
-            .0,
-        Level::Request
-    );
-    assert_eq!(
-        p.level_of(&attrs("alice", "get", "apps", "deployments", "", "dev"))
-            .0,
-        Level::Metadata
-    );
+    // (user, verb, group, resource, namespace) and the level its first rule gives.
+    let cases = [
+        (("system:kube-proxy", "get", "", "pods", "x"), Level::None),
+        (
+            ("alice", "get", "", "secrets", "prod"),
+            Level::RequestResponse,
+        ),
+        // Another namespace falls through to the group rule.
+        (("alice", "get", "", "secrets", "dev"), Level::Metadata),
+        // "deployments/*" matches the object itself too (upstream's checker compares
+        // the resource, not the combined one); another verb falls through.
+        (
+            ("alice", "update", "apps", "deployments", "dev"),
+            Level::Request,
+        ),
+        (
+            ("alice", "get", "apps", "deployments", "dev"),
+            Level::Metadata,
+        ),
+    ];
+    for ((user, verb, group, resource, ns), want) in cases {
+        let request = attrs(user, verb, group, resource, "", ns);
+        assert_eq!(
+            p.level_of(&request).0,
+            want,
+            "{user} {verb} {resource} in {ns}"
+        );
+    }
     let mut anonymous = attrs("system:anonymous", "get", "", "pods", "", "");
     anonymous.user.groups = vec!["system:unauthenticated".into()];
     assert_eq!(p.level_of(&anonymous).0, Level::None);

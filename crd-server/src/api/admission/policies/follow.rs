@@ -3,16 +3,13 @@
 //! the watch breaks (compaction, an etcd restart). Every change recompiles the sets.
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use futures::StreamExt;
 use serde_json::Value;
 
-use crate::store::{EventKind, ListOptions, Store, WatchItem};
-
-/// How long a follower waits before it retries a failed list or watch.
-const RETRY: Duration = Duration::from_millis(200);
+use crate::follow::{Follower, list_and_watch};
+use crate::store::{EventKind, ListOptions, Store, WatchEvent};
 
 /// The kinds followed, as indexes into [`Objects::kinds`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,42 +85,46 @@ pub async fn list_once(store: &dyn Store, kind: Followed, sink: &dyn Sink) -> Op
 }
 
 /// Follows `kind` from `revision` (0: list first) until the task is aborted.
-pub async fn follow(store: Arc<dyn Store>, kind: Followed, mut revision: u64, sink: Arc<dyn Sink>) {
-    let prefix = kind.prefix();
-    loop {
-        if revision == 0 {
-            match list_once(store.as_ref(), kind, sink.as_ref()).await {
-                Some(r) => revision = r,
-                None => {
-                    tokio::time::sleep(RETRY).await;
-                    continue;
-                }
-            }
-        }
-        let Ok(mut events) = store.watch(prefix, revision).await else {
-            revision = 0;
-            tokio::time::sleep(RETRY).await;
-            continue;
+pub async fn follow(store: Arc<dyn Store>, kind: Followed, revision: u64, sink: Arc<dyn Sink>) {
+    let mut follower = KindFollower {
+        store: store.clone(),
+        kind,
+        sink,
+    };
+    list_and_watch(store.as_ref(), kind.prefix(), revision, &mut follower).await;
+}
+
+/// One followed kind, kept in its sink.
+struct KindFollower {
+    store: Arc<dyn Store>,
+    kind: Followed,
+    sink: Arc<dyn Sink>,
+}
+
+impl Follower for KindFollower {
+    async fn relist(&mut self) -> ControlFlow<(), Option<u64>> {
+        ControlFlow::Continue(list_once(self.store.as_ref(), self.kind, self.sink.as_ref()).await)
+    }
+
+    fn on_event(&mut self, e: WatchEvent) -> ControlFlow<()> {
+        let Some(name) = e.kv.key.strip_prefix(self.kind.prefix()) else {
+            return ControlFlow::Continue(());
         };
-        while let Some(Ok(item)) = events.next().await {
-            let WatchItem::Event(e) = item else { continue };
-            let Some(name) = e.kv.key.strip_prefix(prefix) else {
-                continue;
-            };
-            let mut objects = sink.objects().lock().unwrap_or_else(|e| e.into_inner());
-            let map = &mut objects.kinds[kind as usize];
-            match (e.kind, parse(&e.kv.value)) {
-                (EventKind::Put, Some(v)) => {
-                    map.insert(name.to_string(), v);
-                }
-                _ => {
-                    map.remove(name);
-                }
+        let mut objects = self
+            .sink
+            .objects()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let map = &mut objects.kinds[self.kind as usize];
+        match (e.kind, parse(&e.kv.value)) {
+            (EventKind::Put, Some(v)) => {
+                map.insert(name.to_string(), v);
             }
-            sink.changed(&objects);
+            _ => {
+                map.remove(name);
+            }
         }
-        // The watch broke: list again (what changed meanwhile is in the new list).
-        revision = 0;
-        tokio::time::sleep(RETRY).await;
+        self.sink.changed(&objects);
+        ControlFlow::Continue(())
     }
 }

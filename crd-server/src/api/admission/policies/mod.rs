@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use crd_runtime::KubeVersion;
 use crd_runtime::admission::Attributes;
+use crd_runtime::admission::matching::Equivalent;
 use crd_runtime::admission::policy::{MutatingPolicies, ParamQuery, Plan, ValidatingPolicies};
 use crd_runtime::labels as selector;
 use serde_json::Value;
@@ -26,7 +27,6 @@ use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
 use crate::api::admission::{Backend, Warnings};
-use crate::api::kinds::Resource;
 use crate::api::status::ApiError;
 use crate::store::Store;
 use follow::{Followed, Objects, Sink};
@@ -169,23 +169,18 @@ impl Policies {
     }
 
     /// Applies the mutating policies that match (before the mutating webhooks).
-    pub async fn mutate(
-        &self,
-        shared: &Backend<'_>,
-        res: &Resource,
-        attrs: &mut Attributes,
-    ) -> Warnings {
+    pub async fn mutate(&self, shared: &Backend<'_>, attrs: &mut Attributes) -> Warnings {
+        let res = shared.res;
         let compiled = self.current();
         if compiled.mutating.is_empty() || attrs.object.is_none() {
             return Ok(Vec::new());
         }
-        let ns = namespace(shared, &compiled, attrs).await?;
-        let equivalents = request::equivalents(shared, attrs);
-        let plan = compiled.mutating.plan(attrs, ns.as_ref(), &equivalents);
-        if plan.is_empty() {
+        let planned = matched(shared, &compiled, attrs, |attrs, ns, equivalents| {
+            compiled.mutating.plan(attrs, ns, equivalents)
+        });
+        let Some(Matched { ns, plan, answers }) = planned.await? else {
             return Ok(Vec::new());
-        }
-        let answers = params::Answers::collect(shared, plan.param_queries()).await;
+        };
         let lookup = |q: &ParamQuery| answers.get(q);
         let mut warnings = Vec::new();
         for run in runs(&plan) {
@@ -227,23 +222,17 @@ impl Policies {
     }
 
     /// Evaluates the validating policies that match.
-    pub async fn validate(
-        &self,
-        shared: &Backend<'_>,
-        _res: &Resource,
-        attrs: &Attributes,
-    ) -> Warnings {
+    pub async fn validate(&self, shared: &Backend<'_>, attrs: &Attributes) -> Warnings {
         let compiled = self.current();
         if compiled.validating.is_empty() {
             return Ok(Vec::new());
         }
-        let ns = namespace(shared, &compiled, attrs).await?;
-        let equivalents = request::equivalents(shared, attrs);
-        let plan = compiled.validating.plan(attrs, ns.as_ref(), &equivalents);
-        if plan.is_empty() {
+        let planned = matched(shared, &compiled, attrs, |attrs, ns, equivalents| {
+            compiled.validating.plan(attrs, ns, equivalents)
+        });
+        let Some(Matched { ns, plan, answers }) = planned.await? else {
             return Ok(Vec::new());
-        }
-        let answers = params::Answers::collect(shared, plan.param_queries()).await;
+        };
         let lookup = |q: &ParamQuery| answers.get(q);
         let mut warnings = Vec::new();
         for run in runs(&plan) {
@@ -270,6 +259,32 @@ fn as_caller<T>(f: impl FnOnce() -> T) -> T {
         Some(caller) => crd_runtime::admission::with_authorizer(caller.authorizer.clone(), f),
         None => f(),
     }
+}
+
+/// What one pass (mutating or validating) evaluates: the request's namespace object,
+/// the matching (policy, binding) pairs and the answers to their parameter queries.
+struct Matched {
+    ns: Option<Value>,
+    plan: Plan,
+    answers: params::Answers,
+}
+
+/// Plans a pass with `plan` (the mutating or the validating policies' own); `None`
+/// when no pair matches, before any parameter is read.
+async fn matched(
+    shared: &Backend<'_>,
+    compiled: &Compiled,
+    attrs: &Attributes,
+    plan: impl FnOnce(&Attributes, Option<&Value>, &[Equivalent]) -> Plan,
+) -> Result<Option<Matched>, ApiError> {
+    let ns = namespace(shared, compiled, attrs).await?;
+    let equivalents = request::equivalents(shared, attrs);
+    let plan = plan(attrs, ns.as_ref(), &equivalents);
+    if plan.is_empty() {
+        return Ok(None);
+    }
+    let answers = params::Answers::collect(shared, plan.param_queries()).await;
+    Ok(Some(Matched { ns, plan, answers }))
 }
 
 /// The request's namespace object, read only when a policy or binding needs it.

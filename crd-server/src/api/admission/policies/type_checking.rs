@@ -17,6 +17,7 @@ use crd_runtime::model::JSONSchemaProps;
 
 use super::follow::Followed;
 use super::{Compiled, Policies};
+use crate::api::object::int_at;
 
 /// The longest wait before a failed write is tried again.
 const MAX_RETRY: Duration = Duration::from_secs(30);
@@ -42,14 +43,8 @@ pub fn desired(generation: i64, warnings: Vec<Value>) -> Value {
 
 /// Whether `stored` (a policy as stored) still needs `generation`'s status.
 pub fn outdated(stored: &Value, generation: i64) -> bool {
-    let current = stored
-        .pointer("/metadata/generation")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
-    let observed = stored
-        .pointer("/status/observedGeneration")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
+    let current = int_at(stored, "/metadata/generation");
+    let observed = int_at(stored, "/status/observedGeneration");
     current == generation && generation > observed
 }
 

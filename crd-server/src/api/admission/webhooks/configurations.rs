@@ -13,15 +13,13 @@ use futures::StreamExt;
 use serde_json::Value;
 
 use crate::api::webhook_client::{ServiceRef, WebhookClient};
+use crate::follow::RETRY;
 use crate::store::{EventKind, ListOptions, Store, WatchItem};
 
 /// Where MutatingWebhookConfigurations are stored (the catalog's prefix).
 pub const MUTATING_PREFIX: &str = "/registry/mutatingwebhookconfigurations/";
 /// Where ValidatingWebhookConfigurations are stored.
 pub const VALIDATING_PREFIX: &str = "/registry/validatingwebhookconfigurations/";
-
-/// How long the follower waits before it retries a failed list or watch.
-const RETRY: Duration = Duration::from_millis(200);
 
 /// One webhook of a configuration, as the dispatchers use it.
 pub struct Hook {

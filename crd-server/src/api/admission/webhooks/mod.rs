@@ -18,7 +18,6 @@ use crd_runtime::KubeVersion;
 use crd_runtime::admission::Attributes;
 
 use crate::api::admission::{Backend, Warnings};
-use crate::api::kinds::Resource;
 use crate::store::Store;
 use configurations::{Current, HookSet};
 
@@ -72,26 +71,16 @@ impl Webhooks {
     }
 
     /// Calls the mutating webhooks that match.
-    pub async fn mutate(
-        &self,
-        shared: &Backend<'_>,
-        res: &Resource,
-        attrs: &mut Attributes,
-    ) -> Warnings {
+    pub async fn mutate(&self, shared: &Backend<'_>, attrs: &mut Attributes) -> Warnings {
         let set = Self::snapshot(&self.mutating);
         if set.hooks.is_empty() || exempt(attrs) {
             return Ok(Vec::new());
         }
-        mutating::dispatch(&set, shared, res, attrs).await
+        mutating::dispatch(&set, shared, attrs).await
     }
 
     /// Calls the validating webhooks that match.
-    pub async fn validate(
-        &self,
-        shared: &Backend<'_>,
-        _res: &Resource,
-        attrs: &Attributes,
-    ) -> Warnings {
+    pub async fn validate(&self, shared: &Backend<'_>, attrs: &Attributes) -> Warnings {
         let set = Self::snapshot(&self.validating);
         if set.hooks.is_empty() || exempt(attrs) {
             return Ok(Vec::new());

@@ -13,14 +13,12 @@ use super::call::{self, HookError, calling_error, denial, internal};
 use super::configurations::{Hook, HookSet};
 use super::matcher::{Matcher, convert_one, convert_to};
 use crate::api::admission::Backend;
-use crate::api::kinds::Resource;
 use crate::api::status::ApiError;
 
 /// Runs the mutating webhooks of `set` on `attrs.object`; the warnings they sent.
 pub async fn dispatch(
     set: &HookSet,
     shared: &Backend<'_>,
-    res: &Resource,
     attrs: &mut Attributes,
 ) -> Result<Vec<String>, ApiError> {
     let mut matcher = Matcher::new(shared);
@@ -41,7 +39,7 @@ pub async fn dispatch(
             let Some(invocation) = matcher.should_call(hook, attrs).await? else {
                 continue;
             };
-            let outcome = call_one(hook, shared, res, attrs, &invocation, &mut warnings).await;
+            let outcome = call_one(hook, shared, attrs, &invocation, &mut warnings).await;
             if matches!(outcome, Ok(true)) {
                 reinvoke.extend(invoked.drain());
             }
@@ -64,7 +62,6 @@ pub async fn dispatch(
 async fn call_one(
     hook: &Hook,
     shared: &Backend<'_>,
-    res: &Resource,
     attrs: &mut Attributes,
     invocation: &Invocation,
     warnings: &mut Vec<String>,
@@ -119,7 +116,7 @@ async fn call_one(
         return Ok(false);
     }
     attrs.object = if converted.is_some() {
-        convert_one(res, Some(patched))
+        convert_one(shared.res, Some(patched))
             .await
             .map_err(HookError::Reject)?
     } else {

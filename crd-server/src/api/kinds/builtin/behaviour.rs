@@ -47,6 +47,28 @@ pub trait Validator: Sync {
     }
 }
 
+/// [`Validator::validate_with`] of a kind whose status subresource validates the status
+/// only: a status write keeps the spec, valid before, so `validate` runs on every
+/// other write.
+pub fn validate_unless_status(
+    kind: &dyn Validator,
+    obj: &Value,
+    cx: &Validation<'_>,
+    errs: &mut ErrorList,
+) {
+    if cx.sub != Subresource::Status {
+        kind.validate(obj, cx.old, errs);
+    }
+}
+
+/// What `kind` finds wrong with `obj` (an update of `old`), as a test compares it.
+#[cfg(test)]
+pub fn errors_of(kind: &dyn Validator, obj: &Value, old: Option<&Value>) -> Vec<String> {
+    let mut errs = ErrorList::new();
+    kind.validate(obj, old, &mut errs);
+    errs.strings()
+}
+
 /// `PrepareForCreate` and `PrepareForUpdate`.
 pub trait Preparer: Sync {
     /// `PrepareForCreate` beyond dropping a status subresource's status: generation,

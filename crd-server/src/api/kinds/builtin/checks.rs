@@ -9,6 +9,26 @@ use serde_json::Value;
 /// `IsValidPortNum`'s message.
 pub const PORT_RANGE: &str = "must be between 1 and 65535, inclusive";
 
+/// Checks one of `values`, `Required` when empty (the enum checks of core validation).
+pub fn one_of(value: &str, values: &[&str], path: Path, errs: &mut ErrorList) {
+    if value.is_empty() {
+        errs.push(FieldError::required(path, ""));
+    } else {
+        supported(value, values, path, errs);
+    }
+}
+
+/// `NotSupported` unless `value` is one of `values` (empty included).
+pub fn supported(value: &str, values: &[&str], path: Path, errs: &mut ErrorList) {
+    if !values.contains(&value) {
+        errs.push(FieldError::not_supported(
+            path,
+            BadValue::Str(value.into()),
+            values,
+        ));
+    }
+}
+
 /// `field.Invalid` whose value Go prints with `%#v` (a slice, a struct): the value is
 /// rendered here, as [`BadValue`] prints JSON.
 pub fn invalid_go(path: Path, go_value: &str, detail: &str) -> FieldError {

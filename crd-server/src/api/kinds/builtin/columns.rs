@@ -7,8 +7,14 @@ use serde_json::Value;
 
 use crate::api::table::{Cell, Column};
 
-pub(crate) fn int(obj: &Value, pointer: &str) -> i64 {
-    obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
+/// The integer a cell reads (0 when absent).
+pub(crate) use crate::api::object::int_at as int;
+
+/// How many items the list at `pointer` holds (0 when absent).
+pub(crate) fn length(obj: &Value, pointer: &str) -> usize {
+    obj.pointer(pointer)
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len)
 }
 
 pub(crate) fn string(obj: &Value, pointer: &str) -> String {

@@ -385,11 +385,7 @@ impl DeleteStrategy for BuiltinKind {
 
 impl ResetFieldsStrategy for BuiltinKind {
     fn reset_fields(&self, sub: Subresource) -> ResetFields {
-        match sub {
-            Subresource::Status => &[&["spec"]],
-            _ if self.info.has_status() => &[&["status"]],
-            _ => &[],
-        }
+        self.info.reset_fields(sub)
     }
 }
 

@@ -235,11 +235,7 @@ impl DeleteStrategy for CustomResource {}
 
 impl ResetFieldsStrategy for CustomResource {
     fn reset_fields(&self, sub: Subresource) -> ResetFields {
-        match sub {
-            Subresource::Status => &[&["spec"]],
-            _ if self.info.has_status() => &[&["status"]],
-            _ => &[],
-        }
+        self.info.reset_fields(sub)
     }
 }
 

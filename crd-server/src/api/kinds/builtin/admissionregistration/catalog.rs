@@ -2,12 +2,9 @@
 //! serves them: see their behaviour's `served_in`).
 
 use crate::api::kinds::Subresource;
-use crate::api::kinds::builtin::admissionregistration::mutating_policies::{
-    MutatingBindings, MutatingPolicies,
-};
-use crate::api::kinds::builtin::admissionregistration::validating_policies::{
-    ValidatingBindings, ValidatingPolicies,
-};
+use crate::api::kinds::builtin::admissionregistration::bindings::Bindings;
+use crate::api::kinds::builtin::admissionregistration::mutating_policies::MutatingPolicies;
+use crate::api::kinds::builtin::admissionregistration::validating_policies::ValidatingPolicies;
 use crate::api::kinds::builtin::admissionregistration::webhook_configurations::Webhooks;
 use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
 
@@ -61,7 +58,7 @@ pub(crate) static KINDS: &[Spec] = &[
         "/registry/mutatingadmissionpolicybindings/",
         "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding",
         &[],
-        &MutatingBindings,
+        &Bindings { mutating: true },
     ),
     kind(
         "mutatingwebhookconfigurations",
@@ -88,7 +85,7 @@ pub(crate) static KINDS: &[Spec] = &[
         "/registry/validatingadmissionpolicybindings/",
         "io.k8s.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding",
         &[],
-        &ValidatingBindings,
+        &Bindings { mutating: false },
     ),
     kind(
         "validatingwebhookconfigurations",

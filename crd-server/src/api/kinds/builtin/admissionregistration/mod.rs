@@ -5,6 +5,7 @@
 //! validation`); CEL expressions compiled with the admission variables ([`cel`]).
 //! This module holds what they share: rules, match resources, match conditions.
 
+mod bindings;
 mod catalog;
 pub mod cel;
 pub mod mutating_policies;
@@ -283,6 +284,18 @@ pub(crate) fn match_conditions(
     }
 }
 
+/// One `Invalid` error of `value` listing all its `problems`, when there are any (the
+/// name checks of a param kind's `apiVersion`).
+fn joined_problems(value: &str, problems: Vec<String>, at: &Path, errs: &mut ErrorList) {
+    if !problems.is_empty() {
+        errs.push(FieldError::invalid(
+            at.clone(),
+            BadValue::Str(value.into()),
+            problems.join(","),
+        ));
+    }
+}
+
 /// `validateParamKind`.
 pub(crate) fn param_kind(pk: &Value, path: &Path, errs: &mut ErrorList) {
     let api_version = text(pk, "apiVersion");
@@ -298,14 +311,7 @@ pub(crate) fn param_kind(pk: &Value, path: &Path, errs: &mut ErrorList) {
     } else if api_version != "/" {
         let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
         if !group.is_empty() {
-            let problems = dns1123_subdomain(group);
-            if !problems.is_empty() {
-                errs.push(FieldError::invalid(
-                    at.clone(),
-                    BadValue::Str(group.into()),
-                    problems.join(","),
-                ));
-            }
+            joined_problems(group, dns1123_subdomain(group), &at, errs);
         }
         if version.is_empty() {
             errs.push(FieldError::invalid(
@@ -314,14 +320,7 @@ pub(crate) fn param_kind(pk: &Value, path: &Path, errs: &mut ErrorList) {
                 "version must be specified",
             ));
         } else {
-            let problems = dns1035_label(version);
-            if !problems.is_empty() {
-                errs.push(FieldError::invalid(
-                    at.clone(),
-                    BadValue::Str(version.into()),
-                    problems.join(","),
-                ));
-            }
+            joined_problems(version, dns1035_label(version), &at, errs);
         }
     }
     let kind = text(pk, "kind");
@@ -422,9 +421,8 @@ macro_rules! spec_generation {
 
 spec_generation!(
     mutating_policies::MutatingPolicies,
-    mutating_policies::MutatingBindings,
     validating_policies::ValidatingPolicies,
-    validating_policies::ValidatingBindings
+    bindings::Bindings
 );
 
 /// The admission policies' and bindings' `PrepareForCreate`: generation 1 (the

@@ -1,7 +1,7 @@
-//! MutatingAdmissionPolicies and their bindings (admissionregistration.k8s.io/v1,
-//! served by default from Kubernetes 1.36, when the API went GA; v1alpha1 in 1.32 and
-//! v1beta1 in 1.34 were off by default). Defaults and validation as the validating
-//! kinds', plus the mutations: a patch type and the expression of that type. Mutation
+//! MutatingAdmissionPolicies (admissionregistration.k8s.io/v1, served by default from
+//! Kubernetes 1.36, when the API went GA; v1alpha1 in 1.32 and v1beta1 in 1.34 were off
+//! by default); their bindings are [`super::bindings`]. Defaults and validation as the
+//! validating kinds', plus the mutations: a patch type and the expression of that type. Mutation
 //! expressions build typed objects (`Object{…}`, `JSONPatch{…}`), which this server's
 //! checker does not type: they are parsed, not type-checked.
 
@@ -12,8 +12,7 @@ use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::admissionregistration::preexisting::Preexisting;
 use crate::api::kinds::builtin::admissionregistration::validating_policies::{
-    binding_columns, binding_spec, common_spec, default_binding, default_spec, param_kind_cell,
-    variable_names,
+    common_spec, default_spec, param_kind_cell, variable_names,
 };
 use crate::api::kinds::builtin::admissionregistration::{list, one_of, text};
 use crate::api::kinds::builtin::behaviour::*;
@@ -24,7 +23,7 @@ const REINVOCATION: &[&str] = &["IfNeeded", "Never"];
 
 /// Whether a default kube-apiserver of `v` serves admissionregistration.k8s.io/v1
 /// MutatingAdmissionPolicies.
-fn served(v: KubeVersion) -> bool {
+pub(crate) fn served(v: KubeVersion) -> bool {
     v.at_least(36)
 }
 
@@ -142,37 +141,6 @@ fn mutation(m: &Value, at: &Path, errs: &mut ErrorList) {
             BadValue::Str(expression.into()),
             format!("compilation failed: {issues}"),
         ));
-    }
-}
-
-/// MutatingAdmissionPolicyBindings.
-pub struct MutatingBindings;
-
-defaults!(MutatingBindings: Deleter, AllocateStrategy);
-
-impl Defaulter for MutatingBindings {
-    fn decode(&self, obj: &mut Value) -> Result<(), String> {
-        default_binding(obj.get_mut("spec"));
-        Ok(())
-    }
-}
-
-impl Validator for MutatingBindings {
-    fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
-        let spec = obj.get("spec").unwrap_or(&Value::Null);
-        binding_spec(spec, &Path::new("spec"), errs);
-    }
-}
-
-impl Printer for MutatingBindings {
-    fn columns(&self) -> Vec<Column> {
-        binding_columns()
-    }
-}
-
-impl Serving for MutatingBindings {
-    fn served_in(&self, v: KubeVersion) -> bool {
-        served(v)
     }
 }
 

@@ -1,24 +1,22 @@
-//! ValidatingAdmissionPolicies (with their status subresource) and their bindings:
-//! v1 defaults (`failurePolicy: Fail`, match resources, `parameterNotFoundAction:
-//! Deny`) and `ValidateValidatingAdmissionPolicy`/`…Binding`, every expression
-//! compiled with the variables it sees.
+//! ValidatingAdmissionPolicies (with their status subresource): v1 defaults
+//! (`failurePolicy: Fail`, match resources) and `ValidateValidatingAdmissionPolicy`,
+//! every expression compiled with the variables it sees. Their bindings are
+//! [`super::bindings`].
 
 use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
-use crd_runtime::names::dns_subdomain_name;
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::admissionregistration::cel::{Expr, compile};
 use crate::api::kinds::builtin::admissionregistration::preexisting::Preexisting;
 use crate::api::kinds::builtin::admissionregistration::{
     FAILURE_POLICIES, Scope, default, default_match_resources, is_cel_identifier, list,
-    match_conditions, match_resources, one_of, param_kind, param_ref, strings, text,
+    match_conditions, match_resources, one_of, param_kind, text,
 };
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::selectors::label::label_name;
 use crate::api::table::Column;
 
 const REASONS: &[&str] = &["Forbidden", "Invalid", "RequestEntityTooLarge"];
-const ACTIONS: &[&str] = &["Audit", "Deny", "Warn"];
 const MAX_AUDIT_ANNOTATIONS: usize = 20;
 const MAX_AUDIT_VALUE_EXPRESSION: usize = 5 * 1024;
 
@@ -27,18 +25,6 @@ pub(crate) fn default_spec(spec: Option<&mut Value>) {
     if let Some(spec) = spec {
         default(spec, "failurePolicy", json!("Fail"));
         if let Some(mr) = spec.get_mut("matchConstraints") {
-            default_match_resources(mr);
-        }
-    }
-}
-
-/// A binding's spec defaults.
-pub(crate) fn default_binding(spec: Option<&mut Value>) {
-    if let Some(spec) = spec {
-        if let Some(pr) = spec.get_mut("paramRef") {
-            default(pr, "parameterNotFoundAction", json!("Deny"));
-        }
-        if let Some(mr) = spec.get_mut("matchResources") {
             default_match_resources(mr);
         }
     }
@@ -111,13 +97,7 @@ pub(crate) fn common_spec<'a>(
                 "name is not a valid CEL identifier",
             ));
         }
-        let expression = text(v, "expression");
-        if expression.trim().is_empty() {
-            errs.push(FieldError::required(
-                at.child("expression"),
-                "expression is not specified",
-            ));
-        } else {
+        if let Some(expression) = expression_of(v, &at, errs) {
             // A variable sees the ones declared before it.
             // Upstream looks variables up among the old validations.
             let earlier = Scope {
@@ -135,6 +115,40 @@ pub(crate) fn common_spec<'a>(
         }
     }
     scope
+}
+
+/// The `expression` of a variable or a validation; `None`, with its error, when blank.
+fn expression_of<'a>(v: &'a Value, at: &Path, errs: &mut ErrorList) -> Option<&'a str> {
+    let expression = text(v, "expression");
+    if expression.trim().is_empty() {
+        errs.push(FieldError::required(
+            at.child("expression"),
+            "expression is not specified",
+        ));
+        return None;
+    }
+    Some(expression)
+}
+
+/// The optional text at `field`: `None` when absent, and when set but blank (then with
+/// its error, `detail`).
+fn optional_text<'a>(
+    v: &'a Value,
+    field: &str,
+    detail: &str,
+    at: &Path,
+    errs: &mut ErrorList,
+) -> Option<&'a str> {
+    let value = text(v, field);
+    if !value.is_empty() && value.trim().is_empty() {
+        errs.push(FieldError::invalid(
+            at.child(field),
+            BadValue::Str(value.into()),
+            detail,
+        ));
+        return None;
+    }
+    (!value.is_empty()).then_some(value)
 }
 
 /// The variable names of a spec, in order.
@@ -243,27 +257,15 @@ pub(crate) fn param_kind_cell(o: &Value) -> Value {
 
 /// `validateValidation`.
 fn validation(v: &Value, scope: Scope, old: &Preexisting, at: &Path, errs: &mut ErrorList) {
-    let expression = text(v, "expression");
-    if expression.trim().is_empty() {
-        errs.push(FieldError::required(
-            at.child("expression"),
-            "expression is not specified",
-        ));
-    } else {
+    if let Some(expression) = expression_of(v, at, errs) {
         let scope = Scope {
             stored: Some(&old.validations),
             ..scope
         };
         compile(expression, Expr::Bool, scope, &at.child("expression"), errs);
     }
-    let message_expression = text(v, "messageExpression");
-    if !message_expression.is_empty() && message_expression.trim().is_empty() {
-        errs.push(FieldError::invalid(
-            at.child("messageExpression"),
-            BadValue::Str(message_expression.into()),
-            "must be non-empty if specified",
-        ));
-    } else if !message_expression.is_empty() {
+    let detail = "must be non-empty if specified";
+    if let Some(message_expression) = optional_text(v, "messageExpression", detail, at, errs) {
         let no_authorizer = Scope {
             authorizer: false,
             stored: Some(&old.message_expressions),
@@ -272,14 +274,10 @@ fn validation(v: &Value, scope: Scope, old: &Preexisting, at: &Path, errs: &mut 
         let path = at.child("messageExpression");
         compile(message_expression, Expr::String, no_authorizer, &path, errs);
     }
-    let message = text(v, "message");
-    if !message.is_empty() && message.trim().is_empty() {
-        errs.push(FieldError::invalid(
-            at.child("message"),
-            BadValue::Str(message.into()),
-            "message must be non-empty if specified",
-        ));
-    } else if message.trim().contains(['\n', '\r']) {
+    let detail = "message must be non-empty if specified";
+    if let Some(message) = optional_text(v, "message", detail, at, errs)
+        && message.trim().contains(['\n', '\r'])
+    {
         errs.push(FieldError::invalid(
             at.child("message"),
             BadValue::Str(message.into()),
@@ -342,129 +340,6 @@ fn status(obj: &Value, errs: &mut ErrorList) {
             errs.push(FieldError::required(at.child("fieldRef"), ""));
         }
     }
-}
-
-/// `validateValidationActions`.
-fn validation_actions(actions: &[&str], path: &Path, errs: &mut ErrorList) {
-    for (i, a) in actions.iter().enumerate() {
-        if !ACTIONS.contains(a) {
-            errs.push(FieldError::not_supported(
-                path.index(i),
-                BadValue::Str(a.to_string()),
-                ACTIONS,
-            ));
-        }
-        if actions[..i].contains(a) {
-            errs.push(FieldError::duplicate(
-                path.index(i),
-                BadValue::Str(a.to_string()),
-            ));
-        }
-    }
-    if actions.contains(&"Deny") && actions.contains(&"Warn") {
-        errs.push(FieldError::invalid(
-            path.clone(),
-            BadValue::Json(json!(actions)),
-            "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
-        ));
-    }
-    if actions.is_empty() {
-        errs.push(FieldError::required(
-            path.clone(),
-            "at least one validation action is required",
-        ));
-    }
-}
-
-/// The checks of a binding spec both binding kinds share: policy name, param ref,
-/// match resources (under the server's misspelt `matchResouces` path).
-pub(crate) fn binding_spec(spec: &Value, path: &Path, errs: &mut ErrorList) {
-    let policy = text(spec, "policyName");
-    if policy.is_empty() {
-        errs.push(FieldError::required(path.child("policyName"), ""));
-    } else {
-        for m in dns_subdomain_name(policy, false) {
-            errs.push(FieldError::invalid(
-                path.child("policyName"),
-                BadValue::Str(policy.into()),
-                m,
-            ));
-        }
-    }
-    if let Some(pr) = spec.get("paramRef").filter(|v| !v.is_null()) {
-        param_ref(pr, &path.child("paramRef"), errs);
-    }
-    if let Some(mr) = spec.get("matchResources").filter(|v| !v.is_null()) {
-        match_resources(mr, &path.child("matchResouces"), errs);
-    }
-}
-
-/// `<unset>`, or where a binding's params come from, as the printer shows it.
-pub(crate) fn param_ref_cell(o: &Value) -> Value {
-    let Some(pr) = o.pointer("/spec/paramRef").filter(|v| !v.is_null()) else {
-        return json!("<unset>");
-    };
-    let ns = match text(pr, "namespace") {
-        "" => "*",
-        ns => ns,
-    };
-    match text(pr, "name") {
-        "" => json!(format!("{ns}/*")),
-        name => json!(format!("{ns}/{name}")),
-    }
-}
-
-/// ValidatingAdmissionPolicyBindings.
-pub struct ValidatingBindings;
-
-defaults!(ValidatingBindings: Serving, Deleter, AllocateStrategy);
-
-impl Defaulter for ValidatingBindings {
-    fn decode(&self, obj: &mut Value) -> Result<(), String> {
-        default_binding(obj.get_mut("spec"));
-        Ok(())
-    }
-}
-
-impl Validator for ValidatingBindings {
-    fn validate(&self, obj: &Value, _old: Option<&Value>, errs: &mut ErrorList) {
-        let spec = obj.get("spec").unwrap_or(&Value::Null);
-        let path = Path::new("spec");
-        binding_spec(spec, &path, errs);
-        let actions = strings(spec, "validationActions");
-        validation_actions(&actions, &path.child("validationActions"), errs);
-    }
-}
-
-impl Printer for ValidatingBindings {
-    fn columns(&self) -> Vec<Column> {
-        binding_columns()
-    }
-}
-
-/// A binding's columns: the policy and the params it binds.
-pub(crate) fn binding_columns() -> Vec<Column> {
-    vec![
-        Column::computed(
-            "PolicyName",
-            "string",
-            "PolicyName indicates the policy definition which the policy binding binded to",
-            |o| {
-                json!(
-                    o.pointer("/spec/policyName")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                )
-            },
-        ),
-        Column::computed(
-            "ParamRef",
-            "string",
-            "ParamRef indicates the param resource which sets the configration param",
-            param_ref_cell,
-        ),
-        Column::builtin_age(),
-    ]
 }
 
 #[cfg(test)]

@@ -66,24 +66,6 @@ fn a_policy_needs_constraints_and_validations() {
 }
 
 #[test]
-fn bindings_need_a_policy_and_actions() {
-    let mut b = json!({"spec": {"paramRef": {"name": "limits"}, "validationActions": ["Deny", "Warn", "Deny"]}});
-    ValidatingBindings.decode(&mut b).unwrap();
-    assert_eq!(b["spec"]["paramRef"]["parameterNotFoundAction"], "Deny");
-    let mut errs = ErrorList::new();
-    ValidatingBindings.validate(&b, None, &mut errs);
-    assert_eq!(
-        errs.strings(),
-        [
-            "spec.policyName: Required value",
-            "spec.validationActions[2]: Duplicate value: \"Deny\"",
-            "spec.validationActions: Invalid value: [\"Deny\",\"Warn\",\"Deny\"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
-        ]
-    );
-    assert_eq!(param_ref_cell(&b), "*/limits");
-}
-
-#[test]
 fn an_update_compiles_kept_expressions_in_the_stored_environment() {
     // `includes` is 1.37's: a 1.37 server refuses it in a new expression
     // (compatibility version 1.36) but keeps compiling it where the old policy

@@ -10,21 +10,11 @@ use crate::api::table::Column;
 
 /// The Containers, Images (and Selector) wide columns of a kind whose template is at
 /// `/spec/template`.
-pub(crate) fn template_columns(selector: bool) -> Vec<Column> {
-    let mut out = vec![
-        wide(col(
-            "Containers",
-            "string",
-            "Names of each container in the template.",
-            |o| json!(containers_and_images(o.pointer("/spec/template/spec")).0),
-        )),
-        wide(col(
-            "Images",
-            "string",
-            "Images referenced by each container in the template.",
-            |o| json!(containers_and_images(o.pointer("/spec/template/spec")).1),
-        )),
-    ];
+fn template_columns(selector: bool) -> Vec<Column> {
+    let mut out = container_columns(
+        |o| json!(containers_and_images(o.pointer("/spec/template/spec")).0),
+        |o| json!(containers_and_images(o.pointer("/spec/template/spec")).1),
+    );
     if selector {
         out.push(wide(col(
             "Selector",
@@ -36,95 +26,125 @@ pub(crate) fn template_columns(selector: bool) -> Vec<Column> {
     out
 }
 
+/// A kind's own `columns`, then the wide columns of its pod template at
+/// `/spec/template`.
+pub(crate) fn with_template_columns(mut columns: Vec<Column>, selector: bool) -> Vec<Column> {
+    columns.extend(template_columns(selector));
+    columns
+}
+
+/// The Containers and Images wide columns, their cells read where the kind keeps its
+/// pod template.
+pub(crate) fn container_columns(
+    containers: fn(&Value) -> Value,
+    images: fn(&Value) -> Value,
+) -> Vec<Column> {
+    vec![
+        wide(col(
+            "Containers",
+            "string",
+            "Names of each container in the template.",
+            containers,
+        )),
+        wide(col(
+            "Images",
+            "string",
+            "Images referenced by each container in the template.",
+            images,
+        )),
+    ]
+}
+
 /// `kubectl get deployments`.
 pub fn deployment() -> Vec<Column> {
-    let mut out = vec![
-        ready_of_replicas(),
-        count(
-            "Up-to-date",
-            "Total number of non-terminating pods targeted by this deployment that have the desired template spec.",
-            "/status/updatedReplicas",
-        ),
-        count(
-            "Available",
-            "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.",
-            "/status/availableReplicas",
-        ),
-        Column::builtin_age(),
-    ];
-    out.extend(template_columns(true));
-    out
+    with_template_columns(
+        vec![
+            ready_of_replicas(),
+            count(
+                "Up-to-date",
+                "Total number of non-terminating pods targeted by this deployment that have the desired template spec.",
+                "/status/updatedReplicas",
+            ),
+            count(
+                "Available",
+                "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.",
+                "/status/availableReplicas",
+            ),
+            Column::builtin_age(),
+        ],
+        true,
+    )
 }
 
 /// `kubectl get replicasets`.
 pub fn replica_set() -> Vec<Column> {
-    let mut out = vec![
-        count(
-            "Desired",
-            "Replicas is the number of desired pods.",
-            "/spec/replicas",
-        ),
-        count(
-            "Current",
-            "Replicas is the most recently observed number of non-terminating pods.",
-            "/status/replicas",
-        ),
-        count(
-            "Ready",
-            "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.",
-            "/status/readyReplicas",
-        ),
-        Column::builtin_age(),
-    ];
-    out.extend(template_columns(true));
-    out
+    with_template_columns(
+        vec![
+            count(
+                "Desired",
+                "Replicas is the number of desired pods.",
+                "/spec/replicas",
+            ),
+            count(
+                "Current",
+                "Replicas is the most recently observed number of non-terminating pods.",
+                "/status/replicas",
+            ),
+            count(
+                "Ready",
+                "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.",
+                "/status/readyReplicas",
+            ),
+            Column::builtin_age(),
+        ],
+        true,
+    )
 }
 
 /// `kubectl get statefulsets`.
 pub fn stateful_set() -> Vec<Column> {
-    let mut out = vec![ready_of_replicas(), Column::builtin_age()];
-    out.extend(template_columns(false));
-    out
+    with_template_columns(vec![ready_of_replicas(), Column::builtin_age()], false)
 }
 
 /// `kubectl get daemonsets`.
 pub fn daemon_set() -> Vec<Column> {
-    let mut out = vec![
-        count(
-            "Desired",
-            "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).",
-            "/status/desiredNumberScheduled",
-        ),
-        count(
-            "Current",
-            "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.",
-            "/status/currentNumberScheduled",
-        ),
-        count(
-            "Ready",
-            "Total number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.",
-            "/status/numberReady",
-        ),
-        count(
-            "Up-to-date",
-            "The total number of nodes that are running updated daemon pod",
-            "/status/updatedNumberScheduled",
-        ),
-        count(
-            "Available",
-            "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)",
-            "/status/numberAvailable",
-        ),
-        col(
-            "Node Selector",
-            "string",
-            "NodeSelector is a selector which must be true for the pod to fit on a node.",
-            |o| json!(node_selector(o.pointer("/spec/template/spec/nodeSelector"))),
-        ),
-        Column::builtin_age(),
-    ];
-    out.extend(template_columns(true));
-    out
+    with_template_columns(
+        vec![
+            count(
+                "Desired",
+                "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod).",
+                "/status/desiredNumberScheduled",
+            ),
+            count(
+                "Current",
+                "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod.",
+                "/status/currentNumberScheduled",
+            ),
+            count(
+                "Ready",
+                "Total number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.",
+                "/status/numberReady",
+            ),
+            count(
+                "Up-to-date",
+                "The total number of nodes that are running updated daemon pod",
+                "/status/updatedNumberScheduled",
+            ),
+            count(
+                "Available",
+                "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)",
+                "/status/numberAvailable",
+            ),
+            col(
+                "Node Selector",
+                "string",
+                "NodeSelector is a selector which must be true for the pod to fit on a node.",
+                |o| json!(node_selector(o.pointer("/spec/template/spec/nodeSelector"))),
+            ),
+            Column::builtin_age(),
+        ],
+        true,
+    )
 }
 
 /// `labels.FormatLabels` of a node selector (`<none>` when empty).

@@ -68,6 +68,28 @@ pub fn nonnegative(obj: &Value, pointer: &str, path: Path, errs: &mut ErrorList)
     }
 }
 
+/// [`nonnegative`] of each named top-level field of `obj`, in order.
+pub fn nonnegative_fields(obj: &Value, fields: &[&str], path: &Path, errs: &mut ErrorList) {
+    for field in fields {
+        nonnegative(obj, &format!("/{field}"), path.child(field), errs);
+    }
+}
+
+/// The pods of a replicated workload (`template` at `tpath`) restart `Always`.
+pub fn restart_always(template: &Value, tpath: &Path, errs: &mut ErrorList) {
+    let policy = template
+        .pointer("/spec/restartPolicy")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if policy != "Always" {
+        errs.push(FieldError::not_supported(
+            tpath.child("spec").child("restartPolicy"),
+            BadValue::Str(policy.into()),
+            &["Always"],
+        ));
+    }
+}
+
 /// Go's `%#v` of an `intstr.IntOrString`.
 fn go_int_or_string(v: &Value) -> String {
     match v {
@@ -205,17 +227,7 @@ pub fn replica_template(
         selector_matches_template(spec.get("selector"), template, &tpath, errs);
     }
     validate_template(template, &tpath, errs);
-    let policy = template
-        .pointer("/spec/restartPolicy")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if policy != "Always" {
-        errs.push(FieldError::not_supported(
-            tpath.child("spec").child("restartPolicy"),
-            BadValue::Str(policy.into()),
-            &["Always"],
-        ));
-    }
+    restart_always(template, &tpath, errs);
     if let Some(d) = template
         .pointer("/spec/activeDeadlineSeconds")
         .and_then(Value::as_i64)

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::apps::printers;
 use crate::api::kinds::builtin::apps::rules::{
-    created, immutable_selector, nonnegative, replica_template, required_selector, rolling_update,
-    semantic_eq, status_zeros,
+    created, immutable_selector, nonnegative, nonnegative_fields, replica_template,
+    required_selector, restart_always, rolling_update, semantic_eq, status_zeros,
 };
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::kinds::builtin::core::podspec::defaults;
@@ -153,14 +153,9 @@ impl Apps {
         let path = Path::new("spec");
         match self.0 {
             Workload::Deployment | Workload::ReplicaSet => {
-                nonnegative(spec, "/replicas", path.child("replicas"), errs);
+                nonnegative_fields(spec, &["replicas"], &path, errs);
                 if self.0 == Workload::ReplicaSet {
-                    nonnegative(
-                        spec,
-                        "/minReadySeconds",
-                        path.child("minReadySeconds"),
-                        errs,
-                    );
+                    nonnegative_fields(spec, &["minReadySeconds"], &path, errs);
                 }
                 // The server says `deployment` for both kinds.
                 required_selector(
@@ -197,12 +192,7 @@ impl Apps {
                     ));
                 }
                 replica_template(spec, &path, "DaemonSet", false, errs);
-                nonnegative(
-                    spec,
-                    "/minReadySeconds",
-                    path.child("minReadySeconds"),
-                    errs,
-                );
+                nonnegative_fields(spec, &["minReadySeconds"], &path, errs);
                 let strategy = spec.get("updateStrategy").unwrap_or(&empty);
                 match strategy.get("type").and_then(Value::as_str).unwrap_or("") {
                     "OnDelete" => {}
@@ -213,12 +203,7 @@ impl Apps {
                         &["RollingUpdate", "OnDelete"],
                     )),
                 }
-                nonnegative(
-                    spec,
-                    "/revisionHistoryLimit",
-                    path.child("revisionHistoryLimit"),
-                    errs,
-                );
+                nonnegative_fields(spec, &["revisionHistoryLimit"], &path, errs);
             }
         }
     }
@@ -248,25 +233,14 @@ fn deployment_strategy(spec: &Value, path: &Path, errs: &mut ErrorList) {
             &["Recreate", "RollingUpdate"],
         )),
     }
-    nonnegative(
+    nonnegative_fields(
         spec,
-        "/minReadySeconds",
-        path.child("minReadySeconds"),
-        errs,
-    );
-    nonnegative(
-        spec,
-        "/revisionHistoryLimit",
-        path.child("revisionHistoryLimit"),
+        &["minReadySeconds", "revisionHistoryLimit"],
+        path,
         errs,
     );
     if let Some(p) = spec.get("progressDeadlineSeconds").and_then(Value::as_i64) {
-        nonnegative(
-            spec,
-            "/progressDeadlineSeconds",
-            path.child("progressDeadlineSeconds"),
-            errs,
-        );
+        nonnegative_fields(spec, &["progressDeadlineSeconds"], path, errs);
         let min_ready = spec
             .get("minReadySeconds")
             .and_then(Value::as_i64)
@@ -321,13 +295,7 @@ fn stateful_set_spec(spec: &Value, path: &Path, errs: &mut ErrorList) {
             "must be 'RollingUpdate' or 'OnDelete'",
         )),
     }
-    nonnegative(spec, "/replicas", path.child("replicas"), errs);
-    nonnegative(
-        spec,
-        "/minReadySeconds",
-        path.child("minReadySeconds"),
-        errs,
-    );
+    nonnegative_fields(spec, &["replicas", "minReadySeconds"], path, errs);
     nonnegative(
         spec,
         "/ordinals/start",
@@ -366,17 +334,7 @@ fn stateful_set_spec(spec: &Value, path: &Path, errs: &mut ErrorList) {
         with_claims["spec"]["volumes"] = json!(volumes);
     }
     crate::api::kinds::builtin::core::podspec::validate_template(&with_claims, &tpath, errs);
-    let policy = template
-        .pointer("/spec/restartPolicy")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if policy != "Always" {
-        errs.push(FieldError::not_supported(
-            tpath.child("spec").child("restartPolicy"),
-            BadValue::Str(policy.into()),
-            &["Always"],
-        ));
-    }
+    restart_always(template, &tpath, errs);
     if template.pointer("/spec/activeDeadlineSeconds").is_some() {
         errs.push(FieldError::forbidden(
             tpath.child("spec").child("activeDeadlineSeconds"),
@@ -469,12 +427,7 @@ impl Validator for Apps {
     }
 
     fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
-        let old = cx.old;
-        let sub = cx.sub;
-        // The status endpoint validates the status only (kept spec, valid before).
-        if sub != Subresource::Status {
-            self.validate(obj, old, errs);
-        }
+        validate_unless_status(self, obj, cx, errs);
     }
 }
 

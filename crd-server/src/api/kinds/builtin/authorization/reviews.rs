@@ -11,6 +11,7 @@ use crd_runtime::rbac::{Attributes, UserInfo};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
+use crate::api::object::str_at;
 use crate::auth::context::{self, Caller};
 use crate::auth::{Authorizer, Decision};
 
@@ -74,10 +75,7 @@ fn validate_review(who: Who, obj: &Value, errs: &mut ErrorList) {
     if who == Who::Caller {
         return;
     }
-    let user = obj
-        .pointer("/spec/user")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let user = str_at(obj, "/spec/user");
     let groups = obj.pointer("/spec/groups").and_then(Value::as_array);
     if user.is_empty() && groups.is_none_or(|g| g.is_empty()) {
         errs.push(FieldError::invalid(
@@ -94,14 +92,8 @@ fn validate_review(who: Who, obj: &Value, errs: &mut ErrorList) {
                 "disallowed on this kind of request",
             ));
         }
-        let namespace = obj
-            .pointer("/metadata/namespace")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let asked = obj
-            .pointer("/spec/resourceAttributes/namespace")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let namespace = str_at(obj, "/metadata/namespace");
+        let asked = str_at(obj, "/spec/resourceAttributes/namespace");
         if !asked.is_empty() && asked != namespace {
             errs.push(FieldError::invalid(
                 spec.child("resourceAttributes").child("namespace"),
@@ -153,11 +145,7 @@ fn review_attributes(who: Who, obj: &Value, user: UserInfo) -> Attributes {
         Some(r) => {
             let mut namespace = s(r, "namespace");
             if who == Who::Local {
-                namespace = obj
-                    .pointer("/metadata/namespace")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
+                namespace = str_at(obj, "/metadata/namespace").to_string();
             }
             Attributes {
                 user,
@@ -252,10 +240,7 @@ defaults!(RulesReviews: Defaulter, Validator, Preparer, Printer, Deleter, Alloca
 impl Serving for RulesReviews {
     fn answer_create(&self, obj: &Value) -> Option<Value> {
         let caller = caller();
-        let namespace = obj
-            .pointer("/spec/namespace")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let namespace = str_at(obj, "/spec/namespace");
         let (rules, incomplete, error) = match &caller {
             Some(c) => c.authorizer.rules_now(&c.user, namespace),
             None => (Vec::new(), true, String::new()),

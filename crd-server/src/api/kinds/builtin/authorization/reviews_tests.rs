@@ -1,43 +1,21 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::auth::AuthorizationMode;
-use crate::store::{MemoryStore, Store};
+use crate::auth::rbac_fixtures::{rbac_authorizer, role, user_binding};
 
-async fn authorizer(objects: &[(&str, Value)]) -> Arc<Authorizer> {
-    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    for (key, obj) in objects {
-        store
-            .create(key, serde_json::to_vec(obj).unwrap().into())
-            .await
-            .unwrap();
-    }
-    Arc::new(
-        Authorizer::start(
-            &[AuthorizationMode::Rbac],
-            store,
-            crate::api::selectors::label::aggregation_matches,
-        )
-        .await
-        .unwrap(),
-    )
+async fn authorizer(objects: &[(String, Value)]) -> Arc<Authorizer> {
+    let matches = crate::api::selectors::label::aggregation_matches;
+    Arc::new(rbac_authorizer(objects, matches).await)
 }
 
-fn rbac_objects() -> Vec<(&'static str, Value)> {
+fn rbac_objects() -> Vec<(String, Value)> {
     vec![
-        (
-            "/registry/roles/demo/reader",
-            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-                   "metadata": {"name": "reader", "namespace": "demo"},
-                   "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]}),
+        role(
+            "demo",
+            "reader",
+            json!([{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]}]),
         ),
-        (
-            "/registry/rolebindings/demo/alice-reads",
-            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-                   "metadata": {"name": "alice-reads", "namespace": "demo"},
-                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
-                   "subjects": [{"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"}]}),
-        ),
+        user_binding("demo", "alice-reads", "reader", "alice"),
     ]
 }
 
@@ -101,32 +79,26 @@ async fn rules_reviews_list_the_callers_rules() {
 
 #[test]
 fn reviews_are_checked_as_upstream_checks_them() {
-    let mut errs = ErrorList::new();
-    AccessReviews.validate(&json!({"spec": {}}), None, &mut errs);
     assert_eq!(
-        errs.strings(),
+        errors_of(&AccessReviews, &json!({"spec": {}}), None),
         [
             "spec.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified"
         ]
     );
-    let mut errs = ErrorList::new();
-    SubjectAccessReviews.validate(
-        &json!({"spec": {"nonResourceAttributes": {"path": "/x", "verb": "get"}}}),
-        None,
-        &mut errs,
-    );
     assert_eq!(
-        errs.strings(),
+        errors_of(
+            &SubjectAccessReviews,
+            &json!({"spec": {"nonResourceAttributes": {"path": "/x", "verb": "get"}}}),
+            None
+        ),
         ["spec.user: Invalid value: \"\": at least one of user or group must be specified"]
     );
-    let mut errs = ErrorList::new();
-    LocalSubjectAccessReviews.validate(
-        &json!({"metadata": {"namespace": "demo"}, "spec": {"user": "a", "resourceAttributes": {"namespace": "x", "verb": "get", "resource": "pods"}}}),
-        None,
-        &mut errs,
-    );
     assert_eq!(
-        errs.strings(),
+        errors_of(
+            &LocalSubjectAccessReviews,
+            &json!({"metadata": {"namespace": "demo"}, "spec": {"user": "a", "resourceAttributes": {"namespace": "x", "verb": "get", "resource": "pods"}}}),
+            None
+        ),
         ["spec.resourceAttributes.namespace: Invalid value: \"x\": must match namespace: demo"]
     );
 }

@@ -285,10 +285,8 @@ mod tests {
             4
         );
         assert_eq!(targets(&hpa), "cpu: <unknown>/80%");
-        let mut errs = ErrorList::new();
-        Autoscalers.validate(&hpa, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&Autoscalers, &hpa, None),
             [
                 "spec.maxReplicas: Invalid value: 0: must be greater than 0",
                 "spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`"

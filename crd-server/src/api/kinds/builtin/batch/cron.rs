@@ -271,22 +271,17 @@ mod tests {
         ] {
             assert_eq!(parse_standard(ok), Ok(()), "{ok}");
         }
-        assert_eq!(
-            parse_standard("* * * *").unwrap_err(),
-            "expected exactly 5 fields, found 4: [* * * *]"
-        );
-        assert_eq!(
-            parse_standard("70 * * * *").unwrap_err(),
-            "end of range (70) above maximum (59): 70"
-        );
-        assert_eq!(
-            parse_standard("x * * * *").unwrap_err(),
-            "failed to parse int from x: strconv.Atoi: parsing \"x\": invalid syntax"
-        );
-        assert_eq!(
-            parse_standard("@sometimes").unwrap_err(),
-            "unrecognized descriptor: @sometimes"
-        );
+        for (bad, error) in [
+            ("* * * *", "expected exactly 5 fields, found 4: [* * * *]"),
+            ("70 * * * *", "end of range (70) above maximum (59): 70"),
+            (
+                "x * * * *",
+                "failed to parse int from x: strconv.Atoi: parsing \"x\": invalid syntax",
+            ),
+            ("@sometimes", "unrecognized descriptor: @sometimes"),
+        ] {
+            assert_eq!(parse_standard(bad).unwrap_err(), error, "{bad}");
+        }
     }
 
     #[test]

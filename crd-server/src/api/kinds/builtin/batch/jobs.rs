@@ -6,7 +6,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Map, Value, json};
 
 use crate::api::kinds::builtin::apps::rules::{
-    created, immutable_selector, nonnegative, selector_matches_template, semantic_eq,
+    created, immutable_selector, nonnegative_fields, selector_matches_template, semantic_eq,
 };
 use crate::api::kinds::builtin::batch::cron::parse_standard;
 use crate::api::kinds::builtin::batch::printers;
@@ -15,7 +15,7 @@ use crate::api::kinds::builtin::checks::invalid_go as invalid_rendered;
 use crate::api::kinds::builtin::core::podspec::{defaults, validate_template};
 use crate::api::kinds::builtin::{Validation, default_field};
 use crate::api::kinds::{GcPolicy, Subresource};
-use crate::api::object::{bump_generation, meta_mut};
+use crate::api::object::{bump_generation, meta_mut, object_at, str_at};
 use crate::api::selectors::label::{self, go_repr, go_string_map};
 use crate::api::table::Column;
 
@@ -72,35 +72,18 @@ fn generate_selector(job: &mut Value) {
     let Some(spec) = job.get_mut("spec").filter(|s| s.is_object()) else {
         return;
     };
-    if !spec.get("template").is_some_and(Value::is_object) {
-        spec["template"] = json!({});
-    }
-    let template = &mut spec["template"];
-    if !template.get("metadata").is_some_and(Value::is_object) {
-        template["metadata"] = json!({});
-    }
-    let meta = &mut template["metadata"];
-    if !meta.get("labels").is_some_and(Value::is_object) {
-        meta["labels"] = json!({});
-    }
+    let meta = object_at(object_at(spec, "template"), "metadata");
+    let labels = object_at(meta, "labels");
     for (key, value) in [
         (LEGACY_JOB_NAME, &name),
         (JOB_NAME, &name),
         (LEGACY_CONTROLLER_UID, &uid),
         (CONTROLLER_UID, &uid),
     ] {
-        set_if_absent(&mut meta["labels"], key, value.clone());
+        set_if_absent(labels, key, value.clone());
     }
-    if !spec.get("selector").is_some_and(Value::is_object) {
-        spec["selector"] = json!({});
-    }
-    if !spec["selector"]
-        .get("matchLabels")
-        .is_some_and(Value::is_object)
-    {
-        spec["selector"]["matchLabels"] = json!({});
-    }
-    set_if_absent(&mut spec["selector"]["matchLabels"], CONTROLLER_UID, uid);
+    let match_labels = object_at(object_at(spec, "selector"), "matchLabels");
+    set_if_absent(match_labels, CONTROLLER_UID, uid);
 }
 
 fn manual_selector(job: &Value) -> bool {
@@ -138,14 +121,8 @@ fn generated_selector(job: &Value, errs: &mut ErrorList) {
     else {
         return;
     };
-    let uid = job
-        .pointer("/metadata/uid")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let name = job
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let uid = str_at(job, "/metadata/uid");
+    let name = str_at(job, "/metadata/name");
     let path = Path::new("spec").child("template").child("metadata");
     has_label(Some(labels), LEGACY_CONTROLLER_UID, uid, &path, errs);
     has_label(Some(labels), LEGACY_JOB_NAME, name, &path, errs);
@@ -167,15 +144,14 @@ fn generated_selector(job: &Value, errs: &mut ErrorList) {
 
 /// `validateJobSpec`: counts, completion mode, the template and its restart policy.
 fn job_spec(spec: &Value, path: &Path, errs: &mut ErrorList) {
-    for f in [
+    let counts = [
         "parallelism",
         "completions",
         "activeDeadlineSeconds",
         "backoffLimit",
         "ttlSecondsAfterFinished",
-    ] {
-        nonnegative(spec, &format!("/{f}"), path.child(f), errs);
-    }
+    ];
+    nonnegative_fields(spec, &counts, path, errs);
     match spec.get("completionMode").and_then(Value::as_str) {
         None | Some("NonIndexed") => {}
         Some("Indexed") => {
@@ -206,10 +182,7 @@ fn job_spec(spec: &Value, path: &Path, errs: &mut ErrorList) {
     let template = spec.get("template").unwrap_or(&empty);
     let tpath = path.child("template");
     validate_template(template, &tpath, errs);
-    let policy = template
-        .pointer("/spec/restartPolicy")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let policy = str_at(template, "/spec/restartPolicy");
     if policy != "OnFailure" && policy != "Never" {
         errs.push(FieldError::not_supported(
             tpath.child("spec").child("restartPolicy"),
@@ -301,11 +274,7 @@ impl Validator for Jobs {
     }
 
     fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
-        let old = cx.old;
-        let sub = cx.sub;
-        if sub != Subresource::Status {
-            self.validate(obj, old, errs);
-        }
+        validate_unless_status(self, obj, cx, errs);
     }
 }
 
@@ -378,12 +347,7 @@ fn cron_job_spec(spec: &Value, old: Option<&Value>, errs: &mut ErrorList) {
             ));
         }
     }
-    nonnegative(
-        spec,
-        "/startingDeadlineSeconds",
-        path.child("startingDeadlineSeconds"),
-        errs,
-    );
+    nonnegative_fields(spec, &["startingDeadlineSeconds"], &path, errs);
     match time_zone {
         Some("") => errs.push(FieldError::invalid(
             path.child("timeZone"),
@@ -401,7 +365,7 @@ fn cron_job_spec(spec: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         .get("concurrencyPolicy")
         .and_then(Value::as_str)
         .unwrap_or("");
-    crate::api::kinds::builtin::core::podspec::containers::one_of(
+    crate::api::kinds::builtin::checks::one_of(
         policy,
         &["Allow", "Forbid", "Replace"],
         path.child("concurrencyPolicy"),
@@ -425,9 +389,8 @@ fn cron_job_spec(spec: &Value, old: Option<&Value>, errs: &mut ErrorList) {
             &["nil", "false"],
         ));
     }
-    for f in ["successfulJobsHistoryLimit", "failedJobsHistoryLimit"] {
-        nonnegative(spec, &format!("/{f}"), path.child(f), errs);
-    }
+    let limits = ["successfulJobsHistoryLimit", "failedJobsHistoryLimit"];
+    nonnegative_fields(spec, &limits, &path, errs);
 }
 
 /// CronJobs.
@@ -454,10 +417,7 @@ impl Defaulter for CronJobs {
 impl Validator for CronJobs {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         if old.is_none() {
-            let name = obj
-                .pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .unwrap_or("");
+            let name = str_at(obj, "/metadata/name");
             if name.len() > 52 {
                 errs.push(FieldError::invalid(
                     Path::new("metadata").child("name"),
@@ -471,11 +431,7 @@ impl Validator for CronJobs {
     }
 
     fn validate_with(&self, obj: &Value, cx: &Validation<'_>, errs: &mut ErrorList) {
-        let old = cx.old;
-        let sub = cx.sub;
-        if sub != Subresource::Status {
-            self.validate(obj, old, errs);
-        }
+        validate_unless_status(self, obj, cx, errs);
     }
 }
 
@@ -533,9 +489,8 @@ mod tests {
         );
         assert_eq!(j["status"], json!({}));
         assert_eq!(j["metadata"]["generation"], 1);
-        let mut errs = ErrorList::new();
-        Jobs.validate(&j, None, &mut errs);
-        assert!(errs.is_empty(), "{:?}", errs.strings());
+        let errs = errors_of(&Jobs, &j, None);
+        assert!(errs.is_empty(), "{errs:?}");
     }
 
     #[test]
@@ -547,10 +502,8 @@ mod tests {
             .remove("restartPolicy");
         Jobs.decode(&mut j).unwrap();
         Jobs.prepare_for_create(&mut j);
-        let mut errs = ErrorList::new();
-        Jobs.validate(&j, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&Jobs, &j, None),
             [
                 "spec.template.spec.restartPolicy: Unsupported value: \"Always\": supported values: \"OnFailure\", \"Never\""
             ]
@@ -560,10 +513,8 @@ mod tests {
         CronJobs.decode(&mut cj).unwrap();
         assert_eq!(cj["spec"]["concurrencyPolicy"], "Allow");
         assert_eq!(cj["spec"]["successfulJobsHistoryLimit"], 3);
-        let mut errs = ErrorList::new();
-        CronJobs.validate(&cj, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&CronJobs, &cj, None),
             [
                 "spec.schedule: Invalid value: \"61 * * * *\": end of range (61) above maximum (59): 61"
             ]

@@ -4,8 +4,8 @@
 use chrono::Utc;
 use serde_json::{Value, json};
 
-use crate::api::kinds::builtin::apps::printers::template_columns;
-use crate::api::kinds::builtin::columns::{col, condition_true, int, string, time, wide};
+use crate::api::kinds::builtin::apps::printers::{container_columns, with_template_columns};
+use crate::api::kinds::builtin::columns::{col, condition_true, int, length, string, time, wide};
 use crate::api::kinds::builtin::core::podspec::containers_and_images;
 use crate::api::selectors::label as selector;
 use crate::api::table::{Column, human_duration, human_since};
@@ -29,55 +29,56 @@ fn job_status(o: &Value) -> &'static str {
 
 /// `kubectl get jobs`.
 pub fn job() -> Vec<Column> {
-    let mut out = vec![
-        col("Status", "string", "Status of the job.", |o| {
-            json!(job_status(o))
-        }),
-        col(
-            "Completions",
-            "string",
-            "The number of pods which reached phase Succeeded.",
-            |o| {
-                let succeeded = int(o, "/status/succeeded");
-                json!(
-                    match o.pointer("/spec/completions").and_then(Value::as_i64) {
-                        Some(c) => format!("{succeeded}/{c}"),
-                        None => {
-                            let parallelism = int(o, "/spec/parallelism");
-                            if parallelism > 1 {
-                                format!("{succeeded}/1 of {parallelism}")
-                            } else {
-                                format!("{succeeded}/1")
+    with_template_columns(
+        vec![
+            col("Status", "string", "Status of the job.", |o| {
+                json!(job_status(o))
+            }),
+            col(
+                "Completions",
+                "string",
+                "The number of pods which reached phase Succeeded.",
+                |o| {
+                    let succeeded = int(o, "/status/succeeded");
+                    json!(
+                        match o.pointer("/spec/completions").and_then(Value::as_i64) {
+                            Some(c) => format!("{succeeded}/{c}"),
+                            None => {
+                                let parallelism = int(o, "/spec/parallelism");
+                                if parallelism > 1 {
+                                    format!("{succeeded}/1 of {parallelism}")
+                                } else {
+                                    format!("{succeeded}/1")
+                                }
                             }
                         }
-                    }
-                )
-            },
-        ),
-        col(
-            "Duration",
-            "string",
-            "Time required to complete the job.",
-            |o| {
-                json!(match (
-                    time(o, "/status/startTime"),
-                    time(o, "/status/completionTime")
-                ) {
-                    (None, _) => String::new(),
-                    (Some(s), None) => human_duration(Utc::now().signed_duration_since(s)),
-                    (Some(s), Some(c)) => human_duration(c.signed_duration_since(s)),
-                })
-            },
-        ),
-        Column::builtin_age(),
-    ];
-    out.extend(template_columns(true));
-    out
+                    )
+                },
+            ),
+            col(
+                "Duration",
+                "string",
+                "Time required to complete the job.",
+                |o| {
+                    json!(match (
+                        time(o, "/status/startTime"),
+                        time(o, "/status/completionTime")
+                    ) {
+                        (None, _) => String::new(),
+                        (Some(s), None) => human_duration(Utc::now().signed_duration_since(s)),
+                        (Some(s), Some(c)) => human_duration(c.signed_duration_since(s)),
+                    })
+                },
+            ),
+            Column::builtin_age(),
+        ],
+        true,
+    )
 }
 
 /// `kubectl get cronjobs`.
 pub fn cron_job() -> Vec<Column> {
-    vec![
+    let mut out = vec![
         col(
             "Schedule",
             "string",
@@ -112,13 +113,7 @@ pub fn cron_job() -> Vec<Column> {
             "Active",
             "integer",
             "A list of pointers to currently running jobs.",
-            |o| {
-                json!(
-                    o.pointer("/status/active")
-                        .and_then(Value::as_array)
-                        .map_or(0, Vec::len)
-                )
-            },
+            |o| json!(length(o, "/status/active")),
         ),
         col(
             "Last Schedule",
@@ -135,29 +130,22 @@ pub fn cron_job() -> Vec<Column> {
             },
         ),
         Column::builtin_age(),
-        wide(col(
-            "Containers",
-            "string",
-            "Names of each container in the template.",
-            |o| json!(containers_and_images(o.pointer("/spec/jobTemplate/spec/template/spec")).0),
-        )),
-        wide(col(
-            "Images",
-            "string",
-            "Images referenced by each container in the template.",
-            |o| json!(containers_and_images(o.pointer("/spec/jobTemplate/spec/template/spec")).1),
-        )),
-        wide(col(
-            "Selector",
-            "string",
-            "A label query over pods that should match the pod count.",
-            |o| {
-                json!(selector::format(
-                    o.pointer("/spec/jobTemplate/spec/selector")
-                ))
-            },
-        )),
-    ]
+    ];
+    out.extend(container_columns(
+        |o| json!(containers_and_images(o.pointer("/spec/jobTemplate/spec/template/spec")).0),
+        |o| json!(containers_and_images(o.pointer("/spec/jobTemplate/spec/template/spec")).1),
+    ));
+    out.push(wide(col(
+        "Selector",
+        "string",
+        "A label query over pods that should match the pod count.",
+        |o| {
+            json!(selector::format(
+                o.pointer("/spec/jobTemplate/spec/selector")
+            ))
+        },
+    )));
+    out
 }
 
 #[cfg(test)]

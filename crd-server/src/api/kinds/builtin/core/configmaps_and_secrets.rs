@@ -295,10 +295,8 @@ mod tests {
         );
 
         let old = json!({"immutable": true, "data": {"k": "v"}});
-        let mut errs = ErrorList::new();
-        ConfigMaps.validate(&json!({"data": {"k": "w"}}), Some(&old), &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&ConfigMaps, &json!({"data": {"k": "w"}}), Some(&old)),
             [
                 "immutable: Forbidden: field is immutable when `immutable` is set",
                 "data: Forbidden: field is immutable when `immutable` is set"
@@ -306,10 +304,8 @@ mod tests {
         );
 
         let big = json!({"data": {"k": "x".repeat(MAX_SIZE + 1)}});
-        let mut errs = ErrorList::new();
-        ConfigMaps.validate(&big, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&ConfigMaps, &big, None),
             ["[]: Too long: may not be more than 1048576 bytes"]
         );
 

@@ -9,7 +9,7 @@ use crd_runtime::names::{dns1123_subdomain, qualified_name};
 use serde_json::{Map, Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::{Codec, immutable_field};
+use crate::api::kinds::builtin::{ALL_VERBS, Codec, Spec, immutable_field};
 use crate::api::table::{Cell, Column, human_since};
 
 /// events.k8s.io/v1 field → core/v1 field, where the names differ.
@@ -225,6 +225,35 @@ fn strict_update(core: &Value, old: &Value, errs: &mut ErrorList) {
         "reportingInstance",
     ] {
         immutable_field(core, old, &format!("/{field}"), Path::new(field), errs);
+    }
+}
+
+/// The Event kind as `group` serves it: the two APIs store the same objects under one
+/// prefix, each with its own shape (`codec`), definition and field selectors.
+pub(crate) const fn spec(
+    group: &'static str,
+    codec: Option<&'static dyn Codec>,
+    definition: &'static str,
+    field_selectors: &'static [(&'static str, &'static str)],
+    behaviour: &'static dyn Behaviour,
+) -> Spec {
+    Spec {
+        group,
+        version: "v1",
+        plural: "events",
+        singular: "event",
+        kind: "Event",
+        namespaced: true,
+        short_names: &["ev"],
+        categories: &[],
+        verbs: ALL_VERBS,
+        subresources: &[],
+        prefix: "/registry/events/",
+        codec,
+        definition,
+        name_rule: None,
+        field_selectors,
+        behaviour,
     }
 }
 

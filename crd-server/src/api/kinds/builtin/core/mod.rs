@@ -79,22 +79,11 @@ pub(super) static KINDS: &[Spec] = &[
         field_selectors: NONE,
         behaviour: &ServiceAccounts,
     },
-    Spec {
-        group: CORE,
-        version: "v1",
-        plural: "events",
-        singular: "event",
-        kind: "Event",
-        namespaced: true,
-        short_names: &["ev"],
-        categories: &[],
-        verbs: ALL_VERBS,
-        subresources: &[],
-        prefix: "/registry/events/",
-        codec: None,
-        definition: "io.k8s.api.core.v1.Event",
-        name_rule: None,
-        field_selectors: &[
+    events::spec(
+        CORE,
+        None,
+        "io.k8s.api.core.v1.Event",
+        &[
             ("involvedObject.kind", "involvedObject.kind"),
             ("involvedObject.namespace", "involvedObject.namespace"),
             ("involvedObject.name", "involvedObject.name"),
@@ -110,8 +99,8 @@ pub(super) static KINDS: &[Spec] = &[
             ("source", "source.component"),
             ("type", "type"),
         ],
-        behaviour: &Events { events_api: false },
-    },
+        &Events { events_api: false },
+    ),
     // Pods (workloads helper): the subresources a kubelet would serve are answered
     // as the server answers without one.
     Spec {

@@ -8,7 +8,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::checks::strings;
+use crate::api::kinds::builtin::checks::{one_of, strings};
 use crate::api::kinds::builtin::quantity;
 use crate::api::table::Column;
 
@@ -104,15 +104,7 @@ impl Validator for Nodes {
                 ));
             }
             let effect = t["effect"].as_str().unwrap_or("");
-            if effect.is_empty() {
-                errs.push(FieldError::required(p.child("effect"), ""));
-            } else if !EFFECTS.contains(&effect) {
-                errs.push(FieldError::not_supported(
-                    p.child("effect"),
-                    BadValue::Str(effect.into()),
-                    &EFFECTS,
-                ));
-            }
+            one_of(effect, &EFFECTS, p.child("effect"), errs);
         }
         let cidrs = strings(&obj["spec"]["podCIDRs"]);
         for (i, c) in cidrs.iter().enumerate() {
@@ -209,10 +201,12 @@ mod tests {
         assert_eq!(status(&n), "NotReady,SchedulingDisabled");
         assert_eq!(roles(&n), "control-plane,master");
         assert_eq!(status(&json!({})), "Unknown");
-        let mut errs = ErrorList::new();
-        Nodes.validate(&json!({"spec": {"taints": [{"key": "a", "effect": "Never"}], "podCIDRs": ["10.0.0.1/24"]}}), None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(
+                &Nodes,
+                &json!({"spec": {"taints": [{"key": "a", "effect": "Never"}], "podCIDRs": ["10.0.0.1/24"]}}),
+                None
+            ),
             [
                 "spec.taints[0].effect: Unsupported value: \"Never\": supported values: \"NoExecute\", \"NoSchedule\", \"PreferNoSchedule\"",
                 "spec.podCIDRs[0]: Invalid value: \"10.0.0.1/24\": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"

@@ -8,6 +8,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
+use crate::api::kinds::builtin::checks::one_of;
 use crate::api::kinds::builtin::quantity;
 use crate::api::table::Column;
 
@@ -69,15 +70,7 @@ impl Validator for LimitRanges {
         {
             let path = Path::new("spec").child("limits").index(i);
             let ty = limit["type"].as_str().unwrap_or("");
-            if ty.is_empty() {
-                errs.push(FieldError::required(path.child("type"), ""));
-            } else if !LIMIT_TYPES.contains(&ty) {
-                errs.push(FieldError::not_supported(
-                    path.child("type"),
-                    BadValue::Str(ty.into()),
-                    &LIMIT_TYPES,
-                ));
-            }
+            one_of(ty, &LIMIT_TYPES, path.child("type"), errs);
             if ty == "Pod" {
                 for f in ["default", "defaultRequest"] {
                     if limit[f].as_object().is_some_and(|m| !m.is_empty()) {
@@ -275,10 +268,8 @@ mod tests {
     #[test]
     fn limit_ranges_order_their_quantities() {
         let lr = json!({"spec": {"limits": [{"type": "Container", "min": {"cpu": "2"}, "max": {"cpu": "1"}}, {"type": "Pod", "default": {"cpu": "1"}}]}});
-        let mut errs = ErrorList::new();
-        LimitRanges.validate(&lr, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&LimitRanges, &lr, None),
             [
                 "spec.limits[0].min[cpu]: Invalid value: \"2\": min value 2 is greater than max value 1",
                 "spec.limits[1].default: Forbidden: may not be specified when `type` is 'Pod'"
@@ -288,10 +279,8 @@ mod tests {
         let lr = json!({"spec": {"limits": [{"type": "Container",
             "min": {"cpu": "4"}, "max": {"cpu": "1"}, "default": {"cpu": "2"},
             "defaultRequest": {"cpu": "3"}}]}});
-        let mut errs = ErrorList::new();
-        LimitRanges.validate(&lr, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&LimitRanges, &lr, None),
             [
                 "spec.limits[0].min[cpu]: Invalid value: \"4\": min value 4 is greater than max value 1",
                 "spec.limits[0].defaultRequest[cpu]: Invalid value: \"3\": min value 4 is greater than default request value 3",
@@ -308,10 +297,8 @@ mod tests {
     #[test]
     fn quotas_are_whole_and_non_negative() {
         let rq = json!({"spec": {"hard": {"pods": "1.5", "cpu": "-1"}}});
-        let mut errs = ErrorList::new();
-        ResourceQuotas.validate(&rq, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&ResourceQuotas, &rq, None),
             [
                 "spec.hard[cpu]: Invalid value: \"-1\": must be greater than or equal to 0",
                 "spec.hard[pods]: Invalid value: \"1.5\": must be an integer"

@@ -1,8 +1,9 @@
 //! core/v1 ServiceAccounts, as kube-apiserver prints them.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::api::kinds::builtin::behaviour::*;
+use crate::api::kinds::builtin::columns::length;
 use crate::api::table::Column;
 
 /// ServiceAccounts.
@@ -17,13 +18,7 @@ impl Printer for ServiceAccounts {
                 "Secrets",
                 "string",
                 "Secrets is a list of the secrets in the same namespace",
-                |o| {
-                    json!(
-                        o.get("secrets")
-                            .and_then(Value::as_array)
-                            .map_or(0, Vec::len)
-                    )
-                },
+                |o| json!(length(o, "/secrets")),
             ),
             Column::builtin_age(),
         ]

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use crate::api::kinds::Subresource;
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::kinds::builtin::checks::strings;
+use crate::api::kinds::builtin::columns::wide;
 use crate::api::kinds::builtin::{default_field, immutable_field, quantity};
 use crate::api::selectors::label;
 use crate::api::table::Column;
@@ -210,26 +211,8 @@ impl Preparer for Claims {
 
 impl Printer for Claims {
     fn columns(&self) -> Vec<Column> {
-        let mut mode = Column::computed(
-            "VolumeMode",
-            "string",
-            "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.",
-            |o| json!(o["spec"]["volumeMode"].as_str().unwrap_or("<unset>")),
-        );
-        mode.priority = 1;
         vec![
-            Column::computed(
-                "Status",
-                "string",
-                "phase represents the current phase of PersistentVolumeClaim.",
-                |o| {
-                    json!(if o.pointer("/metadata/deletionTimestamp").is_some() {
-                        "Terminating"
-                    } else {
-                        str_at(o, "/status/phase")
-                    })
-                },
-            ),
+            phase_column("phase represents the current phase of PersistentVolumeClaim."),
             Column::computed(
                 "Volume",
                 "string",
@@ -269,23 +252,47 @@ impl Printer for Claims {
                 "storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1",
                 |o| json!(storage_class(o)),
             ),
-            Column::computed(
-                "VolumeAttributesClass",
-                "string",
+            attributes_class_column(
                 "volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim.",
-                |o| {
-                    json!(
-                        o["spec"]["volumeAttributesClassName"]
-                            .as_str()
-                            .filter(|s| !s.is_empty())
-                            .unwrap_or("<unset>")
-                    )
-                },
             ),
             Column::builtin_age(),
-            mode,
+            wide(volume_mode_column(
+                "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.",
+            )),
         ]
     }
+}
+
+// The columns claims and volumes share, each with its own kind's description.
+
+/// `VolumeMode` (wide output): `<unset>` when the spec names none.
+fn volume_mode_column(description: &str) -> Column {
+    Column::computed("VolumeMode", "string", description, |o| {
+        json!(o["spec"]["volumeMode"].as_str().unwrap_or("<unset>"))
+    })
+}
+
+/// `Status`: the phase, or `Terminating` once deletion has begun.
+fn phase_column(description: &str) -> Column {
+    Column::computed("Status", "string", description, |o| {
+        json!(if o.pointer("/metadata/deletionTimestamp").is_some() {
+            "Terminating"
+        } else {
+            str_at(o, "/status/phase")
+        })
+    })
+}
+
+/// `VolumeAttributesClass`: `<unset>` when empty or absent.
+fn attributes_class_column(description: &str) -> Column {
+    Column::computed("VolumeAttributesClass", "string", description, |o| {
+        json!(
+            o["spec"]["volumeAttributesClassName"]
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .unwrap_or("<unset>")
+        )
+    })
 }
 
 /// `GetPersistentVolume(Claim)Class`: the beta annotation, else `storageClassName`.
@@ -396,13 +403,6 @@ impl Preparer for Volumes {
 
 impl Printer for Volumes {
     fn columns(&self) -> Vec<Column> {
-        let mut mode = Column::computed(
-            "VolumeMode",
-            "string",
-            "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.",
-            |o| json!(o["spec"]["volumeMode"].as_str().unwrap_or("<unset>")),
-        );
-        mode.priority = 1;
         vec![
             Column::computed(
                 "Capacity",
@@ -428,17 +428,8 @@ impl Printer for Volumes {
                 "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming",
                 |o| json!(str_at(o, "/spec/persistentVolumeReclaimPolicy")),
             ),
-            Column::computed(
-                "Status",
-                "string",
+            phase_column(
                 "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase",
-                |o| {
-                    json!(if o.pointer("/metadata/deletionTimestamp").is_some() {
-                        "Terminating"
-                    } else {
-                        str_at(o, "/status/phase")
-                    })
-                },
             ),
             Column::computed(
                 "Claim",
@@ -462,18 +453,8 @@ impl Printer for Volumes {
                 "storageClassName is the name of StorageClass to which this persistent volume belongs. Empty value means that this volume does not belong to any StorageClass.",
                 |o| json!(storage_class(o)),
             ),
-            Column::computed(
-                "VolumeAttributesClass",
-                "string",
+            attributes_class_column(
                 "Name of VolumeAttributesClass to which this persistent volume belongs. Empty value is not allowed. When this field is not set, it indicates that this volume does not belong to any VolumeAttributesClass.",
-                |o| {
-                    json!(
-                        o["spec"]["volumeAttributesClassName"]
-                            .as_str()
-                            .filter(|s| !s.is_empty())
-                            .unwrap_or("<unset>")
-                    )
-                },
             ),
             Column::computed(
                 "Reason",
@@ -482,7 +463,9 @@ impl Printer for Volumes {
                 |o| json!(str_at(o, "/status/reason")),
             ),
             Column::builtin_age(),
-            mode,
+            wide(volume_mode_column(
+                "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.",
+            )),
         ]
     }
 }
@@ -525,10 +508,8 @@ mod tests {
         let mut pvc = json!({"spec": {}});
         Claims.decode(&mut pvc).unwrap();
         assert_eq!(pvc["spec"]["volumeMode"], "Filesystem");
-        let mut errs = ErrorList::new();
-        Claims.validate(&pvc, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&Claims, &pvc, None),
             [
                 "spec.accessModes: Required value: at least 1 access mode is required",
                 "spec.resources[storage]: Required value"
@@ -537,10 +518,8 @@ mod tests {
         let old = json!({"spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}});
         let mut new = old.clone();
         new["spec"]["accessModes"] = json!(["ReadWriteMany"]);
-        let mut errs = ErrorList::new();
-        Claims.validate(&new, Some(&old), &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&Claims, &new, Some(&old)),
             [
                 "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims"
             ]
@@ -549,19 +528,16 @@ mod tests {
         let mut bound = old.clone();
         bound["spec"]["volumeName"] = json!("pv-1");
         bound["spec"]["storageClassName"] = json!("standard");
-        let mut errs = ErrorList::new();
-        Claims.validate(&bound, Some(&old), &mut errs);
-        assert!(errs.is_empty(), "{:?}", errs.strings());
+        let errs = errors_of(&Claims, &bound, Some(&old));
+        assert!(errs.is_empty(), "{errs:?}");
         let mut moved = bound.clone();
         moved["spec"]["volumeName"] = json!("pv-2");
-        let mut errs = ErrorList::new();
-        Claims.validate(&moved, Some(&bound), &mut errs);
-        assert_eq!(errs.len(), 1, "{:?}", errs.strings());
+        let errs = errors_of(&Claims, &moved, Some(&bound));
+        assert_eq!(errs.len(), 1, "{errs:?}");
         let mut reclassed = bound.clone();
         reclassed["spec"]["storageClassName"] = json!("fast");
-        let mut errs = ErrorList::new();
-        Claims.validate(&reclassed, Some(&bound), &mut errs);
-        assert_eq!(errs.len(), 1, "{:?}", errs.strings());
+        let errs = errors_of(&Claims, &reclassed, Some(&bound));
+        assert_eq!(errs.len(), 1, "{errs:?}");
         let mut bad = json!({"spec": {"resources": {"requests": {"storage": "1Gb"}}}});
         assert_eq!(Claims.decode(&mut bad).unwrap_err(), quantity::PARSE_ERROR);
     }
@@ -571,9 +547,8 @@ mod tests {
         let mut pv = json!({"spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/x"}}});
         Volumes.decode(&mut pv).unwrap();
         assert_eq!(pv["spec"]["persistentVolumeReclaimPolicy"], "Retain");
-        let mut errs = ErrorList::new();
-        Volumes.validate(&pv, None, &mut errs);
-        assert!(errs.is_empty(), "{:?}", errs.strings());
+        let errs = errors_of(&Volumes, &pv, None);
+        assert!(errs.is_empty(), "{errs:?}");
         Volumes.prepare(&mut pv, None, Subresource::Main);
         assert_eq!(pv["status"]["phase"], "Pending");
         assert_eq!(Volumes.columns()[1].name, "Access Modes");

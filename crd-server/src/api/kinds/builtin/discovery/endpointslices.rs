@@ -7,7 +7,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::checks::strings;
+use crate::api::kinds::builtin::checks::{one_of, strings};
 use crate::api::kinds::builtin::{checks, immutable_field};
 use crate::api::table::Column;
 
@@ -37,15 +37,7 @@ impl Defaulter for EndpointSlices {
 impl Validator for EndpointSlices {
     fn validate(&self, obj: &Value, old: Option<&Value>, errs: &mut ErrorList) {
         let ty = obj["addressType"].as_str().unwrap_or("");
-        if ty.is_empty() {
-            errs.push(FieldError::required(Path::new("addressType"), ""));
-        } else if !ADDRESS_TYPES.contains(&ty) {
-            errs.push(FieldError::not_supported(
-                Path::new("addressType"),
-                BadValue::Str(ty.into()),
-                &ADDRESS_TYPES,
-            ));
-        }
+        one_of(ty, &ADDRESS_TYPES, Path::new("addressType"), errs);
         endpoints(obj, ty, errs);
         ports(obj, errs);
         if let Some(old) = old {
@@ -112,16 +104,25 @@ fn first_three(items: Vec<String>) -> String {
     out
 }
 
-fn endpoints(obj: &Value, ty: &str, errs: &mut ErrorList) {
-    let list = obj["endpoints"].as_array().cloned().unwrap_or_default();
-    if list.len() > MAX_ENDPOINTS {
+/// The list at the top-level `field`, or `None` (its error given) when it holds more
+/// than `max` items, which are then not checked one by one.
+fn at_most(obj: &Value, field: &str, max: usize, errs: &mut ErrorList) -> Option<Vec<Value>> {
+    let list = obj[field].as_array().cloned().unwrap_or_default();
+    if list.len() > max {
         errs.push(FieldError::too_many(
-            Path::new("endpoints"),
+            Path::new(field),
             list.len() as i64,
-            MAX_ENDPOINTS as i64,
+            max as i64,
         ));
-        return;
+        return None;
     }
+    Some(list)
+}
+
+fn endpoints(obj: &Value, ty: &str, errs: &mut ErrorList) {
+    let Some(list) = at_most(obj, "endpoints", MAX_ENDPOINTS, errs) else {
+        return;
+    };
     for (i, e) in list.iter().enumerate() {
         let path = Path::new("endpoints").index(i).child("addresses");
         let addrs = strings(&e["addresses"]);
@@ -169,15 +170,9 @@ fn endpoints(obj: &Value, ty: &str, errs: &mut ErrorList) {
 }
 
 fn ports(obj: &Value, errs: &mut ErrorList) {
-    let list = obj["ports"].as_array().cloned().unwrap_or_default();
-    if list.len() > MAX_PORTS {
-        errs.push(FieldError::too_many(
-            Path::new("ports"),
-            list.len() as i64,
-            MAX_PORTS as i64,
-        ));
+    let Some(list) = at_most(obj, "ports", MAX_PORTS, errs) else {
         return;
-    }
+    };
     let mut names = HashSet::new();
     for (i, p) in list.iter().enumerate() {
         let path = Path::new("ports").index(i);
@@ -219,10 +214,8 @@ mod tests {
             s["ports"][0],
             json!({"port": 80, "name": "", "protocol": "TCP"})
         );
-        let mut errs = ErrorList::new();
-        EndpointSlices.validate(&s, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&EndpointSlices, &s, None),
             [
                 "endpoints[0].addresses[1]: Invalid value: \"fd00::1\": must be a valid IPv4 address",
                 "endpoints[1].addresses: Required value: must contain at least 1 address",
@@ -230,10 +223,8 @@ mod tests {
                 "ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive"
             ]
         );
-        let mut errs = ErrorList::new();
-        EndpointSlices.validate(&json!({"addressType": "IP"}), None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&EndpointSlices, &json!({"addressType": "IP"}), None),
             [
                 "addressType: Unsupported value: \"IP\": supported values: \"FQDN\", \"IPv4\", \"IPv6\""
             ]

@@ -1,24 +1,13 @@
 //! events.k8s.io/v1: Events stored as core/v1 Events.
 
-use crate::api::kinds::builtin::core::events::{Events, EventsV1Codec};
-use crate::api::kinds::builtin::{ALL_VERBS, Spec};
+use crate::api::kinds::builtin::Spec;
+use crate::api::kinds::builtin::core::events::{self, Events, EventsV1Codec};
 
-pub(super) static KINDS: &[Spec] = &[Spec {
-    group: "events.k8s.io",
-    version: "v1",
-    plural: "events",
-    singular: "event",
-    kind: "Event",
-    namespaced: true,
-    short_names: &["ev"],
-    categories: &[],
-    verbs: ALL_VERBS,
-    subresources: &[],
-    prefix: "/registry/events/",
-    codec: Some(&EventsV1Codec),
-    definition: "io.k8s.api.events.v1.Event",
-    name_rule: None,
-    field_selectors: &[
+pub(super) static KINDS: &[Spec] = &[events::spec(
+    "events.k8s.io",
+    Some(&EventsV1Codec),
+    "io.k8s.api.events.v1.Event",
+    &[
         ("regarding.kind", "regarding.kind"),
         ("regarding.namespace", "regarding.namespace"),
         ("regarding.name", "regarding.name"),
@@ -30,5 +19,5 @@ pub(super) static KINDS: &[Spec] = &[Spec {
         ("reportingController", "reportingController"),
         ("type", "type"),
     ],
-    behaviour: &Events { events_api: true },
-}];
+    &Events { events_api: true },
+)];

@@ -562,10 +562,8 @@ mod tests {
                 "namespaceSelector": {"matchExpressions": [{"key": "team", "operator": "In"}]}
             }]}]
         }});
-        let mut errs = ErrorList::new();
-        NetworkPolicies.validate(&np, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&NetworkPolicies, &np, None),
             [
                 "spec.podSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
                 "spec.ingress[0].from[0].podSelector.matchExpressions[0].values[0]: Invalid value: \"not ok\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
@@ -577,18 +575,15 @@ mod tests {
             "policyTypes": ["Ingress"],
             "ingress": [{"from": [{"podSelector": {"matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["not ok"]}]}}]}]
         }});
-        let mut errs = ErrorList::new();
-        NetworkPolicies.validate(&valid, Some(&valid), &mut errs);
-        assert!(errs.is_empty(), "{:?}", errs.strings());
+        let errs = errors_of(&NetworkPolicies, &valid, Some(&valid));
+        assert!(errs.is_empty(), "{errs:?}");
     }
     use super::*;
 
     #[test]
     fn ingresses_need_rules_or_a_default_backend() {
-        let mut errs = ErrorList::new();
-        Ingresses.validate(&json!({"spec": {}}), None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&Ingresses, &json!({"spec": {}}), None),
             [
                 "spec: Invalid value: []networking.IngressRule(nil): either `defaultBackend` or `rules` must be specified"
             ]
@@ -596,10 +591,8 @@ mod tests {
         let ing = json!({"spec": {"rules": [{"host": "1.2.3.4", "http": {"paths": [
             {"path": "foo", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}},
             {"path": "/", "backend": {"service": {"name": "web", "port": {}}}}]}}]}});
-        let mut errs = ErrorList::new();
-        Ingresses.validate(&ing, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&Ingresses, &ing, None),
             [
                 "spec.rules[0].host: Invalid value: \"1.2.3.4\": must be a DNS name, not an IP address",
                 "spec.rules[0].http.paths[0].path: Invalid value: \"foo\": must be an absolute path",
@@ -617,10 +610,8 @@ mod tests {
         NetworkPolicies.decode(&mut np).unwrap();
         assert_eq!(np["spec"]["policyTypes"], json!(["Ingress", "Egress"]));
         assert_eq!(np["spec"]["egress"][0]["ports"][0]["protocol"], "TCP");
-        let mut errs = ErrorList::new();
-        NetworkPolicies.validate(&np, None, &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&NetworkPolicies, &np, None),
             [
                 "spec.ingress[0].from[0]: Forbidden: may not specify both ipBlock and another peer",
                 "spec.ingress[0].from[0].ipBlock.except[0]: Invalid value: \"10.1.0.0/24\": must be a strict subset of `cidr`"

@@ -158,22 +158,19 @@ mod tests {
         );
         // An update of a budget whose selector already held the value keeps it.
         let old = pdb(json!([{"key": "c", "operator": "In", "values": ["not ok"]}]));
-        let mut errs = ErrorList::new();
-        DisruptionBudgets.validate(&old, Some(&old), &mut errs);
-        assert!(errs.is_empty(), "{:?}", errs.strings());
+        let errs = errors_of(&DisruptionBudgets, &old, Some(&old));
+        assert!(errs.is_empty(), "{errs:?}");
     }
     use super::*;
 
     #[test]
     fn budgets_take_one_of_min_and_max() {
-        let mut errs = ErrorList::new();
-        DisruptionBudgets.validate(
-            &json!({"spec": {"minAvailable": 1, "maxUnavailable": "120%"}}),
-            None,
-            &mut errs,
-        );
         assert_eq!(
-            errs.strings(),
+            errors_of(
+                &DisruptionBudgets,
+                &json!({"spec": {"minAvailable": 1, "maxUnavailable": "120%"}}),
+                None
+            ),
             [
                 "spec: Invalid value: minAvailable and maxUnavailable cannot be both set",
                 "spec.maxUnavailable: Invalid value: \"120%\": must not be greater than 100%"

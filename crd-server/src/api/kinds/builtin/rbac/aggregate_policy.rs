@@ -8,6 +8,7 @@
 use serde_json::{Value, json};
 
 use super::bootstrap_policy::cluster_role;
+use crate::api::kinds::builtin::ALL_VERBS;
 
 const READ: &[&str] = &["get", "list", "watch"];
 const WRITE: &[&str] = &["create", "delete", "deletecollection", "patch", "update"];
@@ -202,20 +203,7 @@ fn edit() -> Value {
             "networking.k8s.io",
             &["ingresses", "networkpolicies"]
         ),
-        rule(
-            &[
-                "create",
-                "delete",
-                "deletecollection",
-                "get",
-                "list",
-                "patch",
-                "update",
-                "watch"
-            ],
-            "coordination.k8s.io",
-            &["leases"]
-        ),
+        rule(ALL_VERBS, "coordination.k8s.io", &["leases"]),
     ]);
     cluster_role("system:aggregate-to-edit", labelled("edit"), rules)
 }
@@ -229,16 +217,7 @@ fn admin() -> Value {
             &["localsubjectaccessreviews"]
         ),
         rule(
-            &[
-                "create",
-                "delete",
-                "deletecollection",
-                "get",
-                "list",
-                "patch",
-                "update",
-                "watch"
-            ],
+            ALL_VERBS,
             "rbac.authorization.k8s.io",
             &["rolebindings", "roles"]
         ),

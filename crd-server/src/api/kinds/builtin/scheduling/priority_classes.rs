@@ -140,20 +140,16 @@ mod tests {
         let old = json!({"metadata": {"name": "a"}, "value": 5, "preemptionPolicy": "Never"});
         let mut new = old.clone();
         new["value"] = json!(6);
-        let mut errs = ErrorList::new();
-        PriorityClasses.validate(&new, Some(&old), &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&PriorityClasses, &new, Some(&old)),
             ["value: Forbidden: may not be changed in an update."]
         );
-        let mut errs = ErrorList::new();
-        PriorityClasses.validate(
-            &json!({"metadata": {"name": "big"}, "value": 2_000_000_000}),
-            None,
-            &mut errs,
-        );
         assert_eq!(
-            errs.strings(),
+            errors_of(
+                &PriorityClasses,
+                &json!({"metadata": {"name": "big"}, "value": 2_000_000_000}),
+                None
+            ),
             ["value: Forbidden: maximum allowed value of a user defined priority is 1000000000"]
         );
     }

@@ -5,6 +5,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::{Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
+use crate::api::kinds::builtin::checks::supported;
 use crate::api::kinds::builtin::core::volumes::*;
 use crate::api::kinds::builtin::{default_field, immutable_field};
 use crate::api::table::Column;
@@ -45,21 +46,13 @@ impl Validator for StorageClasses {
                 ));
             }
         }
-        let policy = obj["reclaimPolicy"].as_str().unwrap_or("");
-        if !["Delete", "Retain"].contains(&policy) {
-            errs.push(FieldError::not_supported(
-                Path::new("reclaimPolicy"),
-                BadValue::Str(policy.into()),
-                &["Delete", "Retain"],
-            ));
-        }
-        let mode = obj["volumeBindingMode"].as_str().unwrap_or("");
-        if !["Immediate", "WaitForFirstConsumer"].contains(&mode) {
-            errs.push(FieldError::not_supported(
-                Path::new("volumeBindingMode"),
-                BadValue::Str(mode.into()),
-                &["Immediate", "WaitForFirstConsumer"],
-            ));
+        let enums: [(&str, &[&str]); 2] = [
+            ("reclaimPolicy", &["Delete", "Retain"]),
+            ("volumeBindingMode", &["Immediate", "WaitForFirstConsumer"]),
+        ];
+        for (field, values) in enums {
+            let value = obj[field].as_str().unwrap_or("");
+            supported(value, values, Path::new(field), errs);
         }
         if let Some(old) = old {
             let forbidden = |field: &str| format!("updates to {field} are forbidden.");
@@ -158,10 +151,8 @@ mod tests {
         let old = json!({"provisioner": "x.io/p", "parameters": {"a": "b"}, "reclaimPolicy": "Delete", "volumeBindingMode": "Immediate"});
         let mut new = old.clone();
         new["parameters"]["a"] = json!("c");
-        let mut errs = ErrorList::new();
-        StorageClasses.validate(&new, Some(&old), &mut errs);
         assert_eq!(
-            errs.strings(),
+            errors_of(&StorageClasses, &new, Some(&old)),
             ["parameters: Forbidden: updates to parameters are forbidden."]
         );
     }

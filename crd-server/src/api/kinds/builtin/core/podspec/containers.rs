@@ -8,22 +8,9 @@ use crd_runtime::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 use crd_runtime::names::dns1123_label;
 use serde_json::{Map, Value};
 
-use crate::api::kinds::builtin::checks::{port_name_messages, port_number};
+use crate::api::kinds::builtin::checks::{one_of, port_name_messages, port_number};
 use crate::api::kinds::builtin::core::podspec::{arr, text};
 use crate::api::kinds::builtin::quantity::Quantity;
-
-/// Checks one of `values`, `Required` when empty (the enum checks of core validation).
-pub fn one_of(value: &str, values: &[&str], path: Path, errs: &mut ErrorList) {
-    if value.is_empty() {
-        errs.push(FieldError::required(path, ""));
-    } else if !values.contains(&value) {
-        errs.push(FieldError::not_supported(
-            path,
-            BadValue::Str(value.into()),
-            values,
-        ));
-    }
-}
 
 /// `ValidateDNS1123Label` of a required name.
 pub fn name_label(name: &str, path: Path, errs: &mut ErrorList) {

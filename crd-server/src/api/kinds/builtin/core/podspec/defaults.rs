@@ -119,24 +119,32 @@ fn image_tag(image: &str) -> Option<&str> {
     }
 }
 
+/// An empty or absent pull policy (`policy`) of the image named at `image`: `Always` for
+/// `:latest` (or no tag), else `IfNotPresent` (containers and image volumes alike).
+fn default_pull_policy(obj: &mut Value, image: &str, policy: &str) {
+    if !obj
+        .get(policy)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .is_empty()
+    {
+        return;
+    }
+    let reference = obj.get(image).and_then(Value::as_str).unwrap_or("");
+    let default = if image_tag(reference) == Some("latest") {
+        "Always"
+    } else {
+        "IfNotPresent"
+    };
+    obj[policy] = json!(default);
+}
+
 /// `SetDefaults_Container` with its ports, env, resources and probes.
 fn container(c: &mut Value) -> Result<(), String> {
     if !c.is_object() {
         return Ok(());
     }
-    if c.get("imagePullPolicy")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .is_empty()
-    {
-        let image = c.get("image").and_then(Value::as_str).unwrap_or("");
-        let policy = if image_tag(image) == Some("latest") {
-            "Always"
-        } else {
-            "IfNotPresent"
-        };
-        c["imagePullPolicy"] = json!(policy);
-    }
+    default_pull_policy(c, "image", "imagePullPolicy");
     default_field(c, "terminationMessagePath", json!("/dev/termination-log"));
     default_field(c, "terminationMessagePolicy", json!("File"));
     for p in each_mut(c, "ports") {
@@ -322,20 +330,8 @@ fn volume(v: &mut Value) -> Result<(), String> {
     if let Some(spec) = v.pointer_mut("/ephemeral/volumeClaimTemplate/spec") {
         claim_spec(spec)?;
     }
-    if let Some(image) = v.get_mut("image").filter(|i| i.is_object())
-        && image
-            .get("pullPolicy")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .is_empty()
-    {
-        let reference = image.get("reference").and_then(Value::as_str).unwrap_or("");
-        let policy = if image_tag(reference) == Some("latest") {
-            "Always"
-        } else {
-            "IfNotPresent"
-        };
-        image["pullPolicy"] = json!(policy);
+    if let Some(image) = v.get_mut("image").filter(|i| i.is_object()) {
+        default_pull_policy(image, "reference", "pullPolicy");
     }
     Ok(())
 }

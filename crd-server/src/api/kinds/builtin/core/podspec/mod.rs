@@ -11,8 +11,9 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use crd_runtime::names::{dns1123_label, dns1123_subdomain};
 use serde_json::Value;
 
+use crate::api::kinds::builtin::checks::one_of;
 use crate::api::selectors::label::validate_labels;
-use containers::{Role, name_label, one_of};
+use containers::{Role, name_label};
 
 /// The array at `field` (empty when absent).
 pub fn arr<'a>(obj: &'a Value, field: &str) -> &'a [Value] {
@@ -79,25 +80,26 @@ fn volumes(spec: &Value, path: &Path, errs: &mut ErrorList) -> HashSet<String> {
 }
 
 fn optional_label(spec: &Value, field: &str, path: &Path, errs: &mut ErrorList) {
-    let value = text(spec, field);
-    if value.is_empty() {
-        return;
-    }
-    for m in dns1123_label(value) {
-        errs.push(FieldError::invalid(
-            path.child(field),
-            BadValue::Str(value.into()),
-            m,
-        ));
-    }
+    optional_name(spec, field, dns1123_label, path, errs);
 }
 
 fn optional_subdomain(spec: &Value, field: &str, path: &Path, errs: &mut ErrorList) {
+    optional_name(spec, field, dns1123_subdomain, path, errs);
+}
+
+/// The messages `check` gives the name at `field`, when it is set.
+fn optional_name(
+    spec: &Value,
+    field: &str,
+    check: fn(&str) -> Vec<String>,
+    path: &Path,
+    errs: &mut ErrorList,
+) {
     let value = text(spec, field);
     if value.is_empty() {
         return;
     }
-    for m in dns1123_subdomain(value) {
+    for m in check(value) {
         errs.push(FieldError::invalid(
             path.child(field),
             BadValue::Str(value.into()),

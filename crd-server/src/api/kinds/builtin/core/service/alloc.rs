@@ -17,6 +17,7 @@ use std::net::IpAddr;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+use crate::api::kinds::builtin::checks::strings;
 use crate::api::kinds::builtin::core::service::ip_range::{Cidr, PortRange};
 use crate::api::object::now;
 use crate::store::{Revision, Store, StoreError};
@@ -154,13 +155,7 @@ impl Pool {
 /// A Service's cluster IPs (`clusterIPs`, else `clusterIP`), `None` and empty left out.
 pub fn cluster_ips(svc: &Value) -> Vec<String> {
     let spec = &svc["spec"];
-    let mut ips: Vec<String> = spec["clusterIPs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_string)
-        .collect();
+    let mut ips = strings(&spec["clusterIPs"]);
     if ips.is_empty()
         && let Some(ip) = spec["clusterIP"].as_str()
     {

@@ -101,19 +101,8 @@ impl Txn<'_> {
                 ))]),
             ));
         }
-        match take(
-            self.cx.store,
-            pool,
-            &addr.to_string(),
-            self.owner,
-            self.dry_run,
-        )
-        .await
-        {
-            Ok(rev) => {
-                self.taken(pool.key(&addr.to_string()), rev);
-                Ok(())
-            }
+        match self.take(pool, &addr.to_string()).await {
+            Ok(()) => Ok(()),
             Err(AllocError::Allocated) => Err(invalid(
                 self.name,
                 &ErrorList(vec![fail("provided IP is already allocated".into())]),
@@ -124,11 +113,23 @@ impl Txn<'_> {
 
     async fn next_ip(&mut self) -> Result<String, ApiError> {
         let pool = Pool::Ips(self.ranges.cidr);
-        let (ip, rev) = take_next(self.cx.store, pool, self.owner, self.dry_run)
+        self.take_next(pool, "serviceIP").await
+    }
+
+    /// Takes `value` of `pool`, recorded to be reverted should the write fail.
+    async fn take(&mut self, pool: Pool, value: &str) -> Result<(), AllocError> {
+        let rev = take(self.cx.store, pool, value, self.owner, self.dry_run).await?;
+        self.taken(pool.key(value), rev);
+        Ok(())
+    }
+
+    /// Takes the next free value of `pool` (the `field` allocated names an error).
+    async fn take_next(&mut self, pool: Pool, field: &str) -> Result<String, ApiError> {
+        let (value, rev) = take_next(self.cx.store, pool, self.owner, self.dry_run)
             .await
-            .map_err(|e| internal("serviceIP", e))?;
-        self.taken(pool.key(&ip), rev);
-        Ok(ip)
+            .map_err(|e| internal(field, e))?;
+        self.taken(pool.key(&value), rev);
+        Ok(value)
     }
 
     fn taken(&mut self, key: String, rev: Option<u64>) {
@@ -167,10 +168,7 @@ impl Txn<'_> {
         let range = self.ranges.ports;
         let pool = Pool::Ports(range);
         let Some(port) = requested else {
-            let (port, rev) = take_next(self.cx.store, pool, self.owner, self.dry_run)
-                .await
-                .map_err(|e| internal("nodePort", e))?;
-            self.taken(pool.key(&port), rev);
+            let port = self.take_next(pool, "nodePort").await?;
             return Ok(port.parse().unwrap_or(0));
         };
         let fail = |why: String| {
@@ -188,19 +186,8 @@ impl Txn<'_> {
                 "provided port is not in the valid range. The range of valid ports is {range}"
             )));
         }
-        match take(
-            self.cx.store,
-            pool,
-            &port.to_string(),
-            self.owner,
-            self.dry_run,
-        )
-        .await
-        {
-            Ok(rev) => {
-                self.taken(pool.key(&port.to_string()), rev);
-                Ok(port)
-            }
+        match self.take(pool, &port.to_string()).await {
+            Ok(()) => Ok(port),
             Err(AllocError::Allocated) => Err(fail("provided port is already allocated".into())),
             Err(e) => Err(internal("nodePort", e)),
         }
@@ -404,53 +391,58 @@ mod tests {
         );
         assert_eq!(taken.taken.len(), 2);
 
-        let mut b = svc(
+        // Each refused create and its error.
+        let refused = async |name: &str, spec: Value| {
+            let mut service = svc(name, spec);
+            allocate(&cx, &mut service, None, false)
+                .await
+                .unwrap_err()
+                .message
+        };
+        let e = refused(
             "b",
             json!({"clusterIP": ip, "type": "NodePort",
             "ports": [{"port": 80, "protocol": "TCP", "nodePort": np}]}),
-        );
-        let e = allocate(&cx, &mut b, None, false).await.unwrap_err();
+        )
+        .await;
         assert_eq!(
-            e.message,
+            e,
             format!(
                 "Service \"b\" is invalid: spec.clusterIPs: Invalid value: []string{{\"{ip}\"}}: failed to allocate IP {ip}: provided IP is already allocated"
             )
         );
-        let mut c = svc(
+        let e = refused(
             "c",
             json!({"type": "NodePort", "ports": [{"port": 80, "protocol": "TCP", "nodePort": np}]}),
-        );
-        let e = allocate(&cx, &mut c, None, false).await.unwrap_err();
+        )
+        .await;
         assert_eq!(
-            e.message,
+            e,
             format!(
                 "Service \"c\" is invalid: spec.ports[0].nodePort: Invalid value: {np}: provided port is already allocated"
             )
         );
-        let mut d = svc(
-            "d",
-            json!({"type": "NodePort", "ports": [{"port": 80, "protocol": "TCP", "nodePort": 8080}]}),
-        );
-        let e = allocate(&cx, &mut d, None, false).await.unwrap_err();
-        assert!(e.message.ends_with("spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-30100"), "{}", e.message);
-        let mut far = svc(
-            "f",
-            json!({"clusterIP": "10.1.0.1", "ports": [{"port": 80}]}),
-        );
-        let e = allocate(&cx, &mut far, None, false).await.unwrap_err();
-        assert!(e.message.ends_with("failed to allocate IP 10.1.0.1: the provided network does not match the current range"), "{}", e.message);
-        let mut bcast = svc(
-            "g",
-            json!({"clusterIP": "10.0.0.255", "ports": [{"port": 80}]}),
-        );
-        let e = allocate(&cx, &mut bcast, None, false).await.unwrap_err();
-        assert!(
-            e.message.ends_with(
-                "provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/24"
+        let endings = [
+            (
+                "d",
+                json!({"type": "NodePort", "ports": [{"port": 80, "protocol": "TCP", "nodePort": 8080}]}),
+                "spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-30100",
             ),
-            "{}",
-            e.message
-        );
+            (
+                "f",
+                json!({"clusterIP": "10.1.0.1", "ports": [{"port": 80}]}),
+                "failed to allocate IP 10.1.0.1: the provided network does not match the current range",
+            ),
+            (
+                "g",
+                json!({"clusterIP": "10.0.0.255", "ports": [{"port": 80}]}),
+                "provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/24",
+            ),
+        ];
+        for (name, spec, ending) in endings {
+            let e = refused(name, spec).await;
+            assert!(e.ends_with(ending), "{e}");
+        }
 
         // Failed allocations took nothing: the records left are a's two.
         let records = |p: &'static str| {

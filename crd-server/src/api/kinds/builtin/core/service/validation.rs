@@ -8,7 +8,7 @@ use crd_runtime::field::{BadValue, ErrorList, FieldError, Path};
 use serde_json::Value;
 
 use crate::api::kinds::builtin::checks;
-use crate::api::kinds::builtin::checks::{IP_MESSAGE, go_strings, invalid_go, strings};
+use crate::api::kinds::builtin::checks::{IP_MESSAGE, go_strings, invalid_go, one_of, strings};
 use crate::api::selectors::label::validate_labels;
 
 const TYPES: [&str; 4] = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
@@ -119,15 +119,7 @@ pub fn validate(svc: &Value, errs: &mut ErrorList) {
             ));
         }
     }
-    if ty.is_empty() {
-        errs.push(FieldError::required(spec().child("type"), ""));
-    } else if !TYPES.contains(&ty) {
-        errs.push(FieldError::not_supported(
-            spec().child("type"),
-            BadValue::Str(ty.into()),
-            &TYPES,
-        ));
-    }
+    one_of(ty, &TYPES, spec().child("type"), errs);
     if ty == "ClusterIP" {
         for (i, p) in ports.iter().enumerate() {
             if p["nodePort"].as_i64().is_some_and(|n| n != 0) {
@@ -198,15 +190,7 @@ fn port(
     }
     checks::port_number(p["port"].as_i64().unwrap_or(0), path.child("port"), errs);
     let protocol = str_at(p, "protocol");
-    if protocol.is_empty() {
-        errs.push(FieldError::required(path.child("protocol"), ""));
-    } else if !PROTOCOLS.contains(&protocol) {
-        errs.push(FieldError::not_supported(
-            path.child("protocol"),
-            BadValue::Str(protocol.into()),
-            &PROTOCOLS,
-        ));
-    }
+    one_of(protocol, &PROTOCOLS, path.child("protocol"), errs);
     checks::port_num_or_name(&p["targetPort"], path.child("targetPort"), errs);
     if let Some(app) = p["appProtocol"].as_str() {
         for m in crd_runtime::names::qualified_name(app) {
@@ -259,15 +243,7 @@ fn duplicates(ports: &[Value], errs: &mut ErrorList) {
 
 fn session_affinity(spec_v: &Value, errs: &mut ErrorList) {
     let affinity = str_at(spec_v, "sessionAffinity");
-    if affinity.is_empty() {
-        errs.push(FieldError::required(spec().child("sessionAffinity"), ""));
-    } else if !AFFINITIES.contains(&affinity) {
-        errs.push(FieldError::not_supported(
-            spec().child("sessionAffinity"),
-            BadValue::Str(affinity.into()),
-            &AFFINITIES,
-        ));
-    }
+    one_of(affinity, &AFFINITIES, spec().child("sessionAffinity"), errs);
     let config = &spec_v["sessionAffinityConfig"];
     match affinity {
         "ClientIP" => {
@@ -413,14 +389,8 @@ fn traffic_policies(svc: &Value, errs: &mut ErrorList) {
                 "may only be set for externally-accessible services",
             ));
         }
-    } else if external.is_empty() {
-        errs.push(FieldError::required(path, ""));
-    } else if !TRAFFIC_POLICIES.contains(&external) {
-        errs.push(FieldError::not_supported(
-            path,
-            BadValue::Str(external.into()),
-            &TRAFFIC_POLICIES,
-        ));
+    } else {
+        one_of(external, &TRAFFIC_POLICIES, path, errs);
     }
     let hc = spec_v["healthCheckNodePort"].as_i64().unwrap_or(0);
     if !needs_health_check(svc) && hc != 0 {
