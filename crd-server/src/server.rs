@@ -258,16 +258,7 @@ async fn seed_rbac(shared: &Shared) -> Result<(), StartError> {
 /// the request fuzzer (`fuzz/`) call it with requests directly.
 pub async fn app(config: &Config) -> Result<axum::Router, StartError> {
     let opened = open(config, config.listen).await?;
-    Ok(limited(config, opened.shared))
-}
-
-/// The router behind the max-in-flight limits of `config`.
-fn limited(config: &Config, shared: Arc<Shared>) -> axum::Router {
-    crate::api::inflight::limit(
-        router(shared),
-        config.max_requests_inflight,
-        config.max_mutating_requests_inflight,
-    )
+    Ok(router(opened.shared))
 }
 
 /// A store opened and seeded.
@@ -332,6 +323,10 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
         token: config.token.clone(),
         auth,
         faults: Arc::new(Faults::new(config.faults.iter().cloned())),
+        inflight: crate::api::inflight::Limits::new(
+            config.max_requests_inflight,
+            config.max_mutating_requests_inflight,
+        ),
     });
     seed(&shared, &config.crds).await?;
     // The authorizer reads the bootstrap policy just seeded before anyone is served or
@@ -405,7 +400,7 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         &config.leader_election,
         exclusive,
     );
-    let app = limited(&config, shared.clone());
+    let app = router(shared.clone());
     let in_process = app.clone();
     let scheme = if tls.is_some() { "https" } else { "http" };
     let task = match tls {

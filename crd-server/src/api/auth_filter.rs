@@ -275,6 +275,14 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         }
         Ok(None) => {}
     }
+    // Max in flight, where kube-apiserver's chain counts: after impersonation.
+    let _slot = match shared.inflight.admit(&parts.method, &parts.uri) {
+        Ok(slot) => slot,
+        Err(too_many) => {
+            finish(&audit, StatusCode::TOO_MANY_REQUESTS, None);
+            return too_many;
+        }
+    };
     // Authorization. A review answers with the policy as written before it.
     let (decision, reason) = if allow_all {
         (Decision::Allow, String::new())

@@ -4,13 +4,12 @@
 //! `429 Too many requests, please try again later.` with `Retry-After: 1` at once, as
 //! kube-apiserver answers it. Long-running requests — watches, and the `attach`, `exec`,
 //! `log`, `portforward` and `proxy` subresources — are not counted. A limit of 0 is no
-//! limit.
+//! limit. The request filter ([`crate::api::auth_filter`]) asks for a slot where
+//! kube-apiserver's chain does: after authentication and impersonation, before
+//! authorization.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use axum::extract::{Request, State};
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use http::{Method, StatusCode, Uri};
 
@@ -31,7 +30,7 @@ struct Slots {
 }
 
 /// A slot held while a request is served.
-struct Held<'a>(&'a AtomicUsize);
+pub struct Held<'a>(&'a AtomicUsize);
 
 impl Drop for Held<'_> {
     fn drop(&mut self) {
@@ -57,36 +56,37 @@ impl Slots {
     }
 }
 
-struct Limits {
+/// The server's two limits (`--max-requests-inflight`,
+/// `--max-mutating-requests-inflight`; 0 is none).
+pub struct Limits {
     read_only: Option<Slots>,
     mutating: Option<Slots>,
 }
 
-/// `router` behind the filter (itself when both limits are 0).
-pub fn limit(router: axum::Router, read_only: usize, mutating: usize) -> axum::Router {
-    if read_only == 0 && mutating == 0 {
-        return router;
+impl Limits {
+    pub fn new(read_only: usize, mutating: usize) -> Limits {
+        Limits {
+            read_only: Slots::new(read_only),
+            mutating: Slots::new(mutating),
+        }
     }
-    let limits = Arc::new(Limits {
-        read_only: Slots::new(read_only),
-        mutating: Slots::new(mutating),
-    });
-    router.layer(middleware::from_fn_with_state(limits, filter))
-}
 
-async fn filter(State(limits): State<Arc<Limits>>, req: Request, next: Next) -> Response {
-    let slots = match classify(req.method(), req.uri()) {
-        Class::LongRunning => None,
-        Class::ReadOnly => limits.read_only.as_ref(),
-        Class::Mutating => limits.mutating.as_ref(),
-    };
-    let Some(slots) = slots else {
-        return next.run(req).await;
-    };
-    let Some(_held) = slots.take() else {
-        return too_many_requests();
-    };
-    next.run(req).await
+    /// A slot for the request, held until it is dropped (`Ok(None)`: not counted), or
+    /// kube-apiserver's 429 past the limit.
+    pub fn admit(&self, method: &Method, uri: &Uri) -> Result<Option<Held<'_>>, Response> {
+        if self.read_only.is_none() && self.mutating.is_none() {
+            return Ok(None);
+        }
+        let slots = match classify(method, uri) {
+            Class::LongRunning => None,
+            Class::ReadOnly => self.read_only.as_ref(),
+            Class::Mutating => self.mutating.as_ref(),
+        };
+        match slots {
+            None => Ok(None),
+            Some(slots) => slots.take().map(Some).ok_or_else(too_many_requests),
+        }
+    }
 }
 
 /// kube-apiserver's answer past the limit: plain text, not a `Status`.

@@ -21,6 +21,8 @@ pub struct Shared {
     pub auth: Arc<crate::auth::Auth>,
     /// The fault rules applied to resource requests (`--fault`).
     pub faults: Arc<crate::faults::Faults>,
+    /// The max-in-flight limits.
+    pub inflight: crate::api::inflight::Limits,
 }
 
 impl Shared {
