@@ -404,17 +404,9 @@ impl Walk<'_> {
             self.push(path, Rule::EmbeddedResourceChanged, detail);
         }
         if new.type_str() == "array" {
-            let list_type = |s: &JSONSchemaProps| {
-                s.x_kubernetes_list_type
-                    .clone()
-                    .unwrap_or_else(|| "atomic".into())
-            };
-            if list_type(old) != list_type(new) {
-                let detail = format!(
-                    "x-kubernetes-list-type changed from {} to {}",
-                    list_type(old),
-                    list_type(new)
-                );
+            let list_types = (&old.x_kubernetes_list_type, &new.x_kubernetes_list_type);
+            if let Some((from, to)) = changed_or_default(list_types, "atomic") {
+                let detail = format!("x-kubernetes-list-type changed from {from} to {to}");
                 self.push(path, Rule::ListTypeChanged, detail);
             } else {
                 let keys = |s: &JSONSchemaProps| {
@@ -436,17 +428,9 @@ impl Walk<'_> {
             }
         }
         if new.type_str() == "object" {
-            let map_type = |s: &JSONSchemaProps| {
-                s.x_kubernetes_map_type
-                    .clone()
-                    .unwrap_or_else(|| "granular".into())
-            };
-            if map_type(old) != map_type(new) {
-                let detail = format!(
-                    "x-kubernetes-map-type changed from {} to {}",
-                    map_type(old),
-                    map_type(new)
-                );
+            let map_types = (&old.x_kubernetes_map_type, &new.x_kubernetes_map_type);
+            if let Some((from, to)) = changed_or_default(map_types, "granular") {
+                let detail = format!("x-kubernetes-map-type changed from {from} to {to}");
                 self.push(path, Rule::MapTypeChanged, detail);
             }
         }
@@ -622,4 +606,15 @@ impl Walk<'_> {
 enum Bound {
     Upper,
     Lower,
+}
+
+/// The `(old, new)` values of a setting whose absence means `default`, when they
+/// differ.
+fn changed_or_default<'a>(
+    (old, new): (&'a Option<String>, &'a Option<String>),
+    default: &'a str,
+) -> Option<(&'a str, &'a str)> {
+    let old = old.as_deref().unwrap_or(default);
+    let new = new.as_deref().unwrap_or(default);
+    (old != new).then_some((old, new))
 }
