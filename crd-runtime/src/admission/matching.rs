@@ -333,45 +333,26 @@ mod tests {
     fn operations_resources_subresources_and_scope() {
         let a = crontab(Operation::Create, "default", "");
         let res = &a.resource;
-        assert!(rule_matches(
-            &rule(&["CREATE"], &["crontabs"], "*"),
-            &a,
-            res
-        ));
-        assert!(rule_matches(&rule(&["*"], &["*"], "Namespaced"), &a, res));
-        assert!(!rule_matches(
-            &rule(&["UPDATE"], &["crontabs"], "*"),
-            &a,
-            res
-        ));
-        assert!(!rule_matches(
-            &rule(&["CREATE"], &["crontabs"], "Cluster"),
-            &a,
-            res
-        ));
+        for (rule, want) in [
+            (rule(&["CREATE"], &["crontabs"], "*"), true),
+            (rule(&["*"], &["*"], "Namespaced"), true),
+            (rule(&["UPDATE"], &["crontabs"], "*"), false),
+            (rule(&["CREATE"], &["crontabs"], "Cluster"), false),
+        ] {
+            assert_eq!(rule_matches(&rule, &a, res), want, "{rule}");
+        }
         let status = crontab(Operation::Update, "default", "status");
-        assert!(!rule_matches(
-            &rule(&["*"], &["crontabs"], "*"),
-            &status,
-            res
-        ));
-        assert!(!rule_matches(&rule(&["*"], &["*"], "*"), &status, res));
-        assert!(rule_matches(
-            &rule(&["*"], &["crontabs/*"], "*"),
-            &status,
-            res
-        ));
-        assert!(rule_matches(
-            &rule(&["*"], &["*/status"], "*"),
-            &status,
-            res
-        ));
-        assert!(rule_matches(&rule(&["*"], &["*/*"], "*"), &status, res));
-        assert!(!rule_matches(
-            &rule(&["*"], &["*/scale"], "*"),
-            &status,
-            res
-        ));
+        for (resource, want) in [
+            ("crontabs", false),
+            ("*", false),
+            ("crontabs/*", true),
+            ("*/status", true),
+            ("*/*", true),
+            ("*/scale", false),
+        ] {
+            let rule = rule(&["*"], &[resource], "*");
+            assert_eq!(rule_matches(&rule, &status, res), want, "{resource}");
+        }
     }
 
     #[test]
