@@ -45,10 +45,18 @@ pub fn stack_bytes(depth: usize) -> usize {
 /// else a fresh one of [`stack_bytes`] on the same thread (`stacker`), freed when
 /// `f` returns.
 pub fn with_stack_for<R>(depth: usize, f: impl FnOnce() -> R) -> R {
+    on_big_enough_stack(depth, stack_bytes, f)
+}
+
+/// Runs `f`, a walk `depth` levels deep that needs `bytes(depth)` of stack: on the
+/// caller's stack when `depth <= SHALLOW` or when enough of it is left, else on a
+/// fresh one (`stacker`) freed when `f` returns. Values and schemas differ only in
+/// what a level costs.
+fn on_big_enough_stack<R>(depth: usize, bytes: fn(usize) -> usize, f: impl FnOnce() -> R) -> R {
     if depth <= SHALLOW {
         return f();
     }
-    let need = stack_bytes(depth);
+    let need = bytes(depth);
     if stacker::remaining_stack().is_some_and(|left| left >= need) {
         return f();
     }

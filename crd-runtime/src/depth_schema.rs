@@ -9,7 +9,7 @@
 //! [`with_schema_stack`] runs them on a stack sized from the measured bytes per
 //! level when the schema is deep, and on the caller's stack otherwise.
 
-use super::SHALLOW;
+use super::{SHALLOW, on_big_enough_stack};
 use crate::model::{CustomResourceDefinition, CustomResourceValidation, JSONSchemaProps};
 
 /// Deepest schema nesting walked. No schema read from a CRD body goes past it (a
@@ -34,14 +34,7 @@ pub fn schema_stack_bytes(depth: usize) -> usize {
 /// it: the caller's when the schema is shallow or enough of it is left, else a
 /// fresh one (`stacker`) freed when `f` returns.
 pub fn with_schema_stack<R>(depth: usize, f: impl FnOnce() -> R) -> R {
-    if depth <= SHALLOW {
-        return f();
-    }
-    let need = schema_stack_bytes(depth);
-    if stacker::remaining_stack().is_some_and(|left| left >= need) {
-        return f();
-    }
-    stacker::grow(need, f)
+    on_big_enough_stack(depth, schema_stack_bytes, f)
 }
 
 /// How many schemas nest in `s` (a leaf is 1), counting stopped past `limit`.

@@ -220,28 +220,9 @@ pub fn match_webhook(
     namespace: Option<&Value>,
     equivalents: &[Equivalent],
 ) -> Result<Option<Invocation>, SelectorError> {
-    let ns = namespace_selected(webhook.get("namespaceSelector"), attrs, namespace);
-    if ns == Ok(false) {
-        return Ok(None);
-    }
-    let obj = object_selected(webhook.get("objectSelector"), attrs);
-    if obj == Ok(false) {
-        return Ok(None);
-    }
-    let rules = webhook
-        .get("rules")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    let policy = webhook
-        .get("matchPolicy")
-        .and_then(Value::as_str)
-        .unwrap_or("Equivalent");
-    let Some(invocation) = match_webhook_rules(rules, policy, attrs, equivalents) else {
-        return Ok(None);
-    };
-    ns?;
-    obj?;
-    Ok(Some(invocation))
+    selected_then(webhook, attrs, namespace, |policy| {
+        match_webhook_rules(rules_at(webhook, "rules"), policy, attrs, equivalents)
+    })
 }
 
 /// A policy's `matchConstraints` or a binding's `matchResources`
@@ -254,42 +235,58 @@ pub fn match_resources(
     namespace: Option<&Value>,
     equivalents: &[Equivalent],
 ) -> Result<Option<Invocation>, SelectorError> {
-    let ns = namespace_selected(match_resources.get("namespaceSelector"), attrs, namespace);
+    selected_then(match_resources, attrs, namespace, |policy| {
+        let excluded = rules_at(match_resources, "excludeResourceRules");
+        if match_named_rules(excluded, policy, attrs, equivalents).is_some() {
+            return None;
+        }
+        let rules = rules_at(match_resources, "resourceRules");
+        if rules.is_empty() {
+            Some(Invocation {
+                resource: attrs.resource.clone(),
+                kind: attrs.kind.clone(),
+            })
+        } else {
+            match_named_rules(rules, policy, attrs, equivalents)
+        }
+    })
+}
+
+/// The part webhooks and policies share: `None` when the `namespaceSelector` or
+/// `objectSelector` of `spec` rejects the request, else what `rules` (given the
+/// `matchPolicy`) makes of it. A selector that failed to evaluate is an error only
+/// when the rules match, as kube-apiserver reports it.
+fn selected_then(
+    spec: &Value,
+    attrs: &Attributes,
+    namespace: Option<&Value>,
+    rules: impl FnOnce(&str) -> Option<Invocation>,
+) -> Result<Option<Invocation>, SelectorError> {
+    let ns = namespace_selected(spec.get("namespaceSelector"), attrs, namespace);
     if ns == Ok(false) {
         return Ok(None);
     }
-    let obj = object_selected(match_resources.get("objectSelector"), attrs);
+    let obj = object_selected(spec.get("objectSelector"), attrs);
     if obj == Ok(false) {
         return Ok(None);
     }
-    let policy = match_resources
+    let policy = spec
         .get("matchPolicy")
         .and_then(Value::as_str)
         .unwrap_or("Equivalent");
-    let list = |f: &str| {
-        match_resources
-            .get(f)
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice)
-    };
-    if match_named_rules(list("excludeResourceRules"), policy, attrs, equivalents).is_some() {
-        return Ok(None);
-    }
-    let rules = list("resourceRules");
-    let invocation = if rules.is_empty() {
-        Some(Invocation {
-            resource: attrs.resource.clone(),
-            kind: attrs.kind.clone(),
-        })
-    } else {
-        match_named_rules(rules, policy, attrs, equivalents)
-    };
-    let Some(invocation) = invocation else {
+    let Some(invocation) = rules(policy) else {
         return Ok(None);
     };
     ns?;
     obj?;
     Ok(Some(invocation))
+}
+
+/// The rule list at `field` of `spec` (empty when absent).
+fn rules_at<'a>(spec: &'a Value, field: &str) -> &'a [Value] {
+    spec.get(field)
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice)
 }
 
 #[cfg(test)]
@@ -336,45 +333,26 @@ mod tests {
     fn operations_resources_subresources_and_scope() {
         let a = crontab(Operation::Create, "default", "");
         let res = &a.resource;
-        assert!(rule_matches(
-            &rule(&["CREATE"], &["crontabs"], "*"),
-            &a,
-            res
-        ));
-        assert!(rule_matches(&rule(&["*"], &["*"], "Namespaced"), &a, res));
-        assert!(!rule_matches(
-            &rule(&["UPDATE"], &["crontabs"], "*"),
-            &a,
-            res
-        ));
-        assert!(!rule_matches(
-            &rule(&["CREATE"], &["crontabs"], "Cluster"),
-            &a,
-            res
-        ));
+        for (rule, want) in [
+            (rule(&["CREATE"], &["crontabs"], "*"), true),
+            (rule(&["*"], &["*"], "Namespaced"), true),
+            (rule(&["UPDATE"], &["crontabs"], "*"), false),
+            (rule(&["CREATE"], &["crontabs"], "Cluster"), false),
+        ] {
+            assert_eq!(rule_matches(&rule, &a, res), want, "{rule}");
+        }
         let status = crontab(Operation::Update, "default", "status");
-        assert!(!rule_matches(
-            &rule(&["*"], &["crontabs"], "*"),
-            &status,
-            res
-        ));
-        assert!(!rule_matches(&rule(&["*"], &["*"], "*"), &status, res));
-        assert!(rule_matches(
-            &rule(&["*"], &["crontabs/*"], "*"),
-            &status,
-            res
-        ));
-        assert!(rule_matches(
-            &rule(&["*"], &["*/status"], "*"),
-            &status,
-            res
-        ));
-        assert!(rule_matches(&rule(&["*"], &["*/*"], "*"), &status, res));
-        assert!(!rule_matches(
-            &rule(&["*"], &["*/scale"], "*"),
-            &status,
-            res
-        ));
+        for (resource, want) in [
+            ("crontabs", false),
+            ("*", false),
+            ("crontabs/*", true),
+            ("*/status", true),
+            ("*/*", true),
+            ("*/scale", false),
+        ] {
+            let rule = rule(&["*"], &[resource], "*");
+            assert_eq!(rule_matches(&rule, &status, res), want, "{resource}");
+        }
     }
 
     #[test]

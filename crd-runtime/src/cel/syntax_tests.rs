@@ -82,28 +82,17 @@ fn issue_rules_compile_from_the_1_32_environment_and_not_before() {
         ),
         "{errs:?}"
     );
-    assert!(
-        errs[0].contains("undeclared reference to 'k' (in container '')"),
-        "{errs:?}"
-    );
-    assert!(
-        errs[0].contains("undeclared reference to 'all' (in container '')"),
-        "{errs:?}"
-    );
     // `v.size()` is a method of an undeclared `v`, not a function `v.size`.
-    assert!(
-        errs[0].contains("undeclared reference to 'v' (in container '')"),
-        "{errs:?}"
-    );
     assert!(!errs[0].contains("'v.size'"), "{errs:?}");
-    assert!(
-        errs[2].contains("undeclared reference to 'transformList'"),
-        "{errs:?}"
-    );
-    assert!(
-        errs[3].contains("undeclared reference to 'transformMap'"),
-        "{errs:?}"
-    );
+    for (i, part) in [
+        (0, "undeclared reference to 'k' (in container '')"),
+        (0, "undeclared reference to 'all' (in container '')"),
+        (0, "undeclared reference to 'v' (in container '')"),
+        (2, "undeclared reference to 'transformList'"),
+        (3, "undeclared reference to 'transformMap'"),
+    ] {
+        assert!(errs[i].contains(part), "{part}: {errs:?}");
+    }
     // The optional rule of kube-rs compiles in every supported environment.
     assert!(errs.iter().all(|e| !e.contains("optMap")), "{errs:?}");
 }
@@ -197,49 +186,53 @@ fn type_of(schema: Json, src: &str) -> Result<String, Vec<String>> {
     }
 }
 
+/// Checks each `(expression, expected type or the one checker error)` with
+/// `self` of `schema`.
+fn assert_types(schema: &Json, cases: &[(&str, Result<&str, &str>)]) {
+    for &(src, want) in cases {
+        let want = want.map(String::from).map_err(|e| vec![e.to_string()]);
+        assert_eq!(type_of(schema.clone(), src), want, "{src}");
+    }
+}
+
 #[test]
 fn iteration_variables_and_results_are_typed() {
     let list = json!({"type": "array", "items": {"type": "string"}});
     let map = json!({"type": "object", "additionalProperties": {"type": "integer"}});
-    assert_eq!(
-        type_of(list.clone(), "self.transformList(i, v, v + string(i))"),
-        Ok("list(string)".into())
-    );
-    assert_eq!(
-        type_of(list.clone(), "self.transformList(i, v, i > 0, i)"),
-        Ok("list(int)".into())
-    );
-    assert_eq!(
-        type_of(map.clone(), "self.transformMap(k, v, v > 0)"),
-        Ok("map(string, bool)".into())
-    );
-    assert_eq!(
-        type_of(list.clone(), "self.transformMapEntry(i, v, {v: i})"),
-        Ok("map(string, int)".into())
-    );
-    assert_eq!(
-        type_of(list.clone(), "self.map(v, v.size())"),
-        Ok("list(int)".into())
-    );
     // The index is an int and the element a string; the key a string and the
     // value an int.
-    assert_eq!(
-        type_of(list.clone(), "self.all(i, v, v == 1)"),
-        Err(vec![
-            "found no matching overload for '_==_' applied to '(string, int)'".into()
-        ])
+    assert_types(
+        &list,
+        &[
+            (
+                "self.transformList(i, v, v + string(i))",
+                Ok("list(string)"),
+            ),
+            ("self.transformList(i, v, i > 0, i)", Ok("list(int)")),
+            (
+                "self.transformMapEntry(i, v, {v: i})",
+                Ok("map(string, int)"),
+            ),
+            ("self.map(v, v.size())", Ok("list(int)")),
+            (
+                "self.all(i, v, v == 1)",
+                Err("found no matching overload for '_==_' applied to '(string, int)'"),
+            ),
+            (
+                "self.all(i, v, i == 'a')",
+                Err("found no matching overload for '_==_' applied to '(int, string)'"),
+            ),
+        ],
     );
-    assert_eq!(
-        type_of(list, "self.all(i, v, i == 'a')"),
-        Err(vec![
-            "found no matching overload for '_==_' applied to '(int, string)'".into()
-        ])
-    );
-    assert_eq!(
-        type_of(map, "self.exists(k, v, k == v)"),
-        Err(vec![
-            "found no matching overload for '_==_' applied to '(string, int)'".into()
-        ])
+    assert_types(
+        &map,
+        &[
+            ("self.transformMap(k, v, v > 0)", Ok("map(string, bool)")),
+            (
+                "self.exists(k, v, k == v)",
+                Err("found no matching overload for '_==_' applied to '(string, int)'"),
+            ),
+        ],
     );
 }
 
@@ -249,34 +242,21 @@ fn optional_operations_are_typed() {
         "a": {"type": "integer"},
         "m": {"type": "object", "additionalProperties": {"type": "string"}}
     }});
-    assert_eq!(
-        type_of(obj.clone(), "self.?a"),
-        Ok("optional_type(int)".into())
-    );
-    assert_eq!(type_of(obj.clone(), "self.?a.orValue(0)"), Ok("int".into()));
-    assert_eq!(
-        type_of(obj.clone(), "self.m[?'k']"),
-        Ok("optional_type(string)".into())
-    );
-    assert_eq!(
-        type_of(obj.clone(), "self.?m.?k"),
-        Ok("optional_type(string)".into())
-    );
-    assert_eq!(
-        type_of(obj.clone(), "self.?a.optMap(x, x > 1)"),
-        Ok("optional_type(bool)".into())
-    );
-    assert_eq!(
-        type_of(obj.clone(), "self.?a.optFlatMap(x, optional.of(string(x)))"),
-        Ok("optional_type(string)".into())
-    );
-    assert_eq!(
-        type_of(obj.clone(), "self.?a.hasValue()"),
-        Ok("bool".into())
-    );
-    assert_eq!(
-        type_of(obj, "self.?b"),
-        Err(vec!["undefined field 'b'".into()])
+    assert_types(
+        &obj,
+        &[
+            ("self.?a", Ok("optional_type(int)")),
+            ("self.?a.orValue(0)", Ok("int")),
+            ("self.m[?'k']", Ok("optional_type(string)")),
+            ("self.?m.?k", Ok("optional_type(string)")),
+            ("self.?a.optMap(x, x > 1)", Ok("optional_type(bool)")),
+            (
+                "self.?a.optFlatMap(x, optional.of(string(x)))",
+                Ok("optional_type(string)"),
+            ),
+            ("self.?a.hasValue()", Ok("bool")),
+            ("self.?b", Err("undefined field 'b'")),
+        ],
     );
 }
 

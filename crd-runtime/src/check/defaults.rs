@@ -279,8 +279,7 @@ mod tests {
     use super::*;
 
     fn errors(schema: serde_json::Value) -> Vec<String> {
-        let s: JSONSchemaProps = serde_json::from_value(schema).unwrap();
-        validate_defaults(&s, &Path::new("s"), &CheckOptions::v1_create()).strings()
+        crate::check::check_strings(schema, validate_defaults)
     }
 
     #[cfg(feature = "cel")]

@@ -219,3 +219,14 @@ pub fn assert_valid_crd(crd: &CustomResourceDefinition) {
         );
     }
 }
+
+/// The errors of the schema check `check` over `schema` at path `s` with the v1
+/// create options, rendered like the API server (the checks' unit tests).
+#[cfg(test)]
+fn check_strings(
+    schema: serde_json::Value,
+    check: fn(&crate::model::JSONSchemaProps, &Path, &CheckOptions) -> ErrorList,
+) -> Vec<String> {
+    let s = serde_json::from_value(schema).expect("a schema");
+    check(&s, &Path::new("s"), &CheckOptions::v1_create()).strings()
+}

@@ -382,8 +382,7 @@ mod tests {
     use super::*;
 
     fn errors(schema: serde_json::Value) -> Vec<String> {
-        let s: JSONSchemaProps = serde_json::from_value(schema).unwrap();
-        validate_openapi_schema(&s, &Path::new("s"), &CheckOptions::v1_create()).strings()
+        crate::check::check_strings(schema, validate_openapi_schema)
     }
 
     #[test]

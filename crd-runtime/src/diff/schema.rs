@@ -74,6 +74,24 @@ impl Walk<'_> {
         self.out.push(Some(self.version), shown(path), rule, detail);
     }
 
+    /// Reports a change of the `(name, default)` setting, whose absence means its
+    /// default, from `old` to `new`; returns whether it changed.
+    fn defaulted_change(
+        &mut self,
+        path: &str,
+        rule: Rule,
+        (name, default): (&str, &str),
+        (old, new): (&Option<String>, &Option<String>),
+    ) -> bool {
+        let old = old.as_deref().unwrap_or(default);
+        let new = new.as_deref().unwrap_or(default);
+        if old == new {
+            return false;
+        }
+        self.push(path, rule, format!("{name} changed from {old} to {new}"));
+        true
+    }
+
     fn node(&mut self, old: &JSONSchemaProps, new: &JSONSchemaProps, path: &str) {
         if old.type_str() != new.type_str() {
             let name = |s: &JSONSchemaProps| match s.type_str() {
@@ -404,26 +422,10 @@ impl Walk<'_> {
             self.push(path, Rule::EmbeddedResourceChanged, detail);
         }
         if new.type_str() == "array" {
-            let list_type = |s: &JSONSchemaProps| {
-                s.x_kubernetes_list_type
-                    .clone()
-                    .unwrap_or_else(|| "atomic".into())
-            };
-            if list_type(old) != list_type(new) {
-                let detail = format!(
-                    "x-kubernetes-list-type changed from {} to {}",
-                    list_type(old),
-                    list_type(new)
-                );
-                self.push(path, Rule::ListTypeChanged, detail);
-            } else {
-                let keys = |s: &JSONSchemaProps| {
-                    s.x_kubernetes_list_map_keys
-                        .iter()
-                        .flatten()
-                        .cloned()
-                        .collect::<BTreeSet<_>>()
-                };
+            let list_types = (&old.x_kubernetes_list_type, &new.x_kubernetes_list_type);
+            let setting = ("x-kubernetes-list-type", "atomic");
+            if !self.defaulted_change(path, Rule::ListTypeChanged, setting, list_types) {
+                let keys = |s: &JSONSchemaProps| name_set(&s.x_kubernetes_list_map_keys);
                 if keys(old) != keys(new) {
                     let join = |k: BTreeSet<String>| k.into_iter().collect::<Vec<_>>().join(", ");
                     let detail = format!(
@@ -436,19 +438,9 @@ impl Walk<'_> {
             }
         }
         if new.type_str() == "object" {
-            let map_type = |s: &JSONSchemaProps| {
-                s.x_kubernetes_map_type
-                    .clone()
-                    .unwrap_or_else(|| "granular".into())
-            };
-            if map_type(old) != map_type(new) {
-                let detail = format!(
-                    "x-kubernetes-map-type changed from {} to {}",
-                    map_type(old),
-                    map_type(new)
-                );
-                self.push(path, Rule::MapTypeChanged, detail);
-            }
+            let map_types = (&old.x_kubernetes_map_type, &new.x_kubernetes_map_type);
+            let setting = ("x-kubernetes-map-type", "granular");
+            self.defaulted_change(path, Rule::MapTypeChanged, setting, map_types);
         }
     }
 
@@ -518,28 +510,18 @@ impl Walk<'_> {
     }
 
     fn compositions(&mut self, old: &JSONSchemaProps, new: &JSONSchemaProps, path: &str) {
-        let json = |v: Result<Value, serde_json::Error>| v.unwrap_or_default();
-        for (name, before, after) in [
+        // One composition of both sides as JSON (null when absent).
+        let sides = |field: fn(&JSONSchemaProps) -> serde_json::Result<Value>| {
             (
-                "allOf",
-                json(serde_json::to_value(&old.all_of)),
-                json(serde_json::to_value(&new.all_of)),
-            ),
-            (
-                "anyOf",
-                json(serde_json::to_value(&old.any_of)),
-                json(serde_json::to_value(&new.any_of)),
-            ),
-            (
-                "oneOf",
-                json(serde_json::to_value(&old.one_of)),
-                json(serde_json::to_value(&new.one_of)),
-            ),
-            (
-                "not",
-                json(serde_json::to_value(&old.not)),
-                json(serde_json::to_value(&new.not)),
-            ),
+                field(old).unwrap_or_default(),
+                field(new).unwrap_or_default(),
+            )
+        };
+        for (name, (before, after)) in [
+            ("allOf", sides(|s| serde_json::to_value(&s.all_of))),
+            ("anyOf", sides(|s| serde_json::to_value(&s.any_of))),
+            ("oneOf", sides(|s| serde_json::to_value(&s.one_of))),
+            ("not", sides(|s| serde_json::to_value(&s.not))),
         ] {
             match (before.is_null(), after.is_null()) {
                 (true, false) => self.push(path, Rule::CompositionAdded, format!("{name} added")),
@@ -555,14 +537,7 @@ impl Walk<'_> {
     }
 
     fn required(&mut self, old: &JSONSchemaProps, new: &JSONSchemaProps, path: &str) {
-        let set = |s: &JSONSchemaProps| {
-            s.required
-                .iter()
-                .flatten()
-                .cloned()
-                .collect::<BTreeSet<_>>()
-        };
-        let (before, after) = (set(old), set(new));
+        let (before, after) = (name_set(&old.required), name_set(&new.required));
         for added in after.difference(&before) {
             let existed = old
                 .properties
@@ -622,4 +597,9 @@ impl Walk<'_> {
 enum Bound {
     Upper,
     Lower,
+}
+
+/// The names of an optional list (`required`, list-map keys) as a set.
+fn name_set(names: &Option<Vec<String>>) -> BTreeSet<String> {
+    names.iter().flatten().cloned().collect()
 }

@@ -20,22 +20,26 @@ fn crd(versions: &[(&str, bool, Value)]) -> CustomResourceDefinition {
     crate::model::crontab_crd(Value::Array(versions))
 }
 
+/// The served-version findings of a CronTab CRD with `versions`, as lines.
+fn served_findings(versions: &[(&str, bool, Value)]) -> Vec<String> {
+    lines(&served_versions(&crd(versions)))
+}
+
 fn lines(changes: &[Change]) -> Vec<String> {
     changes.iter().map(ToString::to_string).collect()
 }
 
 #[test]
 fn a_field_missing_from_the_newer_version_is_removed() {
-    let c = crd(&[
-        ("v1", true, json!({"image": {"type": "string"}})),
-        (
-            "v1beta1",
-            true,
-            json!({"image": {"type": "string"}, "cron": {"type": "string"}}),
-        ),
-    ]);
     assert_eq!(
-        lines(&served_versions(&c)),
+        served_findings(&[
+            ("v1", true, json!({"image": {"type": "string"}})),
+            (
+                "v1beta1",
+                true,
+                json!({"image": {"type": "string"}, "cron": {"type": "string"}}),
+            ),
+        ]),
         [
             "crontabs.stable.example.com: v1beta1 -> v1: spec.cron: served-version-field-removed: field-removed: field of type string removed"
         ]
@@ -90,33 +94,34 @@ fn a_narrowed_enum_is_a_warning_unless_ratcheting_is_off() {
 
 #[test]
 fn a_lowered_maximum_is_tightened_and_a_raised_one_is_no_finding() {
-    let c = crd(&[
-        ("v1", true, json!({"n": {"type": "integer", "maximum": 5}})),
-        (
-            "v1beta1",
-            true,
-            json!({"n": {"type": "integer", "maximum": 10}}),
-        ),
-    ]);
     assert_eq!(
-        lines(&served_versions(&c)),
+        served_findings(&[
+            ("v1", true, json!({"n": {"type": "integer", "maximum": 5}})),
+            (
+                "v1beta1",
+                true,
+                json!({"n": {"type": "integer", "maximum": 10}}),
+            ),
+        ]),
         [
             "crontabs.stable.example.com: v1beta1 -> v1: spec.n: served-version-tightened: maximum-tightened: maximum lowered from 10 to 5"
         ]
     );
-    let loosened = crd(&[
-        (
-            "v1",
-            true,
-            json!({"n": {"type": "integer", "maximum": 10}, "new": {"type": "boolean"}}),
-        ),
-        (
-            "v1beta1",
-            true,
-            json!({"n": {"type": "integer", "maximum": 5}}),
-        ),
-    ]);
-    assert_eq!(lines(&served_versions(&loosened)), Vec::<String>::new());
+    assert_eq!(
+        served_findings(&[
+            (
+                "v1",
+                true,
+                json!({"n": {"type": "integer", "maximum": 10}, "new": {"type": "boolean"}}),
+            ),
+            (
+                "v1beta1",
+                true,
+                json!({"n": {"type": "integer", "maximum": 5}}),
+            ),
+        ]),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -153,30 +158,31 @@ fn required_added_and_transition_rules_are_not_ratcheted() {
 
 #[test]
 fn unserved_versions_are_ignored() {
-    let c = crd(&[
-        ("v1", true, json!({"image": {"type": "string"}})),
-        (
-            "v1beta1",
-            false,
-            json!({"image": {"type": "integer"}, "x": {"type": "string"}}),
-        ),
-    ]);
-    assert_eq!(lines(&served_versions(&c)), Vec::<String>::new());
+    assert_eq!(
+        served_findings(&[
+            ("v1", true, json!({"image": {"type": "string"}})),
+            (
+                "v1beta1",
+                false,
+                json!({"image": {"type": "integer"}, "x": {"type": "string"}}),
+            ),
+        ]),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
 fn three_served_versions_make_three_pairs_by_priority() {
-    let c = crd(&[
-        ("v1", true, json!({})),
-        (
-            "v1alpha1",
-            true,
-            json!({"a": {"type": "string"}, "b": {"type": "string"}}),
-        ),
-        ("v1beta1", true, json!({"b": {"type": "string"}})),
-    ]);
     assert_eq!(
-        lines(&served_versions(&c)),
+        served_findings(&[
+            ("v1", true, json!({})),
+            (
+                "v1alpha1",
+                true,
+                json!({"a": {"type": "string"}, "b": {"type": "string"}}),
+            ),
+            ("v1beta1", true, json!({"b": {"type": "string"}})),
+        ]),
         [
             "crontabs.stable.example.com: v1alpha1 -> v1beta1: spec.a: served-version-field-removed: field-removed: field of type string removed",
             "crontabs.stable.example.com: v1alpha1 -> v1: spec.a: served-version-field-removed: field-removed: field of type string removed",

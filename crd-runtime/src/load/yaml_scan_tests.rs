@@ -26,6 +26,13 @@ fn refuses(text: &str) {
     assert_eq!(parse_documents("t.yaml", text), saphyr(text), "{text:?}");
 }
 
+/// Asserts each `(key, value)` of the mapping `v`.
+fn assert_fields(v: &Value, want: &[(&str, Value)]) {
+    for (key, value) in want {
+        assert_eq!(&v[*key], value, "{key:?}");
+    }
+}
+
 fn one(text: &str) -> Value {
     let mut docs = agrees(text);
     assert_eq!(docs.len(), 1, "{text:?}");
@@ -114,15 +121,20 @@ fn plain_scalars() {
          e: http://x:80/y\nf: a:b\nh: -5\nj: \"q\" # c\n\
          k: trailing\n   \nl: x\n  - y\n  \"z\" 'w' [v] {u} !t &s *r\n",
     );
-    assert_eq!(v["a"], json!("word and more"));
-    assert_eq!(v["b"], json!("multi line\nfolded\n\ntwice"));
-    assert_eq!(v["c"], json!("x#y"));
-    assert_eq!(v["d"], json!("x"));
-    assert_eq!(v["e"], json!("http://x:80/y"));
-    assert_eq!(v["f"], json!("a:b"));
-    assert_eq!(v["h"], json!(-5));
-    assert_eq!(v["k"], json!("trailing"));
-    assert_eq!(v["l"], json!("x - y \"z\" 'w' [v] {u} !t &s *r"));
+    assert_fields(
+        &v,
+        &[
+            ("a", json!("word and more")),
+            ("b", json!("multi line\nfolded\n\ntwice")),
+            ("c", json!("x#y")),
+            ("d", json!("x")),
+            ("e", json!("http://x:80/y")),
+            ("f", json!("a:b")),
+            ("h", json!(-5)),
+            ("k", json!("trailing")),
+            ("l", json!("x - y \"z\" 'w' [v] {u} !t &s *r")),
+        ],
+    );
     // Controller-gen style: descriptions continue on more-indented lines.
     let v = one(
         "props:\n  x:\n    description: The first line\n      continues here.\n\n      New paragraph.\n    type: string\n",
@@ -183,20 +195,25 @@ fn quoted_scalars() {
          f: \"keep \\\n\n  empty\"\ng: '# not a comment'\nh: \"a\\tb\\ \"\n\"quoted key\": 1\n'k: v': 2\n\
          \"\": 3\n",
     );
-    assert_eq!(v["a"], json!("it's"));
-    assert_eq!(
-        v["b"],
-        json!("esc \" \\ / \t \n A é 😀 \u{85} \u{a0} \u{2028} \u{2029} \0 \u{1b} \u{7}")
+    assert_fields(
+        &v,
+        &[
+            ("a", json!("it's")),
+            (
+                "b",
+                json!("esc \" \\ / \t \n A é 😀 \u{85} \u{a0} \u{2028} \u{2029} \0 \u{1b} \u{7}"),
+            ),
+            ("c", json!("multi line\npara")),
+            ("d", json!("fold here")),
+            ("e", json!("escaped break")),
+            ("f", json!("keep \nempty")),
+            ("g", json!("# not a comment")),
+            ("h", json!("a\tb ")),
+            ("quoted key", json!(1)),
+            ("k: v", json!(2)),
+            ("", json!(3)),
+        ],
     );
-    assert_eq!(v["c"], json!("multi line\npara"));
-    assert_eq!(v["d"], json!("fold here"));
-    assert_eq!(v["e"], json!("escaped break"));
-    assert_eq!(v["f"], json!("keep \nempty"));
-    assert_eq!(v["g"], json!("# not a comment"));
-    assert_eq!(v["h"], json!("a\tb "));
-    assert_eq!(v["quoted key"], json!(1));
-    assert_eq!(v["k: v"], json!(2));
-    assert_eq!(v[""], json!(3));
 }
 
 #[test]
@@ -206,17 +223,22 @@ fn block_scalars() {
          e: >-\n  x\n  y\nf: >+\n  x\n\ng: |2\n    two\n  one\nh: |-2\n   x\ni: |1-\n  x\nj: |  # c\n  x\n\
          k: |\n\n\n  after empties\nl: |\n  tab\there\n  \tlead\nm: >\n  a\n  \tb\n  c\n",
     );
-    assert_eq!(v["a"], json!("l1\n l2\n\nl3\n"));
-    assert_eq!(v["b"], json!("x"));
-    assert_eq!(v["c"], json!("x\n\n\n"));
-    assert_eq!(v["d"], json!("f1 f2\nf3\n  more\nf4\n"));
-    assert_eq!(v["e"], json!("x y"));
-    assert_eq!(v["f"], json!("x\n\n"));
-    assert_eq!(v["g"], json!("  two\none\n"));
-    assert_eq!(v["h"], json!(" x"));
-    assert_eq!(v["i"], json!(" x"));
-    assert_eq!(v["k"], json!("\n\nafter empties\n"));
-    assert_eq!(v["l"], json!("tab\there\n\tlead\n"));
+    assert_fields(
+        &v,
+        &[
+            ("a", json!("l1\n l2\n\nl3\n")),
+            ("b", json!("x")),
+            ("c", json!("x\n\n\n")),
+            ("d", json!("f1 f2\nf3\n  more\nf4\n")),
+            ("e", json!("x y")),
+            ("f", json!("x\n\n")),
+            ("g", json!("  two\none\n")),
+            ("h", json!(" x")),
+            ("i", json!(" x")),
+            ("k", json!("\n\nafter empties\n")),
+            ("l", json!("tab\there\n\tlead\n")),
+        ],
+    );
     assert_eq!(
         one("- |\n  item\n- >-\n  folded\n  item\n"),
         json!(["item\n", "folded item"])
@@ -236,10 +258,15 @@ fn flow_collections() {
         "a: []\nb: {}\nc: [x, \"y\", 'z', 1, ~, true]\nd: {k: v, \"q\": [1, {m: []}], e: {}}\n\
          e: [ spaced , out ]\nf: [http://x:1/y, a:b]\n",
     );
-    assert_eq!(v["c"], json!(["x", "y", "z", 1, null, true]));
-    assert_eq!(v["d"], json!({"k": "v", "q": [1, {"m": []}], "e": {}}));
-    assert_eq!(v["e"], json!(["spaced", "out"]));
-    assert_eq!(v["f"], json!(["http://x:1/y", "a:b"]));
+    assert_fields(
+        &v,
+        &[
+            ("c", json!(["x", "y", "z", 1, null, true])),
+            ("d", json!({"k": "v", "q": [1, {"m": []}], "e": {}})),
+            ("e", json!(["spaced", "out"])),
+            ("f", json!(["http://x:1/y", "a:b"])),
+        ],
+    );
 }
 
 #[test]

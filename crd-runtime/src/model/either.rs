@@ -7,78 +7,84 @@
 
 use std::fmt;
 
-use serde::de::{self, MapAccess, SeqAccess, Visitor, value::MapAccessDeserializer};
+use serde::de::{self, MapAccess, SeqAccess, Unexpected, Visitor, value::MapAccessDeserializer};
 use serde::{Deserialize, Deserializer};
 
 use super::schema::{
     JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool, JSONSchemaPropsOrStringArray,
 };
 
-fn schema_from_map<'de, A: MapAccess<'de>>(map: A) -> Result<JSONSchemaProps, A::Error> {
-    JSONSchemaProps::deserialize(MapAccessDeserializer::new(map))
+/// The visitor of a "schema or something else" keyword: a JSON object is the
+/// schema; a boolean, or an array of `Item`s, is what `boolean` or `list` makes of
+/// it, and refused with serde's usual "invalid type" error (naming `expecting`)
+/// where the keyword has no such form.
+struct SchemaOr<T, Item> {
+    expecting: &'static str,
+    schema: fn(JSONSchemaProps) -> T,
+    boolean: Option<fn(bool) -> T>,
+    list: Option<fn(Vec<Item>) -> T>,
+}
+
+impl<'de, T, Item: Deserialize<'de>> Visitor<'de> for SchemaOr<T, Item> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<T, E> {
+        match self.boolean {
+            Some(boolean) => Ok(boolean(b)),
+            None => Err(E::invalid_type(Unexpected::Bool(b), &self)),
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        JSONSchemaProps::deserialize(MapAccessDeserializer::new(map)).map(self.schema)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        let Some(list) = self.list else {
+            return Err(de::Error::invalid_type(Unexpected::Seq, &self));
+        };
+        let mut out = Vec::new();
+        while let Some(item) = seq.next_element::<Item>()? {
+            out.push(item);
+        }
+        Ok(list(out))
+    }
 }
 
 impl<'de> Deserialize<'de> for JSONSchemaPropsOrArray {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = JSONSchemaPropsOrArray;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a schema object or an array of schemas")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                schema_from_map(map).map(JSONSchemaPropsOrArray::Schema)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::new();
-                while let Some(s) = seq.next_element::<JSONSchemaProps>()? {
-                    out.push(s);
-                }
-                Ok(JSONSchemaPropsOrArray::Schemas(out))
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(SchemaOr {
+            expecting: "a schema object or an array of schemas",
+            schema: Self::Schema,
+            boolean: None,
+            list: Some(Self::Schemas),
+        })
     }
 }
 
 impl<'de> Deserialize<'de> for JSONSchemaPropsOrBool {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = JSONSchemaPropsOrBool;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a boolean or a schema object")
-            }
-            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
-                Ok(JSONSchemaPropsOrBool::Bool(b))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                schema_from_map(map).map(JSONSchemaPropsOrBool::Schema)
-            }
-        }
-        d.deserialize_any(V)
+        // No array form: `()` stands for its (absent) item type.
+        d.deserialize_any(SchemaOr::<_, ()> {
+            expecting: "a boolean or a schema object",
+            schema: Self::Schema,
+            boolean: Some(Self::Bool),
+            list: None,
+        })
     }
 }
 
 impl<'de> Deserialize<'de> for JSONSchemaPropsOrStringArray {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = JSONSchemaPropsOrStringArray;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a schema object or an array of property names")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                schema_from_map(map).map(JSONSchemaPropsOrStringArray::Schema)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::new();
-                while let Some(s) = seq.next_element::<String>()? {
-                    out.push(s);
-                }
-                Ok(JSONSchemaPropsOrStringArray::Property(out))
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(SchemaOr {
+            expecting: "a schema object or an array of property names",
+            schema: Self::Schema,
+            boolean: None,
+            list: Some(Self::Property),
+        })
     }
 }

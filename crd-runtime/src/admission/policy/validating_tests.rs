@@ -68,6 +68,12 @@ fn run_with(
     vp.decide(&plan, a, None, params)
 }
 
+/// The message a policy of `spec`, bound with `Deny`, denies `a` with.
+fn denied_with(spec: Value, a: &Attributes) -> String {
+    let v = run(spec, binding(&["Deny"], json!({})), a);
+    denial(&v).0.to_string()
+}
+
 fn denial(v: &Verdict) -> (&str, &str, u16) {
     let d = v.denied.as_ref().expect("denied");
     (d.message.as_str(), d.reason.as_str(), d.code)
@@ -117,14 +123,12 @@ fn messages_fall_back_from_expression_to_message_to_expression() {
         )
     );
     // A failing or multi-line messageExpression falls back to the message.
-    let v = run(
-        json!({"validations": [{"expression": "false", "message": "m", "messageExpression": "object.nope"},
-        {"expression": "false", "messageExpression": "'a\\nb'", "reason": "Unauthorized"}]}),
-        binding(&["Deny"], json!({})),
-        &a,
-    );
     assert_eq!(
-        denial(&v).0,
+        denied_with(
+            json!({"validations": [{"expression": "false", "message": "m", "messageExpression": "object.nope"},
+        {"expression": "false", "messageExpression": "'a\\nb'", "reason": "Unauthorized"}]}),
+            &a
+        ),
         "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: m"
     );
     let ok = run(
@@ -170,13 +174,11 @@ fn errors_follow_the_failure_policy() {
         run(ignore, binding(&["Deny"], json!({})), &a),
         Verdict::default()
     );
-    let v = run(
-        json!({"validations": [{"expression": "undefined > 1"}]}),
-        binding(&["Deny"], json!({})),
-        &a,
-    );
     assert_eq!(
-        denial(&v).0,
+        denied_with(
+            json!({"validations": [{"expression": "undefined > 1"}]}),
+            &a
+        ),
         "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: compilation error: compilation failed: ERROR: <input>:1:1: undeclared reference to 'undefined' (in container '')\n | undefined > 1\n | ^"
     );
 }
@@ -209,14 +211,12 @@ fn variables_match_conditions_and_audit_annotations() {
         run(spec, binding(&["Deny"], json!({})), &other),
         Verdict::default()
     );
-    let v = run(
-        json!({"variables": [{"name": "bad", "expression": "object.spec.nope"}],
-        "validations": [{"expression": "variables.bad == 1"}]}),
-        binding(&["Deny"], json!({})),
-        &a,
-    );
     assert_eq!(
-        denial(&v).0,
+        denied_with(
+            json!({"variables": [{"name": "bad", "expression": "object.spec.nope"}],
+        "validations": [{"expression": "variables.bad == 1"}]}),
+            &a
+        ),
         "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: expression 'variables.bad == 1' resulted in error: composited variable \"bad\" fails to evaluate: no such key: nope"
     );
     let v = run(
@@ -381,22 +381,15 @@ fn the_shared_budget_runs_out() {
     let a = deployment(1);
     let costly = json!({"expression": "lists.range(100000).all(i, i >= 0)"});
     let validations: Vec<Value> = std::iter::repeat_n(costly, 20).collect();
-    let v = run(
-        json!({"validations": validations}),
-        binding(&["Deny"], json!({})),
-        &a,
-    );
     assert_eq!(
-        denial(&v).0,
+        denied_with(json!({"validations": validations}), &a),
         "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: validation failed due to running out of cost budget, no further validation rules will be run"
     );
-    let v = run(
-        json!({"validations": [{"expression": "lists.range(1000).all(i, lists.range(1000).all(j, j >= 0))"}]}),
-        binding(&["Deny"], json!({})),
-        &a,
-    );
     assert_eq!(
-        denial(&v).0,
+        denied_with(
+            json!({"validations": [{"expression": "lists.range(1000).all(i, lists.range(1000).all(j, j >= 0))"}]}),
+            &a
+        ),
         "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: expression 'lists.range(1000).all(i, lists.range(1000).all(j, j >= 0))' resulted in error: operation cancelled: actual cost limit exceeded"
     );
 }

@@ -311,19 +311,23 @@ mod tests {
             check_ip("2001:db8:::68").unwrap_err(),
             r#"IP Address "2001:db8:::68" parse error during conversion from string: ParseAddr("2001:db8:::68"): each colon-separated field must have at least one digit (at ":68")"#
         );
-        assert!(
-            check_ip("1.2.3")
-                .unwrap_err()
-                .ends_with("IPv4 address too short")
-        );
-        assert!(check_ip("01.2.3.4").unwrap_err().contains("leading zero"));
-        assert!(check_ip("1.2.3.256").unwrap_err().contains("value >255"));
-        assert!(check_ip("abc").unwrap_err().ends_with("unable to parse IP"));
-        assert!(
-            check_ip("fe80::1%eth0")
-                .unwrap_err()
-                .contains("with zone value")
-        );
+        // Go's ParseAddr messages, by their distinctive part (`true`: the end).
+        for (bad, part, at_end) in [
+            ("1.2.3", "IPv4 address too short", true),
+            ("01.2.3.4", "leading zero", false),
+            ("1.2.3.256", "value >255", false),
+            ("abc", "unable to parse IP", true),
+            ("fe80::1%eth0", "with zone value", false),
+            ("1::2::3", "multiple ::", false),
+        ] {
+            let err = check_ip(bad).unwrap_err();
+            let found = if at_end {
+                err.ends_with(part)
+            } else {
+                err.contains(part)
+            };
+            assert!(found, "{bad}: {err}");
+        }
         for ok in [
             "::",
             "::1",
@@ -335,7 +339,6 @@ mod tests {
             assert_eq!(check_ip(ok), Ok(()), "{ok}");
         }
         assert!(check_ip("1:2:3:4:5:6:7:8:9").is_err());
-        assert!(check_ip("1::2::3").unwrap_err().contains("multiple ::"));
     }
 
     #[test]

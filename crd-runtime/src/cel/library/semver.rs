@@ -172,13 +172,14 @@ mod tests {
             check("01.1.1").unwrap_err(),
             r#"Major number must not contain leading zeroes "01""#
         );
-        assert!(check("1.0.0-").unwrap_err().contains("Prerelease is empty"));
-        assert!(check("1.0.0-01").unwrap_err().contains("leading zeroes"));
-        assert!(
-            check("1.0.0+")
-                .unwrap_err()
-                .contains("Build meta data is empty")
-        );
+        for (bad, part) in [
+            ("1.0.0-", "Prerelease is empty"),
+            ("1.0.0-01", "leading zeroes"),
+            ("1.0.0+", "Build meta data is empty"),
+        ] {
+            let err = check(bad).unwrap_err();
+            assert!(err.contains(part), "{bad}: {err}");
+        }
         for ok in [
             "1.2.3",
             "1.2.3-beta.1+build.1",

@@ -31,21 +31,8 @@ impl SchemaValidator<'_> {
             }
         }
         let size = items.len() as i64;
-        if let Some(min) = n.min_items
-            && size < min
-        {
-            let msg = format!(
-                "{} in body should have at least {min} items",
-                path.openapi_name()
-            );
-            self.invalid(path, BadValue::Int(size), msg);
-        }
-        if let Some(max) = n.max_items
-            && size > max
-        {
-            self.errors
-                .push(FieldError::too_many(path.field_path(), size, max));
-        }
+        self.below_min(path, size, n.min_items, "items");
+        self.above_max(path, size, n.max_items);
         if n.unique_items && has_duplicates(items) {
             let msg = format!(
                 "{} in body shouldn't contain duplicates",
@@ -65,21 +52,10 @@ impl SchemaValidator<'_> {
         path: &PathRef<'_>,
     ) -> u32 {
         let size = map.len() as i64;
-        if let Some(min) = n.min_properties
-            && size < min
+        // A size failure stops the object's validation, as in kube-openapi.
+        if self.below_min(path, size, n.min_properties, "properties")
+            || self.above_max(path, size, n.max_properties)
         {
-            let msg = format!(
-                "{} in body should have at least {min} properties",
-                path.openapi_name()
-            );
-            self.invalid(path, BadValue::Int(size), msg);
-            return 0;
-        }
-        if let Some(max) = n.max_properties
-            && size > max
-        {
-            self.errors
-                .push(FieldError::too_many(path.field_path(), size, max));
             return 0;
         }
         let mut count = 0;
@@ -115,6 +91,30 @@ impl SchemaValidator<'_> {
             }
         }
         count
+    }
+
+    /// Reports a list or map of `size` entries (`unit`: `items`, `properties`) below
+    /// `min`; returns whether it was.
+    fn below_min(&mut self, path: &PathRef<'_>, size: i64, min: Option<i64>, unit: &str) -> bool {
+        let Some(min) = min.filter(|&min| size < min) else {
+            return false;
+        };
+        let msg = format!(
+            "{} in body should have at least {min} {unit}",
+            path.openapi_name()
+        );
+        self.invalid(path, BadValue::Int(size), msg);
+        true
+    }
+
+    /// Reports a list or map of `size` entries above `max`; returns whether it was.
+    fn above_max(&mut self, path: &PathRef<'_>, size: i64, max: Option<i64>) -> bool {
+        let Some(max) = max.filter(|&max| size > max) else {
+            return false;
+        };
+        self.errors
+            .push(FieldError::too_many(path.field_path(), size, max));
+        true
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::SchemaValidator;
 use crate::engine::compiled::Node;
 use crate::engine::path::PathRef;
+use crate::field::FieldError;
 use crate::go::quote as go_quote;
 
 impl SchemaValidator<'_> {
@@ -28,7 +29,7 @@ impl SchemaValidator<'_> {
         let mut count = 0;
 
         if !n.any_of.is_empty() {
-            let mut best: Option<(Vec<_>, u32)> = None;
+            let mut best = None;
             let mut success = None;
             for &alt in &n.any_of {
                 let (errs, c) = self.isolated(|s| s.validate(v, old, alt, path));
@@ -37,26 +38,22 @@ impl SchemaValidator<'_> {
                     success = Some(c);
                     break;
                 }
-                if best.as_ref().is_none_or(|(_, bc)| c > *bc) {
-                    best = Some((errs, c));
+                keep_best(&mut best, errs, c);
+            }
+            count += match success {
+                Some(c) => c,
+                None => {
+                    self.plain(format!(
+                        "{} must validate at least one schema (anyOf)",
+                        name()
+                    ));
+                    self.report_best(best)
                 }
-            }
-            if success.is_none() {
-                self.plain(format!(
-                    "{} must validate at least one schema (anyOf)",
-                    name()
-                ));
-            }
-            if let Some((errs, c)) = best {
-                self.errors.extend(errs);
-                count += c;
-            } else if let Some(c) = success {
-                count += c;
-            }
+            };
         }
 
         if !n.one_of.is_empty() {
-            let mut best: Option<(Vec<_>, u32)> = None;
+            let mut best = None;
             let mut first_success = None;
             let mut validated = 0;
             for &alt in &n.one_of {
@@ -67,8 +64,8 @@ impl SchemaValidator<'_> {
                     first_success.get_or_insert(c);
                     continue;
                 }
-                if validated == 0 && best.as_ref().is_none_or(|(_, bc)| c > *bc) {
-                    best = Some((errs, c));
+                if validated == 0 {
+                    keep_best(&mut best, errs, c);
                 }
             }
             if validated != 1 {
@@ -81,10 +78,7 @@ impl SchemaValidator<'_> {
                     "{} must validate one and only one schema (oneOf). {extra}",
                     name()
                 ));
-                if let Some((errs, c)) = best {
-                    self.errors.extend(errs);
-                    count += c;
-                }
+                count += self.report_best(best);
             } else if let Some(c) = first_success {
                 count += c;
             }
@@ -120,5 +114,23 @@ impl SchemaValidator<'_> {
             }
         }
         count + 1
+    }
+
+    /// Reports the errors of the best failing alternative (none when one
+    /// succeeded); returns its match count.
+    fn report_best(&mut self, best: Option<(Vec<FieldError>, u32)>) -> u32 {
+        let Some((errs, c)) = best else {
+            return 0;
+        };
+        self.errors.extend(errs);
+        c
+    }
+}
+
+/// Keeps the failing alternative with the highest match count, the first among
+/// equals.
+fn keep_best(best: &mut Option<(Vec<FieldError>, u32)>, errs: Vec<FieldError>, c: u32) {
+    if best.as_ref().is_none_or(|(_, bc)| c > *bc) {
+        *best = Some((errs, c));
     }
 }
