@@ -20,6 +20,14 @@ pub fn str_at<'a>(obj: &'a Value, pointer: &str) -> &'a str {
     obj.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
+/// A copy of the array at a JSON pointer (empty when absent or not an array).
+pub fn list_at(obj: &Value, pointer: &str) -> Vec<Value> {
+    obj.pointer(pointer)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// The integer at a JSON pointer (0 when absent or not an integer).
 pub fn int_at(obj: &Value, pointer: &str) -> i64 {
     obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
