@@ -102,6 +102,14 @@ pub fn copy_field(new: &mut Value, old: &Value, field: &str) {
     }
 }
 
+/// `to[field]` set to a copy of the map at `pointer` in `from` (left alone when there
+/// is no map there).
+pub fn copy_map_at(to: &mut Value, field: &str, from: &Value, pointer: &str) {
+    if let Some(map) = from.pointer(pointer).filter(|m| m.is_object()) {
+        to[field] = map.clone();
+    }
+}
+
 /// The bytes an object is stored as: its JSON without `metadata.resourceVersion` and
 /// `selfLink` (the store's revision is the version), written without copying it.
 pub fn encode(obj: &Value) -> Bytes {
