@@ -1,7 +1,7 @@
 //! A [`Host`] with fixed surroundings, for the tests of templates and of the kubelet
 //! that renders them.
 
-use super::template::Host;
+use super::Host;
 
 /// The node and Pod a test renders a template for; `now` and `qos_class` vary by test.
 pub struct FakeHost {

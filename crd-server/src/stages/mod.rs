@@ -6,8 +6,6 @@
 //! stages as data; [`load`] reads `--stages` files.
 
 pub mod defaults;
-#[cfg(test)]
-pub mod fake_host;
 pub mod load;
 pub mod query;
 pub mod template;

@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::stages::fake_host::FakeHost;
+use crate::stages::template::fake_host::FakeHost;
 
 /// A Pod at a fixed time, IP and QoS class.
 fn fake() -> FakeHost {

@@ -1,6 +1,6 @@
 use super::*;
 use crate::stages::StageSet;
-use crate::stages::fake_host::FakeHost;
+use crate::stages::template::fake_host::FakeHost;
 
 /// The default stage `pod` is at, and the status it writes at `now`.
 fn default_stage(pod: &Value, now: &str) -> (String, Value) {
