@@ -27,6 +27,7 @@ mod controllers;
 mod duration;
 pub mod faults;
 mod follow;
+mod http_body;
 mod log;
 pub mod server;
 mod stages;

@@ -177,16 +177,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        // Requests may nest 10,000 levels (the API server's JSON limit); every walk of
-        // such an object (decode, admission, managed fields, encoding, drop) runs on
-        // the worker's stack, so it is sized for that depth. Reserved, not committed.
-        .thread_stack_size(crd_runtime::__private::depth::stack_bytes(
-            crd_runtime::__private::depth::MAX_DEPTH,
-        ))
-        .enable_all()
-        .build()
-    {
+    let runtime = match crd_server::server::runtime_builder().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the runtime: {e}");

@@ -23,6 +23,21 @@ use crate::config::{Config, StartError, StoreConfig};
 use crate::faults::Faults;
 use crate::store::{EmbeddedStore, FanOut, MemoryStore, Revision, Store, StoreError, compactor};
 
+/// A multi-threaded Tokio runtime builder whose workers can serve the deepest request.
+///
+/// Requests may nest 10,000 levels (the API server's JSON limit); every walk of such an
+/// object (decode, admission, managed fields, encoding, drop) runs on the worker's stack,
+/// so it is sized for that depth. Reserved, not committed.
+pub fn runtime_builder() -> tokio::runtime::Builder {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder
+        .thread_stack_size(crd_runtime::__private::depth::stack_bytes(
+            crd_runtime::__private::depth::MAX_DEPTH,
+        ))
+        .enable_all();
+    builder
+}
+
 /// A running server; stops when dropped (or with [`RunningServer::stop`]).
 pub struct RunningServer {
     addr: SocketAddr,

@@ -20,6 +20,14 @@ pub fn str_at<'a>(obj: &'a Value, pointer: &str) -> &'a str {
     obj.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
+/// A copy of the array at a JSON pointer (empty when absent or not an array).
+pub fn list_at(obj: &Value, pointer: &str) -> Vec<Value> {
+    obj.pointer(pointer)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// The integer at a JSON pointer (0 when absent or not an integer).
 pub fn int_at(obj: &Value, pointer: &str) -> i64 {
     obj.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
@@ -91,6 +99,14 @@ pub fn copy_field(new: &mut Value, old: &Value, field: &str) {
             Some(v) => m.insert(field.into(), v.clone()),
             None => m.remove(field),
         };
+    }
+}
+
+/// `to[field]` set to a copy of the map at `pointer` in `from` (left alone when there
+/// is no map there).
+pub fn copy_map_at(to: &mut Value, field: &str, from: &Value, pointer: &str) {
+    if let Some(map) = from.pointer(pointer).filter(|m| m.is_object()) {
+        to[field] = map.clone();
     }
 }
 

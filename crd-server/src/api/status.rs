@@ -416,3 +416,11 @@ pub fn success(q: &Qualified, name: &str, uid: &str) -> Value {
         "details": {"name": name, "group": q.group, "kind": q.plural, "uid": uid},
     })
 }
+
+/// Panics unless `e` answers `code` with a message that `fits` (the message is shown
+/// when it does not).
+#[cfg(test)]
+pub fn assert_answer(e: &ApiError, code: u16, fits: impl Fn(&str) -> bool) {
+    assert_eq!(e.code, code, "{}", e.message);
+    assert!(fits(&e.message), "{}", e.message);
+}

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::{Connected, Connection};
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -22,6 +22,8 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::rustls::{self, pki_types::ServerName};
+
+use crate::http_body::read_body;
 
 /// A `service` reference of a webhook's `clientConfig`.
 pub struct ServiceRef<'a> {
@@ -135,12 +137,9 @@ impl WebhookClient {
         let exchange = async {
             let response = self.client.request(request).await.map_err(transport)?;
             let status = response.status();
-            let body = response
-                .into_body()
-                .collect()
+            let body = read_body(response.into_body())
                 .await
-                .map_err(|e| CallError::Transport(e.to_string()))?
-                .to_bytes();
+                .map_err(CallError::Transport)?;
             if !status.is_success() {
                 return Err(CallError::Status(status.as_u16(), body));
             }

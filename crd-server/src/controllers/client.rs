@@ -35,6 +35,16 @@ pub enum Mutation {
     Keep,
 }
 
+/// `None` for a 404 (the object is gone: nothing left to do), the answer or the other
+/// errors as they are.
+fn unless_missing<T>(answer: Result<T, ApiError>) -> Result<Option<T>, ApiError> {
+    match answer {
+        Ok(value) => Ok(Some(value)),
+        Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 impl Client {
     /// A client writing as `manager` (the name `managedFields` records).
     pub fn new(shared: Arc<Shared>, manager: &'static str) -> Client {
@@ -121,15 +131,8 @@ impl Client {
             propagation,
             ..DeleteOptions::default()
         };
-        let work = delete(&self.shared, Target { res, ns, name }, &options);
-        match self
-            .call("delete", (res, ns, name, Subresource::Main), work)
-            .await
-        {
-            Ok(reply) => Ok(Some(reply.body)),
-            Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
-            Err(e) => Err(e),
-        }
+        let deleted = self.delete_with(res, ns, name, &options).await?;
+        Ok(deleted.map(|(body, _)| body))
     }
 
     /// Deletes the object with `options`: `Ok(None)` when it was already gone;
@@ -143,14 +146,10 @@ impl Client {
         options: &DeleteOptions,
     ) -> Result<Option<(Value, bool)>, ApiError> {
         let work = delete(&self.shared, Target { res, ns, name }, options);
-        match self
+        let deleted = self
             .call("delete", (res, ns, name, Subresource::Main), work)
-            .await
-        {
-            Ok(reply) => Ok(Some((reply.body, reply.removed))),
-            Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
-            Err(e) => Err(e),
-        }
+            .await;
+        unless_missing(deleted.map(|reply| (reply.body, reply.removed)))
     }
 
     /// Creates `obj` in `ns` (admitted and validated as any client's create); the
@@ -244,11 +243,7 @@ impl Client {
             "update"
         };
         let written = self.call(verb, (res, ns, name, sub), work).await;
-        match written {
-            Ok(w) => Ok(Some(w.obj)),
-            Err(e) if e.code == http::StatusCode::NOT_FOUND => Ok(None),
-            Err(e) => Err(e),
-        }
+        unless_missing(written.map(|w| w.obj))
     }
 
     /// Records a core/v1 Event about `obj` as client-go's event recorder does (named

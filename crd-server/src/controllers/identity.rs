@@ -12,7 +12,6 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use crd_runtime::rbac::{Attributes, UserInfo};
-use serde_json::json;
 
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::state::Shared;
@@ -163,12 +162,7 @@ where
         auth.authz.authorize_fresh(&attrs).await
     };
     if let Some(d) = &mut draft {
-        d.annotations.insert(
-            "authorization.k8s.io/decision".into(),
-            json!(decision.annotation()),
-        );
-        d.annotations
-            .insert("authorization.k8s.io/reason".into(), json!(reason));
+        d.note_authorization(decision.annotation(), &reason);
     }
     let result = if decision == Decision::Allow {
         let caller = Arc::new(Caller {

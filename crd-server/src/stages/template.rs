@@ -446,5 +446,9 @@ mod eval;
 pub use eval::render;
 
 #[cfg(test)]
+#[path = "fake_host.rs"]
+pub mod fake_host;
+
+#[cfg(test)]
 #[path = "template_tests.rs"]
 mod tests;

@@ -1,29 +1,19 @@
 use serde_json::json;
 
 use super::*;
+use crate::stages::template::fake_host::FakeHost;
 
-struct Fake;
-
-impl Host for Fake {
-    fn now(&self) -> String {
-        "2024-01-01T00:00:00Z".into()
-    }
-    fn pod_ip(&self) -> Result<String, String> {
-        Ok("10.244.0.9".into())
-    }
-    fn node_ip(&self) -> String {
-        "172.18.0.2".into()
-    }
-    fn node_name(&self) -> String {
-        "kwok-node-0".into()
-    }
-    fn qos_class(&self) -> String {
-        "BestEffort".into()
+/// A Pod at a fixed time, IP and QoS class.
+fn fake() -> FakeHost {
+    FakeHost {
+        now: "2024-01-01T00:00:00Z".into(),
+        pod_ip: "10.244.0.9",
+        qos_class: "BestEffort".into(),
     }
 }
 
 fn run(text: &str, data: &Value) -> String {
-    render(&parse(text).unwrap(), data, &Fake).unwrap()
+    render(&parse(text).unwrap(), data, &fake()).unwrap()
 }
 
 /// Each template rendered over `data` and what it must print.
@@ -102,8 +92,8 @@ fn bad_templates_are_refused_with_the_reason() {
     assert!(err("{{ define \"x\" }}{{ end }}").contains("not supported"));
     // An error while running is an error, not a panic.
     let t = parse("{{ index .list 5 }}").unwrap();
-    let e = render(&t, &json!({"list": [1]}), &Fake).unwrap_err();
+    let e = render(&t, &json!({"list": [1]}), &fake()).unwrap_err();
     assert!(e.contains("index out of range"), "{e}");
     let t = parse("{{ .a | .b }}").unwrap();
-    assert!(render(&t, &json!({}), &Fake).is_err());
+    assert!(render(&t, &json!({}), &fake()).is_err());
 }

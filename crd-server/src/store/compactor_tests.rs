@@ -3,14 +3,11 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::*;
+use crate::store::suite::create;
 use crate::store::{ListOptions, MemoryStore};
 
 async fn write(store: &dyn Store, key: &str) -> Revision {
-    store
-        .create(key, Bytes::from_static(b"{}"))
-        .await
-        .expect("create")
-        .mod_revision
+    create(store, key, "{}").await.mod_revision
 }
 
 async fn readable_at(store: &dyn Store, revision: Revision) -> bool {

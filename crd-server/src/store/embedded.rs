@@ -12,13 +12,12 @@ use std::sync::{Arc, RwLock, mpsc};
 
 use bytes::Bytes;
 use futures::FutureExt;
-use futures::future::BoxFuture;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use tokio::sync::oneshot;
 
 use super::keyspace::{Op, State};
 use super::local::{LocalStore, Writes, read, spawn_progress, write};
-use super::{EventKind, KeyValue, Revision, StoreError, WatchEvent};
+use super::{EventKind, KeyValue, Revision, StoreError, StoreFuture, WatchEvent};
 
 /// key → create revision (8 bytes LE), mod revision (8 bytes LE), value.
 const KEYS: TableDefinition<&str, &[u8]> = TableDefinition::new("keys");
@@ -54,11 +53,7 @@ impl Drop for Committer {
 }
 
 impl Writes for Committer {
-    fn write(
-        &self,
-        _state: &Arc<RwLock<State>>,
-        op: Op,
-    ) -> BoxFuture<'static, Result<KeyValue, StoreError>> {
+    fn write(&self, _state: &Arc<RwLock<State>>, op: Op) -> StoreFuture<'static, KeyValue> {
         let (reply, answer) = oneshot::channel();
         let sent = self.requests.send((op, reply));
         async move {

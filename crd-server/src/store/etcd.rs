@@ -23,6 +23,7 @@ use super::{
     EventKind, KeyValue, ListOptions, ListResult, Revision, Store, StoreError, StoreFuture,
     WatchEvent, WatchItem, WatchStream,
 };
+use crate::http_body::read_body;
 
 /// A request that gets no answer in this time fails (and the next endpoint is tried).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -228,12 +229,7 @@ impl EtcdStore {
                     Answer::Lost(e.to_string())
                 }
             })?;
-            let body = resp
-                .into_body()
-                .collect()
-                .await
-                .map_err(|e| Answer::Lost(e.to_string()))?
-                .to_bytes();
+            let body = read_body(resp.into_body()).await.map_err(Answer::Lost)?;
             serde_json::from_slice::<Value>(&body)
                 .map_err(|e| Answer::Lost(format!("not JSON: {e}")))
         })

@@ -1,11 +1,10 @@
 use std::time::Duration;
 
-use bytes::Bytes;
 use futures::StreamExt;
 
 use super::*;
 use crate::store::MemoryStore;
-use crate::store::suite::check_contract;
+use crate::store::suite::{check_contract, create};
 
 #[tokio::test]
 async fn fan_out_keeps_the_contract() {
@@ -22,11 +21,7 @@ fn watches_share_the_resource_hub() {
 }
 
 async fn put(store: &dyn Store, key: &str) -> Revision {
-    store
-        .create(key, Bytes::from_static(b"{}"))
-        .await
-        .expect("create")
-        .mod_revision
+    create(store, key, "{}").await.mod_revision
 }
 
 async fn next(watch: &mut WatchStream) -> Option<Result<WatchItem, StoreError>> {

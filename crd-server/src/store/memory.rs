@@ -5,11 +5,10 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 use futures::FutureExt;
-use futures::future::BoxFuture;
 
 use super::keyspace::{Op, State};
 use super::local::{LocalStore, Writes, spawn_progress, write};
-use super::{KeyValue, StoreError};
+use super::{KeyValue, StoreFuture};
 
 /// An in-memory [`Store`](super::Store).
 pub type MemoryStore = LocalStore<Direct>;
@@ -18,11 +17,7 @@ pub type MemoryStore = LocalStore<Direct>;
 pub struct Direct;
 
 impl Writes for Direct {
-    fn write(
-        &self,
-        state: &Arc<RwLock<State>>,
-        op: Op,
-    ) -> BoxFuture<'static, Result<KeyValue, StoreError>> {
+    fn write(&self, state: &Arc<RwLock<State>>, op: Op) -> StoreFuture<'static, KeyValue> {
         let result = (|| {
             let mut state = write(state);
             let event = state.prepare(&[], op)?;

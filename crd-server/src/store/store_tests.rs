@@ -3,7 +3,7 @@ use futures::StreamExt;
 
 use super::embedded::EmbeddedStore;
 use super::memory::MemoryStore;
-use super::suite::{check_contract, check_watch_compaction};
+use super::suite::{check_contract, check_watch_compaction, create};
 use super::{ListOptions, Store, StoreError, WatchItem};
 
 #[tokio::test]
@@ -25,18 +25,12 @@ async fn embedded_store_keeps_everything_acknowledged_across_a_reopen() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (kept, revision) = {
         let store = EmbeddedStore::open(dir.path()).expect("open");
-        let a = store
-            .create("/r/a", Bytes::from_static(b"1"))
-            .await
-            .expect("create");
+        let a = create(&store, "/r/a", "1").await;
         store
             .update("/r/a", Bytes::from_static(b"2"), a.mod_revision)
             .await
             .expect("update");
-        store
-            .create("/r/b", Bytes::from_static(b"3"))
-            .await
-            .expect("create");
+        create(&store, "/r/b", "3").await;
         store.delete("/r/b", None).await.expect("delete");
         let list = store
             .list("/r/", ListOptions::default())
@@ -68,10 +62,7 @@ async fn embedded_store_keeps_everything_acknowledged_across_a_reopen() {
         kept
     );
     assert_eq!(store.current_revision().await.expect("revision"), revision);
-    let next = store
-        .create("/r/c", Bytes::from_static(b"4"))
-        .await
-        .expect("create");
+    let next = create(&store, "/r/c", "4").await;
     assert_eq!(
         next.mod_revision,
         revision + 1,
@@ -82,14 +73,8 @@ async fn embedded_store_keeps_everything_acknowledged_across_a_reopen() {
 #[tokio::test]
 async fn a_watch_from_a_compacted_revision_fails() {
     let store = MemoryStore::new();
-    let first = store
-        .create("/c/a", Bytes::from_static(b"1"))
-        .await
-        .expect("create");
-    store
-        .create("/c/b", Bytes::from_static(b"2"))
-        .await
-        .expect("create");
+    let first = create(&store, "/c/a", "1").await;
+    create(&store, "/c/b", "2").await;
     store
         .compact(first.mod_revision + 1)
         .await
@@ -111,10 +96,7 @@ async fn a_watch_from_a_compacted_revision_fails() {
 #[tokio::test]
 async fn idle_watches_get_progress_marks() {
     let store = MemoryStore::new();
-    let kv = store
-        .create("/p/a", Bytes::from_static(b"1"))
-        .await
-        .expect("create");
+    let kv = create(&store, "/p/a", "1").await;
     let mut watch = store.watch("/p/", kv.mod_revision).await.expect("watch");
     let item = tokio::time::timeout(std::time::Duration::from_secs(5), watch.next())
         .await

@@ -7,7 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::StreamExt;
 
-use super::{EventKind, ListOptions, Store, StoreError, WatchItem, WatchStream};
+use super::{EventKind, KeyValue, ListOptions, Store, StoreError, WatchItem, WatchStream};
 
 /// Runs every check; panics (it is test code) with the failing step.
 pub async fn check_contract(store: &dyn Store, prefix: &str) {
@@ -23,10 +23,7 @@ pub async fn check_contract(store: &dyn Store, prefix: &str) {
 /// compacted revision fails, at once or as its first item.
 pub async fn check_watch_compaction(store: &dyn Store, prefix: &str) {
     let p = format!("{prefix}/f/");
-    let kv = store
-        .create(&format!("{p}k"), b("1"))
-        .await
-        .expect("create");
+    let kv = create(store, &format!("{p}k"), "1").await;
     let current = store.current_revision().await.expect("revision");
     store.compact(current).await.expect("compact");
     // Two revisions back: etcd still serves a watch from the revision just before the
@@ -49,11 +46,13 @@ pub async fn check_watch_compaction(store: &dyn Store, prefix: &str) {
         Err(e) => panic!("a watch from a compacted revision fails with Compacted, not {e}"),
     }
     let mut fresh = store.watch(&p, current).await.expect("from the compaction");
-    let next = store
-        .create(&format!("{p}n"), b("2"))
-        .await
-        .expect("create");
+    let next = create(store, &format!("{p}n"), "2").await;
     assert_eq!(next_event(&mut fresh).await.kv, next);
+}
+
+/// Creates `key` holding `value`, a write the check builds on (panics when refused).
+pub async fn create(store: &dyn Store, key: &str, value: &str) -> KeyValue {
+    store.create(key, b(value)).await.expect("create")
 }
 
 fn b(text: &str) -> Bytes {
@@ -63,7 +62,7 @@ fn b(text: &str) -> Bytes {
 async fn create_get_conflict(store: &dyn Store, p: &str) {
     let key = format!("{p}one");
     let before = store.current_revision().await.expect("revision");
-    let kv = store.create(&key, b("1")).await.expect("create");
+    let kv = create(store, &key, "1").await;
     assert!(kv.mod_revision > before, "revisions increase");
     assert_eq!(kv.create_revision, kv.mod_revision);
     assert_eq!(store.get(&key).await.expect("get"), Some(kv.clone()));
@@ -118,16 +117,10 @@ async fn create_get_conflict(store: &dyn Store, p: &str) {
 
 async fn list_pages_and_revisions(store: &dyn Store, p: &str) {
     for i in 0..5 {
-        store
-            .create(&format!("{p}k{i}"), b(&i.to_string()))
-            .await
-            .expect("create");
+        create(store, &format!("{p}k{i}"), &i.to_string()).await;
     }
     // A key that only shares a textual prefix with `p` minus its slash stays out.
-    store
-        .create(&format!("{}x", p.trim_end_matches('/')), b("out"))
-        .await
-        .expect("create");
+    create(store, &format!("{}x", p.trim_end_matches('/')), "out").await;
     let all = store.list(p, ListOptions::default()).await.expect("list");
     assert_eq!(all.items.len(), 5);
     assert_eq!(all.remaining, 0);
@@ -162,10 +155,7 @@ async fn list_pages_and_revisions(store: &dyn Store, p: &str) {
         .update(&k1.key, b("changed"), k1.mod_revision)
         .await
         .expect("update");
-    store
-        .create(&format!("{p}k9"), b("9"))
-        .await
-        .expect("create");
+    create(store, &format!("{p}k9"), "9").await;
     let old = store
         .list(
             p,
@@ -205,20 +195,14 @@ async fn next_event(watch: &mut WatchStream) -> super::WatchEvent {
 
 async fn watch_from_revision(store: &dyn Store, p: &str) {
     let start = store.current_revision().await.expect("revision");
-    let kv = store
-        .create(&format!("{p}w"), b("1"))
-        .await
-        .expect("create");
+    let kv = create(store, &format!("{p}w"), "1").await;
     // Started after the write, from an earlier revision: the history comes first.
     let mut watch = store.watch(p, start).await.expect("watch");
     let updated = store
         .update(&kv.key, b("2"), kv.mod_revision)
         .await
         .expect("update");
-    store
-        .create(&format!("{}-other/w", p.trim_end_matches('/')), b("x"))
-        .await
-        .expect("create");
+    create(store, &format!("{}-other/w", p.trim_end_matches('/')), "x").await;
     let deleted = store.delete(&kv.key, None).await.expect("delete");
     let e1 = next_event(&mut watch).await;
     assert_eq!(
@@ -240,18 +224,12 @@ async fn watch_from_revision(store: &dyn Store, p: &str) {
     );
     // From the latest revision: only what comes next.
     let mut later = store.watch(p, deleted.mod_revision).await.expect("watch");
-    let fresh = store
-        .create(&format!("{p}v"), b("3"))
-        .await
-        .expect("create");
+    let fresh = create(store, &format!("{p}v"), "3").await;
     assert_eq!(next_event(&mut later).await.kv, fresh);
 }
 
 async fn compaction(store: &dyn Store, p: &str) {
-    let kv = store
-        .create(&format!("{p}k"), b("1"))
-        .await
-        .expect("create");
+    let kv = create(store, &format!("{p}k"), "1").await;
     let updated = store
         .update(&kv.key, b("2"), kv.mod_revision)
         .await
@@ -289,7 +267,7 @@ async fn compaction(store: &dyn Store, p: &str) {
 
 async fn concurrent_writers_one_wins(store: &dyn Store, p: &str) {
     let key = format!("{p}contended");
-    let mut kv = store.create(&key, b("0")).await.expect("create");
+    let mut kv = create(store, &key, "0").await;
     for round in 0..3 {
         let writes = (0..50).map(|i| {
             let value = b(&format!("{round}-{i}"));

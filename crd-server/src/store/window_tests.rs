@@ -16,6 +16,21 @@ fn event(key: &str, revision: Revision) -> WatchEvent {
     }
 }
 
+/// A window starting after `start` (bounds `bounds`) holding a write to `/r/a` at each
+/// revision of `writes`, all made at `at`.
+fn filled(
+    start: Revision,
+    bounds: (usize, usize),
+    writes: std::ops::RangeInclusive<Revision>,
+    at: Instant,
+) -> Window {
+    let mut w = Window::new(start, bounds);
+    for r in writes {
+        w.push(event("/r/a", r), at);
+    }
+    w
+}
+
 fn revisions(w: &Window, after: Revision, prefix: &str) -> Vec<Revision> {
     w.after(after, prefix).map(|e| e.kv.mod_revision).collect()
 }
@@ -23,12 +38,10 @@ fn revisions(w: &Window, after: Revision, prefix: &str) -> Vec<Revision> {
 #[test]
 fn a_revision_before_a_window_that_dropped_nothing_is_the_stores_to_answer() {
     let now = Instant::now();
-    let mut w = Window::new(10, (4, 8));
-    assert_eq!(w.coverage(10), Coverage::Covered);
-    assert_eq!(w.coverage(9), Coverage::Before);
-    for r in 11..=13 {
-        w.push(event("/r/a", r), now);
-    }
+    let empty = Window::new(10, (4, 8));
+    assert_eq!(empty.coverage(10), Coverage::Covered);
+    assert_eq!(empty.coverage(9), Coverage::Before);
+    let w = filled(10, (4, 8), 11..=13, now);
     assert_eq!(revisions(&w, 11, "/r/"), vec![12, 13]);
     assert_eq!(revisions(&w, 11, "/s/"), Vec::<Revision>::new());
 }
@@ -36,10 +49,7 @@ fn a_revision_before_a_window_that_dropped_nothing_is_the_stores_to_answer() {
 #[test]
 fn fresh_events_grow_the_window_up_to_its_bound_then_the_oldest_expire() {
     let now = Instant::now();
-    let mut w = Window::new(0, (4, 8));
-    for r in 1..=8 {
-        w.push(event("/r/a", r), now);
-    }
+    let mut w = filled(0, (4, 8), 1..=8, now);
     assert_eq!(
         (w.len(), w.capacity()),
         (8, 8),
@@ -56,10 +66,7 @@ fn fresh_events_grow_the_window_up_to_its_bound_then_the_oldest_expire() {
 #[test]
 fn a_stale_window_shrinks() {
     let start = Instant::now();
-    let mut w = Window::new(0, (4, 16));
-    for r in 1..=8 {
-        w.push(event("/r/a", r), start);
-    }
+    let mut w = filled(0, (4, 16), 1..=8, start);
     assert_eq!(w.capacity(), 8);
     // Full of events older than FRESH: the next one halves the window.
     w.push(event("/r/a", 9), start + FRESH + Duration::from_secs(1));

@@ -22,16 +22,9 @@ fn start_on_own_thread(builder: TestServerBuilder) -> Result<TestServer, String>
     let spawned = std::thread::Builder::new()
         .name("crd-server-shared".into())
         .spawn(move || {
-            let runtime = match tokio::runtime::Builder::new_multi_thread()
+            let runtime = match crate::server::runtime_builder()
                 .worker_threads(2)
                 .thread_name("crd-server-shared")
-                // Requests may nest 10,000 levels (the API server's JSON limit); every walk of
-                // such an object (decode, admission, managed fields, encoding, drop) runs on
-                // the worker's stack, so it is sized for that depth. Reserved, not committed.
-                .thread_stack_size(crd_runtime::__private::depth::stack_bytes(
-                    crd_runtime::__private::depth::MAX_DEPTH,
-                ))
-                .enable_all()
                 .build()
             {
                 Ok(rt) => rt,

@@ -10,7 +10,7 @@ use crd_runtime::admission::Operation;
 use crate::api::admission;
 use crate::api::kinds::{Context, GcPolicy, Resource, Subresource};
 use crate::api::object::{
-    grace_period_of, has_finalizers, is_deleting, meta_mut, name_of, now, str_at,
+    grace_period_of, has_finalizers, is_deleting, list_at, meta_mut, name_of, now, str_at,
 };
 use crate::api::request::{DeleteOptions, Propagation};
 use crate::api::state::Shared;
@@ -148,11 +148,7 @@ fn foreground(finalizers: &[Value], options: &DeleteOptions) -> bool {
 /// The object's finalizers with the garbage collector's set as the delete asks
 /// (`deletionFinalizersForGarbageCollection`); `None` when they do not change.
 pub fn gc_finalizers(res: &Resource, obj: &Value, options: &DeleteOptions) -> Option<Vec<Value>> {
-    let current: Vec<Value> = obj
-        .pointer("/metadata/finalizers")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let current = list_at(obj, "/metadata/finalizers");
     let mut next: Vec<Value> = current
         .iter()
         .filter(|f| *f != ORPHAN_FINALIZER && *f != FOREGROUND_FINALIZER)

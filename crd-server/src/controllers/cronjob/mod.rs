@@ -24,7 +24,7 @@ use super::clock::parse_time;
 use super::workload::resources::{CRON_JOBS, JOBS};
 use super::workload::{Api, Next, Reconciler, Wiring, claiming, owners, split_key};
 use crate::api::kinds::builtin::batch::cron::parse;
-use crate::api::object::{is_deleting, str_at};
+use crate::api::object::{copy_map_at, is_deleting, str_at};
 use crate::api::request::{DeleteOptions, Propagation};
 use schedule::{Cron, most_recent};
 
@@ -98,12 +98,7 @@ fn job_for(cj: &Value, at: DateTime<Utc>, zone: Option<&str>) -> Value {
         "annotations": annotations,
         "ownerReferences": [owners::new_controller_ref(cj)],
     });
-    if let Some(l) = template
-        .pointer("/metadata/labels")
-        .filter(|l| l.is_object())
-    {
-        meta["labels"] = l.clone();
-    }
+    copy_map_at(&mut meta, "labels", &template, "/metadata/labels");
     json!({
         "apiVersion": "batch/v1",
         "kind": "Job",

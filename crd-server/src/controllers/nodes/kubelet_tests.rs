@@ -1,29 +1,6 @@
 use super::*;
 use crate::stages::StageSet;
-
-/// The surroundings the tests give a template.
-struct Fake<'a> {
-    pod: &'a Value,
-    now: &'a str,
-}
-
-impl Host for Fake<'_> {
-    fn now(&self) -> String {
-        self.now.into()
-    }
-    fn pod_ip(&self) -> Result<String, String> {
-        Ok("10.244.0.2".into())
-    }
-    fn node_ip(&self) -> String {
-        "172.18.0.2".into()
-    }
-    fn node_name(&self) -> String {
-        "kwok-node-0".into()
-    }
-    fn qos_class(&self) -> String {
-        qos_class(self.pod).into()
-    }
-}
+use crate::stages::template::fake_host::FakeHost;
 
 /// The default stage `pod` is at, and the status it writes at `now`.
 fn default_stage(pod: &Value, now: &str) -> (String, Value) {
@@ -31,7 +8,16 @@ fn default_stage(pod: &Value, now: &str) -> (String, Value) {
         .choose(pod)
         .expect("a default stage matches");
     let template = stage.next.status_template.as_ref().expect("a status");
-    let text = render(template, pod, &Fake { pod, now }).unwrap();
+    let text = render(
+        template,
+        pod,
+        &FakeHost {
+            now: now.into(),
+            pod_ip: "10.244.0.2",
+            qos_class: qos_class(pod).into(),
+        },
+    )
+    .unwrap();
     let rendered = crd_runtime::parse_documents("t", &text).unwrap().remove(0);
     (stage.name.clone(), merge_status(&pod["status"], &rendered))
 }

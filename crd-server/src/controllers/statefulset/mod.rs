@@ -27,7 +27,7 @@ use super::workload::resources::{CLAIMS, PODS, REVISIONS, STATEFUL_SETS};
 use super::workload::{Api, Next, Reconciler, Wiring, history, live, pods, when_available};
 use super::workload::{claiming, owners};
 use crate::api::kinds::Subresource;
-use crate::api::object::{is_deleting, str_at};
+use crate::api::object::{is_deleting, list_at, str_at};
 use crate::api::request::DeleteOptions;
 use crate::api::status::ApiError;
 use identity::{new_pod, ordinal};
@@ -259,11 +259,7 @@ impl Controller {
                     str_at(&claim, "/metadata/name"),
                     Subresource::Main,
                     |current| {
-                        let refs: Vec<Value> = current
-                            .pointer("/metadata/ownerReferences")
-                            .and_then(Value::as_array)
-                            .cloned()
-                            .unwrap_or_default();
+                        let refs = list_at(current, "/metadata/ownerReferences");
                         // The Pod's instead of the set's (`updateClaimOwnerRefForSetAndPod`).
                         let mut next: Vec<Value> = refs
                             .iter()

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::owners::{controller_ref_to, new_controller_ref};
 use super::{Api, claiming};
 use crate::api::kinds::Subresource;
-use crate::api::object::str_at;
+use crate::api::object::{copy_map_at, str_at};
 use crate::controllers::cache::Informer;
 use crate::controllers::client::Mutation;
 
@@ -103,12 +103,7 @@ pub fn new_revision(owner: &Value, data: &Value, revision: i64, probe: Option<i6
         "labels": labels,
         "ownerReferences": [new_controller_ref(owner)],
     });
-    if let Some(a) = owner
-        .pointer("/metadata/annotations")
-        .filter(|a| a.is_object())
-    {
-        meta["annotations"] = a.clone();
-    }
+    copy_map_at(&mut meta, "annotations", owner, "/metadata/annotations");
     json!({
         "apiVersion": "apps/v1",
         "kind": "ControllerRevision",

@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::eviction::{take, unhealthy_may_go};
+use crate::api::status::assert_answer;
 
 fn budget(allowed: i64, observed: i64) -> serde_json::Value {
     json!({
@@ -46,12 +47,9 @@ fn a_budget_not_yet_processed_asks_to_retry() {
     );
     let mut negative = budget(-1, 2);
     let e = take(&mut negative, &json!({"metadata": {"name": "p"}}), "t").unwrap_err();
-    assert_eq!(e.code, 403);
-    assert!(
-        e.message.ends_with("pdb disruptions allowed is negative"),
-        "{}",
-        e.message
-    );
+    assert_answer(&e, 403, |m| {
+        m.ends_with("pdb disruptions allowed is negative")
+    });
 }
 
 #[test]
