@@ -23,7 +23,7 @@ extras() {
     crd-derive) echo 'ATTRIBUTES\.md' ;;
     crd-runtime) echo 'src/k8s/generated/schemas\.json' ;;
     crd-gen) echo 'data/crontab\.yaml' ;;
-    crd-server) echo 'src/api/patch/generated/patch_meta\.json' ;;
+    crd-server) echo 'src/api/patch/generated/patch_meta\.json|src/stages/default/pod-[a-z]+\.yaml' ;;
     *) echo 'NOTHING' ;;
   esac
 }
