@@ -10,7 +10,7 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use crd_runtime::rbac::{Attributes, UserInfo};
 use futures::StreamExt;
 use http::{Method, StatusCode};
@@ -120,6 +120,13 @@ pub fn attributes_of(method: &Method, path: &str, query: Option<&str>) -> Attrib
     }
 }
 
+/// The path and query of a request, as audit records and errors print it.
+fn request_uri(uri: &http::Uri) -> String {
+    uri.path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_default()
+}
+
 /// The 403 of a refused request.
 pub fn forbidden(attrs: &Attributes, reason: &str) -> ApiError {
     let message = attrs.forbidden_message();
@@ -163,13 +170,20 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
     }
     let auth: &Auth = &shared.auth;
     let (mut parts, body) = req.into_parts();
-    let received = Utc::now();
     let cert = parts.extensions.get::<ClientCertificate>().cloned();
-    let uri = parts
-        .uri
-        .path_and_query()
-        .map(|p| p.as_str().to_string())
-        .unwrap_or_default();
+    // The request URI and its time of receipt are read only by audit records (and the
+    // impersonation error): not taken on the hot path.
+    let audited = auth.audit.is_on();
+    let received = if audited {
+        Utc::now()
+    } else {
+        DateTime::<Utc>::MIN_UTC
+    };
+    let uri = if audited {
+        request_uri(&parts.uri)
+    } else {
+        String::new()
+    };
     // With every request allowed and nothing audited, no one reads the request's
     // attributes: the hot path skips parsing them.
     let allow_all = auth.authz.always_allows() && !auth.audit.is_on();
@@ -241,7 +255,7 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
     // Impersonation.
     match impersonate::requested(&parts.headers, &attrs.user) {
         Err(e) => {
-            let text = format!("Internal Server Error: {uri:?}: {e}");
+            let text = format!("Internal Server Error: {:?}: {e}", request_uri(&parts.uri));
             finish(&audit, StatusCode::INTERNAL_SERVER_ERROR, None);
             return (
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -317,10 +331,6 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         }
         _ => body,
     };
-    // What fault rules' `user` key matches (`--fault user=NAME,...`).
-    parts
-        .extensions
-        .insert(crate::api::inject::RequestUser(attrs.user.name.clone()));
     // Without an audit record to finish, the user moves to the caller.
     let user = if audit.is_some() {
         attrs.user.clone()

@@ -16,16 +16,6 @@ use crate::api::state::Shared;
 use crate::api::status::{ApiError, Qualified};
 use crate::faults::{Injection, Request};
 
-/// A request's authenticated user, as authentication leaves it in the request's
-/// extensions: what a fault rule's `user` key matches.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequestUser(pub String);
-
-/// The name of the user a request is made by, if it was authenticated.
-pub(crate) fn request_user(extensions: &http::Extensions) -> Option<&str> {
-    extensions.get::<RequestUser>().map(|u| u.0.as_str())
-}
-
 /// The request as fault rules see it.
 pub(crate) fn fault_request<'a>(info: &'a RequestInfo, user: Option<&'a str>) -> Request<'a> {
     Request {

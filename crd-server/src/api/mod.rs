@@ -181,7 +181,9 @@ async fn resource(State(shared): Api, req: Request) -> Response {
     });
     let result = match parsed {
         Ok(req) => {
-            let user = inject::request_user(&parts.extensions);
+            // What a fault rule's `user` key matches: the caller the filter authorized.
+            let caller = crate::auth::context::caller();
+            let user = caller.as_ref().map(|c| c.user.name.as_str());
             match shared
                 .faults
                 .decide(&inject::fault_request(&req.info, user))
