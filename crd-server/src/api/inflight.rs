@@ -124,10 +124,18 @@ fn classify(method: &Method, uri: &Uri) -> Class {
             Class::Mutating
         };
     }
-    let rest: Vec<&str> = segs.collect();
+    // What decides the class is in the first segments (`watch/namespaces/{ns}/{r}/{name}/{sub}`):
+    // kept on the stack, as every request is classified.
+    let mut kept = [""; 7];
+    let mut n = 0;
+    for (slot, seg) in kept.iter_mut().zip(segs) {
+        *slot = seg;
+        n += 1;
+    }
+    let rest = &kept[..n];
     let (watch_path, rest) = match rest.split_first() {
         Some((&"watch", tail)) => (true, tail),
-        _ => (false, &rest[..]),
+        _ => (false, rest),
     };
     // `namespaces/{ns}/{resource}...`; `namespaces/{name}/status` is the namespace's own.
     let rest = match rest {
@@ -210,6 +218,11 @@ mod tests {
             (
                 Method::GET,
                 "/api/v1/namespaces/ns/services/s/proxy/path",
+                LongRunning,
+            ),
+            (
+                Method::GET,
+                "/api/v1/namespaces/ns/services/s/proxy/a/b/c/d/e",
                 LongRunning,
             ),
             (Method::GET, "/api/v1/namespaces/log", ReadOnly),
