@@ -329,14 +329,27 @@ async fn stall_is_reported(clock: &crd_server::Clock, client: &Client, ns: &str)
         "blog",
         "the rollout under way",
         |d: Option<&Deployment>| {
-            d.and_then(|d| d.status.as_ref())
-                .and_then(|s| s.conditions.as_ref())
-                .is_some_and(|c| {
-                    c.iter().any(|c| {
-                        c.type_.as_deref() == Some("Progressing")
-                            && c.reason.as_deref() == Some("ReplicaSetUpdated")
-                    })
+            let Some(d) = d else { return false };
+            // The operator has put the new image in, and the controller has seen it.
+            let template = d.spec.template.spec.as_ref();
+            let image = template.and_then(|p| p.containers.first()?.image.as_deref());
+            let status = d.status.as_ref();
+            let seen = status.and_then(|s| s.observed_generation) == d.metadata.generation;
+            // Under way: `ReplicaSetUpdated` once the controller saw the new Pod counted,
+            // or still `NewReplicaSetCreated` if it first looked after the count.
+            let progressing = status.and_then(|s| s.conditions.as_ref()).is_some_and(|c| {
+                c.iter().any(|c| {
+                    c.type_.as_deref() == Some("Progressing")
+                        && matches!(
+                            c.reason.as_deref(),
+                            Some("NewReplicaSetCreated" | "ReplicaSetUpdated")
+                        )
                 })
+            });
+            // The new Pod made (it cannot be scheduled): nothing more can progress, so
+            // the deadline runs from the condition's last update.
+            let updated = status.and_then(|s| s.updated_replicas) == Some(1);
+            image == Some("nginx:1.28") && seen && updated && progressing
         },
     )
     .await;
