@@ -186,7 +186,7 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
     };
     // With every request allowed and nothing audited, no one reads the request's
     // attributes: the hot path skips parsing them.
-    let allow_all = auth.authz.always_allows() && !auth.audit.is_on();
+    let allow_all = auth.authz.always_allows() && !audited;
     let mut attrs = if allow_all {
         Attributes::default()
     } else {
@@ -221,7 +221,7 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         auth.authn.authenticate(&parts.headers, cert.as_ref()).await
     };
     let Some(user) = user else {
-        if auth.audit.is_on() {
+        if audited {
             let (level, omit) = auth.audit.level_of(&attrs);
             if level > Level::None && !omit.contains(&Stage::ResponseStarted) {
                 let d = draft(UserInfo::default(), &attrs, level, omit);
@@ -233,7 +233,7 @@ pub async fn filter(State(shared): State<Arc<Shared>>, req: Request, next: Next)
         return ApiError::unauthorized().into_response();
     };
     attrs.user = user;
-    let mut audit = if auth.audit.is_on() {
+    let mut audit = if audited {
         let (level, omit) = auth.audit.level_of(&attrs);
         (level > Level::None).then(|| draft(attrs.user.clone(), &attrs, level, omit))
     } else {
