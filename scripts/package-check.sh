@@ -34,6 +34,19 @@ for c in "${crates[@]}"; do args+=(-p "$c"); done
 # dev profile, so in CI's target directory they reuse the dependencies the tests built.
 profile=(--config 'profile.dev.debug="line-tables-only"'
   --config 'profile.dev.package."*".opt-level=1' --config 'profile.dev.package."*".debug=false')
+# Cargo unpacks each verified package's siblings into its home's registry/src under a
+# directory named for this workspace's temporary registry, and reuses that copy on the next
+# run without looking at it again; it also keeps what it compiled from them, fingerprinted
+# by version alone. A later check would build against last run's sources. Both are removed
+# first (cargo unpacks and compiles them again from the new packages).
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+clean=()
+for c in "${crates[@]}"; do
+  version=$(cargo pkgid -p "$c" | sed 's/.*[#@]//')
+  rm -rf "$cargo_home"/registry/src/*/"$c-$version"
+  case $c in crd-gen | crd-server) ;; *) clean+=(-p "$c") ;; esac
+done
+cargo clean --quiet "${profile[@]}" "${clean[@]}"
 cargo package --locked "${profile[@]}" "${args[@]}" "$@"
 
 target_dir=${CARGO_TARGET_DIR:-target}
