@@ -172,22 +172,22 @@ pub async fn serve(
     let reply = match (info.verb, sub) {
         (_, Subresource::Log | Subresource::Exec | Subresource::Attach)
         | (_, Subresource::PortForward | Subresource::Proxy) => {
-            return pods::connect(&scope).await;
+            return Box::pin(pods::connect(&scope)).await;
         }
-        (Verb::Create, Subresource::Binding) => pods::bind(&scope, body).await?,
-        (Verb::Create, Subresource::Eviction) => pods::evict(&scope, body).await?,
-        (Verb::Create, Subresource::Token) => token_request::create(&scope, body).await?,
-        (Verb::Watch, _) => return watch::watch(&scope).await,
-        (Verb::List, _) => read::list(&scope).await?,
-        (Verb::Get, Subresource::Scale) => scale::get(&scope).await?,
-        (Verb::Get, _) => read::get(&scope).await?,
-        (Verb::Create, _) => create::create(&scope, body).await?,
-        (Verb::Update, Subresource::Scale) => scale::update(&scope, body).await?,
-        (Verb::Update, _) => update::update(&scope, body).await?,
-        (Verb::Patch, Subresource::Scale) => scale::patch(&scope, body).await?,
-        (Verb::Patch, _) => patch::patch(&scope, body).await?,
-        (Verb::Delete, _) => delete::delete_one(&scope, body).await?,
-        (Verb::DeleteCollection, _) => delete::delete_collection(&scope, body).await?,
+        (Verb::Create, Subresource::Binding) => Box::pin(pods::bind(&scope, body)).await?,
+        (Verb::Create, Subresource::Eviction) => Box::pin(pods::evict(&scope, body)).await?,
+        (Verb::Create, Subresource::Token) => Box::pin(token_request::create(&scope, body)).await?,
+        (Verb::Watch, _) => return Box::pin(watch::watch(&scope)).await,
+        (Verb::List, _) => Box::pin(read::list(&scope)).await?,
+        (Verb::Get, Subresource::Scale) => Box::pin(scale::get(&scope)).await?,
+        (Verb::Get, _) => Box::pin(read::get(&scope)).await?,
+        (Verb::Create, _) => Box::pin(create::create(&scope, body)).await?,
+        (Verb::Update, Subresource::Scale) => Box::pin(scale::update(&scope, body)).await?,
+        (Verb::Update, _) => Box::pin(update::update(&scope, body)).await?,
+        (Verb::Patch, Subresource::Scale) => Box::pin(scale::patch(&scope, body)).await?,
+        (Verb::Patch, _) => Box::pin(patch::patch(&scope, body)).await?,
+        (Verb::Delete, _) => Box::pin(delete::delete_one(&scope, body)).await?,
+        (Verb::DeleteCollection, _) => Box::pin(delete::delete_collection(&scope, body)).await?,
     };
     let mut warnings: Vec<String> = warning.into_iter().collect();
     warnings.extend(reply.warnings);
