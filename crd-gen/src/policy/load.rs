@@ -11,7 +11,6 @@ use serde_json::{Value, json};
 
 const GROUP: &str = "admissionregistration.k8s.io/";
 const FAILURE_POLICIES: &[&str] = &["Fail", "Ignore"];
-const ACTIONS: &[&str] = &["Audit", "Deny", "Warn"];
 const NOT_FOUND_ACTIONS: &[&str] = &["Allow", "Deny"];
 
 /// The documents of `--policy` inputs, sorted.
@@ -179,28 +178,11 @@ fn check_binding(doc: &Value, errs: &mut ErrorList) {
             .iter()
             .filter_map(Value::as_str)
             .collect();
-        let path = at.child("validationActions");
-        for (i, a) in actions.iter().enumerate() {
-            if !ACTIONS.contains(a) {
-                errs.push(FieldError::not_supported(
-                    path.index(i),
-                    BadValue::Str(a.to_string()),
-                    ACTIONS,
-                ));
-            }
-        }
-        if actions.is_empty() {
-            errs.push(FieldError::required(
-                path,
-                "at least one validation action is required",
-            ));
-        } else if actions.contains(&"Deny") && actions.contains(&"Warn") {
-            errs.push(FieldError::invalid(
-                path,
-                BadValue::Json(json!(actions)),
-                "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
-            ));
-        }
+        crd_runtime::admission::bindings::validation_actions(
+            &actions,
+            &at.child("validationActions"),
+            errs,
+        );
     }
 }
 

@@ -5,6 +5,7 @@
 //! the evaluation of ValidatingAdmissionPolicies and MutatingAdmissionPolicies
 //! ([`policy`]), shared by crd-server and `crd-gen validate --policy`.
 
+pub mod bindings;
 pub mod matching;
 #[cfg(feature = "cel")]
 pub mod policy;

@@ -15,8 +15,6 @@ use crate::api::kinds::builtin::admissionregistration::{
 use crate::api::kinds::builtin::behaviour::*;
 use crate::api::table::Column;
 
-const ACTIONS: &[&str] = &["Audit", "Deny", "Warn"];
-
 /// The bindings of the validating (`mutating: false`) or the mutating policies.
 pub struct Bindings {
     pub mutating: bool,
@@ -46,7 +44,11 @@ impl Validator for Bindings {
         binding_spec(spec, &path, errs);
         if !self.mutating {
             let actions = strings(spec, "validationActions");
-            validation_actions(&actions, &path.child("validationActions"), errs);
+            crd_runtime::admission::bindings::validation_actions(
+                &actions,
+                &path.child("validationActions"),
+                errs,
+            );
         }
     }
 }
@@ -60,38 +62,6 @@ impl Printer for Bindings {
 impl Serving for Bindings {
     fn served_in(&self, v: KubeVersion) -> bool {
         !self.mutating || served(v)
-    }
-}
-
-/// `validateValidationActions`.
-fn validation_actions(actions: &[&str], path: &Path, errs: &mut ErrorList) {
-    for (i, a) in actions.iter().enumerate() {
-        if !ACTIONS.contains(a) {
-            errs.push(FieldError::not_supported(
-                path.index(i),
-                BadValue::Str(a.to_string()),
-                ACTIONS,
-            ));
-        }
-        if actions[..i].contains(a) {
-            errs.push(FieldError::duplicate(
-                path.index(i),
-                BadValue::Str(a.to_string()),
-            ));
-        }
-    }
-    if actions.contains(&"Deny") && actions.contains(&"Warn") {
-        errs.push(FieldError::invalid(
-            path.clone(),
-            BadValue::Json(json!(actions)),
-            "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)",
-        ));
-    }
-    if actions.is_empty() {
-        errs.push(FieldError::required(
-            path.clone(),
-            "at least one validation action is required",
-        ));
     }
 }
 
