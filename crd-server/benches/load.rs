@@ -7,7 +7,6 @@
 //! BENCHMARKS.md records a run, `scripts/load-side-by-side.sh` compares two commits.
 
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -189,60 +188,6 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
     }
 }
 
-struct Etcd(Child, #[allow(dead_code)] tempfile::TempDir, String);
-impl Drop for Etcd {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
-
-async fn start_etcd() -> Etcd {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (c, p) = (free_port(), free_port());
-    let url = format!("http://127.0.0.1:{c}");
-    let peer = format!("http://127.0.0.1:{p}");
-    let child = Command::new("etcd")
-        .args(["--data-dir", &dir.path().display().to_string()])
-        .args([
-            "--listen-client-urls",
-            &url,
-            "--advertise-client-urls",
-            &url,
-        ])
-        .args([
-            "--listen-peer-urls",
-            &peer,
-            "--initial-advertise-peer-urls",
-            &peer,
-        ])
-        .args(["--initial-cluster", &format!("default={peer}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("etcd (apt-get install -y etcd-server)");
-    // The guard owns the process from here: every path below stops it.
-    let etcd = Etcd(child, dir, url);
-    for _ in 0..100 {
-        if crd_server::store::EtcdStore::connect(std::slice::from_ref(&etcd.2))
-            .await
-            .is_ok()
-        {
-            return etcd;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("etcd did not start");
-}
-
 /// etcd's own put rate through its gateway for the bytes crd-server stores per object.
 async fn raw_etcd_puts(url: &str) {
     let client = http();
@@ -308,9 +253,13 @@ fn main() {
             .await;
         }
         if wants("etcd") {
-            let etcd = start_etcd().await;
-            raw_etcd_puts(&etcd.2).await;
-            run("etcd", crd_server::StoreConfig::Etcd(vec![etcd.2.clone()])).await;
+            let etcd = support::etcd::start().await;
+            raw_etcd_puts(&etcd.url).await;
+            run(
+                "etcd",
+                crd_server::StoreConfig::Etcd(vec![etcd.url.clone()]),
+            )
+            .await;
         }
     });
 }

@@ -2,6 +2,8 @@
 //! a fixed number of operations spread over concurrent clients, percentiles.
 #![allow(dead_code)]
 
+pub mod etcd;
+
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -32,10 +32,58 @@ pub enum Change {
     Synced(Revision),
 }
 
+/// What an informer remembers of each key between relists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// The last value: a deletion found by a relist reports it.
+    Values,
+    /// Revisions only (a follower that keeps its own slim view, such as the garbage
+    /// collector's graph): a deletion found by a relist reports the key with an empty
+    /// value (so does the `prev` of a change a relist finds), and no stored value
+    /// outlives the event that carried it.
+    Revisions,
+}
+
+/// What an informer keeps of a key (the key itself is the map's).
+struct Kept {
+    value: bytes::Bytes,
+    create_revision: Revision,
+    mod_revision: Revision,
+}
+
+impl Kept {
+    fn into_key_value((key, kept): (String, Kept)) -> KeyValue {
+        KeyValue {
+            key,
+            value: kept.value,
+            create_revision: kept.create_revision,
+            mod_revision: kept.mod_revision,
+        }
+    }
+}
+
 /// Follows `prefix`, sending every change to `tx`, until the receiver goes away.
 pub async fn follow(store: Arc<dyn Store>, prefix: String, tx: mpsc::UnboundedSender<Change>) {
-    // Last value seen per key: a relist reports the keys it no longer finds as deleted.
-    let mut known: HashMap<String, KeyValue> = HashMap::new();
+    follow_keeping(store, prefix, Keep::Values, tx).await
+}
+
+/// [`follow`], remembering of each key what `keep` says.
+pub async fn follow_keeping(
+    store: Arc<dyn Store>,
+    prefix: String,
+    keep: Keep,
+    tx: mpsc::UnboundedSender<Change>,
+) {
+    // Last seen per key: a relist reports the keys it no longer finds as deleted.
+    let remember = |kv: &KeyValue| Kept {
+        value: match keep {
+            Keep::Values => kv.value.clone(),
+            Keep::Revisions => bytes::Bytes::new(),
+        },
+        create_revision: kv.create_revision,
+        mod_revision: kv.mod_revision,
+    };
+    let mut known: HashMap<String, Kept> = HashMap::new();
     loop {
         let listed = match store.list(&prefix, ListOptions::default()).await {
             Ok(l) => l,
@@ -47,22 +95,18 @@ pub async fn follow(store: Arc<dyn Store>, prefix: String, tx: mpsc::UnboundedSe
                 continue;
             }
         };
-        let mut fresh: HashMap<String, KeyValue> = HashMap::with_capacity(listed.items.len());
+        let mut fresh: HashMap<String, Kept> = HashMap::with_capacity(listed.items.len());
         for kv in listed.items {
-            let prev = known.remove(&kv.key);
+            let prev = known.remove_entry(&kv.key).map(Kept::into_key_value);
+            let (key, kept) = (kv.key.clone(), remember(&kv));
             if prev.as_ref().map(|p| p.mod_revision) != Some(kv.mod_revision)
-                && tx
-                    .send(Change::Put {
-                        kv: kv.clone(),
-                        prev,
-                    })
-                    .is_err()
+                && tx.send(Change::Put { kv, prev }).is_err()
             {
                 return;
             }
-            fresh.insert(kv.key.clone(), kv);
+            fresh.insert(key, kept);
         }
-        for (_, gone) in known.drain() {
+        for gone in known.drain().map(Kept::into_key_value) {
             if tx.send(Change::Delete(gone)).is_err() {
                 return;
             }
@@ -79,7 +123,7 @@ pub async fn follow(store: Arc<dyn Store>, prefix: String, tx: mpsc::UnboundedSe
             let change = match item {
                 Ok(WatchItem::Event(e)) => match e.kind {
                     EventKind::Put => {
-                        known.insert(e.kv.key.clone(), e.kv.clone());
+                        known.insert(e.kv.key.clone(), remember(&e.kv));
                         Change::Put {
                             kv: e.kv,
                             prev: e.prev,
@@ -118,11 +162,21 @@ mod tests {
 
     #[tokio::test]
     async fn lists_then_watches() {
+        lists_then_watches_keeping(Keep::Values).await;
+        lists_then_watches_keeping(Keep::Revisions).await;
+    }
+
+    async fn lists_then_watches_keeping(keep: Keep) {
         let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
         store.create("/registry/a/x", "1".into()).await.unwrap();
         store.create("/registry/b/y", "2".into()).await.unwrap();
         let (tx, mut rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(follow(store.clone(), "/registry/a/".into(), tx));
+        let task = tokio::spawn(follow_keeping(
+            store.clone(),
+            "/registry/a/".into(),
+            keep,
+            tx,
+        ));
         assert!(
             matches!(next(&mut rx).await, Change::Put { kv, prev: None } if kv.key == "/registry/a/x")
         );

@@ -123,6 +123,18 @@ impl FanOut {
         sizes
     }
 
+    /// The window bounds of the hub for `prefix`. A watch of every resource at once
+    /// (`/registry/`, the garbage collector's) is no resource's watch cache: its window
+    /// keeps the least, so that it holds no copy of the store; a follower that falls
+    /// behind it resumes from the backend's history or re-lists.
+    fn window_for(&self, prefix: &str) -> (usize, usize) {
+        if prefix.matches('/').count() < 3 {
+            (self.window.0, self.window.0)
+        } else {
+            self.window
+        }
+    }
+
     /// `stream`, ended by the next [`FanOut::restart`] (or with the FanOut).
     fn ending(&self, stream: WatchStream) -> WatchStream {
         let mut epoch = self.epoch.subscribe();
@@ -145,7 +157,7 @@ impl FanOut {
         let (tx, _) = broadcast::channel(HUB_BUFFER);
         let hub = Arc::new(Hub {
             state: Mutex::new(HubState {
-                window: Window::new(start, self.window),
+                window: Window::new(start, self.window_for(prefix)),
                 failed: false,
             }),
             tx,

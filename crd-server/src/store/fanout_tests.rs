@@ -132,3 +132,20 @@ async fn a_restart_ends_open_watches_and_expires_what_came_before() {
     let c = put(&fan, "/registry/g/r/ns/c").await;
     assert_eq!(next_event(&mut after).await, c);
 }
+
+#[tokio::test]
+async fn a_watch_of_every_resource_keeps_the_least_window() {
+    let fan = FanOut::with_window(Arc::new(MemoryStore::new()), 1_000);
+    let start = fan.current_revision().await.expect("revision");
+    let mut everything = fan.watch("/registry/", start).await.expect("watch");
+    let mut resource = fan.watch(P, start).await.expect("watch");
+    for i in 0..150 {
+        let rev = put(&fan, &format!("/registry/g/r/ns/o{i}")).await;
+        assert_eq!(next_event(&mut everything).await, rev);
+        assert_eq!(next_event(&mut resource).await, rev);
+    }
+    assert_eq!(
+        fan.window_sizes(),
+        [("/registry/".to_string(), 100), (P.to_string(), 150)]
+    );
+}

@@ -133,7 +133,15 @@ pub async fn run(shared: Arc<Shared>) {
     // Dropped with this future: the informer and the workers stop with it.
     let mut tasks = JoinSet::new();
     let (tx, mut rx) = mpsc::unbounded_channel();
-    tasks.spawn(informer::follow(store, "/registry/".into(), tx));
+    // The graph keeps what it needs of each object (uid, owners, deletion state): the
+    // informer keeps no stored value.
+    let keep = informer::Keep::Revisions;
+    tasks.spawn(informer::follow_keeping(
+        store,
+        "/registry/".into(),
+        keep,
+        tx,
+    ));
     let mut builder = Builder::default();
     let mut started = false;
     while let Some(change) = rx.recv().await {
