@@ -10,7 +10,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
@@ -188,22 +187,9 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
     }
 }
 
-/// etcd's own put rate through its gateway for the bytes crd-server stores per object.
+/// etcd's own put rate for the bytes crd-server stores per object, through the store's
+/// own gRPC client (plain puts, no transaction).
 async fn raw_etcd_puts(url: &str) {
-    let client = http();
-    let value = base64::engine::general_purpose::STANDARD.encode(object(0));
-    let (c, u) = (client.clone(), format!("{url}/v3/kv/put"));
-    let rate = concurrent(CREATES, move |i| {
-        let body = Bytes::from(json!({"key": base64::engine::general_purpose::STANDARD.encode(format!("/raw/{i:06}")), "value": value}).to_string());
-        let (c, u) = (c.clone(), u.clone());
-        async move {
-            let (code, _) = request(&c, "POST", &u, body).await;
-            assert_eq!(code, 200);
-        }
-    })
-    .await;
-    println!("etcd raw puts/s ({CLIENTS} clients, same bytes, JSON gateway): {rate:.0}");
-    // The store alone (compare-and-swap create transactions), without HTTP in front.
     use crd_server::store::Store;
     let store = Arc::new(
         crd_server::store::EtcdStore::connect(&[url.to_string()])
@@ -211,6 +197,19 @@ async fn raw_etcd_puts(url: &str) {
             .expect("connect"),
     );
     let value = object(0);
+    let (s, v) = (store.clone(), value.clone());
+    let rate = concurrent(CREATES, move |i| {
+        let (store, value) = (s.clone(), v.clone());
+        async move {
+            store
+                .raw_put(&format!("/raw/{i:06}"), value)
+                .await
+                .expect("put");
+        }
+    })
+    .await;
+    println!("etcd raw puts/s ({CLIENTS} clients, same bytes, gRPC): {rate:.0}");
+    // The store alone (compare-and-swap create transactions), without HTTP in front.
     let rate = concurrent(CREATES, move |i| {
         let (store, value) = (store.clone(), value.clone());
         async move {

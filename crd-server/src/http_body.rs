@@ -1,5 +1,5 @@
 //! Reading a whole HTTP response body, for the server's own clients (admission and
-//! conversion webhooks, etcd's JSON gateway).
+//! conversion webhooks).
 
 use std::fmt::Display;
 
