@@ -136,20 +136,35 @@ fn range_of(key: &Bytes) -> RangeRequest {
     }
 }
 
+/// The answer to a transaction's first operation (each of ours has one).
+fn first_response(txn: TxnResponse) -> Option<Response> {
+    txn.responses.into_iter().next().and_then(|r| r.response)
+}
+
 /// The key's current value after a failed transaction (its `failure` range).
 fn failed_range(txn: TxnResponse) -> Result<Option<KeyValue>, StoreError> {
-    let range = txn
-        .responses
-        .into_iter()
-        .next()
-        .and_then(|r| match r.response {
-            Some(Response::ResponseRange(range)) => Some(range),
-            _ => None,
-        });
+    let range = first_response(txn).and_then(|r| match r {
+        Response::ResponseRange(range) => Some(range),
+        _ => None,
+    });
     range
         .and_then(|r| r.kvs.into_iter().next())
         .map(kv_of)
         .transpose()
+}
+
+/// Why a transaction whose compare failed did nothing: the key is at another revision
+/// than `expected` (a conflict), or it is not there.
+fn refused(txn: TxnResponse, key: &str, expected: Option<Revision>) -> StoreError {
+    match (failed_range(txn), expected) {
+        (Err(e), _) => e,
+        (Ok(Some(current)), Some(expected)) => StoreError::Conflict {
+            key: key.into(),
+            expected,
+            current: current.mod_revision,
+        },
+        _ => StoreError::NotFound { key: key.into() },
+    }
 }
 
 impl EtcdStore {
@@ -327,22 +342,12 @@ impl Store for EtcdStore {
             );
             let txn = self.txn(&k, cmp, Request::RequestPut(put)).await?;
             if !txn.succeeded {
-                return match failed_range(txn)? {
-                    Some(current) => Err(StoreError::Conflict {
-                        key: key.into(),
-                        expected,
-                        current: current.mod_revision,
-                    }),
-                    None => Err(StoreError::NotFound { key: key.into() }),
-                };
+                return Err(refused(txn, key, Some(expected)));
             }
             let revision = header_revision(txn.header.as_ref());
-            let create = txn
-                .responses
-                .into_iter()
-                .next()
-                .and_then(|r| match r.response {
-                    Some(Response::ResponsePut(put)) => put.prev_kv,
+            let create = first_response(txn)
+                .and_then(|r| match r {
+                    Response::ResponsePut(put) => put.prev_kv,
                     _ => None,
                 })
                 .map_or(revision, |prev| unsigned(prev.create_revision));
@@ -383,22 +388,12 @@ impl Store for EtcdStore {
                 .txn(&k, cmp, Request::RequestDeleteRange(delete))
                 .await?;
             if !txn.succeeded {
-                return match (failed_range(txn)?, expected) {
-                    (Some(current), Some(expected)) => Err(StoreError::Conflict {
-                        key: key.into(),
-                        expected,
-                        current: current.mod_revision,
-                    }),
-                    _ => Err(StoreError::NotFound { key: key.into() }),
-                };
+                return Err(refused(txn, key, expected));
             }
             let revision = header_revision(txn.header.as_ref());
-            let prev = txn
-                .responses
-                .into_iter()
-                .next()
-                .and_then(|r| match r.response {
-                    Some(Response::ResponseDeleteRange(d)) => d.prev_kvs.into_iter().next(),
+            let prev = first_response(txn)
+                .and_then(|r| match r {
+                    Response::ResponseDeleteRange(d) => d.prev_kvs.into_iter().next(),
                     _ => None,
                 })
                 .ok_or_else(|| StoreError::NotFound { key: key.into() })?;
