@@ -1,5 +1,6 @@
 //! Regenerates crd-server's etcd v3 client messages and stubs from the trimmed .proto
-//! files beside them: `cargo run --manifest-path tools/etcd-proto/Cargo.toml` (or
+//! files in this tool's `proto/` (kept out of crd-server's package: a user builds the
+//! generated code, not its sources): `cargo run --manifest-path tools/etcd-proto/Cargo.toml` (or
 //! scripts/generate-etcd-proto.sh). protox parses the files in Rust, so no protoc is
 //! needed; the output is checked in and the server's build runs no generator.
 
@@ -9,7 +10,7 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dir = root.join("crd-server/src/store/etcd");
-    let protos = dir.join("proto");
+    let protos = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("proto");
     let fds = match protox::compile([protos.join("rpc.proto")], [&protos]) {
         Ok(fds) => fds,
         Err(e) => {

@@ -7,7 +7,7 @@
 //! writes as their own.
 //!
 //! The messages and client stubs (`etcdserverpb.rs`, `mvccpb.rs`) are generated from the
-//! trimmed .proto files in `proto/` by `scripts/generate-etcd-proto.sh` and checked in:
+//! trimmed .proto files in `tools/etcd-proto/proto/` by `scripts/generate-etcd-proto.sh` and checked in:
 //! the build runs no protobuf compiler.
 
 mod client;
