@@ -7,8 +7,8 @@
 //! writes as their own.
 //!
 //! The messages and client stubs (`etcdserverpb.rs`, `mvccpb.rs`) are generated from the
-//! trimmed .proto files in `tools/etcd-proto/proto/` by `scripts/generate-etcd-proto.sh` and checked in:
-//! the build runs no protobuf compiler.
+//! trimmed .proto files in `tools/etcd-proto/proto/` by `scripts/generate-etcd-proto.sh`
+//! and checked in: the build runs no protobuf compiler.
 
 mod client;
 #[cfg(test)]
