@@ -77,6 +77,9 @@ mode=${1:-smoke}
 case "$mode" in
     smoke)
         runs=${2:-2000}
+        # A smoke run checks behaviour on a few thousand inputs, not speed: optimized
+        # less, the build (most of its time) is shorter. Long runs keep opt-level 3.
+        export CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
         build_and_seed
         for t in "${TARGETS[@]}"; do
             echo "== $t: seed corpus"

@@ -34,6 +34,12 @@ for c in "${crates[@]}"; do args+=(-p "$c"); done
 # dev profile, so in CI's target directory they reuse the dependencies the tests built.
 profile=(--config 'profile.dev.debug="line-tables-only"'
   --config 'profile.dev.package."*".opt-level=1' --config 'profile.dev.package."*".debug=false')
+# A verification builds the siblings it depends on from the temporary registry, where
+# they are not workspace members and would get the dependencies' opt-level 1: ours are
+# built unoptimized, as the workspace builds them (the time goes into compiling them).
+for c in "${crates[@]}"; do
+  profile+=(--config "profile.dev.package.\"$c\".opt-level=0")
+done
 # Cargo unpacks each verified package's siblings into its home's registry/src under a
 # directory named for this workspace's temporary registry, and reuses that copy on the next
 # run without looking at it again; it also keeps what it compiled from them, fingerprinted

@@ -49,8 +49,11 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
         tls: None,
         token: None,
         // `LOAD_LIFECYCLE=1`: the lifecycle controllers only (what `*` ran before the
-        // workload controllers came), to see what those cost.
-        controllers: if std::env::var_os("LOAD_LIFECYCLE").is_some() {
+        // workload controllers came), to see what those cost; `LOAD_NO_CONTROLLERS=1`:
+        // none, to see the request path alone.
+        controllers: if std::env::var_os("LOAD_NO_CONTROLLERS").is_some() {
+            crd_server::Controllers::none()
+        } else if std::env::var_os("LOAD_LIFECYCLE").is_some() {
             crd_server::Controllers::lifecycle()
         } else {
             crd_server::Controllers::default()

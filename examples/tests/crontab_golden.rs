@@ -5,6 +5,8 @@ use crd_runtime::model::{CustomResourceDefinition, JSONSchemaProps, JSONSchemaPr
 use crd_runtime::{CustomResourceExt, load_crds};
 use crd_toolkit_examples::crontab::CronTab;
 
+mod support;
+
 fn fixture() -> CustomResourceDefinition {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -58,9 +60,7 @@ fn crontab_crd_matches_the_kubernetes_docs() {
 
 #[test]
 fn example_binary_prints_the_crd() {
-    let out = std::process::Command::new(env!("CARGO"))
-        .args(["run", "-q", "--offline", "--example", "crontab"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let out = std::process::Command::new(support::example_binary("crontab"))
         .output()
         .unwrap();
     assert!(

@@ -75,9 +75,8 @@ pub fn router(shared: Arc<Shared>) -> axum::Router {
         .route(oidc::JWKS_PATH, read_only(oidc::jwks));
     let filter = middleware::from_fn_with_state(shared.clone(), auth_filter::filter);
     health
-        .merge(api)
+        .merge(api.route_layer(filter))
         .fallback(resource)
-        .layer(filter)
         .with_state(shared)
 }
 
@@ -168,8 +167,12 @@ async fn openapi_v3(State(shared): Api, Path(gv): Path<String>) -> Response {
 }
 
 /// Every other path: a resource path parsed once and served by its verb, or the
-/// server's 404 (after the filter: nothing is told unasked).
+/// server's 404 — behind the filter (nothing is told unasked).
 async fn resource(State(shared): Api, req: Request) -> Response {
+    auth_filter::guard(&shared, req, |req| serve_resource(&shared, req)).await
+}
+
+async fn serve_resource(shared: &Arc<Shared>, req: Request) -> Response {
     let (parts, body) = req.into_parts();
     let parsed = Query::parse(parts.uri.query()).and_then(|query| {
         let info = RequestInfo::parse(&parts.method, parts.uri.path(), query.watch)?;

@@ -4,8 +4,9 @@
 //! object — still exist), then anonymous. A bearer token that no authenticator takes
 //! is a 401, never anonymous. Every authenticated user gets `system:authenticated`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, LazyLock, RwLock};
 
 use crd_runtime::rbac::{AUTHENTICATED, UserInfo};
 use http::HeaderMap;
@@ -35,20 +36,27 @@ pub struct Authenticator {
 
 /// The single user of a server that authenticates nobody (and of `--token-file`).
 pub fn admin() -> UserInfo {
-    UserInfo {
+    admin_user().clone()
+}
+
+/// [`admin`], made once: the hot path lends it rather than building it per request.
+pub fn admin_user() -> &'static UserInfo {
+    static ADMIN_USER: LazyLock<UserInfo> = LazyLock::new(|| UserInfo {
         name: ADMIN.to_string(),
         groups: vec![MASTERS.to_string(), AUTHENTICATED.to_string()],
         ..UserInfo::default()
-    }
+    });
+    &ADMIN_USER
 }
 
 /// The anonymous user.
-pub fn anonymous() -> UserInfo {
-    UserInfo {
+fn anonymous_user() -> &'static UserInfo {
+    static ANONYMOUS_USER: LazyLock<UserInfo> = LazyLock::new(|| UserInfo {
         name: ANONYMOUS.to_string(),
         groups: vec![UNAUTHENTICATED.to_string()],
         ..UserInfo::default()
-    }
+    });
+    &ANONYMOUS_USER
 }
 
 /// `AuthenticatedGroupAdder`: `system:authenticated` unless the user is in it or in
@@ -114,9 +122,9 @@ impl Authenticator {
         &self,
         headers: &HeaderMap,
         cert: Option<&ClientCertificate>,
-    ) -> Option<UserInfo> {
+    ) -> Option<Cow<'static, UserInfo>> {
         if let Some(user) = cert.and_then(|c| c.0.as_ref().clone()) {
-            return Some(with_authenticated(user));
+            return Some(Cow::Owned(with_authenticated(user)));
         }
         let bearer = headers
             .get(http::header::AUTHORIZATION)
@@ -127,9 +135,12 @@ impl Authenticator {
             })
             .filter(|t| !t.is_empty());
         match bearer {
-            Some(token) => self.token_user(token).await.map(with_authenticated),
-            None if self.open => Some(admin()),
-            None if self.anonymous => Some(anonymous()),
+            Some(token) => self
+                .token_user(token)
+                .await
+                .map(|u| Cow::Owned(with_authenticated(u))),
+            None if self.open => Some(Cow::Borrowed(admin_user())),
+            None if self.anonymous => Some(Cow::Borrowed(anonymous_user())),
             None => None,
         }
     }

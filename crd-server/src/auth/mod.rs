@@ -26,7 +26,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 
-pub(crate) use authenticate::{Authenticator, admin};
+pub(crate) use authenticate::{Authenticator, admin_user};
 pub(crate) use authorize::{Authorizer, Decision};
 pub(crate) use rbac_follow::{LabelMatcher, aggregate, review_rules as rules_review};
 
@@ -177,6 +177,8 @@ pub(crate) struct Auth {
     pub audit: audit::Auditor,
     /// The signing key and issuer (TokenRequest, discovery).
     pub issuer: Arc<keys::Issuer>,
+    /// The caller of every request of a server that authenticates nobody, made once.
+    pub admin_caller: Arc<context::Caller>,
 }
 
 impl Auth {
@@ -194,11 +196,16 @@ impl Auth {
             Arc::new(Authorizer::start(&config.authorization_modes, store.clone(), matches).await?);
         let authn = Authenticator::new(config, token, issuer.clone(), store)?;
         let audit = audit::Auditor::open(config)?;
+        let admin_caller = Arc::new(context::Caller {
+            user: authenticate::admin(),
+            authorizer: authz.clone(),
+        });
         Ok(Auth {
             authn,
             authz,
             audit,
             issuer,
+            admin_caller,
         })
     }
 }

@@ -158,28 +158,46 @@ impl Graph {
     /// The object at `key` is now `meta`, of kind `api_version`/`kind`.
     pub fn observe(&mut self, key: &str, api_version: &str, kind: &str, meta: Meta) -> Vec<Action> {
         let mut out = Vec::new();
-        let uid = meta.uid.clone();
+        let Meta {
+            name,
+            namespace,
+            uid,
+            owners,
+            being_deleted,
+            foreground,
+            orphan,
+        } = meta;
         // The key holds another object than before: the old one went while the
         // watch was broken.
-        if let Some(old) = self.by_key.get(key)
-            && *old != uid
-        {
-            out.extend(self.remove(key));
+        match self.by_key.get(key) {
+            Some(old) if *old == uid => {}
+            Some(_) => {
+                out.extend(self.remove(key));
+                self.by_key.insert(key.to_string(), uid.clone());
+            }
+            None => {
+                self.by_key.insert(key.to_string(), uid.clone());
+            }
         }
-        self.by_key.insert(key.to_string(), uid.clone());
-        let identity = Identity {
-            api_version: api_version.to_string(),
-            kind: kind.to_string(),
-            namespace: meta.namespace.clone(),
-            name: meta.name.clone(),
-            uid: uid.clone(),
+        // Every event of every object comes here: what is already known is compared,
+        // not copied again.
+        let same_as = |id: &Identity| {
+            id.api_version == api_version
+                && id.kind == kind
+                && id.namespace == namespace
+                && id.name == name
         };
         let (was_orphaning, was_deleting_dependents, renamed) = match self.nodes.get_mut(&uid) {
             None => {
-                self.nodes.insert(
-                    uid.clone(),
-                    Node::new(identity.clone(), Some(key.to_string())),
-                );
+                let identity = Identity {
+                    api_version: api_version.to_string(),
+                    kind: kind.to_string(),
+                    namespace,
+                    name,
+                    uid: uid.clone(),
+                };
+                self.nodes
+                    .insert(uid.clone(), Node::new(identity, Some(key.to_string())));
                 (false, false, false)
             }
             Some(node) => {
@@ -188,22 +206,33 @@ impl Graph {
                 } else {
                     (false, false)
                 };
-                let renamed = !node.observed() && node.identity != identity;
-                node.key = Some(key.to_string());
-                node.identity = identity.clone();
+                let same = same_as(&node.identity);
+                let renamed = !node.observed() && !same;
+                if node.key.as_deref() != Some(key) {
+                    node.key = Some(key.to_string());
+                }
+                if !same {
+                    node.identity = Identity {
+                        api_version: api_version.to_string(),
+                        kind: kind.to_string(),
+                        namespace,
+                        name,
+                        uid: uid.clone(),
+                    };
+                }
                 (flags.0, flags.1, renamed)
             }
         };
-        if renamed {
-            self.recheck_dependents(&identity, &mut out);
+        if renamed && let Some(node) = self.nodes.get(&uid) {
+            self.recheck_dependents(&node.identity, &mut out);
         }
-        self.set_owners(&uid, meta.owners, &mut out);
+        self.set_owners(&uid, owners, &mut out);
         let Some(node) = self.nodes.get_mut(&uid) else {
             return out;
         };
-        node.being_deleted |= meta.being_deleted;
-        node.deleting_dependents = meta.being_deleted && meta.foreground;
-        node.orphaning = meta.being_deleted && meta.orphan;
+        node.being_deleted |= being_deleted;
+        node.deleting_dependents = being_deleted && foreground;
+        node.orphaning = being_deleted && orphan;
         // Transitions (upstream's `processTransitions`): a deletion that starts waiting
         // on the garbage collector.
         if node.orphaning && !was_orphaning {
