@@ -125,7 +125,9 @@ const REMEMBERED: usize = 4096;
 
 /// The dependency graph.
 pub struct Graph {
-    nodes: HashMap<String, Node>,
+    /// Boxed: the table moves and grows with every object in the store, and a node is
+    /// ten times the size of its pointer.
+    nodes: HashMap<String, Box<Node>>,
     /// Storage key → uid of the observed object there.
     by_key: HashMap<String, String>,
     /// Uids of observed objects that were deleted: no object has them any more.
@@ -147,7 +149,7 @@ impl Default for Graph {
 
 impl Graph {
     pub fn node(&self, uid: &str) -> Option<&Node> {
-        self.nodes.get(uid)
+        self.nodes.get(uid).map(|n| &**n)
     }
 
     #[cfg(test)]
@@ -196,8 +198,10 @@ impl Graph {
                     name,
                     uid: uid.clone(),
                 };
-                self.nodes
-                    .insert(uid.clone(), Node::new(identity, Some(key.to_string())));
+                self.nodes.insert(
+                    uid.clone(),
+                    Box::new(Node::new(identity, Some(key.to_string()))),
+                );
                 (false, false, false)
             }
             Some(node) => {
@@ -410,8 +414,10 @@ impl Graph {
         for r in refs {
             let blocks = blocks_owner(&all, &r.uid);
             let Some(owner) = self.nodes.get(&r.uid) else {
-                self.nodes
-                    .insert(r.uid.clone(), Node::new(r.identity(&me.namespace), None));
+                self.nodes.insert(
+                    r.uid.clone(),
+                    Box::new(Node::new(r.identity(&me.namespace), None)),
+                );
                 self.link(&r.uid, uid, blocks);
                 out.push(Action::Delete(r.uid.clone()));
                 continue;
