@@ -74,6 +74,14 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
     })
     .await;
     println!("{label}: validated creates/s ({CLIENTS} clients, {CREATES} objects): {creates:.0}");
+    // `LOAD_SETTLE_MS=N`: a pause before the GETs, for the controllers to work through the
+    // creates' events first (else the GETs share the CPU with that catch-up).
+    if let Some(ms) = std::env::var("LOAD_SETTLE_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+    }
 
     let (c, b) = (client.clone(), base.clone());
     let gets = concurrent(GETS, move |i| {
