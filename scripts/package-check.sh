@@ -36,7 +36,7 @@ profile=(--config 'profile.dev.debug="line-tables-only"'
   --config 'profile.dev.package."*".opt-level=1' --config 'profile.dev.package."*".debug=false')
 # A verification builds the siblings it depends on from the temporary registry, where
 # they are not workspace members and would get the dependencies' opt-level 1: ours are
-# built unoptimized, as the workspace builds them (the time goes into compiling them).
+# built unoptimized (a verification shows they build; their compile is its time).
 for c in "${crates[@]}"; do
   profile+=(--config "profile.dev.package.\"$c\".opt-level=0")
 done
