@@ -74,8 +74,8 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
     })
     .await;
     println!("{label}: validated creates/s ({CLIENTS} clients, {CREATES} objects): {creates:.0}");
-    // `LOAD_SETTLE_MS=N`: a pause before the GETs, for the controllers to work through the
-    // creates' events first (else the GETs share the CPU with that catch-up).
+    // `LOAD_SETTLE_MS=N`: a pause before the GETs, so they start on an idle server (the
+    // controllers done with the creates' events).
     if let Some(ms) = std::env::var("LOAD_SETTLE_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())

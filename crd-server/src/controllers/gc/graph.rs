@@ -189,15 +189,16 @@ impl Graph {
                 && id.namespace == namespace
                 && id.name == name
         };
+        let identity = |namespace, name| Identity {
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+            namespace,
+            name,
+            uid: uid.clone(),
+        };
         let (was_orphaning, was_deleting_dependents, renamed) = match self.nodes.get_mut(&uid) {
             None => {
-                let identity = Identity {
-                    api_version: api_version.to_string(),
-                    kind: kind.to_string(),
-                    namespace,
-                    name,
-                    uid: uid.clone(),
-                };
+                let identity = identity(namespace, name);
                 self.nodes.insert(
                     uid.clone(),
                     Box::new(Node::new(identity, Some(key.to_string()))),
@@ -216,13 +217,7 @@ impl Graph {
                     node.key = Some(key.to_string());
                 }
                 if !same {
-                    node.identity = Identity {
-                        api_version: api_version.to_string(),
-                        kind: kind.to_string(),
-                        namespace,
-                        name,
-                        uid: uid.clone(),
-                    };
+                    node.identity = identity(namespace, name);
                 }
                 (flags.0, flags.1, renamed)
             }
