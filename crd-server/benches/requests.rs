@@ -7,15 +7,47 @@
 //! `create`, `get`, `patch` or `apply` (creates always run: the others need them), or
 //! `watched`: a watch on the CronTabs is open (and read) during the creates, so each
 //! create also goes into the watch cache's window (`crd_server::store::window`'s
-//! `push`, which callgrind shows on its own).
+//! `push`, which callgrind shows on its own). Each phase also prints its heap
+//! allocations and bytes allocated per request, counted by this binary's allocator
+//! (exact on one thread, whatever the machine load).
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use axum::body::Body;
 use http_body_util::BodyExt;
 use serde_json::json;
 use tower::ServiceExt;
+
+/// The system allocator, counting allocations (a `realloc` counts as one) and the
+/// bytes they asked for.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static BYTES: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
 
 const CRD: &str = include_str!("../../../shared/fixtures/crontab/crd-full.yaml");
 const PATH: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
@@ -57,12 +89,16 @@ fn phase(
     n: usize,
     make: impl Fn(usize) -> http::Request<Body>,
 ) {
+    let (allocations, bytes) = (
+        ALLOCATIONS.load(Ordering::Relaxed),
+        BYTES.load(Ordering::Relaxed),
+    );
     let start = Instant::now();
     rt.block_on(async {
         for i in 0..n {
             let code = send(app, make(i)).await;
             assert!(code < 300, "{name} {i}: {code}");
-            if WATCHED.load(std::sync::atomic::Ordering::Relaxed) {
+            if WATCHED.load(Ordering::Relaxed) {
                 // The in-memory store never makes a request wait: let the watch's
                 // fan-out and reader run between requests, as a server's would.
                 tokio::task::yield_now().await;
@@ -70,8 +106,11 @@ fn phase(
         }
     });
     let per = start.elapsed() / n as u32;
+    let allocations = (ALLOCATIONS.load(Ordering::Relaxed) - allocations) as f64 / n as f64;
+    let bytes = (BYTES.load(Ordering::Relaxed) - bytes) as f64 / n as f64;
     println!(
-        "{name}: {:.1} µs per request ({n} requests)",
+        "{name}: {:.1} µs per request ({n} requests), {allocations:.1} allocations and \
+         {bytes:.0} bytes allocated per request",
         per.as_secs_f64() * 1e6
     );
 }
@@ -102,7 +141,7 @@ fn main() {
         crd_server::app(&config).await.expect("app")
     });
     if args.iter().skip(1).any(|a| a == "watched") {
-        WATCHED.store(true, std::sync::atomic::Ordering::Relaxed);
+        WATCHED.store(true, Ordering::Relaxed);
         // A watcher keeps the CronTabs' fan-out hub, and so its window, alive.
         let watch = request("GET", format!("{PATH}?watch=true"), "", Vec::new());
         let resp = rt.block_on(app.clone().oneshot(watch)).expect("infallible");

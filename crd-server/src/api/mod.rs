@@ -191,11 +191,13 @@ async fn serve_resource(shared: &Arc<Shared>, req: Request) -> Response {
                 .faults
                 .decide(&inject::fault_request(&req.info, user))
             {
-                None => verbs::serve(&shared, req, body).await,
+                None => verbs::serve(shared, req, body).await,
                 Some(fault) => {
                     let (method, path) = (&parts.method, parts.uri.path());
-                    let serve = |req| verbs::serve(&shared, req, body);
-                    inject::serve(&shared, fault, method, path, req, serve).await
+                    let serve = |req| verbs::serve(shared, req, body);
+                    // Boxed: a faulted request is rare, and inline its future would
+                    // make every request's larger.
+                    Box::pin(inject::serve(shared, fault, method, path, req, serve)).await
                 }
             }
         }

@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use tokio::task::futures::TaskLocalFuture;
+
 use crd_runtime::rbac::UserInfo;
 
 use super::Authorizer;
@@ -23,9 +25,10 @@ tokio::task_local! {
     static CALLER: Arc<Caller>;
 }
 
-/// Runs `f` as `caller`'s request.
-pub async fn scope<F: std::future::Future>(caller: Arc<Caller>, f: F) -> F::Output {
-    CALLER.scope(caller, f).await
+/// Runs `f` as `caller`'s request. Not an `async fn`: one would keep `f` beside the
+/// scope that holds it, and every request's future would carry the copy.
+pub fn scope<F: std::future::Future>(caller: Arc<Caller>, f: F) -> TaskLocalFuture<Arc<Caller>, F> {
+    CALLER.scope(caller, f)
 }
 
 /// The caller of the request this task serves, if any.
