@@ -8,7 +8,9 @@
 //! the heap has settled: about three minutes).
 //!
 //! `cargo bench -p crd-server --bench controllers --profile load [-- cost|memory] [ROUNDS]`
-//! (both figures and 3 rounds by default). BENCHMARKS.md records a run.
+//! (both figures and 3 rounds by default). Each create round also prints the CPU the
+//! process spent per create, which moves much less with the machine's load than a rate.
+//! BENCHMARKS.md records a run.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
@@ -103,12 +105,39 @@ async fn server(
     crd_server::start(config).await.expect("server")
 }
 
-/// Creates/s of CronTabs on a fresh server with `controllers`.
-async fn creates_per_second(controllers: crd_server::Controllers) -> f64 {
+/// CPU seconds this process has used, user and system (`/proc/self/stat`, in Linux's
+/// fixed 100 ticks a second): a rate moves with the machine's other load, the CPU a
+/// create costs much less.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the name.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// How long the controllers may take to catch up after the last create, counted in
+/// the CPU a create costs.
+const CATCH_UP: Duration = Duration::from_secs(1);
+
+/// Creates/s of CronTabs on a fresh server with `controllers`, and the CPU µs the
+/// whole process spent per create (the creates, then [`CATCH_UP`] for the
+/// controllers to finish with their events).
+async fn creates_per_second(controllers: crd_server::Controllers) -> (f64, f64) {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = crd_server::StoreConfig::DataDir(dir.path().to_path_buf());
     let server = server(controllers, store).await;
     let (client, base) = (http(), format!("{}{CRONTABS}", server.url()));
+    let cpu = cpu_seconds();
     let rate = concurrent(CREATES, move |i| {
         let (c, b) = (client.clone(), base.clone());
         async move {
@@ -117,8 +146,10 @@ async fn creates_per_second(controllers: crd_server::Controllers) -> f64 {
         }
     })
     .await;
+    tokio::time::sleep(CATCH_UP).await;
+    let cpu_per_create = (cpu_seconds() - cpu) * 1e6 / CREATES as f64;
     server.shutdown().await;
-    rate
+    (rate, cpu_per_create)
 }
 
 /// The live heap once it has stopped moving: sampled every 200 ms until two samples a
@@ -193,17 +224,26 @@ fn main() {
     rt.block_on(async {
         if wants("cost") {
             let (mut off, mut on) = (Vec::new(), Vec::new());
+            let (mut off_cpu, mut on_cpu) = (Vec::new(), Vec::new());
             for round in 1..=rounds {
-                let a = creates_per_second(crd_server::Controllers::none()).await;
-                let b = creates_per_second(crd_server::Controllers::default()).await;
-                println!("round {round}: creates/s ({CLIENTS} clients, {CREATES} CronTabs): no controllers {a:.0}, every controller {b:.0}");
+                let (a, a_cpu) = creates_per_second(crd_server::Controllers::none()).await;
+                let (b, b_cpu) = creates_per_second(crd_server::Controllers::default()).await;
+                println!(
+                    "round {round}: creates/s ({CLIENTS} clients, {CREATES} CronTabs): no controllers {a:.0}, every controller {b:.0}; \
+                     CPU per create: {a_cpu:.0} µs, {b_cpu:.0} µs"
+                );
                 off.push(a);
                 on.push(b);
+                off_cpu.push(a_cpu);
+                on_cpu.push(b_cpu);
             }
             let (off, on) = (median(off), median(on));
+            let (off_cpu, on_cpu) = (median(off_cpu), median(on_cpu));
             println!(
-                "median creates/s: no controllers {off:.0}, every controller {on:.0} ({:+.1} %)",
-                (on / off - 1.0) * 100.0
+                "median creates/s: no controllers {off:.0}, every controller {on:.0} ({:+.1} %); \
+                 CPU per create: {off_cpu:.0} µs, {on_cpu:.0} µs ({:+.1} %)",
+                (on / off - 1.0) * 100.0,
+                (on_cpu / off_cpu - 1.0) * 100.0
             );
         }
         if wants("memory") {
