@@ -3,7 +3,8 @@
 # crd-server in one run: the same bench source built against the server at BASE (a
 # commit) and against the working tree, then run alternately ROUNDS times on the
 # embedded store, so both see the same machine load. Prints each run's lines, then
-# the median creates/s and gets/s of each side.
+# the median creates/s and gets/s of each side, and the median CPU µs the process spent
+# per create and per GET (client, server and controllers: steadier than a rate).
 #
 #   scripts/load-side-by-side.sh BASE [ROUNDS]
 #
@@ -64,5 +65,8 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 for side in before after; do
     creates=$(grep 'validated creates/s' "$out/$side" | sed 's/.*: //' | median)
     gets=$(grep 'gets/s' "$out/$side" | sed 's/.*: //' | median)
-    echo "$side ($([ "$side" = before ] && echo "$short" || echo "working tree")): median creates/s $creates, gets/s $gets over $rounds runs"
+    # CPU µs per operation (client, server and controllers): steadier than a rate.
+    cpu_create=$(grep 'CPU per create' "$out/$side" | sed 's/.*: //; s/ µs//' | median)
+    cpu_get=$(grep 'CPU per GET' "$out/$side" | sed 's/.*: //; s/ µs//' | median)
+    echo "$side ($([ "$side" = before ] && echo "$short" || echo "working tree")): median creates/s $creates, gets/s $gets, CPU per create $cpu_create µs, per GET $cpu_get µs over $rounds runs"
 done

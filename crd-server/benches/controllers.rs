@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use serde_json::json;
-use support::{CLIENTS, concurrent, http, request};
+use support::{CLIENTS, concurrent, cpu_seconds, http, request};
 
 #[path = "support/mod.rs"]
 mod support;
@@ -103,26 +103,6 @@ async fn server(
         ..crd_server::Config::default()
     };
     crd_server::start(config).await.expect("server")
-}
-
-/// CPU seconds this process has used, user and system (`/proc/self/stat`, in Linux's
-/// fixed 100 ticks a second): a rate moves with the machine's other load, the CPU a
-/// create costs much less.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // The fields after the command name, which is in parentheses and may hold spaces.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the name.
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// How long the controllers may take to catch up after the last create, counted in

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
-use support::{concurrent, http, percentile, request};
+use support::{concurrent, cpu_seconds, http, percentile, request};
 
 #[path = "support/mod.rs"]
 mod support;
@@ -65,6 +65,7 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
     let client = http();
 
     let (c, b) = (client.clone(), base.clone());
+    let cpu = cpu_seconds();
     let creates = concurrent(CREATES, move |i| {
         let (c, b) = (c.clone(), b.clone());
         async move {
@@ -74,6 +75,10 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
     })
     .await;
     println!("{label}: validated creates/s ({CLIENTS} clients, {CREATES} objects): {creates:.0}");
+    // The CPU of the whole process (client, server, controllers) per operation: it
+    // moves much less than a rate with the machine's other load.
+    let per = |cpu: f64, n: usize| (cpu_seconds() - cpu) * 1e6 / n as f64;
+    println!("{label}: CPU per create: {:.1} µs", per(cpu, CREATES));
     // `LOAD_SETTLE_MS=N`: a pause before the GETs, so they start on an idle server (the
     // controllers done with the creates' events).
     if let Some(ms) = std::env::var("LOAD_SETTLE_MS")
@@ -84,6 +89,7 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
     }
 
     let (c, b) = (client.clone(), base.clone());
+    let cpu = cpu_seconds();
     let gets = concurrent(GETS, move |i| {
         let (c, b) = (c.clone(), b.clone());
         async move {
@@ -99,6 +105,7 @@ async fn run(label: &str, store: crd_server::StoreConfig) {
     })
     .await;
     println!("{label}: gets/s ({CLIENTS} clients): {gets:.0}");
+    println!("{label}: CPU per GET: {:.1} µs", per(cpu, GETS));
 
     let t0 = Instant::now();
     let (code, body) = request(&client, "GET", &format!("{base}?limit=10000"), Bytes::new()).await;

@@ -1,5 +1,6 @@
 //! What the server benchmarks share: a pooled HTTP/1.1 client on loopback, one request,
-//! a fixed number of operations spread over concurrent clients, percentiles.
+//! a fixed number of operations spread over concurrent clients, percentiles, the
+//! process's CPU time.
 #![allow(dead_code)]
 
 pub mod etcd;
@@ -68,6 +69,26 @@ where
         t.await.expect("task");
     }
     total as f64 / t0.elapsed().as_secs_f64()
+}
+
+/// CPU seconds this process has used, user and system (`/proc/self/stat`, in Linux's
+/// fixed 100 ticks a second): a rate moves with the machine's other load, the CPU an
+/// operation costs much less.
+pub fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the name.
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {
