@@ -7,7 +7,8 @@
 //! `create`, `get`, `patch` or `apply` (creates always run: the others need them), or
 //! `watched`: a watch on the CronTabs is open (and read) during the creates, so each
 //! create also goes into the watch cache's window (`crd_server::store::window`'s
-//! `push`, which callgrind shows on its own). Each phase also prints its heap
+//! `push`, which callgrind shows on its own); `embedded`: the embedded store (redb, in a
+//! temporary directory) in place of the in-memory one, whose path a load run takes. Each phase also prints its heap
 //! allocations and bytes allocated per request, counted by this binary's allocator
 //! (exact on one thread, whatever the machine load).
 
@@ -126,6 +127,10 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
+    let data_dir = args
+        .iter()
+        .any(|a| a == "embedded")
+        .then(|| tempfile::tempdir().expect("tempdir"));
     let app = rt.block_on(async {
         let crds = crd_runtime::load_crds("crd-full.yaml", CRD)
             .expect("CronTab CRD")
@@ -134,7 +139,10 @@ fn main() {
             .map(|d| d.crd)
             .collect();
         let config = crd_server::Config {
-            store: crd_server::StoreConfig::InMemory,
+            store: match &data_dir {
+                Some(dir) => crd_server::StoreConfig::DataDir(dir.path().to_path_buf()),
+                None => crd_server::StoreConfig::InMemory,
+            },
             crds,
             ..crd_server::Config::default()
         };
