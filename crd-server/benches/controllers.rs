@@ -8,7 +8,8 @@
 //! the heap has settled: about three minutes).
 //!
 //! `cargo bench -p crd-server --bench controllers --profile load [-- cost|memory] [ROUNDS]`
-//! (both figures and 3 rounds by default). Each create round also prints the CPU the
+//! (both figures and 3 rounds by default; `COST_CONTROLLERS=LIST` measures those
+//! controllers in place of every one). Each create round also prints the CPU the
 //! process spent per create, which moves much less with the machine's load than a rate.
 //! BENCHMARKS.md records a run.
 
@@ -103,6 +104,17 @@ async fn server(
         ..crd_server::Config::default()
     };
     crd_server::start(config).await.expect("server")
+}
+
+/// The controllers whose cost `cost` measures: `COST_CONTROLLERS` (the `--controllers`
+/// list, for example `garbagecollector`) or every one (the binary's default).
+fn measured() -> crd_server::Controllers {
+    match std::env::var("COST_CONTROLLERS") {
+        Ok(list) => list
+            .parse()
+            .expect("COST_CONTROLLERS: a --controllers list"),
+        Err(_) => crd_server::Controllers::default(),
+    }
 }
 
 /// How long the controllers may take to catch up after the last create, counted in
@@ -203,13 +215,17 @@ fn main() {
         .expect("runtime");
     rt.block_on(async {
         if wants("cost") {
+            let label = match std::env::var("COST_CONTROLLERS") {
+                Ok(list) => format!("controllers {list}"),
+                Err(_) => "every controller".to_string(),
+            };
             let (mut off, mut on) = (Vec::new(), Vec::new());
             let (mut off_cpu, mut on_cpu) = (Vec::new(), Vec::new());
             for round in 1..=rounds {
                 let (a, a_cpu) = creates_per_second(crd_server::Controllers::none()).await;
-                let (b, b_cpu) = creates_per_second(crd_server::Controllers::default()).await;
+                let (b, b_cpu) = creates_per_second(measured()).await;
                 println!(
-                    "round {round}: creates/s ({CLIENTS} clients, {CREATES} CronTabs): no controllers {a:.0}, every controller {b:.0}; \
+                    "round {round}: creates/s ({CLIENTS} clients, {CREATES} CronTabs): no controllers {a:.0}, {label} {b:.0}; \
                      CPU per create: {a_cpu:.0} µs, {b_cpu:.0} µs"
                 );
                 off.push(a);
@@ -220,7 +236,7 @@ fn main() {
             let (off, on) = (median(off), median(on));
             let (off_cpu, on_cpu) = (median(off_cpu), median(on_cpu));
             println!(
-                "median creates/s: no controllers {off:.0}, every controller {on:.0} ({:+.1} %); \
+                "median creates/s: no controllers {off:.0}, {label} {on:.0} ({:+.1} %); \
                  CPU per create: {off_cpu:.0} µs, {on_cpu:.0} µs ({:+.1} %)",
                 (on / off - 1.0) * 100.0,
                 (on_cpu / off_cpu - 1.0) * 100.0
