@@ -9,7 +9,8 @@
 #   scripts/load-side-by-side.sh BASE [ROUNDS]
 #
 # BASE is checked out in a worktree beside this checkout (so ../shared resolves) and
-# built with its own target directory (the first run takes a few minutes).
+# built with its own target directory (the first run takes a few minutes). The side
+# that runs first alternates from round to round.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: scripts/load-side-by-side.sh BASE [ROUNDS]" >&2; exit 2; }
 base=$1 rounds=${2:-3}
@@ -53,7 +54,11 @@ new=$(bench_binary "$root" "${CARGO_TARGET_DIR:-$root/target}")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for i in $(seq "$rounds"); do
-    for side in before after; do
+    # The side that runs first alternates: a run follows the other side's run in every
+    # round alike (its temp dir's removal, the page cache it leaves).
+    order="before after"
+    [ $((i % 2)) -eq 0 ] && order="after before"
+    for side in $order; do
         bin=$old
         [ "$side" = after ] && bin=$new
         echo "== round $i, $side ($(cut -d' ' -f1-3 /proc/loadavg) load)"

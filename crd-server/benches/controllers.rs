@@ -13,50 +13,19 @@
 //! process spent per create, which moves much less with the machine's load than a rate.
 //! BENCHMARKS.md records a run.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use serde_json::json;
 use support::{CLIENTS, concurrent, cpu_seconds, http, request};
 
+#[path = "support/counting.rs"]
+mod counting;
 #[path = "support/mod.rs"]
 mod support;
 
-/// The system allocator, counting the bytes live.
-struct Counting;
-
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_add(
-                new_size as isize - layout.size() as isize,
-                Ordering::Relaxed,
-            );
-        }
-        p
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 const CRD: &str = include_str!("../../../shared/fixtures/crontab/crd-full.yaml");
 const CRONTABS: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
@@ -106,19 +75,25 @@ async fn server(
     crd_server::start(config).await.expect("server")
 }
 
-/// The controllers whose cost `cost` measures: `COST_CONTROLLERS` (the `--controllers`
-/// list, for example `garbagecollector`) or every one (the binary's default).
-fn measured() -> crd_server::Controllers {
+/// The controllers whose cost `cost` measures, and their name in its lines:
+/// `COST_CONTROLLERS` (a `--controllers` list, for example `garbagecollector`) or every
+/// one (the binary's default).
+fn measured() -> (crd_server::Controllers, String) {
     match std::env::var("COST_CONTROLLERS") {
-        Ok(list) => list
-            .parse()
-            .expect("COST_CONTROLLERS: a --controllers list"),
-        Err(_) => crd_server::Controllers::default(),
+        Ok(list) => (
+            list.parse()
+                .expect("COST_CONTROLLERS: a --controllers list"),
+            format!("controllers {list}"),
+        ),
+        Err(_) => (
+            crd_server::Controllers::default(),
+            "every controller".to_string(),
+        ),
     }
 }
 
-/// How long the controllers may take to catch up after the last create, counted in
-/// the CPU a create costs.
+/// How long the process's CPU still counts toward the creates after the last one: the
+/// controllers finish handling their events meanwhile.
 const CATCH_UP: Duration = Duration::from_secs(1);
 
 /// Creates/s of CronTabs on a fresh server with `controllers`, and the CPU µs the
@@ -146,13 +121,13 @@ async fn creates_per_second(controllers: crd_server::Controllers) -> (f64, f64) 
 
 /// The live heap once it has stopped moving: sampled every 200 ms until two samples a
 /// second apart differ by under 1 MB (at most 60 s).
-async fn settled_heap() -> isize {
+async fn settled_heap() -> i64 {
     let deadline = Instant::now() + Duration::from_secs(60);
-    let mut last = LIVE.load(Ordering::Relaxed);
+    let mut last = counting::live();
     let mut steady_since = Instant::now();
     while Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let now = LIVE.load(Ordering::Relaxed);
+        let now = counting::live();
         if (now - last).abs() >= 1 << 20 {
             steady_since = Instant::now();
             last = now;
@@ -160,11 +135,11 @@ async fn settled_heap() -> isize {
             return now;
         }
     }
-    LIVE.load(Ordering::Relaxed)
+    counting::live()
 }
 
 /// Live heap after 100,000 ConfigMaps of 1 KiB, minus the heap before the server started.
-async fn heap_after_configmaps(controllers: crd_server::Controllers) -> isize {
+async fn heap_after_configmaps(controllers: crd_server::Controllers) -> i64 {
     let before = settled_heap().await;
     let etcd = support::etcd::start().await;
     let store = crd_server::StoreConfig::Etcd(vec![etcd.url.clone()]);
@@ -215,15 +190,12 @@ fn main() {
         .expect("runtime");
     rt.block_on(async {
         if wants("cost") {
-            let label = match std::env::var("COST_CONTROLLERS") {
-                Ok(list) => format!("controllers {list}"),
-                Err(_) => "every controller".to_string(),
-            };
+            let (controllers, label) = measured();
             let (mut off, mut on) = (Vec::new(), Vec::new());
             let (mut off_cpu, mut on_cpu) = (Vec::new(), Vec::new());
             for round in 1..=rounds {
                 let (a, a_cpu) = creates_per_second(crd_server::Controllers::none()).await;
-                let (b, b_cpu) = creates_per_second(measured()).await;
+                let (b, b_cpu) = creates_per_second(controllers.clone()).await;
                 println!(
                     "round {round}: creates/s ({CLIENTS} clients, {CREATES} CronTabs): no controllers {a:.0}, {label} {b:.0}; \
                      CPU per create: {a_cpu:.0} µs, {b_cpu:.0} µs"
@@ -246,7 +218,7 @@ fn main() {
             let gc: crd_server::Controllers = "garbagecollector".parse().expect("selection");
             let none = heap_after_configmaps(crd_server::Controllers::none()).await;
             let with_gc = heap_after_configmaps(gc).await;
-            let mb = |b: isize| b as f64 / 1e6;
+            let mb = |b: i64| b as f64 / 1e6;
             println!(
                 "live heap after {CONFIGMAP_COUNT} ConfigMaps of 1 KiB: no controllers {:.1} MB, garbage collector {:.1} MB: the garbage collector keeps {:.1} MB ({:.0} bytes an object)",
                 mb(none),

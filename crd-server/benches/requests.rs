@@ -12,9 +12,8 @@
 //! allocations and bytes allocated per request, counted by this binary's allocator
 //! (exact on one thread, whatever the machine load).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use axum::body::Body;
@@ -22,33 +21,11 @@ use http_body_util::BodyExt;
 use serde_json::json;
 use tower::ServiceExt;
 
-/// The system allocator, counting allocations (a `realloc` counts as one) and the
-/// bytes they asked for.
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-static BYTES: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+#[path = "support/counting.rs"]
+mod counting;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 const CRD: &str = include_str!("../../../shared/fixtures/crontab/crd-full.yaml");
 const PATH: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
@@ -90,10 +67,7 @@ fn phase(
     n: usize,
     make: impl Fn(usize) -> http::Request<Body>,
 ) {
-    let (allocations, bytes) = (
-        ALLOCATIONS.load(Ordering::Relaxed),
-        BYTES.load(Ordering::Relaxed),
-    );
+    let (allocations, bytes) = (counting::allocations(), counting::bytes());
     let start = Instant::now();
     rt.block_on(async {
         for i in 0..n {
@@ -107,8 +81,8 @@ fn phase(
         }
     });
     let per = start.elapsed() / n as u32;
-    let allocations = (ALLOCATIONS.load(Ordering::Relaxed) - allocations) as f64 / n as f64;
-    let bytes = (BYTES.load(Ordering::Relaxed) - bytes) as f64 / n as f64;
+    let allocations = (counting::allocations() - allocations) as f64 / n as f64;
+    let bytes = (counting::bytes() - bytes) as f64 / n as f64;
     println!(
         "{name}: {:.1} µs per request ({n} requests), {allocations:.1} allocations and \
          {bytes:.0} bytes allocated per request",

@@ -6,7 +6,6 @@
 //! write is acknowledged only once it is on disk, readers never see a change that could
 //! still be lost, and concurrent writers share one fsync instead of queueing for one each.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock, mpsc};
 
@@ -15,6 +14,7 @@ use futures::FutureExt;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use tokio::sync::oneshot;
 
+use super::keys::Keys;
 use super::keyspace::{Op, State};
 use super::local::{LocalStore, Writes, read, spawn_progress, write};
 use super::{EventKind, KeyValue, Revision, StoreError, StoreFuture, WatchEvent};
@@ -99,9 +99,9 @@ impl LocalStore<Committer> {
     }
 }
 
-fn load(db: &Database) -> Result<(BTreeMap<String, KeyValue>, Revision), redb::Error> {
+fn load(db: &Database) -> Result<(Keys, Revision), redb::Error> {
     let txn = db.begin_read()?;
-    let mut kvs = BTreeMap::new();
+    let mut kvs = Keys::default();
     let revision = match txn.open_table(META) {
         Ok(meta) => meta.get("revision")?.map(|v| v.value()).unwrap_or(1),
         Err(redb::TableError::TableDoesNotExist(_)) => 1,
@@ -117,7 +117,7 @@ fn load(db: &Database) -> Result<(BTreeMap<String, KeyValue>, Revision), redb::E
                         key.value()
                     )));
                 };
-                kvs.insert(kv.key.clone(), kv);
+                kvs.insert(kv);
             }
         }
         Err(redb::TableError::TableDoesNotExist(_)) => {}

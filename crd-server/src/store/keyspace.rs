@@ -18,6 +18,7 @@ use bytes::Bytes;
 use futures::StreamExt;
 use tokio::sync::broadcast;
 
+use super::keys::Keys;
 use super::{
     EventKind, KeyValue, ListOptions, ListResult, Revision, StoreError, WatchEvent, WatchItem,
     WatchStream,
@@ -53,7 +54,7 @@ pub enum Op {
 pub(crate) type Broadcast = Arc<WatchItem>;
 
 pub struct State {
-    kvs: BTreeMap<String, KeyValue>,
+    kvs: Keys,
     revision: Revision,
     history: VecDeque<WatchEvent>,
     /// Revisions up to this one are no longer in `history`.
@@ -72,7 +73,7 @@ struct Route {
 
 impl State {
     /// A key space at `revision` holding `kvs` (no history before it).
-    pub(crate) fn new(kvs: BTreeMap<String, KeyValue>, revision: Revision) -> State {
+    pub(crate) fn new(kvs: Keys, revision: Revision) -> State {
         State {
             kvs,
             revision,
@@ -87,7 +88,13 @@ impl State {
     }
 
     pub(crate) fn get(&self, key: &str) -> Option<KeyValue> {
-        self.kvs.get(key).cloned()
+        // The caller's copy of the key is in cache; the stored one rarely is.
+        self.kvs.get(key).map(|kv| KeyValue {
+            key: key.to_string(),
+            value: kv.value.clone(),
+            create_revision: kv.create_revision,
+            mod_revision: kv.mod_revision,
+        })
     }
 
     /// Checks `op` against the keys as `batch` (changes prepared before it, not yet
@@ -177,7 +184,7 @@ impl State {
             self.revision = event.kv.mod_revision;
             match event.kind {
                 EventKind::Put => {
-                    self.kvs.insert(event.kv.key.clone(), event.kv.clone());
+                    self.kvs.insert(event.kv.clone());
                 }
                 EventKind::Delete => {
                     self.kvs.remove(&event.kv.key);
@@ -255,17 +262,16 @@ impl State {
             });
         }
         let lower = match &opts.start_after {
-            Some(after) if after.as_str() >= prefix => std::ops::Bound::Excluded(after.clone()),
-            _ => std::ops::Bound::Included(prefix.to_string()),
+            Some(after) if after.as_str() >= prefix => std::ops::Bound::Excluded(after.as_str()),
+            _ => std::ops::Bound::Included(prefix),
         };
-        let in_prefix = |k: &String| k.starts_with(prefix);
         let limit = opts.limit.unwrap_or(usize::MAX);
         if at == self.revision {
             let mut range = self
                 .kvs
-                .range((lower, std::ops::Bound::Unbounded))
-                .take_while(|(k, _)| in_prefix(k));
-            let items: Vec<KeyValue> = range.by_ref().take(limit).map(|(_, v)| v.clone()).collect();
+                .from(lower)
+                .take_while(|kv| kv.key.starts_with(prefix));
+            let items: Vec<KeyValue> = range.by_ref().take(limit).cloned().collect();
             let remaining = range.count() as u64;
             return Ok(ListResult {
                 items,
@@ -293,9 +299,9 @@ impl State {
         }
         let mut keys: BTreeMap<&str, &KeyValue> = self
             .kvs
-            .range(prefix.to_string()..)
-            .take_while(|(k, _)| in_prefix(k))
-            .map(|(k, v)| (k.as_str(), v))
+            .from(std::ops::Bound::Included(prefix))
+            .take_while(|kv| kv.key.starts_with(prefix))
+            .map(|kv| (kv.key.as_str(), kv))
             .collect();
         for (key, old) in past {
             match old {

@@ -20,7 +20,7 @@ fn next_key(item: Option<Result<WatchItem, StoreError>>) -> String {
 
 #[tokio::test]
 async fn a_write_reaches_only_the_watches_whose_prefix_holds_it() {
-    let mut state = State::new(BTreeMap::new(), 1);
+    let mut state = State::new(Keys::default(), 1);
     let mut pods = state.watch("/registry/pods/", 1).expect("watch");
     let mut everything = state.watch("/registry/", 1).expect("watch");
     let mut pods_too = state.watch("/registry/pods/", 1).expect("watch");
@@ -49,7 +49,7 @@ async fn a_write_reaches_only_the_watches_whose_prefix_holds_it() {
 
 #[tokio::test]
 async fn a_prefix_with_no_watcher_left_loses_its_channel_at_the_next_write() {
-    let mut state = State::new(BTreeMap::new(), 1);
+    let mut state = State::new(Keys::default(), 1);
     let pods = state.watch("/registry/pods/", 1).expect("watch");
     let _nodes = state.watch("/registry/nodes/", 1).expect("watch");
     drop(pods);
@@ -61,7 +61,7 @@ async fn a_prefix_with_no_watcher_left_loses_its_channel_at_the_next_write() {
 
 #[tokio::test]
 async fn a_watcher_that_falls_a_whole_buffer_behind_is_ended_as_compacted() {
-    let mut state = State::new(BTreeMap::new(), 1);
+    let mut state = State::new(Keys::default(), 1);
     let mut slow = state.watch("/k/", 1).expect("watch");
     for i in 0..=WATCH_BUFFER {
         put(&mut state, &format!("/k/{i}"));

@@ -1,11 +1,11 @@
 //! The in-memory store: the shared key space behind one lock. For tests and throw-away
 //! servers; nothing survives the process.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
 use futures::FutureExt;
 
+use super::keys::Keys;
 use super::keyspace::{Op, State};
 use super::local::{LocalStore, Writes, spawn_progress, write};
 use super::{KeyValue, StoreFuture};
@@ -43,7 +43,7 @@ impl LocalStore<Direct> {
     /// An empty store at revision 1. Inside a tokio runtime it also sends watches a
     /// progress mark every second.
     pub fn new() -> MemoryStore {
-        let state = Arc::new(RwLock::new(State::new(BTreeMap::new(), 1)));
+        let state = Arc::new(RwLock::new(State::new(Keys::default(), 1)));
         spawn_progress(&state);
         LocalStore {
             state,

@@ -22,6 +22,7 @@ pub mod compactor;
 mod embedded;
 pub mod etcd;
 mod fanout;
+mod keys;
 mod keyspace;
 mod local;
 mod memory;
