@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::Hash;
 
-use super::refs::{Identity, Meta, OwnerRef, group_of};
+use super::refs::{Identity, Meta, Names, OwnerRef, group_of};
 
 /// Work a change of the graph makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -134,6 +134,8 @@ pub struct Graph {
     gone: Recent<String>,
     /// Owners an API lookup did not find under these coordinates.
     absent: Recent<Identity>,
+    /// The nodes' `apiVersion`s and kinds, one copy each.
+    names: Names,
 }
 
 impl Default for Graph {
@@ -143,6 +145,7 @@ impl Default for Graph {
             by_key: HashMap::new(),
             gone: Recent::new(REMEMBERED),
             absent: Recent::new(REMEMBERED),
+            names: Names::default(),
         }
     }
 }
@@ -184,14 +187,15 @@ impl Graph {
         // Every event of every object comes here: what is already known is compared,
         // not copied again.
         let same_as = |id: &Identity| {
-            id.api_version == api_version
-                && id.kind == kind
+            *id.api_version == *api_version
+                && *id.kind == *kind
                 && id.namespace == namespace
                 && id.name == name
         };
-        let identity = |namespace, name| Identity {
-            api_version: api_version.to_string(),
-            kind: kind.to_string(),
+        let names = &mut self.names;
+        let mut identity = |namespace, name| Identity {
+            api_version: names.get(api_version),
+            kind: names.get(kind),
             namespace,
             name,
             uid: uid.clone(),
@@ -340,7 +344,7 @@ impl Graph {
         let node = self.nodes.get(&r.uid).filter(|n| n.observed())?;
         let id = &node.identity;
         let same = id.name == r.name
-            && id.kind == r.kind
+            && *id.kind == *r.kind
             && group_of(&id.api_version) == group_of(&r.api_version)
             && id.namespace == owner_ns;
         // Anything else (another namespace, other coordinates) is for the API to say.

@@ -101,8 +101,8 @@ impl Gc {
             dependent.namespace
         );
         let mut involved = json!({
-            "apiVersion": dependent.api_version,
-            "kind": dependent.kind,
+            "apiVersion": &*dependent.api_version,
+            "kind": &*dependent.kind,
             "metadata": {"name": dependent.name, "uid": dependent.uid},
         });
         if !dependent.namespace.is_empty() {

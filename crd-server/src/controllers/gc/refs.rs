@@ -2,18 +2,21 @@
 //! and the deletion state of its metadata, read from the stored JSON without decoding
 //! the rest of the object.
 
+use std::collections::HashSet;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Deserialize;
 
 use crate::api::write::delete::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 
 /// An object's coordinates (upstream's `objectReference`). `namespace` is empty for a
-/// cluster-scoped object.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+/// cluster-scoped object. A store holds few kinds and many objects: the graph shares
+/// one copy of each `apiVersion` and `kind` between its nodes ([`Names`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Identity {
-    pub api_version: String,
-    pub kind: String,
+    pub api_version: Arc<str>,
+    pub kind: Arc<str>,
     pub namespace: String,
     pub name: String,
     pub uid: String,
@@ -27,6 +30,21 @@ impl fmt::Display for Identity {
             "[{}/{}, namespace: {}, name: {}, uid: {}]",
             self.api_version, self.kind, self.namespace, self.name, self.uid
         )
+    }
+}
+
+/// One shared copy of each name (`apiVersion`, `kind`) the graph's nodes hold.
+#[derive(Default)]
+pub struct Names(HashSet<Arc<str>>);
+
+impl Names {
+    pub fn get(&mut self, name: &str) -> Arc<str> {
+        if let Some(kept) = self.0.get(name) {
+            return kept.clone();
+        }
+        let kept: Arc<str> = Arc::from(name);
+        self.0.insert(kept.clone());
+        kept
     }
 }
 
@@ -63,15 +81,15 @@ impl OwnerRef {
     pub fn matches(&self, id: &Identity) -> bool {
         self.uid == id.uid
             && self.name == id.name
-            && self.kind == id.kind
-            && self.api_version == id.api_version
+            && *self.kind == *id.kind
+            && *self.api_version == *id.api_version
     }
 
     /// The owner as this reference names it, in `namespace` (where it is looked for).
     pub fn identity(&self, namespace: &str) -> Identity {
         Identity {
-            api_version: self.api_version.clone(),
-            kind: self.kind.clone(),
+            api_version: Arc::from(self.api_version.as_str()),
+            kind: Arc::from(self.kind.as_str()),
             namespace: namespace.to_string(),
             name: self.name.clone(),
             uid: self.uid.clone(),
