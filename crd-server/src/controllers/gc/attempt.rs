@@ -98,7 +98,7 @@ fn vanished(gc: &Gc, id: &Identity, res: &Resource) -> Outcome {
     let namespaced = res.info().namespaced;
     let mut absent = id.clone();
     if !namespaced {
-        absent.namespace.clear();
+        absent.namespace = std::sync::Arc::from("");
     }
     // A namespaced kind named without a namespace (by a cluster-scoped dependent)
     // was never looked up: nothing is known of it.
@@ -195,7 +195,7 @@ async fn classify(gc: &Gc, dependent: &Identity, r: &OwnerRef) -> Result<Known, 
     if let Some(known) = gc.graph().known(r, &dependent.namespace, namespaced) {
         return Ok(known);
     }
-    let ns = namespaced.then_some(dependent.namespace.as_str());
+    let ns = namespaced.then_some(&*dependent.namespace);
     let owner = match gc.client.get(&owner_res, ns, &r.name).await {
         Ok(o) => o,
         Err(_) => return Err(Unclassified::Retry),

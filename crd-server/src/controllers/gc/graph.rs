@@ -134,7 +134,7 @@ pub struct Graph {
     gone: Recent<String>,
     /// Owners an API lookup did not find under these coordinates.
     absent: Recent<Identity>,
-    /// The nodes' `apiVersion`s and kinds, one copy each.
+    /// The nodes' `apiVersion`s, kinds and namespaces, one copy each.
     names: Names,
 }
 
@@ -189,14 +189,14 @@ impl Graph {
         let same_as = |id: &Identity| {
             *id.api_version == *api_version
                 && *id.kind == *kind
-                && id.namespace == namespace
+                && *id.namespace == *namespace
                 && id.name == name
         };
         let names = &mut self.names;
-        let mut identity = |namespace, name| Identity {
+        let mut identity = |namespace: String, name| Identity {
             api_version: names.get(api_version),
             kind: names.get(kind),
-            namespace,
+            namespace: names.get(&namespace),
             name,
             uid: uid.clone(),
         };
@@ -346,7 +346,7 @@ impl Graph {
         let same = id.name == r.name
             && *id.kind == *r.kind
             && group_of(&id.api_version) == group_of(&r.api_version)
-            && id.namespace == owner_ns;
+            && *id.namespace == *owner_ns;
         // Anything else (another namespace, other coordinates) is for the API to say.
         same.then_some(if node.deleting_dependents {
             Known::Waiting

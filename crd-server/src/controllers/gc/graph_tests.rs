@@ -163,7 +163,7 @@ fn owners_in_another_namespace_are_reported() {
         panic!("expected a warning first: {actions:?}");
     };
     assert_eq!(
-        (dependent.namespace.as_str(), owner.uid.as_str()),
+        (&*dependent.namespace, owner.uid.as_str()),
         ("b", "o")
     );
     assert_eq!(deletes(&actions), ["d"]);

@@ -89,7 +89,7 @@ impl Gc {
             .shared()
             .registry
             .resolve_kind(&id.api_version, &id.kind)?;
-        let ns = res.info().namespaced.then(|| id.namespace.clone());
+        let ns = res.info().namespaced.then(|| id.namespace.to_string());
         Some((res, ns))
     }
 
@@ -106,7 +106,7 @@ impl Gc {
             "metadata": {"name": dependent.name, "uid": dependent.uid},
         });
         if !dependent.namespace.is_empty() {
-            involved["metadata"]["namespace"] = Value::String(dependent.namespace.clone());
+            involved["metadata"]["namespace"] = Value::String(dependent.namespace.to_string());
         }
         // An event is best effort, as for client-go's recorder.
         let _ = self

@@ -11,13 +11,14 @@ use serde::Deserialize;
 use crate::api::write::delete::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 
 /// An object's coordinates (upstream's `objectReference`). `namespace` is empty for a
-/// cluster-scoped object. A store holds few kinds and many objects: the graph shares
-/// one copy of each `apiVersion` and `kind` between its nodes ([`Names`]).
+/// cluster-scoped object. A store holds few kinds and namespaces and many objects: the
+/// graph shares one copy of each `apiVersion`, `kind` and namespace between its nodes
+/// ([`Names`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Identity {
     pub api_version: Arc<str>,
     pub kind: Arc<str>,
-    pub namespace: String,
+    pub namespace: Arc<str>,
     pub name: String,
     pub uid: String,
 }
@@ -33,7 +34,7 @@ impl fmt::Display for Identity {
     }
 }
 
-/// One shared copy of each name (`apiVersion`, `kind`) the graph's nodes hold.
+/// One shared copy of each name (`apiVersion`, `kind`, namespace) the graph's nodes hold.
 #[derive(Default)]
 pub struct Names(HashSet<Arc<str>>);
 
@@ -90,7 +91,7 @@ impl OwnerRef {
         Identity {
             api_version: Arc::from(self.api_version.as_str()),
             kind: Arc::from(self.kind.as_str()),
-            namespace: namespace.to_string(),
+            namespace: Arc::from(namespace),
             name: self.name.clone(),
             uid: self.uid.clone(),
         }
