@@ -162,10 +162,7 @@ fn owners_in_another_namespace_are_reported() {
     let Action::InvalidNamespace { dependent, owner } = &actions[0] else {
         panic!("expected a warning first: {actions:?}");
     };
-    assert_eq!(
-        (&*dependent.namespace, owner.uid.as_str()),
-        ("b", "o")
-    );
+    assert_eq!((&*dependent.namespace, owner.uid.as_str()), ("b", "o"));
     assert_eq!(deletes(&actions), ["d"]);
     // Nor does the graph vouch for it from there.
     assert_eq!(g.known(&owner_ref("o", "owner", false), "b", true), None);

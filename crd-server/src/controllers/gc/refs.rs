@@ -35,16 +35,25 @@ impl fmt::Display for Identity {
 }
 
 /// One shared copy of each name (`apiVersion`, `kind`, namespace) the graph's nodes hold.
+/// Names no node holds any more (a deleted namespace's) go when the set has doubled
+/// since it was last swept, so it stays within twice the names in use.
 #[derive(Default)]
-pub struct Names(HashSet<Arc<str>>);
+pub struct Names {
+    kept: HashSet<Arc<str>>,
+    sweep_at: usize,
+}
 
 impl Names {
     pub fn get(&mut self, name: &str) -> Arc<str> {
-        if let Some(kept) = self.0.get(name) {
+        if let Some(kept) = self.kept.get(name) {
             return kept.clone();
         }
+        if self.kept.len() >= self.sweep_at {
+            self.kept.retain(|n| Arc::strong_count(n) > 1);
+            self.sweep_at = (2 * self.kept.len()).max(64);
+        }
         let kept: Arc<str> = Arc::from(name);
-        self.0.insert(kept.clone());
+        self.kept.insert(kept.clone());
         kept
     }
 }
@@ -179,6 +188,19 @@ mod tests {
         assert!(!m.being_deleted);
         assert!(read_meta(br#"{"metadata":{"name":"no-uid"}}"#).is_none());
         assert!(read_meta(b"not json").is_none());
+    }
+
+    #[test]
+    fn names_are_shared_and_the_unused_ones_go() {
+        let mut names = Names::default();
+        let a = names.get("default");
+        assert!(Arc::ptr_eq(&a, &names.get("default")));
+        // Namespaces that come and go: the set never holds many more than are in use.
+        for i in 0..1_000 {
+            drop(names.get(&format!("ns-{i}")));
+        }
+        assert!(names.kept.len() <= 128, "{} names kept", names.kept.len());
+        assert!(Arc::ptr_eq(&a, &names.get("default")));
     }
 
     #[test]
