@@ -7,7 +7,9 @@ use serde_json::{Map, Value, json};
 
 /// Now, as the API server writes timestamps (RFC 3339, seconds).
 pub fn now() -> String {
-    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    // RFC 3339 in whole seconds with `Z`, as Kubernetes writes times (one allocation,
+    // where a format string is parsed again on every call).
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 /// `metadata.name` (empty when absent).

@@ -318,10 +318,40 @@ impl FieldSet {
         }
     }
 
-    /// Everything in `self` or `other`.
+    /// Removes the subtree at `path` (field names, without their `f:`) and the nodes
+    /// that held nothing else on the way to it.
+    pub fn remove_fields(&mut self, path: &[&str]) {
+        let Some((first, rest)) = path.split_first() else {
+            *self = FieldSet::default();
+            return;
+        };
+        let key = format!("f:{first}");
+        if rest.is_empty() {
+            self.children.remove(&key);
+        } else if let Some(child) = self.children.get_mut(&key) {
+            child.remove_fields(rest);
+            if child.is_empty() {
+                self.children.remove(&key);
+            }
+        }
+    }
+
+    /// Everything in `self` or `other` (merged node by node: nodes of `other` that
+    /// hold no member are not copied, as adding its paths one by one would not).
     pub fn union(&mut self, other: &FieldSet) {
-        for p in other.paths() {
-            self.insert(&p);
+        self.member |= other.member;
+        for (k, c) in &other.children {
+            if c.is_empty() {
+                continue;
+            }
+            match self.children.get_mut(k) {
+                Some(mine) => mine.union(c),
+                None => {
+                    let mut mine = FieldSet::default();
+                    mine.union(c);
+                    self.children.insert(k.clone(), mine);
+                }
+            }
         }
     }
 }
@@ -526,5 +556,47 @@ mod tests {
             out["ports"],
             json!([{"containerPort": 80, "protocol": "TCP"}, {"containerPort": 53, "protocol": "UDP"}])
         );
+    }
+
+    /// The sets the tests merge: shapes from `of_value` and from FieldsV1 JSON.
+    fn samples() -> Vec<FieldSet> {
+        vec![
+            FieldSet::default(),
+            of_value(
+                &json!({"a": 1, "b": {"c": 2, "d": [1, 2]}}),
+                Shape::Map(None),
+            ),
+            FieldSet::from_json(
+                &json!({"f:b": {"f:c": {}, "f:e": {".": {}, "f:x": {}}}, "f:z": {}}),
+            ),
+            FieldSet::from_json(&json!({".": {}, "f:a": {}})),
+        ]
+    }
+
+    #[test]
+    fn union_merges_as_adding_each_path_would() {
+        for a in samples() {
+            for b in samples() {
+                let mut merged = a.clone();
+                merged.union(&b);
+                let mut by_paths = a.clone();
+                for p in b.paths() {
+                    by_paths.insert(&p);
+                }
+                assert_eq!(merged, by_paths, "{a:?} + {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn removing_fields_drops_the_subtree_and_what_only_led_to_it() {
+        let mut set =
+            FieldSet::from_json(&json!({"f:b": {"f:e": {".": {}, "f:x": {}}}, "f:z": {}}));
+        set.remove_fields(&["b", "e"]);
+        assert_eq!(set.to_json(), json!({"f:z": {}}));
+        set.remove_fields(&["missing", "path"]);
+        assert_eq!(set.to_json(), json!({"f:z": {}}));
+        set.remove_fields(&[]);
+        assert!(set.is_empty());
     }
 }

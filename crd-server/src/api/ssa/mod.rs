@@ -33,15 +33,11 @@ fn is_reset(path: &[String], reset: Reset<'_>) -> bool {
 }
 
 /// `set` without the reset paths.
-fn without_reset(set: FieldSet, reset: Reset<'_>) -> FieldSet {
-    if reset.is_empty() {
-        return set;
+fn without_reset(mut set: FieldSet, reset: Reset<'_>) -> FieldSet {
+    for r in reset {
+        set.remove_fields(r);
     }
-    let mut out = FieldSet::default();
-    for p in set.paths().into_iter().filter(|p| !is_reset(p, reset)) {
-        out.insert(&p);
-    }
-    out
+    set
 }
 
 /// One `managedFields` entry.
@@ -143,27 +139,33 @@ pub fn track_update(
 ) {
     let mut list = entries(old);
     let new_set = fieldset::of_object(new, schema);
-    let old_set = old
-        .map(|o| fieldset::of_object(o, schema))
-        .unwrap_or_default();
-    let mut changed = FieldSet::default();
-    for p in new_set.paths() {
-        let differs = match old {
-            Some(o) => !old_set.has(&p) || fieldset::value_at(o, &p) != fieldset::value_at(new, &p),
-            None => true,
-        };
-        if differs && !is_reset(&p, reset) {
-            changed.insert(&p);
+    let (changed, removed) = match old {
+        // A create changes every field it sets: the set as it is, no path by path.
+        None => (without_reset(new_set, reset), Vec::new()),
+        Some(o) => {
+            let old_set = fieldset::of_object(o, schema);
+            let mut changed = FieldSet::default();
+            for p in new_set.paths() {
+                let differs =
+                    !old_set.has(&p) || fieldset::value_at(o, &p) != fieldset::value_at(new, &p);
+                if differs && !is_reset(&p, reset) {
+                    changed.insert(&p);
+                }
+            }
+            let removed: Vec<Vec<String>> = old_set
+                .paths()
+                .into_iter()
+                .filter(|p| !new_set.has(p))
+                .collect();
+            (changed, removed)
         }
-    }
-    let removed: Vec<Vec<String>> = old_set
-        .paths()
-        .into_iter()
-        .filter(|p| !new_set.has(p))
-        .collect();
-    for e in &mut list {
-        for p in changed.paths().iter().chain(&removed) {
-            e.fields.remove(p);
+    };
+    if !list.is_empty() {
+        let dropped = changed.paths();
+        for e in &mut list {
+            for p in dropped.iter().chain(&removed) {
+                e.fields.remove(p);
+            }
         }
     }
     if !changed.is_empty() {
