@@ -44,18 +44,19 @@ pub enum Keep {
     Revisions,
 }
 
-/// What an informer keeps of a key (the key itself is the map's).
+/// What an informer keeps of a key (the key itself is the map's). The value is boxed:
+/// an informer that keeps revisions only pays a pointer for it, one per key.
 struct Kept {
-    value: bytes::Bytes,
+    value: Option<Box<bytes::Bytes>>,
     create_revision: Revision,
     mod_revision: Revision,
 }
 
 impl Kept {
-    fn into_key_value((key, kept): (String, Kept)) -> KeyValue {
+    fn into_key_value((key, kept): (Box<str>, Kept)) -> KeyValue {
         KeyValue {
-            key,
-            value: kept.value,
+            key: key.into(),
+            value: kept.value.map_or_else(bytes::Bytes::new, |v| *v),
             create_revision: kept.create_revision,
             mod_revision: kept.mod_revision,
         }
@@ -77,13 +78,13 @@ pub async fn follow_keeping(
     // Last seen per key: a relist reports the keys it no longer finds as deleted.
     let remember = |kv: &KeyValue| Kept {
         value: match keep {
-            Keep::Values => kv.value.clone(),
-            Keep::Revisions => bytes::Bytes::new(),
+            Keep::Values => Some(Box::new(kv.value.clone())),
+            Keep::Revisions => None,
         },
         create_revision: kv.create_revision,
         mod_revision: kv.mod_revision,
     };
-    let mut known: HashMap<String, Kept> = HashMap::new();
+    let mut known: HashMap<Box<str>, Kept> = HashMap::new();
     loop {
         let listed = match store.list(&prefix, ListOptions::default()).await {
             Ok(l) => l,
@@ -95,10 +96,10 @@ pub async fn follow_keeping(
                 continue;
             }
         };
-        let mut fresh: HashMap<String, Kept> = HashMap::with_capacity(listed.items.len());
+        let mut fresh: HashMap<Box<str>, Kept> = HashMap::with_capacity(listed.items.len());
         for kv in listed.items {
-            let prev = known.remove_entry(&kv.key).map(Kept::into_key_value);
-            let (key, kept) = (kv.key.clone(), remember(&kv));
+            let prev = known.remove_entry(kv.key.as_str()).map(Kept::into_key_value);
+            let (key, kept) = (kv.key.as_str().into(), remember(&kv));
             if prev.as_ref().map(|p| p.mod_revision) != Some(kv.mod_revision)
                 && tx.send(Change::Put { kv, prev }).is_err()
             {
@@ -123,14 +124,21 @@ pub async fn follow_keeping(
             let change = match item {
                 Ok(WatchItem::Event(e)) => match e.kind {
                     EventKind::Put => {
-                        known.insert(e.kv.key.clone(), remember(&e.kv));
+                        // An update keeps the key's copy.
+                        let kept = remember(&e.kv);
+                        match known.get_mut(e.kv.key.as_str()) {
+                            Some(k) => *k = kept,
+                            None => {
+                                known.insert(e.kv.key.as_str().into(), kept);
+                            }
+                        }
                         Change::Put {
                             kv: e.kv,
                             prev: e.prev,
                         }
                     }
                     EventKind::Delete => {
-                        known.remove(&e.kv.key);
+                        known.remove(e.kv.key.as_str());
                         Change::Delete(e.kv)
                     }
                 },

@@ -63,7 +63,7 @@ pub(super) async fn attempt(gc: &Gc, uid: &str) -> Outcome {
     };
     let id = &item.identity;
     let latest = match gc.client.get(&res, ns.as_deref(), &id.name).await {
-        Ok(Some(obj)) if str_at(&obj, "/metadata/uid") == id.uid => obj,
+        Ok(Some(obj)) if str_at(&obj, "/metadata/uid") == &*id.uid => obj,
         Ok(_) => return vanished(gc, id, &res),
         Err(_) => return Outcome::Retry,
     };
@@ -230,7 +230,7 @@ async fn delete(
     policy: Propagation,
 ) -> Outcome {
     let mut options = DeleteOptions {
-        precondition_uid: Some(id.uid.clone()),
+        precondition_uid: Some(id.uid.to_string()),
         precondition_resource_version: Some(str_at(latest, "/metadata/resourceVersion").into()),
         propagation: Some(policy),
         ..DeleteOptions::default()
@@ -246,13 +246,13 @@ async fn delete(
         // Written meanwhile: still ours to delete if its owners are as decided on.
         match gc.client.get(res, ns, &id.name).await {
             Ok(Some(live))
-                if str_at(&live, "/metadata/uid") == id.uid
+                if str_at(&live, "/metadata/uid") == &*id.uid
                     && owner_refs(&live) == owner_refs(latest) =>
             {
                 options.precondition_resource_version = None;
                 result = write_delete::delete(shared, t, &options).await;
             }
-            Ok(Some(live)) if str_at(&live, "/metadata/uid") == id.uid => {
+            Ok(Some(live)) if str_at(&live, "/metadata/uid") == &*id.uid => {
                 return Outcome::Retry;
             }
             Ok(_) => return vanished(gc, id, res),
@@ -356,7 +356,7 @@ async fn update_meta(
     let updated = gc
         .client
         .update(res, ns, &id.name, Subresource::Main, |current| {
-            if str_at(current, "/metadata/uid") != id.uid {
+            if str_at(current, "/metadata/uid") != &*id.uid {
                 return Mutation::Keep;
             }
             let mut next = current.clone();

@@ -4,18 +4,20 @@
 //! the API by an attempt. Every change answers the work it makes ([`Action`]); the
 //! graph itself never talks to the API.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::hash::Hash;
+use std::sync::Arc;
 
-use super::refs::{Identity, Meta, Names, OwnerRef, group_of};
+use super::refs::{Identity, Meta, Names, OwnerRef, Uid, group_of};
 
 /// Work a change of the graph makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Attempt to delete the object of this uid (or to finish its foreground deletion).
-    Delete(String),
+    Delete(Uid),
     /// Orphan the dependents of this uid, then drop its `orphan` finalizer.
-    Orphan(String),
+    Orphan(Uid),
     /// `dependent` names an owner that lives in another namespace (upstream's
     /// `OwnerRefInvalidNamespace` warning).
     InvalidNamespace {
@@ -28,11 +30,11 @@ pub enum Action {
 #[derive(Debug)]
 pub struct Node {
     pub identity: Identity,
-    /// The storage key of an observed object; `None` for a virtual node.
-    pub key: Option<String>,
+    /// The storage key of an observed object (shared with the graph's key table);
+    /// `None` for a virtual node.
+    pub key: Option<Arc<str>>,
     pub owners: Vec<OwnerRef>,
-    /// Dependent uid → whether it blocks this node's deletion (`blockOwnerDeletion`).
-    dependents: HashMap<String, bool>,
+    dependents: Dependents,
     /// How many dependents block (kept with `dependents`, so that a foreground deletion
     /// knows without a scan when it may finish).
     blocking: usize,
@@ -45,12 +47,12 @@ pub struct Node {
 }
 
 impl Node {
-    fn new(identity: Identity, key: Option<String>) -> Node {
+    fn new(identity: Identity, key: Option<Arc<str>>) -> Node {
         Node {
             identity,
             key,
             owners: Vec::new(),
-            dependents: HashMap::new(),
+            dependents: Dependents::default(),
             blocking: 0,
             being_deleted: false,
             deleting_dependents: false,
@@ -72,8 +74,46 @@ impl Node {
         self.dependents.len()
     }
 
-    pub fn dependents(&self) -> impl Iterator<Item = &String> {
+    pub fn dependents(&self) -> impl Iterator<Item = &Uid> {
         self.dependents.keys()
+    }
+}
+
+/// A node's dependents: uid → whether it blocks the node's deletion
+/// (`blockOwnerDeletion`). Most objects own nothing: the table is allocated with the
+/// first dependent and dropped with the last, and costs a pointer until then.
+#[derive(Debug, Default)]
+struct Dependents(Option<Box<HashMap<Uid, bool>>>);
+
+impl Dependents {
+    /// Answers whether a dependent of this uid was there, and blocked.
+    fn insert(&mut self, uid: Uid, blocks: bool) -> Option<bool> {
+        self.0.get_or_insert_default().insert(uid, blocks)
+    }
+
+    fn remove(&mut self, uid: &str) -> Option<bool> {
+        let table = self.0.as_mut()?;
+        let was = table.remove(uid);
+        if table.is_empty() {
+            self.0 = None;
+        }
+        was
+    }
+
+    fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |t| t.len())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    fn keys(&self) -> impl Iterator<Item = &Uid> {
+        self.0.iter().flat_map(|t| t.keys())
+    }
+
+    fn into_keys(self) -> impl Iterator<Item = Uid> {
+        self.0.into_iter().flat_map(|t| t.into_keys())
     }
 }
 
@@ -104,7 +144,10 @@ impl<T: Clone + Eq + Hash> Recent<T> {
         }
     }
 
-    fn contains(&self, v: &T) -> bool {
+    fn contains<Q: Hash + Eq + ?Sized>(&self, v: &Q) -> bool
+    where
+        T: Borrow<Q>,
+    {
         self.set.contains(v)
     }
 }
@@ -126,12 +169,12 @@ const REMEMBERED: usize = 4096;
 /// The dependency graph.
 pub struct Graph {
     /// Boxed: the table moves and grows with every object in the store, and a node is
-    /// ten times the size of its pointer.
-    nodes: HashMap<String, Box<Node>>,
-    /// Storage key → uid of the observed object there.
-    by_key: HashMap<String, String>,
+    /// ten times the size of its pointer. Keyed by the node's own copy of its uid.
+    nodes: HashMap<Uid, Box<Node>>,
+    /// Storage key (the node's copy) → uid of the observed object there.
+    by_key: HashMap<Arc<str>, Uid>,
     /// Uids of observed objects that were deleted: no object has them any more.
-    gone: Recent<String>,
+    gone: Recent<Uid>,
     /// Owners an API lookup did not find under these coordinates.
     absent: Recent<Identity>,
     /// The nodes' `apiVersion`s, kinds and namespaces, one copy each.
@@ -172,18 +215,27 @@ impl Graph {
             foreground,
             orphan,
         } = meta;
-        // The key holds another object than before: the old one went while the
-        // watch was broken.
-        match self.by_key.get(key) {
-            Some(old) if *old == uid => {}
-            Some(_) => {
-                out.extend(self.remove(key));
-                self.by_key.insert(key.to_string(), uid.clone());
+        // One copy of the uid and of the key for every table that holds them.
+        let uid: Uid = match self.nodes.get_key_value(uid.as_str()) {
+            Some((known, _)) => known.clone(),
+            None => Arc::from(uid),
+        };
+        let held = (self.by_key.get_key_value(key)).map(|(k, old)| (k.clone(), *old == uid));
+        let key: Arc<str> = match held {
+            Some((key, true)) => key,
+            // The key holds another object than before: the old one went while the
+            // watch was broken.
+            Some((key, false)) => {
+                out.extend(self.remove(&key));
+                self.by_key.insert(key.clone(), uid.clone());
+                key
             }
             None => {
-                self.by_key.insert(key.to_string(), uid.clone());
+                let key: Arc<str> = Arc::from(key);
+                self.by_key.insert(key.clone(), uid.clone());
+                key
             }
-        }
+        };
         // Every event of every object comes here: what is already known is compared,
         // not copied again.
         let same_as = |id: &Identity| {
@@ -203,10 +255,8 @@ impl Graph {
         let (was_orphaning, was_deleting_dependents, renamed) = match self.nodes.get_mut(&uid) {
             None => {
                 let identity = identity(namespace, name);
-                self.nodes.insert(
-                    uid.clone(),
-                    Box::new(Node::new(identity, Some(key.to_string()))),
-                );
+                self.nodes
+                    .insert(uid.clone(), Box::new(Node::new(identity, Some(key))));
                 (false, false, false)
             }
             Some(node) => {
@@ -217,8 +267,8 @@ impl Graph {
                 };
                 let same = same_as(&node.identity);
                 let renamed = !node.observed() && !same;
-                if node.key.as_deref() != Some(key) {
-                    node.key = Some(key.to_string());
+                if !node.key.as_ref().is_some_and(|k| Arc::ptr_eq(k, &key)) {
+                    node.key = Some(key);
                 }
                 if !same {
                     node.identity = identity(namespace, name);
@@ -260,11 +310,11 @@ impl Graph {
                 || dep
                     .owners
                     .iter()
-                    .any(|r| r.uid == observed.uid && !r.matches(observed));
+                    .any(|r| *r.uid == *observed.uid && !r.matches(observed));
             if !mismatch {
                 continue;
             }
-            if elsewhere && let Some(r) = dep.owners.iter().find(|r| r.uid == observed.uid) {
+            if elsewhere && let Some(r) = dep.owners.iter().find(|r| *r.uid == *observed.uid) {
                 out.push(Action::InvalidNamespace {
                     dependent: dep.identity.clone(),
                     owner: r.clone(),
@@ -286,12 +336,10 @@ impl Graph {
         for owner in unique_uids(&node.owners) {
             self.unlink(&owner, &uid);
             // An owner waiting for its dependents may be done now.
-            if self
-                .nodes
-                .get(&owner)
-                .is_some_and(|o| o.deleting_dependents)
+            if let Some((owner, o)) = self.nodes.get_key_value(owner.as_str())
+                && o.deleting_dependents
             {
-                out.push(Action::Delete(owner));
+                out.push(Action::Delete(owner.clone()));
             }
         }
         if !node.dependents.is_empty() {
@@ -313,13 +361,13 @@ impl Graph {
             // The informer is the authority on observed objects: its delete follows.
             return Vec::new();
         }
-        let deps: Vec<String> = node.dependents.keys().cloned().collect();
+        let deps: Vec<Uid> = node.dependents.keys().cloned().collect();
         let all_match = deps.iter().filter_map(|d| self.nodes.get(d)).all(|dep| {
             (identity.namespace.is_empty() || dep.identity.namespace == identity.namespace)
                 && dep
                     .owners
                     .iter()
-                    .filter(|r| r.uid == identity.uid)
+                    .filter(|r| *r.uid == *identity.uid)
                     .all(|r| r.matches(identity))
         });
         if record {
@@ -334,14 +382,14 @@ impl Graph {
     /// What the graph knows of `r`, named by a dependent in `namespace`, whose kind is
     /// namespaced or not (`None`: ask the API).
     pub fn known(&self, r: &OwnerRef, namespace: &str, namespaced: bool) -> Option<Known> {
-        if self.gone.contains(&r.uid) {
+        if self.gone.contains(r.uid.as_str()) {
             return Some(Known::Dangling);
         }
         let owner_ns = if namespaced { namespace } else { "" };
         if self.absent.contains(&r.identity(owner_ns)) {
             return Some(Known::Dangling);
         }
-        let node = self.nodes.get(&r.uid).filter(|n| n.observed())?;
+        let node = self.nodes.get(r.uid.as_str()).filter(|n| n.observed())?;
         let id = &node.identity;
         let same = id.name == r.name
             && *id.kind == *r.kind
@@ -382,8 +430,8 @@ impl Graph {
         // A blocking reference removed or made non-blocking may let its owner go.
         for (owner, r) in &before {
             let unblocked = r.blocks() && after.get(owner).is_none_or(|n| !n.blocks());
-            if unblocked && self.nodes.contains_key(*owner) {
-                out.push(Action::Delete(owner.to_string()));
+            if unblocked && let Some((owner, _)) = self.nodes.get_key_value(*owner) {
+                out.push(Action::Delete(owner.clone()));
             }
         }
         for owner in before.keys().filter(|o| !after.contains_key(*o)) {
@@ -412,15 +460,16 @@ impl Graph {
         let mut suspicious = false;
         for r in refs {
             let blocks = blocks_owner(&all, &r.uid);
-            let Some(owner) = self.nodes.get(&r.uid) else {
-                self.nodes.insert(
-                    r.uid.clone(),
-                    Box::new(Node::new(r.identity(&me.namespace), None)),
-                );
+            let Some((owner_uid, owner)) = self.nodes.get_key_value(r.uid.as_str()) else {
+                let owner = r.identity(&me.namespace);
+                let owner_uid = owner.uid.clone();
+                self.nodes
+                    .insert(owner_uid.clone(), Box::new(Node::new(owner, None)));
                 self.link(&r.uid, uid, blocks);
-                out.push(Action::Delete(r.uid.clone()));
+                out.push(Action::Delete(owner_uid));
                 continue;
             };
+            let owner_uid = owner_uid.clone();
             let (waiting, orphaning) = (owner.deleting_dependents, owner.orphaning);
             if !suspicious {
                 let owner_id = &owner.identity;
@@ -444,23 +493,28 @@ impl Graph {
             self.link(&r.uid, uid, blocks);
             if waiting {
                 // Its owner already waits for its dependents: this one too.
-                out.push(Action::Delete(uid.to_string()));
+                out.push(Action::Delete(me.uid.clone()));
             }
             if orphaning {
                 // Named by a dependent while it orphans them: this one is orphaned too.
-                out.push(Action::Orphan(r.uid.clone()));
+                out.push(Action::Orphan(owner_uid));
             }
         }
         if suspicious {
-            out.push(Action::Delete(uid.to_string()));
+            out.push(Action::Delete(me.uid));
         }
     }
 
     fn link(&mut self, owner: &str, dependent: &str, blocks: bool) {
+        // The dependent's node holds the copy of its uid to share.
+        let dependent = match self.nodes.get_key_value(dependent) {
+            Some((uid, _)) => uid.clone(),
+            None => Arc::from(dependent),
+        };
         let Some(o) = self.nodes.get_mut(owner) else {
             return;
         };
-        if o.dependents.insert(dependent.to_string(), blocks) == Some(true) {
+        if o.dependents.insert(dependent, blocks) == Some(true) {
             o.blocking -= 1;
         }
         if blocks {

@@ -46,7 +46,7 @@ fn deletes(actions: &[Action]) -> Vec<String> {
     let mut uids: Vec<String> = actions
         .iter()
         .filter_map(|a| match a {
-            Action::Delete(u) => Some(u.clone()),
+            Action::Delete(u) => Some(u.to_string()),
             _ => None,
         })
         .collect();
@@ -185,7 +185,7 @@ fn a_virtual_owner_seen_elsewhere_reports_its_dependents() {
     put(&mut g, dep("b", "dep", "d", "o", false));
     let actions = put(&mut g, meta("a", "owner", "o", vec![]));
     assert!(
-        matches!(&actions[0], Action::InvalidNamespace { dependent, .. } if dependent.uid == "d")
+        matches!(&actions[0], Action::InvalidNamespace { dependent, .. } if &*dependent.uid == "d")
     );
     assert_eq!(deletes(&actions), ["d"]);
 }

@@ -28,7 +28,7 @@ use crate::api::kinds::crd::CRD_PREFIX;
 use crate::api::state::Shared;
 use crate::store::KeyValue;
 use graph::{Action, Graph};
-use refs::{Identity, OwnerRef, read_meta};
+use refs::{Identity, OwnerRef, Uid, read_meta};
 
 /// The name events and `managedFields` give the garbage collector.
 const COMPONENT: &str = "garbage-collector-controller";
@@ -41,9 +41,9 @@ const MAX_RETRY: Duration = Duration::from_secs(16);
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Item {
     /// attemptToDelete: collect the object of this uid, or finish its foreground deletion.
-    Delete(String),
+    Delete(Uid),
     /// attemptToOrphan: orphan the dependents of this uid.
-    Orphan(String),
+    Orphan(Uid),
 }
 
 /// What became of an attempt.
@@ -103,7 +103,7 @@ impl Gc {
         let mut involved = json!({
             "apiVersion": &*dependent.api_version,
             "kind": &*dependent.kind,
-            "metadata": {"name": dependent.name, "uid": dependent.uid},
+            "metadata": {"name": dependent.name, "uid": &*dependent.uid},
         });
         if !dependent.namespace.is_empty() {
             involved["metadata"]["namespace"] = Value::String(dependent.namespace.to_string());

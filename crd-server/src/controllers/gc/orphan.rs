@@ -26,7 +26,7 @@ pub(super) async fn orphan(gc: &Gc, uid: &str) -> Outcome {
             .collect();
         (node.identity.clone(), dependents)
     };
-    let owner_uid = [owner.uid.clone()];
+    let owner_uid = [owner.uid.to_string()];
     let failed = stream::iter(dependents)
         .map(|dep| {
             let owner_uid = &owner_uid;

@@ -20,8 +20,12 @@ pub struct Identity {
     pub kind: Arc<str>,
     pub namespace: Arc<str>,
     pub name: String,
-    pub uid: String,
+    /// Shared with the graph's tables, which index nodes by it.
+    pub uid: Uid,
 }
+
+/// An object's uid, one copy shared by every table of the graph that names it.
+pub type Uid = Arc<str>;
 
 impl fmt::Display for Identity {
     /// The form kube-controller-manager prints references in (events, logs).
@@ -89,7 +93,7 @@ impl OwnerRef {
 
     /// Whether uid, name, kind and apiVersion are the identity's.
     pub fn matches(&self, id: &Identity) -> bool {
-        self.uid == id.uid
+        *self.uid == *id.uid
             && self.name == id.name
             && *self.kind == *id.kind
             && *self.api_version == *id.api_version
@@ -102,7 +106,7 @@ impl OwnerRef {
             kind: Arc::from(self.kind.as_str()),
             namespace: Arc::from(namespace),
             name: self.name.clone(),
-            uid: self.uid.clone(),
+            uid: Arc::from(self.uid.as_str()),
         }
     }
 }
