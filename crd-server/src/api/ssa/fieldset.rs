@@ -236,13 +236,14 @@ pub fn of_value(value: &Value, shape: Shape<'_>) -> FieldSet {
 
 impl FieldSet {
     /// FieldsV1 JSON.
-    pub fn to_json(&self) -> Value {
+    pub fn into_json(self) -> Value {
         let mut m = Map::new();
         if self.member && !self.children.is_empty() {
             m.insert(".".into(), Value::Object(Map::new()));
         }
-        for (k, c) in &self.children {
-            m.insert(k.clone(), c.to_json());
+        // The keys move into the JSON: a create writes its whole field set this way.
+        for (k, c) in self.children {
+            m.insert(k, c.into_json());
         }
         Value::Object(m)
     }
@@ -518,13 +519,13 @@ mod tests {
                      "args": ["-v"], "env": {"A": "1"}}});
         let set = of_object(&obj, Some(&schema()));
         assert_eq!(
-            set.to_json(),
+            set.clone().into_json(),
             json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
                    "f:spec": {"f:args": {}, "f:env": {".": {}, "f:A": {}},
                               "f:ports": {"k:{\"name\":\"http\"}": {".": {}, "f:name": {}, "f:port": {}}},
                               "f:replicas": {}, "f:tags": {"v:\"a\"": {}}}})
         );
-        assert_eq!(FieldSet::from_json(&set.to_json()), set);
+        assert_eq!(FieldSet::from_json(&set.clone().into_json()), set);
         let port: Vec<String> = vec![
             "f:spec".into(),
             "f:ports".into(),
@@ -593,9 +594,9 @@ mod tests {
         let mut set =
             FieldSet::from_json(&json!({"f:b": {"f:e": {".": {}, "f:x": {}}}, "f:z": {}}));
         set.remove_fields(&["b", "e"]);
-        assert_eq!(set.to_json(), json!({"f:z": {}}));
+        assert_eq!(set.clone().into_json(), json!({"f:z": {}}));
         set.remove_fields(&["missing", "path"]);
-        assert_eq!(set.to_json(), json!({"f:z": {}}));
+        assert_eq!(set.clone().into_json(), json!({"f:z": {}}));
         set.remove_fields(&[]);
         assert!(set.is_empty());
     }

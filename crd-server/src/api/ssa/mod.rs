@@ -52,15 +52,18 @@ struct Entry {
 }
 
 impl Entry {
-    fn to_json(&self) -> Value {
-        let mut v = json!({
-            "manager": self.manager, "operation": self.operation, "apiVersion": self.api_version,
-            "time": self.time, "fieldsType": "FieldsV1", "fieldsV1": self.fields.to_json(),
-        });
-        if let Some(s) = &self.subresource {
-            v["subresource"] = json!(s);
+    fn into_json(self) -> Value {
+        let mut m = Map::new();
+        m.insert("manager".into(), Value::String(self.manager));
+        m.insert("operation".into(), Value::String(self.operation));
+        m.insert("apiVersion".into(), Value::String(self.api_version));
+        m.insert("time".into(), Value::String(self.time));
+        m.insert("fieldsType".into(), Value::from("FieldsV1"));
+        m.insert("fieldsV1".into(), self.fields.into_json());
+        if let Some(s) = self.subresource {
+            m.insert("subresource".into(), Value::String(s));
         }
-        v
+        Value::Object(m)
     }
 
     /// How kube-apiserver names a manager in a conflict.
@@ -104,9 +107,9 @@ fn entries(object: Option<&Value>) -> Vec<Entry> {
 
 fn store_entries(object: &mut Value, entries: Vec<Entry>) {
     let list: Vec<Value> = entries
-        .iter()
+        .into_iter()
         .filter(|e| !e.fields.is_empty())
-        .map(Entry::to_json)
+        .map(Entry::into_json)
         .collect();
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         if list.is_empty() {
