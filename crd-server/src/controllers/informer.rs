@@ -98,7 +98,9 @@ pub async fn follow_keeping(
         };
         let mut fresh: HashMap<Box<str>, Kept> = HashMap::with_capacity(listed.items.len());
         for kv in listed.items {
-            let prev = known.remove_entry(kv.key.as_str()).map(Kept::into_key_value);
+            let prev = known
+                .remove_entry(kv.key.as_str())
+                .map(Kept::into_key_value);
             let (key, kept) = (kv.key.as_str().into(), remember(&kv));
             if prev.as_ref().map(|p| p.mod_revision) != Some(kv.mod_revision)
                 && tx.send(Change::Put { kv, prev }).is_err()

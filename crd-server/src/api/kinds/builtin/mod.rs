@@ -146,33 +146,44 @@ pub(crate) const NONE: &[(&str, &str)] = &[];
 
 const CREATE: &[&str] = &["create"];
 
-/// One create-only cluster-scoped kind.
-pub(crate) const fn review(
-    group: &'static str,
-    plural: &'static str,
-    singular: &'static str,
-    kind: &'static str,
-    definition: &'static str,
-    behaviour: &'static dyn Behaviour,
-) -> Spec {
-    Spec {
-        group,
-        version: "v1",
-        plural,
-        singular,
-        kind,
-        namespaced: false,
-        short_names: &[],
-        categories: &[],
-        verbs: CREATE,
-        subresources: &[],
-        // Never stored: only `create` is served, and answered.
-        prefix: "",
-        codec: None,
-        definition,
-        name_rule: None,
-        field_selectors: NONE,
-        behaviour,
+impl Spec {
+    /// A cluster-scoped kind of `group`/v1 with every verb and nothing else: the
+    /// catalogs start from it and set what differs (`Spec { .., ..Spec::v1(..) }`).
+    pub(crate) const fn v1(
+        group: &'static str,
+        plural: &'static str,
+        singular: &'static str,
+        kind: &'static str,
+        definition: &'static str,
+        behaviour: &'static dyn Behaviour,
+    ) -> Spec {
+        Spec {
+            group,
+            version: "v1",
+            plural,
+            singular,
+            kind,
+            namespaced: false,
+            short_names: &[],
+            categories: &[],
+            verbs: ALL_VERBS,
+            subresources: &[],
+            prefix: "",
+            codec: None,
+            definition,
+            name_rule: None,
+            field_selectors: NONE,
+            behaviour,
+        }
+    }
+
+    /// Create-only (the review kinds): never stored (no prefix), only `create` is
+    /// served, and answered.
+    pub(crate) const fn create_only(self) -> Spec {
+        Spec {
+            verbs: CREATE,
+            ..self
+        }
     }
 }
 

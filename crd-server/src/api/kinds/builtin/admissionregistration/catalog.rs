@@ -6,7 +6,7 @@ use crate::api::kinds::builtin::admissionregistration::bindings::Bindings;
 use crate::api::kinds::builtin::admissionregistration::mutating_policies::MutatingPolicies;
 use crate::api::kinds::builtin::admissionregistration::validating_policies::ValidatingPolicies;
 use crate::api::kinds::builtin::admissionregistration::webhook_configurations::Webhooks;
-use crate::api::kinds::builtin::{ALL_VERBS, NONE, NameRule, Spec};
+use crate::api::kinds::builtin::{NameRule, Spec};
 
 const GROUP: &str = "admissionregistration.k8s.io";
 const CATEGORIES: &[&str] = &["api-extensions"];
@@ -22,22 +22,11 @@ const fn kind(
     behaviour: &'static dyn crate::api::kinds::builtin::Behaviour,
 ) -> Spec {
     Spec {
-        group: GROUP,
-        version: "v1",
-        plural,
-        singular,
-        kind,
-        namespaced: false,
-        short_names: &[],
         categories: CATEGORIES,
-        verbs: ALL_VERBS,
         subresources,
         prefix,
-        codec: None,
-        definition,
         name_rule: Some(NameRule::DnsSubdomain),
-        field_selectors: NONE,
-        behaviour,
+        ..Spec::v1(GROUP, plural, singular, kind, definition, behaviour)
     }
 }
 

@@ -4,18 +4,19 @@
 
 use serde_json::{Value, json};
 
+use crate::api::kinds::builtin::Spec;
 use crate::api::kinds::builtin::authorization::reviews::with_status;
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::{Spec, review};
 
-pub(super) static KINDS: &[Spec] = &[review(
+pub(super) static KINDS: &[Spec] = &[Spec::v1(
     "authentication.k8s.io",
     "selfsubjectreviews",
     "selfsubjectreview",
     "SelfSubjectReview",
     "io.k8s.api.authentication.v1.SelfSubjectReview",
     &SelfReviews,
-)];
+)
+.create_only()];
 
 /// SelfSubjectReviews.
 pub struct SelfReviews;

@@ -3,15 +3,15 @@
 
 pub mod reviews;
 
+use crate::api::kinds::builtin::Spec;
 use crate::api::kinds::builtin::authorization::reviews::{
     AccessReviews, LocalSubjectAccessReviews, RulesReviews, SubjectAccessReviews,
 };
-use crate::api::kinds::builtin::{Spec, review};
 
 pub(super) static KINDS: &[Spec] = &[
     Spec {
         namespaced: true,
-        ..review(
+        ..Spec::v1(
             "authorization.k8s.io",
             "localsubjectaccessreviews",
             "localsubjectaccessreview",
@@ -19,29 +19,33 @@ pub(super) static KINDS: &[Spec] = &[
             "io.k8s.api.authorization.v1.LocalSubjectAccessReview",
             &LocalSubjectAccessReviews,
         )
+        .create_only()
     },
-    review(
+    Spec::v1(
         "authorization.k8s.io",
         "selfsubjectaccessreviews",
         "selfsubjectaccessreview",
         "SelfSubjectAccessReview",
         "io.k8s.api.authorization.v1.SelfSubjectAccessReview",
         &AccessReviews,
-    ),
-    review(
+    )
+    .create_only(),
+    Spec::v1(
         "authorization.k8s.io",
         "selfsubjectrulesreviews",
         "selfsubjectrulesreview",
         "SelfSubjectRulesReview",
         "io.k8s.api.authorization.v1.SelfSubjectRulesReview",
         &RulesReviews,
-    ),
-    review(
+    )
+    .create_only(),
+    Spec::v1(
         "authorization.k8s.io",
         "subjectaccessreviews",
         "subjectaccessreview",
         "SubjectAccessReview",
         "io.k8s.api.authorization.v1.SubjectAccessReview",
         &SubjectAccessReviews,
-    ),
+    )
+    .create_only(),
 ];

@@ -9,7 +9,7 @@ use crd_runtime::names::{dns1123_subdomain, qualified_name};
 use serde_json::{Map, Value, json};
 
 use crate::api::kinds::builtin::behaviour::*;
-use crate::api::kinds::builtin::{ALL_VERBS, Codec, Spec, immutable_field};
+use crate::api::kinds::builtin::{Codec, Spec, immutable_field};
 use crate::api::table::{Cell, Column, human_since};
 
 /// events.k8s.io/v1 field → core/v1 field, where the names differ.
@@ -238,22 +238,12 @@ pub(crate) const fn spec(
     behaviour: &'static dyn Behaviour,
 ) -> Spec {
     Spec {
-        group,
-        version: "v1",
-        plural: "events",
-        singular: "event",
-        kind: "Event",
         namespaced: true,
         short_names: &["ev"],
-        categories: &[],
-        verbs: ALL_VERBS,
-        subresources: &[],
         prefix: "/registry/events/",
         codec,
-        definition,
-        name_rule: None,
         field_selectors,
-        behaviour,
+        ..Spec::v1(group, "events", "event", "Event", definition, behaviour)
     }
 }
 

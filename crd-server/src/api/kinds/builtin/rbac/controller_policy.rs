@@ -12,6 +12,8 @@ use super::bootstrap_policy::{cluster_role, meta};
 
 const RBAC: &str = "rbac.authorization.k8s.io";
 const PREFIX: &str = "system:controller:";
+/// Upstream's `Read` verbs.
+const READ: &[&str] = &["get", "list", "watch"];
 
 fn rule(verbs: &[&str], groups: &[&str], resources: &[&str]) -> Value {
     json!({"verbs": verbs, "apiGroups": groups, "resources": resources})
@@ -70,11 +72,7 @@ pub fn cluster_roles() -> Vec<Value> {
         (
             "daemon-set-controller",
             vec![
-                rule(
-                    &["get", "list", "watch"],
-                    &["extensions", "apps"],
-                    &["daemonsets"],
-                ),
+                rule(READ, &["extensions", "apps"], &["daemonsets"]),
                 rule(&["update"], &["extensions", "apps"], &["daemonsets/status"]),
                 rule(
                     &["update"],
@@ -131,20 +129,12 @@ pub fn cluster_roles() -> Vec<Value> {
             "disruption-controller",
             vec![
                 rule(
-                    &["get", "list", "watch"],
+                    READ,
                     &["apps", "extensions"],
                     &["deployments", "replicasets", "statefulsets"],
                 ),
-                rule(
-                    &["get", "list", "watch"],
-                    &[""],
-                    &["replicationcontrollers"],
-                ),
-                rule(
-                    &["get", "list", "watch"],
-                    &["policy"],
-                    &["poddisruptionbudgets"],
-                ),
+                rule(READ, &[""], &["replicationcontrollers"]),
+                rule(READ, &["policy"], &["poddisruptionbudgets"]),
                 rule(&["update"], &["policy"], &["poddisruptionbudgets/status"]),
                 rule(&["get"], &["*"], &["*/scale"]),
                 rule(&["get"], &[""], &["pods"]),
@@ -155,7 +145,7 @@ pub fn cluster_roles() -> Vec<Value> {
         (
             "endpoint-controller",
             vec![
-                rule(&["get", "list", "watch"], &[""], &["services", "pods"]),
+                rule(READ, &[""], &["services", "pods"]),
                 rule(
                     &["get", "list", "create", "update", "delete"],
                     &[""],
@@ -168,11 +158,7 @@ pub fn cluster_roles() -> Vec<Value> {
         (
             "endpointslice-controller",
             vec![
-                rule(
-                    &["get", "list", "watch"],
-                    &[""],
-                    &["services", "pods", "nodes"],
-                ),
+                rule(READ, &[""], &["services", "pods", "nodes"]),
                 rule(&["update"], &[""], &["services/finalizers"]),
                 rule(
                     &["create", "update", "delete", "get", "list"],
@@ -261,11 +247,7 @@ pub fn cluster_roles() -> Vec<Value> {
                     &[""],
                     &["pods"],
                 ),
-                rule(
-                    &["get", "list", "watch"],
-                    &["storage.k8s.io"],
-                    &["storageclasses"],
-                ),
+                rule(READ, &["storage.k8s.io"], &["storageclasses"]),
                 rule(
                     &["get", "create", "update", "delete"],
                     &[""],
@@ -304,7 +286,7 @@ pub fn cluster_roles() -> Vec<Value> {
             "statefulset-controller",
             vec![
                 rule(&["list", "watch"], &[""], &["pods"]),
-                rule(&["get", "list", "watch"], &["apps"], &["statefulsets"]),
+                rule(READ, &["apps"], &["statefulsets"]),
                 rule(&["update"], &["apps"], &["statefulsets/status"]),
                 rule(&["update"], &["apps"], &["statefulsets/finalizers"]),
                 rule(
@@ -347,7 +329,7 @@ pub fn cluster_roles() -> Vec<Value> {
             "validatingadmissionpolicy-status-controller",
             vec![
                 rule(
-                    &["get", "list", "watch"],
+                    READ,
                     &["admissionregistration.k8s.io"],
                     &["validatingadmissionpolicies"],
                 ),
@@ -406,12 +388,12 @@ pub fn cluster_roles() -> Vec<Value> {
                 &["leases"],
                 &["kube-scheduler"]
             ),
-            rule(&["get", "list", "watch"], &[""], &["nodes"]),
+            rule(READ, &[""], &["nodes"]),
             rule(&["get", "list", "watch", "delete"], &[""], &["pods"]),
             rule(&["create"], &[""], &["bindings", "pods/binding"]),
             rule(&["patch", "update"], &[""], &["pods/status"]),
             rule(
-                &["get", "list", "watch"],
+                READ,
                 &["", "apps"],
                 &[
                     "replicationcontrollers",
@@ -420,11 +402,7 @@ pub fn cluster_roles() -> Vec<Value> {
                     "statefulsets"
                 ]
             ),
-            rule(
-                &["get", "list", "watch"],
-                &["policy"],
-                &["poddisruptionbudgets"]
-            ),
+            rule(READ, &["policy"], &["poddisruptionbudgets"]),
             rule(
                 &["get", "list", "watch", "update"],
                 &[""],
@@ -437,7 +415,7 @@ pub fn cluster_roles() -> Vec<Value> {
                 &["subjectaccessreviews"]
             ),
             rule(
-                &["get", "list", "watch"],
+                READ,
                 &["storage.k8s.io"],
                 &["csinodes", "csidrivers", "csistoragecapacities"]
             ),
