@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use tokio::sync::mpsc;
 
 use crate::store::{EventKind, KeyValue, ListOptions, Revision, Store, WatchItem};
@@ -65,14 +65,19 @@ impl Kept {
 
 /// Follows `prefix`, sending every change to `tx`, until the receiver goes away.
 pub async fn follow(store: Arc<dyn Store>, prefix: String, tx: mpsc::UnboundedSender<Change>) {
-    follow_keeping(store, prefix, Keep::Values, tx).await
+    follow_keeping(store, prefix, Keep::Values, Duration::ZERO, tx).await
 }
 
-/// [`follow`], remembering of each key what `keep` says.
+/// [`follow`], remembering of each key what `keep` says. With a `pace`, the informer
+/// waits that long whenever it has caught up, so that a busy store's events gather and
+/// it (and its receiver) wake once a batch, not once a write: for a follower of the
+/// whole store, such as the garbage collector, whose work is not urgent to the
+/// millisecond.
 pub async fn follow_keeping(
     store: Arc<dyn Store>,
     prefix: String,
     keep: Keep,
+    pace: Duration,
     tx: mpsc::UnboundedSender<Change>,
 ) {
     // Last seen per key: a relist reports the keys it no longer finds as deleted.
@@ -122,7 +127,19 @@ pub async fn follow_keeping(
             tokio::time::sleep(RETRY).await;
             continue;
         };
-        while let Some(item) = events.next().await {
+        loop {
+            let item = match events.next().now_or_never() {
+                Some(ready) => ready,
+                None => {
+                    if !pace.is_zero() {
+                        tokio::time::sleep(pace).await;
+                    }
+                    events.next().await
+                }
+            };
+            let Some(item) = item else {
+                break;
+            };
             let change = match item {
                 Ok(WatchItem::Event(e)) => match e.kind {
                     EventKind::Put => {
@@ -172,11 +189,12 @@ mod tests {
 
     #[tokio::test]
     async fn lists_then_watches() {
-        lists_then_watches_keeping(Keep::Values).await;
-        lists_then_watches_keeping(Keep::Revisions).await;
+        lists_then_watches_keeping(Keep::Values, Duration::ZERO).await;
+        // Paced, the same changes in the same order.
+        lists_then_watches_keeping(Keep::Revisions, Duration::from_millis(20)).await;
     }
 
-    async fn lists_then_watches_keeping(keep: Keep) {
+    async fn lists_then_watches_keeping(keep: Keep, pace: Duration) {
         let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
         store.create("/registry/a/x", "1".into()).await.unwrap();
         store.create("/registry/b/y", "2".into()).await.unwrap();
@@ -185,6 +203,7 @@ mod tests {
             store.clone(),
             "/registry/a/".into(),
             keep,
+            pace,
             tx,
         ));
         assert!(

@@ -36,6 +36,11 @@ const COMPONENT: &str = "garbage-collector-controller";
 const WORKERS: usize = 8;
 /// The longest a failed attempt waits for its retry.
 const MAX_RETRY: Duration = Duration::from_secs(16);
+/// How long the informer lets events gather once it has caught up: the collector
+/// follows every write of the store, and waking for each one cost more CPU than the
+/// work (BENCHMARKS.md, what the controllers cost); a cascade is not urgent to the
+/// millisecond.
+const PACE: Duration = Duration::from_millis(2);
 
 /// A unit of work.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -140,6 +145,7 @@ pub async fn run(shared: Arc<Shared>) {
         store,
         "/registry/".into(),
         keep,
+        PACE,
         tx,
     ));
     let mut builder = Builder::default();
