@@ -27,6 +27,15 @@ struct Snapshot {
     dependents: usize,
 }
 
+/// The object an attempt acts on: who it is, its kind, and the namespace to address
+/// it in.
+#[derive(Clone, Copy)]
+pub(super) struct Object<'a> {
+    pub id: &'a Identity,
+    pub res: &'a Resource,
+    pub ns: Option<&'a str>,
+}
+
 /// Why an owner reference could not be classified.
 enum Unclassified {
     /// A cluster-scoped object cannot have a namespaced owner: never resolves.
@@ -67,10 +76,15 @@ pub(super) async fn attempt(gc: &Gc, uid: &str) -> Outcome {
         Ok(_) => return vanished(gc, id, &res),
         Err(_) => return Outcome::Retry,
     };
+    let obj = Object {
+        id,
+        res: &res,
+        ns: ns.as_deref(),
+    };
     let outcome = if item.deleting_dependents {
-        finish_foreground(gc, id, &res, ns.as_deref()).await
+        finish_foreground(gc, obj).await
     } else {
-        collect(gc, &item, &res, ns.as_deref(), &latest).await
+        collect(gc, &item, obj, &latest).await
     };
     // An owner found through the API but not seen by the informer yet is checked
     // again until it is (or until it is found gone).
@@ -109,13 +123,7 @@ fn vanished(gc: &Gc, id: &Identity, res: &Resource) -> Outcome {
 }
 
 /// Decides the fate of an object with owner references.
-async fn collect(
-    gc: &Gc,
-    item: &Snapshot,
-    res: &Resource,
-    ns: Option<&str>,
-    latest: &Value,
-) -> Outcome {
+async fn collect(gc: &Gc, item: &Snapshot, obj: Object<'_>, latest: &Value) -> Outcome {
     let refs = owner_refs(latest);
     if refs.is_empty() {
         return Outcome::Done;
@@ -130,7 +138,6 @@ async fn collect(
             Err(Unclassified::Retry) => return Outcome::Retry,
         }
     }
-    let id = &item.identity;
     if !solid.is_empty() {
         if dangling.is_empty() && waiting.is_empty() {
             return Outcome::Done;
@@ -142,11 +149,10 @@ async fn collect(
             .chain(&waiting)
             .map(|r| r.uid.clone())
             .collect();
-        return done_if(remove_owner_refs(gc, id, res, ns, &uids).await);
+        return done_if(remove_owner_refs(gc, obj, &uids).await);
     }
     let policy = if !waiting.is_empty() && item.dependents > 0 {
-        if dependents_deleting_theirs(gc, &id.uid)
-            && unblock_owner_refs(gc, id, res, ns).await.is_err()
+        if dependents_deleting_theirs(gc, &obj.id.uid) && unblock_owner_refs(gc, obj).await.is_err()
         {
             return Outcome::Retry;
         }
@@ -158,7 +164,7 @@ async fn collect(
     } else {
         Propagation::Background
     };
-    delete(gc, id, res, ns, latest, policy).await
+    delete(gc, obj, latest, policy).await
 }
 
 /// Whether a dependent of `uid` itself waits for its dependents: deleting `uid` in the
@@ -221,14 +227,8 @@ async fn classify(gc: &Gc, dependent: &Identity, r: &OwnerRef) -> Result<Known, 
 
 /// Deletes the item with `policy`, only as it was read: same uid, and same
 /// resourceVersion unless only its owner references stayed the same.
-async fn delete(
-    gc: &Gc,
-    id: &Identity,
-    res: &Resource,
-    ns: Option<&str>,
-    latest: &Value,
-    policy: Propagation,
-) -> Outcome {
+async fn delete(gc: &Gc, obj: Object<'_>, latest: &Value, policy: Propagation) -> Outcome {
+    let Object { id, res, ns } = obj;
     let mut options = DeleteOptions {
         precondition_uid: Some(id.uid.to_string()),
         precondition_resource_version: Some(str_at(latest, "/metadata/resourceVersion").into()),
@@ -267,70 +267,56 @@ async fn delete(
 }
 
 /// An owner deleted in the foreground: done once no dependent blocks it.
-async fn finish_foreground(gc: &Gc, id: &Identity, res: &Resource, ns: Option<&str>) -> Outcome {
-    let blocking = gc.graph().node(&id.uid).map_or(0, |n| n.blocking());
+async fn finish_foreground(gc: &Gc, obj: Object<'_>) -> Outcome {
+    let blocking = gc.graph().node(&obj.id.uid).map_or(0, |n| n.blocking());
     if blocking > 0 {
         // Its blocking dependents were queued when its deletion started, or when they
         // appeared; each one's removal brings the owner back here.
         return Outcome::Done;
     }
-    done_if(remove_finalizer(gc, id, res, ns, FOREGROUND_FINALIZER).await)
+    done_if(remove_finalizer(gc, obj, FOREGROUND_FINALIZER).await)
 }
 
-/// Removes `finalizer` from the object `id` (if it is still that object).
-pub(super) async fn remove_finalizer(
-    gc: &Gc,
-    id: &Identity,
-    res: &Resource,
-    ns: Option<&str>,
-    finalizer: &str,
-) -> Result<(), ()> {
-    update_meta(gc, id, res, ns, |meta| {
-        let Some(Value::Array(list)) = meta.get_mut("finalizers") else {
-            return false;
-        };
-        let before = list.len();
-        list.retain(|f| f != finalizer);
-        let changed = list.len() != before;
-        if list.is_empty() {
-            meta.remove("finalizers");
-        }
-        changed
+/// Removes `finalizer` from the object (if it is still that object).
+pub(super) async fn remove_finalizer(gc: &Gc, obj: Object<'_>, finalizer: &str) -> Result<(), ()> {
+    update_meta(gc, obj, |meta| {
+        retain_in(meta, "finalizers", |f| f != finalizer)
     })
     .await
 }
 
-/// Removes the references to `uids` from the object `id`.
-pub(super) async fn remove_owner_refs(
-    gc: &Gc,
-    id: &Identity,
-    res: &Resource,
-    ns: Option<&str>,
-    uids: &[String],
-) -> Result<(), ()> {
-    update_meta(gc, id, res, ns, |meta| {
-        let Some(Value::Array(list)) = meta.get_mut("ownerReferences") else {
-            return false;
-        };
-        let before = list.len();
-        list.retain(|r| !uids.iter().any(|u| r["uid"] == u.as_str()));
-        let changed = list.len() != before;
-        if list.is_empty() {
-            meta.remove("ownerReferences");
-        }
-        changed
+/// Removes the references to `uids` from the object.
+pub(super) async fn remove_owner_refs(gc: &Gc, obj: Object<'_>, uids: &[String]) -> Result<(), ()> {
+    update_meta(gc, obj, |meta| {
+        retain_in(meta, "ownerReferences", |r| {
+            !uids.iter().any(|u| r["uid"] == u.as_str())
+        })
     })
     .await
+}
+
+/// Keeps the items of the list `field` that `keep`, dropping the field once empty;
+/// answers whether anything went.
+fn retain_in(
+    meta: &mut serde_json::Map<String, Value>,
+    field: &str,
+    keep: impl FnMut(&Value) -> bool,
+) -> bool {
+    let Some(Value::Array(list)) = meta.get_mut(field) else {
+        return false;
+    };
+    let before = list.len();
+    list.retain(keep);
+    let changed = list.len() != before;
+    if list.is_empty() {
+        meta.remove(field);
+    }
+    changed
 }
 
 /// Sets `blockOwnerDeletion: false` on the object's references that block.
-async fn unblock_owner_refs(
-    gc: &Gc,
-    id: &Identity,
-    res: &Resource,
-    ns: Option<&str>,
-) -> Result<(), ()> {
-    update_meta(gc, id, res, ns, |meta| {
+async fn unblock_owner_refs(gc: &Gc, obj: Object<'_>) -> Result<(), ()> {
+    update_meta(gc, obj, |meta| {
         let Some(Value::Array(list)) = meta.get_mut("ownerReferences") else {
             return false;
         };
@@ -348,9 +334,7 @@ async fn unblock_owner_refs(
 /// changed anything); an object of another uid is left alone, a missing one is fine.
 async fn update_meta(
     gc: &Gc,
-    id: &Identity,
-    res: &Resource,
-    ns: Option<&str>,
+    Object { id, res, ns }: Object<'_>,
     mut edit: impl FnMut(&mut serde_json::Map<String, Value>) -> bool,
 ) -> Result<(), ()> {
     let updated = gc

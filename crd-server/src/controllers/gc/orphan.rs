@@ -4,7 +4,7 @@
 
 use futures::{StreamExt, stream};
 
-use super::attempt::{remove_finalizer, remove_owner_refs};
+use super::attempt::{Object, remove_finalizer, remove_owner_refs};
 use super::refs::Identity;
 use super::{Gc, Outcome};
 use crate::api::write::delete::ORPHAN_FINALIZER;
@@ -33,7 +33,13 @@ pub(super) async fn orphan(gc: &Gc, uid: &str) -> Outcome {
             async move {
                 match gc.resource(&dep) {
                     Some((res, ns)) => {
-                        remove_owner_refs(gc, &dep, &res, ns.as_deref(), owner_uid).await
+                        let ns = ns.as_deref();
+                        let obj = Object {
+                            id: &dep,
+                            res: &res,
+                            ns,
+                        };
+                        remove_owner_refs(gc, obj, owner_uid).await
                     }
                     None => Err(()),
                 }
@@ -49,7 +55,12 @@ pub(super) async fn orphan(gc: &Gc, uid: &str) -> Outcome {
     let Some((res, ns)) = gc.resource(&owner) else {
         return Outcome::Retry;
     };
-    match remove_finalizer(gc, &owner, &res, ns.as_deref(), ORPHAN_FINALIZER).await {
+    let obj = Object {
+        id: &owner,
+        res: &res,
+        ns: ns.as_deref(),
+    };
+    match remove_finalizer(gc, obj, ORPHAN_FINALIZER).await {
         Ok(()) => Outcome::Done,
         Err(()) => Outcome::Retry,
     }
