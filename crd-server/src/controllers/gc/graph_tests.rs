@@ -253,3 +253,22 @@ fn recent_forgets_the_oldest() {
     r.insert(3);
     assert!(!r.contains(&1) && r.contains(&2) && r.contains(&3));
 }
+
+#[test]
+fn each_uid_and_key_is_held_once() {
+    let mut g = with_owner("o");
+    put(&mut g, dep("a", "d", "d", "o", true));
+    // Seen again: the copies stay the ones first made.
+    put(&mut g, dep("a", "d", "d", "o", true));
+    let (uid, node) = g.nodes.get_key_value("d").unwrap();
+    assert!(Arc::ptr_eq(uid, &node.identity.uid));
+    let key = node.key.as_ref().unwrap();
+    let (table_key, table_uid) = g.by_key.get_key_value(&**key).unwrap();
+    assert!(Arc::ptr_eq(table_key, key) && Arc::ptr_eq(table_uid, uid));
+    let owner = g.node("o").unwrap();
+    let dependent = owner.dependents().next().unwrap();
+    assert!(Arc::ptr_eq(dependent, uid));
+    // No dependent, no table.
+    assert!(g.node("d").unwrap().dependents.0.is_none());
+    assert!(owner.dependents.0.is_some());
+}
