@@ -197,8 +197,15 @@ fn main() {
             let (mut off, mut on) = (Vec::new(), Vec::new());
             let (mut off_cpu, mut on_cpu) = (Vec::new(), Vec::new());
             for round in 1..=rounds {
-                let (a, a_cpu) = creates_per_second(crd_server::Controllers::none()).await;
-                let (b, b_cpu) = creates_per_second(controllers.clone()).await;
+                // The side that runs first alternates: the second run of a pair gains
+                // a little (the first one's temp dir removal, the page cache).
+                let ((a, a_cpu), (b, b_cpu)) = if round % 2 == 1 {
+                    let a = creates_per_second(crd_server::Controllers::none()).await;
+                    (a, creates_per_second(controllers.clone()).await)
+                } else {
+                    let b = creates_per_second(controllers.clone()).await;
+                    (creates_per_second(crd_server::Controllers::none()).await, b)
+                };
                 println!(
                     "round {round}: creates/s ({CLIENTS} clients, {CREATES} CronTabs): no controllers {a:.0}, {label} {b:.0}; \
                      CPU per create: {a_cpu:.0} µs, {b_cpu:.0} µs"

@@ -123,16 +123,14 @@ impl FanOut {
         sizes
     }
 
-    /// The window bounds of the hub for `prefix`. A watch of every resource at once
-    /// (`/registry/`, the garbage collector's) is no resource's watch cache: its window
-    /// keeps the least, so that it holds no copy of the store; a follower that falls
-    /// behind it resumes from the backend's history or re-lists.
-    fn window_for(&self, prefix: &str) -> (usize, usize) {
-        if prefix.matches('/').count() < 3 {
-            (self.window.0, self.window.0)
-        } else {
-            self.window
-        }
+    /// Whether a watch of `prefix` spans every resource (`/registry/`, the garbage
+    /// collector's). It is no resource's watch cache and shares nothing with their
+    /// watchers: it reads the backend's own watch, so that no hub keeps a copy of
+    /// the store's recent writes for it nor wakes for each write on its behalf (its
+    /// follower reads in batches); one that falls behind resumes from the backend's
+    /// history or re-lists.
+    fn spans_resources(prefix: &str) -> bool {
+        prefix.matches('/').count() < 3
     }
 
     /// `stream`, ended by the next [`FanOut::restart`] (or with the FanOut).
@@ -157,7 +155,7 @@ impl FanOut {
         let (tx, _) = broadcast::channel(HUB_BUFFER);
         let hub = Arc::new(Hub {
             state: Mutex::new(HubState {
-                window: Window::new(start, self.window_for(prefix)),
+                window: Window::new(start, self.window),
                 failed: false,
             }),
             tx,
@@ -235,6 +233,10 @@ impl Store for FanOut {
                     oldest: floor + 1,
                 });
             }
+            if Self::spans_resources(prefix) {
+                let own = self.inner.watch(prefix, after).await?;
+                return Ok(self.ending(own));
+            }
             let hub = self.hub(&hub_prefix(prefix)).await?;
             let subscribed = {
                 let state = lock(&hub.state);
@@ -261,7 +263,8 @@ impl Store for FanOut {
                 let own = self.inner.watch(prefix, after).await?;
                 return Ok(self.ending(own));
             };
-            let prefix = prefix.to_string();
+            // Shared with each step of the stream: a clone per event costs no copy.
+            let prefix: Arc<str> = Arc::from(prefix);
             let live = futures::stream::unfold((rx, false), move |(mut rx, done)| {
                 let prefix = prefix.clone();
                 async move {
@@ -274,7 +277,7 @@ impl Store for FanOut {
                                 WatchItem::Event(e) if e.kv.mod_revision <= after => {}
                                 // Another namespace's change: nothing changed under this
                                 // prefix up to its revision (what bookmarks report).
-                                WatchItem::Event(e) if !e.kv.key.starts_with(&prefix) => {
+                                WatchItem::Event(e) if !e.kv.key.starts_with(&*prefix) => {
                                     let progress = WatchItem::Progress(e.kv.mod_revision);
                                     return Some((Ok(progress), (rx, false)));
                                 }
