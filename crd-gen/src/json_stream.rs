@@ -2,7 +2,7 @@
 //! lines) parsed with serde_json in one pass; a bad value costs only itself.
 //! Duplicate keys are errors ([`StrictValue`]).
 
-use crd_runtime::load::{StrictValue, json_message};
+use crd_runtime::load::{JsonInPlace, StrictValue, json_message};
 use serde_json::Value;
 
 /// A syntax error with its position (1-based; 0 when unknown).
@@ -16,13 +16,14 @@ pub struct SyntaxError {
 }
 
 /// Calls `f` with every JSON value of `bytes` (whitespace-separated, so JSON lines
-/// work) as soon as it is parsed, and with every syntax error.
+/// work) as soon as it is parsed, and with every syntax error. The value lent to `f`
+/// is read into again for the next one (`std::mem::take` it to keep it).
 ///
 /// After an error, reading resumes at the next line after the one where the bad
 /// value began that starts (in column 1) with `{` or `[`: in JSON lines every good
 /// line is still read, and a bad pretty-printed document costs one error, not one per
 /// line.
-pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Result<Value, SyntaxError>)) {
+pub fn for_each_json_value(bytes: &[u8], mut f: impl FnMut(Result<&mut Value, SyntaxError>)) {
     // Nearly every value nests less than serde_json's own limit: read with that limit
     // on a stack sized for it, without scanning the text for its depth first (the
     // scan was a tenth of a run). At the first value past it, the rest of the text is
@@ -65,12 +66,12 @@ fn read_measured(
     bytes: &[u8],
     shift: usize,
     col0: usize,
-    f: &mut dyn FnMut(Result<Value, SyntaxError>),
+    f: &mut dyn FnMut(Result<&mut Value, SyntaxError>),
 ) {
     use crd_runtime::__private::depth::{json_text_depth, with_stack_for};
     // Lines before `bytes[start]`, so positions stay absolute after a too-deep value.
     let (mut start, mut shift, mut col0) = (0, shift, col0);
-    let mut emit = |r: Result<Value, SyntaxError>, shift: usize| {
+    let mut emit = |r: Result<&mut Value, SyntaxError>, shift: usize| {
         f(r.map_err(|mut e| {
             if e.line > 0 {
                 e.line += shift;
@@ -137,77 +138,105 @@ fn doc_start_before(bytes: &[u8], offset: usize) -> usize {
 /// Reads the values of `bytes` (starting `col0` columns into its first line) as
 /// `mode` says, on a stack sized for it; with [`Mode::Limited`], returns the offset of
 /// the first value nested past serde_json's limit, unread.
+///
+/// Objects are read into one value in place ([`JsonInPlace`]: the previous object's
+/// strings and maps are reused); whatever that reader leaves, and every error, is
+/// read by serde_json from the value's start.
 fn stream(
     bytes: &[u8],
     mode: Mode,
     col0: usize,
-    f: &mut dyn FnMut(Result<Value, SyntaxError>),
+    f: &mut dyn FnMut(Result<&mut Value, SyntaxError>),
 ) -> Option<usize> {
     let deep = matches!(mode, Mode::Measured(d) if d > crd_runtime::__private::depth::SHALLOW);
-    let mut offset = 0;
-    // Line number of `bytes[offset]`, so positions stay absolute after a resume.
-    let mut line_base = 0;
-    while offset < bytes.len() {
-        let rest = &bytes[offset..];
-        let mut de = serde_json::Deserializer::from_slice(rest);
+    // In-place reading needs text: the valid UTF-8 prefix (all of it, nearly always).
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let mut reader = JsonInPlace::new();
+    let mut slot = Value::Null;
+    let mut lines = LineCounter::default();
+    let mut at = 0;
+    loop {
+        at += bytes[at..]
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
+            .count();
+        if at == bytes.len() {
+            return None;
+        }
+        if bytes[at] == b'{'
+            && let Some(end) = reader.read_object(text, at, &mut slot)
+        {
+            f(Ok(&mut slot));
+            at = end;
+            continue;
+        }
+        let mut de = serde_json::Deserializer::from_slice(&bytes[at..]);
         if deep {
             de.disable_recursion_limit();
         }
-        let mut stream = de.into_iter::<StrictValue>();
-        let mut value_start = 0;
-        loop {
-            value_start += rest[value_start..]
-                .iter()
-                .take_while(|b| b.is_ascii_whitespace())
-                .count();
-            match stream.next() {
-                None => return None,
-                Some(Ok(StrictValue(v))) => {
-                    f(Ok(v));
-                    value_start = stream.byte_offset();
+        let mut one = de.into_iter::<StrictValue>();
+        match one.next() {
+            None => return None,
+            Some(Ok(StrictValue(v))) => {
+                slot = v;
+                f(Ok(&mut slot));
+                at += one.byte_offset();
+            }
+            Some(Err(e)) if mode == Mode::Limited && past_limit(&e) => return Some(at),
+            Some(Err(e)) => {
+                let message = json_message(&e);
+                // serde_json counts from `at`: its first line continues the line of `at`.
+                let (at_line, at_column) = lines.position(bytes, at, col0);
+                let (mut line, mut column) = match e.line() {
+                    0 => (0, 0),
+                    1 => (at_line, at_column - 1 + e.column()),
+                    l => (at_line + l - 1, e.column()),
+                };
+                let resume = next_document_line(bytes, at);
+                if let Some(next) = resume
+                    && lines.position(bytes, next, col0).0 <= line
+                {
+                    // The parse ran into the lines read next (a truncated JSON line):
+                    // the bad value is the one that starts here.
+                    (line, column) = (at_line, at_column);
                 }
-                Some(Err(e)) if mode == Mode::Limited && past_limit(&e) => {
-                    return Some(offset + value_start);
-                }
-                Some(Err(e)) => {
-                    let message = json_message(&e);
-                    // `rest` starts at a line start, or `col0` into the first line.
-                    let first_line = |l: usize| offset == 0 && l == 1;
-                    let (mut line, mut column) = match e.line() {
-                        0 => (0, 0),
-                        l if first_line(l) => (line_base + l, e.column() + col0),
-                        l => (line_base + l, e.column()),
-                    };
-                    let resume = next_document_line(rest, value_start);
-                    let resume_line = resume.map(|at| line_base + lines_in(&rest[..at]) + 1);
-                    if resume_line.is_some_and(|r| r <= line) {
-                        // The parse ran into the lines read next (a truncated JSON
-                        // line): the bad value is the one that starts here.
-                        line = line_base + lines_in(&rest[..value_start]) + 1;
-                        column = match rest[..value_start].iter().rposition(|&b| b == b'\n') {
-                            Some(p) => value_start - p,
-                            None if offset == 0 => value_start + col0 + 1,
-                            None => value_start + 1,
-                        };
-                    }
-                    f(Err(SyntaxError {
-                        line,
-                        column,
-                        message,
-                    }));
-                    match resume {
-                        Some(next) => {
-                            line_base += lines_in(&rest[..next]);
-                            offset += next;
-                        }
-                        None => return None,
-                    }
-                    break;
-                }
+                f(Err(SyntaxError {
+                    line,
+                    column,
+                    message,
+                }));
+                at = resume?;
             }
         }
     }
-    None
+}
+
+/// Line and column (1-based) of byte offsets asked for in increasing order: the
+/// newlines are counted once, not from the start for every error.
+#[derive(Default)]
+struct LineCounter {
+    /// Offset counted up to, and the newlines before it.
+    upto: usize,
+    newlines: usize,
+}
+
+impl LineCounter {
+    /// The position of `bytes[at]`, the first line starting `col0` columns in.
+    fn position(&mut self, bytes: &[u8], at: usize, col0: usize) -> (usize, usize) {
+        if at < self.upto {
+            (self.upto, self.newlines) = (0, 0);
+        }
+        self.newlines += lines_in(&bytes[self.upto..at]);
+        self.upto = at;
+        let column = match memchr::memrchr(b'\n', &bytes[..at]) {
+            Some(p) => at - p,
+            None => at + col0 + 1,
+        };
+        (self.newlines + 1, column)
+    }
 }
 
 /// Whether serde_json stopped at its recursion limit.
@@ -244,7 +273,7 @@ fn json_values_all(bytes: &[u8]) -> (Vec<Value>, Vec<SyntaxError>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     for_each_json_value(bytes, |r| match r {
-        Ok(v) => out.push(v),
+        Ok(v) => out.push(std::mem::take(v)),
         Err(e) => errors.push(e),
     });
     (out, errors)

@@ -20,12 +20,13 @@ pub fn is_json(bytes: &[u8]) -> bool {
 }
 
 /// Calls `f` with each JSON value of `bytes` (a piece of input `name` starting after
-/// `lines_before` lines), or with `Err("file:line:column: message")`.
+/// `lines_before` lines), or with `Err("file:line:column: message")`. The value is
+/// lent: the next one is read into it.
 pub fn for_each_json_document(
     name: &str,
     bytes: &[u8],
     lines_before: usize,
-    mut f: impl FnMut(Result<Value, String>),
+    mut f: impl FnMut(Result<&mut Value, String>),
 ) {
     for_each_json_value(bytes, |r| {
         f(r.map_err(|e| {
@@ -86,7 +87,9 @@ pub fn json_pieces(bytes: &[u8], size: usize) -> Vec<(usize, &[u8])> {
 /// line that starts a value) and after a bad YAML document (at the next `---`).
 pub fn for_each_document(input: &Input, mut f: impl FnMut(Result<Value, String>)) {
     if is_json(&input.bytes) {
-        return for_each_json_document(&input.name, &input.bytes, 0, f);
+        return for_each_json_document(&input.name, &input.bytes, 0, |r| {
+            f(r.map(std::mem::take))
+        });
     }
     match parse_documents_bytes(&input.name, &input.bytes) {
         Ok(docs) => docs.into_iter().map(Ok).for_each(f),

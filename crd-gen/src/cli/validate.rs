@@ -40,7 +40,9 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 use crd_runtime::KubeVersion;
 use crd_runtime::engine::{Engine, EngineOptions, SchemaOptions};
-use crd_runtime::load::{self, LoadError, crds_from_documents, parse_documents_bytes};
+use crd_runtime::load::{
+    self, LoadError, crds_from_documents, parse_documents_bytes, write_json, write_json_str,
+};
 use crd_runtime::{CustomResourceDefinition, ErrorList, JSONSchemaProps};
 use serde_json::Value;
 
@@ -390,10 +392,9 @@ const DOC_BATCH: usize = 256;
 /// document order, as a one-by-one run would print them. JSON input is cut into
 /// pieces read by the workers themselves; YAML documents are read first.
 fn validate_input<'i>(run: &Run<'_>, input: &'i Input, out: &mut impl Write, totals: &mut Totals) {
-    let threads = crd_gen::par::threads();
     let mut next_index = 0;
     let mut write_failed = false;
-    let json_in_pieces = threads > 1 && is_json(&input.bytes);
+    let json_in_pieces = is_json(&input.bytes);
     let produce = |feed: &mut dyn FnMut(Batch<'i>)| {
         if json_in_pieces {
             for (lines_before, bytes) in json_pieces(&input.bytes, JSON_PIECE) {
@@ -495,10 +496,10 @@ fn validate_batch(run: &Run<'_>, input: &Input, batch: Batch<'_>) -> BatchReport
     } else {
         0
     };
-    let mut one = |doc: Result<Value, String>| {
+    let mut one = |doc: Result<&mut Value, String>| {
         let n = r.documents;
         r.documents += 1;
-        let mut doc = match doc {
+        let doc = match doc {
             Ok(doc) => doc,
             Err(msg) => {
                 r.unreadable += 1;
@@ -510,9 +511,9 @@ fn validate_batch(run: &Run<'_>, input: &Input, batch: Batch<'_>) -> BatchReport
         let old = if olds.is_empty() || !doc.is_object() {
             None
         } else {
-            olds.get(&identity(&doc))
+            olds.get(&identity(doc))
         };
-        let (result, warnings) = admit(run, &mut doc, old);
+        let (result, warnings) = admit(run, doc, old);
         if result.is_err() {
             r.invalid += 1;
         }
@@ -530,7 +531,7 @@ fn validate_batch(run: &Run<'_>, input: &Input, batch: Batch<'_>) -> BatchReport
         }
         let policy_warnings = run.policies.map(|_| warnings.as_slice());
         // Writing to a Vec only fails on a value serde_json cannot print.
-        match report(args, &input.name, &doc, &result, policy_warnings, &mut buf) {
+        match report(args, &input.name, doc, &result, policy_warnings, &mut buf) {
             Ok(None) => {}
             Ok(Some(msg)) => {
                 r.after_output(&mut buf, &mut marks, Piece::DocErr(n, msg));
@@ -541,7 +542,14 @@ fn validate_batch(run: &Run<'_>, input: &Input, batch: Batch<'_>) -> BatchReport
         }
     };
     match batch {
-        Batch::Documents(docs) => docs.into_iter().for_each(&mut one),
+        Batch::Documents(docs) => {
+            for doc in docs {
+                match doc {
+                    Ok(mut doc) => one(Ok(&mut doc)),
+                    Err(e) => one(Err(e)),
+                }
+            }
+        }
         Batch::Json {
             lines_before,
             bytes,
@@ -551,6 +559,18 @@ fn validate_batch(run: &Run<'_>, input: &Input, batch: Batch<'_>) -> BatchReport
         r.pieces.push(Piece::Out(buf, marks));
     }
     r
+}
+
+/// A JSON array of strings, as serde_json writes it.
+fn write_strings(out: &mut Vec<u8>, items: &[String]) {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_json_str(out, item);
+    }
+    out.push(b']');
 }
 
 /// The engine for an object; an object no engine handles gets a single message.
@@ -605,7 +625,7 @@ fn report(
     doc: &Value,
     result: &Result<(), Vec<String>>,
     warnings: Option<&[String]>,
-    out: &mut impl Write,
+    out: &mut Vec<u8>,
 ) -> std::io::Result<Option<String>> {
     let kind = str_at(doc, "kind");
     let name = object_name(doc);
@@ -614,30 +634,29 @@ fn report(
             Ok(()) => &[],
             Err(e) => e,
         };
-        out.write_all(b"{\"file\":")?;
-        serde_json::to_writer(&mut *out, file)?;
-        out.write_all(b",\"index\":")?;
-        out.write_all(b",\"kind\":")?;
-        serde_json::to_writer(&mut *out, kind)?;
-        out.write_all(b",\"name\":")?;
-        serde_json::to_writer(&mut *out, name)?;
-        out.write_all(b",\"errors\":")?;
-        serde_json::to_writer(&mut *out, errors)?;
+        out.extend_from_slice(b"{\"file\":");
+        write_json_str(out, file);
+        out.extend_from_slice(b",\"index\":,\"kind\":");
+        write_json_str(out, kind);
+        out.extend_from_slice(b",\"name\":");
+        write_json_str(out, name);
+        out.extend_from_slice(b",\"errors\":");
+        write_strings(out, errors);
         if let Some(warnings) = warnings {
-            out.write_all(b",\"warnings\":")?;
-            serde_json::to_writer(&mut *out, warnings)?;
+            out.extend_from_slice(b",\"warnings\":");
+            write_strings(out, warnings);
         }
-        out.write_all(b",\"object\":")?;
-        serde_json::to_writer(&mut *out, doc)?;
-        out.write_all(b"}\n")?;
+        out.extend_from_slice(b",\"object\":");
+        write_json(out, doc);
+        out.extend_from_slice(b"}\n");
         return Ok(None);
     }
     let shown_kind = if kind.is_empty() { "object" } else { kind };
     match (result, args.output) {
         (Ok(()), None) => Ok(None),
         (Ok(()), Some(OutputFormat::Json)) => {
-            serde_json::to_writer(&mut *out, doc)?;
-            out.write_all(b"\n")?;
+            write_json(out, doc);
+            out.push(b'\n');
             Ok(None)
         }
         (Ok(()), Some(OutputFormat::Yaml)) => {

@@ -18,6 +18,8 @@
 //!
 //! [`Budget`]: serde_saphyr::Budget
 
+mod json_in_place;
+mod json_write;
 mod messages;
 #[cfg(test)]
 mod moving_tests;
@@ -35,6 +37,8 @@ mod yaml_scan_tests;
 
 use messages::yaml_message;
 use std::fmt;
+pub use json_in_place::{IN_PLACE_DEPTH, JsonInPlace};
+pub use json_write::{write_json, write_json_str};
 pub use strict_json::{StrictValue, json_message};
 
 use serde::Serialize;
