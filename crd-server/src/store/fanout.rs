@@ -233,12 +233,11 @@ impl Store for FanOut {
                     oldest: floor + 1,
                 });
             }
-            if Self::spans_resources(prefix) {
-                let own = self.inner.watch(prefix, after).await?;
-                return Ok(self.ending(own));
-            }
-            let hub = self.hub(&hub_prefix(prefix)).await?;
-            let subscribed = {
+            // `None`: the backend's own watch serves it.
+            let subscribed = if Self::spans_resources(prefix) {
+                None
+            } else {
+                let hub = self.hub(&hub_prefix(prefix)).await?;
                 let state = lock(&hub.state);
                 match state.window.coverage(after) {
                     _ if state.failed => None,
