@@ -251,6 +251,18 @@ impl ResourceInfo {
     pub fn api_version(&self) -> String {
         crate::names::api_version(&self.group, &self.version)
     }
+
+    /// Whether `s` is [`ResourceInfo::api_version`], without building it (every
+    /// admission asks).
+    pub fn is_api_version(&self, s: &str) -> bool {
+        if self.group.is_empty() {
+            return s == self.version;
+        }
+        s.len() == self.group.len() + 1 + self.version.len()
+            && s.starts_with(self.group.as_str())
+            && s.as_bytes()[self.group.len()] == b'/'
+            && s.ends_with(self.version.as_str())
+    }
 }
 
 /// A compiled, reusable validator for one CRD version or one bare schema: the

@@ -262,10 +262,6 @@ pub struct MetaRules {
     pub name_optional: bool,
 }
 
-fn str_of<'a>(m: &'a Map<String, Value>, k: &str) -> &'a str {
-    m.get(k).and_then(Value::as_str).unwrap_or("")
-}
-
 /// apimachinery's `ValidateObjectMeta` on a normalized metadata object.
 pub fn validate_object_meta(
     meta: &Map<String, Value>,
@@ -273,7 +269,8 @@ pub fn validate_object_meta(
     path: &Path,
     errs: &mut ErrorList,
 ) {
-    let generate_name = str_of(meta, "generateName");
+    let fields = MetaFields::of(meta);
+    let generate_name = fields.generate_name;
     if !generate_name.is_empty() {
         for m in (rules.name)(generate_name, true) {
             errs.push(FieldError::invalid(
@@ -283,7 +280,7 @@ pub fn validate_object_meta(
             ));
         }
     }
-    let name = str_of(meta, "name");
+    let name = fields.name;
     if name.is_empty() {
         if !rules.name_optional && generate_name.is_empty() {
             errs.push(FieldError::required(
@@ -300,7 +297,7 @@ pub fn validate_object_meta(
             ));
         }
     }
-    let ns = str_of(meta, "namespace");
+    let ns = fields.namespace;
     match rules.namespace {
         NamespaceRule::Required if ns.is_empty() => {
             errs.push(FieldError::required(path.child("namespace"), ""));
@@ -322,7 +319,7 @@ pub fn validate_object_meta(
         }
         _ => {}
     }
-    if let Some(g) = meta.get("generation").and_then(Value::as_i64)
+    if let Some(g) = fields.generation.and_then(Value::as_i64)
         && g < 0
     {
         errs.push(FieldError::invalid(
@@ -331,7 +328,7 @@ pub fn validate_object_meta(
             "must be greater than or equal to 0",
         ));
     }
-    if let Some(Value::Object(labels)) = meta.get("labels") {
+    if let Some(Value::Object(labels)) = fields.labels {
         let lp = path.child("labels");
         for (k, v) in labels {
             for m in names::qualified_name(k) {
@@ -343,7 +340,7 @@ pub fn validate_object_meta(
             }
         }
     }
-    if let Some(Value::Object(ann)) = meta.get("annotations") {
+    if let Some(Value::Object(ann)) = fields.annotations {
         let ap = path.child("annotations");
         let mut total = 0usize;
         for (k, v) in ann {
@@ -362,7 +359,7 @@ pub fn validate_object_meta(
             errs.push(FieldError::too_long(ap, LIMIT));
         }
     }
-    if let Some(Value::Array(fins)) = meta.get("finalizers") {
+    if let Some(Value::Array(fins)) = fields.finalizers {
         let fp = path.child("finalizers");
         for f in fins {
             let f = f.as_str().unwrap_or("");
@@ -371,7 +368,7 @@ pub fn validate_object_meta(
             }
         }
     }
-    if let Some(Value::Array(owners)) = meta.get("ownerReferences") {
+    if let Some(Value::Array(owners)) = fields.owner_references {
         let op = path.child("ownerReferences");
         let mut controllers = 0;
         for o in owners {
@@ -407,6 +404,41 @@ pub fn validate_object_meta(
     }
 }
 
+/// The metadata fields [`validate_object_meta`] reads, found in one pass over the
+/// map (a lookup each compared strings at every level of the tree, for every object).
+#[derive(Default)]
+struct MetaFields<'a> {
+    generate_name: &'a str,
+    name: &'a str,
+    namespace: &'a str,
+    generation: Option<&'a Value>,
+    labels: Option<&'a Value>,
+    annotations: Option<&'a Value>,
+    finalizers: Option<&'a Value>,
+    owner_references: Option<&'a Value>,
+}
+
+impl<'a> MetaFields<'a> {
+    fn of(meta: &'a Map<String, Value>) -> Self {
+        let mut f = MetaFields::default();
+        let text = |v: &'a Value| v.as_str().unwrap_or("");
+        for (k, v) in meta {
+            match k.as_str() {
+                "generateName" => f.generate_name = text(v),
+                "name" => f.name = text(v),
+                "namespace" => f.namespace = text(v),
+                "generation" => f.generation = Some(v),
+                "labels" => f.labels = Some(v),
+                "annotations" => f.annotations = Some(v),
+                "finalizers" => f.finalizers = Some(v),
+                "ownerReferences" => f.owner_references = Some(v),
+                _ => {}
+            }
+        }
+        f
+    }
+}
+
 /// `ValidateTypeMeta`: the object is of this resource's kind and version.
 pub(crate) fn type_meta_errors(res: &ResourceInfo, v: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
@@ -419,12 +451,11 @@ pub(crate) fn type_meta_errors(res: &ResourceInfo, v: &Value) -> Vec<FieldError>
         ));
     }
     let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-    let want = res.api_version();
-    if api_version != want {
+    if !res.is_api_version(api_version) {
         errs.push(FieldError::invalid(
             Path::new("apiVersion"),
             BadValue::Str(api_version.into()),
-            format!("must be {want}"),
+            format!("must be {}", res.api_version()),
         ));
     }
     errs

@@ -75,6 +75,21 @@ impl Pruner<'_> {
         }
     }
 
+    /// Whether [`Pruner::prune_entry`] keeps the entry `k` (already pruned below).
+    fn kept(&self, k: &str, child: &Value, n: &Node, embedded: bool) -> bool {
+        if embedded && is_meta_field(k) {
+            return true;
+        }
+        match n.property(k) {
+            Some(c) => !self.drops_null(child, c),
+            None => match n.additional {
+                Additional::Schema(c) => !self.drops_null(child, c),
+                Additional::Bool(_) => true,
+                Additional::Absent => false,
+            },
+        }
+    }
+
     pub fn prune(&mut self, v: &mut Value, id: Option<NodeId>, path: &PathRef<'_>) {
         if path.depth() > MAX_DEPTH {
             self.too_deep = true;
@@ -101,19 +116,25 @@ impl Pruner<'_> {
                 };
                 let embedded = n.embedded || (path.depth() == 0 && self.resource_root);
                 let at_root = path.depth() == 0;
-                map.retain(
-                    |k, child| match self.prune_entry(k, child, n, path, embedded) {
-                        Some(keep) => keep,
+                // Walk in place first; the map is rebuilt (`retain`) only when an
+                // entry must go, which most objects never need.
+                let mut drops = false;
+                for (k, child) in map.iter_mut() {
+                    match self.prune_entry(k, child, n, path, embedded) {
+                        Some(keep) => drops |= !keep,
                         None => {
+                            drops = true;
                             // The API server does not report the type meta fields it drops at the root.
                             if !(at_root && is_meta_field(k)) {
                                 let p = path.field(k);
                                 self.record(&p);
                             }
-                            false
                         }
-                    },
-                );
+                    }
+                }
+                if drops {
+                    map.retain(|k, child| self.kept(k, child, n, embedded));
+                }
             }
             Value::Array(items) => {
                 let items_id = node.and_then(|n| n.items);

@@ -293,17 +293,54 @@ impl Reader<'_, '_> {
 /// words that error) and removes the keys of the previous object the new one lacks.
 fn settle(text: &str, map: &mut Map<String, Value>, seen: &mut [(u32, u32)]) -> Option<()> {
     let key = |&(s, e): &(u32, u32)| &text[s as usize..e as usize];
-    if seen.len() > 1 {
-        seen.sort_unstable_by(|a, b| key(a).cmp(key(b)));
-        if seen.windows(2).any(|w| key(&w[0]) == key(&w[1])) {
-            return None;
+    if seen.len() <= SMALL {
+        // A handful of keys: each pair compared by length and first bytes, which
+        // settles nearly every pair without a string comparison.
+        let mut fp = [0u64; SMALL];
+        for (f, span) in fp.iter_mut().zip(seen.iter()) {
+            *f = fingerprint(key(span));
         }
+        for i in 1..seen.len() {
+            for j in 0..i {
+                if fp[i] == fp[j] && key(&seen[i]) == key(&seen[j]) {
+                    return None;
+                }
+            }
+        }
+        if map.len() != seen.len() {
+            map.retain(|k, _| {
+                let f = fingerprint(k);
+                (0..seen.len()).any(|i| fp[i] == f && key(&seen[i]) == k.as_str())
+            });
+        }
+        return Some(());
+    }
+    seen.sort_unstable_by(|a, b| key(a).cmp(key(b)));
+    if seen.windows(2).any(|w| key(&w[0]) == key(&w[1])) {
+        return None;
     }
     if map.len() != seen.len() {
-        // Sorted above: a binary search per stale candidate.
         map.retain(|k, _| seen.binary_search_by(|s| key(s).cmp(k)).is_ok());
     }
     Some(())
+}
+
+/// Objects with at most this many keys are settled by pairwise comparison.
+const SMALL: usize = 16;
+
+/// A key's first eight bytes and length mixed into one word: equal for equal keys
+/// (and rarely for others, which a string comparison then tells apart).
+#[inline]
+fn fingerprint(k: &str) -> u64 {
+    let b = k.as_bytes();
+    let head = match b.first_chunk::<8>() {
+        Some(word) => u64::from_le_bytes(*word),
+        None => b
+            .iter()
+            .enumerate()
+            .fold(0, |w, (i, &c)| w | u64::from(c) << (8 * i)),
+    };
+    head ^ (b.len() as u64).rotate_right(8)
 }
 
 fn set_string(target: &mut Value, s: &str) {
