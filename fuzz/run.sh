@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-TARGETS=(load_documents yaml_differential crd_check engine_admit codegen cel_eval server_request)
+TARGETS=(load_documents yaml_differential json_in_place crd_check engine_admit codegen cel_eval server_request)
 # Optimized, with debug assertions (integer overflow panics), without AddressSanitizer:
 # the code under test has no `unsafe`, and ASan made big-stack parser threads ~50x slower.
 BUILD=(-O -a -s none)

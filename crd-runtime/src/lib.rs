@@ -51,6 +51,7 @@ pub mod jsonpath;
 pub mod k8s;
 #[cfg(feature = "k8s-schemas")]
 pub mod k8s_schemas;
+mod keyprint;
 pub mod kube_support;
 pub mod labels;
 pub mod load;

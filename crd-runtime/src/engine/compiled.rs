@@ -131,6 +131,8 @@ pub struct Node {
     pub default: Option<Value>,
     /// Specified properties, sorted by name.
     pub properties: Vec<(String, NodeId)>,
+    /// [`crate::keyprint::key_print`] of each property name, in the same order.
+    pub property_prints: Vec<u64>,
     /// `additionalProperties`.
     pub additional: Additional,
     /// `items` (single-schema form).
@@ -205,6 +207,19 @@ impl Node {
 
     /// The schema of property `name`.
     pub fn property(&self, name: &str) -> Option<NodeId> {
+        // A few properties: a scan of their prints (one string comparison at most);
+        // a longer table: binary search.
+        if self.properties.len() <= PRINT_SCAN && self.property_prints.len() == self.properties.len()
+        {
+            let names = &self.properties;
+            let print = crate::keyprint::key_print(name);
+            return self
+                .property_prints
+                .iter()
+                .zip(names)
+                .find(|(p, (k, _))| **p == print && k == name)
+                .map(|(_, (_, id))| *id);
+        }
         self.properties
             .binary_search_by(|(k, _)| short_cmp(k.as_bytes(), name.as_bytes()))
             .ok()
@@ -228,6 +243,9 @@ impl Node {
             || self.not.is_some()
     }
 }
+
+/// Property tables up to this long are searched by their prints.
+const PRINT_SCAN: usize = 16;
 
 /// `a.cmp(b)` for short keys: property names differ in their first bytes, where an
 /// inline loop answers before a call to `memcmp` would have started (the binary
@@ -332,6 +350,11 @@ impl CompiledSchema {
                 n.properties.push((k.clone(), child));
             }
             // BTreeMap iteration is already sorted; binary search relies on it.
+            n.property_prints = n
+                .properties
+                .iter()
+                .map(|(k, _)| crate::keyprint::key_print(k))
+                .collect();
         }
         n.additional = match s.additional_properties.as_deref() {
             None => Additional::Absent,

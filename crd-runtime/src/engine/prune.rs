@@ -55,20 +55,27 @@ impl Pruner<'_> {
         if embedded && is_meta_field(k) {
             return Some(true);
         }
+        // Scalars have nothing to prune: no call for them (unless the call is what
+        // reports the depth limit).
+        let nested =
+            matches!(child, Value::Object(_) | Value::Array(_)) || path.depth() >= MAX_DEPTH;
         if let Some(c) = n.property(k) {
-            let p = path.field(k);
-            self.prune(child, Some(c), &p);
+            if nested {
+                self.prune(child, Some(c), &path.field(k));
+            }
             return Some(!self.drops_null(child, c));
         }
         match n.additional {
             Additional::Schema(c) => {
-                let p = path.key(k);
-                self.prune(child, Some(c), &p);
+                if nested {
+                    self.prune(child, Some(c), &path.key(k));
+                }
                 Some(!self.drops_null(child, c))
             }
             Additional::Bool(_) => {
-                let p = path.key(k);
-                self.prune(child, None, &p);
+                if nested {
+                    self.prune(child, None, &path.key(k));
+                }
                 Some(true)
             }
             Additional::Absent => None,

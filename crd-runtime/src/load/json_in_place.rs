@@ -15,6 +15,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::json_write::escape_free_run;
+use crate::keyprint::key_print;
 
 /// Deepest nesting read in place (below serde_json's own limit of 128).
 pub const IN_PLACE_DEPTH: usize = 100;
@@ -194,6 +195,9 @@ impl Reader<'_, '_> {
         let Value::Object(map) = target else {
             unreachable!("made an object above")
         };
+        if map.len() <= SMALL {
+            return self.small_object(map, depth);
+        }
         if self.seen.len() < depth {
             self.seen.resize_with(depth, Vec::new);
         }
@@ -203,6 +207,92 @@ impl Reader<'_, '_> {
         let kept = done.and_then(|()| settle(self.text, map, &mut seen));
         self.seen[depth - 1] = seen;
         kept
+    }
+
+    /// An object read into a map of at most [`SMALL`] entries: each key is found
+    /// among the map's by its print (no tree search), marked when read (a second
+    /// mark is a duplicate), and new keys are inserted and unmarked ones removed at
+    /// the end.
+    fn small_object(&mut self, map: &mut Map<String, Value>, depth: usize) -> Option<()> {
+        let mut slots: [Option<Slot<'_>>; SMALL] = [const { None }; SMALL];
+        for (slot, (key, value)) in slots.iter_mut().zip(map.iter_mut()) {
+            *slot = Some(Slot {
+                print: key_print(key),
+                key,
+                value,
+                read: false,
+            });
+        }
+        let mut added: Vec<(u32, u32, u64, Value)> = Vec::new();
+        self.skip_ws();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+        } else {
+            loop {
+                self.skip_ws();
+                if self.peek()? != b'"' {
+                    return None;
+                }
+                let (start, end, escaped) = self.string()?;
+                if escaped {
+                    return None;
+                }
+                self.skip_ws();
+                if self.peek()? != b':' {
+                    return None;
+                }
+                self.pos += 1;
+                let key = &self.text[start..end];
+                let print = key_print(key);
+                let known = slots
+                    .iter_mut()
+                    .map_while(Option::as_mut)
+                    .find(|s| s.print == print && s.key == key);
+                match known {
+                    Some(slot) if slot.read => return None, // a duplicate
+                    Some(slot) => {
+                        slot.read = true;
+                        self.value(slot.value, depth)?;
+                    }
+                    None => {
+                        let text = self.text;
+                        let again = added
+                            .iter()
+                            .any(|a| a.2 == print && &text[a.0 as usize..a.1 as usize] == key);
+                        // Many new keys: serde_json reads this one; the next object
+                        // of its shape takes the large-map path.
+                        if again || added.len() == 4 * SMALL {
+                            return None;
+                        }
+                        let mut value = Value::Null;
+                        self.value(&mut value, depth)?;
+                        added.push((start as u32, end as u32, print, value));
+                    }
+                }
+                self.skip_ws();
+                match self.peek()? {
+                    b',' => self.pos += 1,
+                    b'}' => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        let stale: Vec<String> = slots
+            .iter()
+            .map_while(Option::as_ref)
+            .filter(|s| !s.read)
+            .map(|s| s.key.to_owned())
+            .collect();
+        for key in stale {
+            map.remove(&key);
+        }
+        for (start, end, _, value) in added {
+            map.insert(self.text[start as usize..end as usize].to_owned(), value);
+        }
+        Some(())
     }
 
     fn entries(
@@ -298,7 +388,7 @@ fn settle(text: &str, map: &mut Map<String, Value>, seen: &mut [(u32, u32)]) -> 
         // settles nearly every pair without a string comparison.
         let mut fp = [0u64; SMALL];
         for (f, span) in fp.iter_mut().zip(seen.iter()) {
-            *f = fingerprint(key(span));
+            *f = key_print(key(span));
         }
         for i in 1..seen.len() {
             for j in 0..i {
@@ -309,7 +399,7 @@ fn settle(text: &str, map: &mut Map<String, Value>, seen: &mut [(u32, u32)]) -> 
         }
         if map.len() != seen.len() {
             map.retain(|k, _| {
-                let f = fingerprint(k);
+                let f = key_print(k);
                 (0..seen.len()).any(|i| fp[i] == f && key(&seen[i]) == k.as_str())
             });
         }
@@ -325,22 +415,16 @@ fn settle(text: &str, map: &mut Map<String, Value>, seen: &mut [(u32, u32)]) -> 
     Some(())
 }
 
-/// Objects with at most this many keys are settled by pairwise comparison.
+/// Objects with at most this many keys are read by [`Reader::small_object`] (and
+/// settled by pairwise comparison).
 const SMALL: usize = 16;
 
-/// A key's first eight bytes and length mixed into one word: equal for equal keys
-/// (and rarely for others, which a string comparison then tells apart).
-#[inline]
-fn fingerprint(k: &str) -> u64 {
-    let b = k.as_bytes();
-    let head = match b.first_chunk::<8>() {
-        Some(word) => u64::from_le_bytes(*word),
-        None => b
-            .iter()
-            .enumerate()
-            .fold(0, |w, (i, &c)| w | u64::from(c) << (8 * i)),
-    };
-    head ^ (b.len() as u64).rotate_right(8)
+/// An entry of the map being read into, found by its key's print.
+struct Slot<'m> {
+    print: u64,
+    key: &'m str,
+    value: &'m mut Value,
+    read: bool,
 }
 
 fn set_string(target: &mut Value, s: &str) {

@@ -33,6 +33,34 @@ fn objects_of_one_shape_reuse_the_value() {
     }
 }
 
+/// An object of `n` keys `k0..`, with `dup` repeated at the end when given.
+fn wide(n: usize, dup: Option<usize>) -> String {
+    let mut entries: Vec<String> = (0..n).map(|i| format!("\"k{i}\": {i}")).collect();
+    if let Some(d) = dup {
+        entries.push(format!("\"k{d}\": true"));
+    }
+    format!("{{{}}}", entries.join(", "))
+}
+
+#[test]
+fn small_and_large_maps_take_turns() {
+    let mut r = JsonInPlace::new();
+    let mut v = Value::Null;
+    for n in [3, 20, 2, 16, 17, 64, 0, 16, 5] {
+        assert!(read(&mut r, &wide(n, None), &mut v).is_some(), "{n} keys");
+    }
+    // Past 64 new keys in one object serde_json reads it; the next takes the large path.
+    let mut v = json!({});
+    assert_eq!(r.read_object(&wide(65, None), 0, &mut v), None);
+    let mut v = by_serde(&wide(65, None)).unwrap();
+    assert!(read(&mut r, &wide(70, None), &mut v).is_some());
+    // Duplicates on both paths, of known and of new keys.
+    for (before, n, dup) in [(0, 5, 2), (5, 5, 2), (5, 8, 7), (30, 30, 0), (30, 40, 35)] {
+        let mut v = by_serde(&wide(before, None)).unwrap();
+        assert_eq!(r.read_object(&wide(n, Some(dup)), 0, &mut v), None, "{before} {n} {dup}");
+    }
+}
+
 #[test]
 fn the_end_offset_is_just_past_the_object() {
     let mut r = JsonInPlace::new();
@@ -91,7 +119,11 @@ fn numbers_read_as_serde_json_reads_them() {
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
-    let key = prop::sample::select(vec!["a", "b", "c", "spec", "kind", "é", ""]);
+    let key = prop::sample::select(vec![
+        "a", "b", "c", "spec", "kind", "é", "", "k00", "k01", "k02", "k03", "k04", "k05",
+        "k06", "k07", "k08", "k09", "k10", "k11", "k12", "k13", "k14", "k15", "k16", "k17",
+        "metadataName", "metadataNamf",
+    ]);
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
@@ -103,7 +135,7 @@ fn json_value() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(5, 48, 6, move |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map(key.clone(), inner, 0..6)
+            prop::collection::btree_map(key.clone(), inner, 0..20)
                 .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
         ]
     })

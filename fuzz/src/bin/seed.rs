@@ -131,6 +131,14 @@ fn main() {
             "POST /apis/stable.example.com/v1/namespaces/default/crontabs\nContent-Type: application/json\n\n{body}"
         );
         write("server_request", &format!("post-{i:04}"), post.as_bytes());
+        // Two objects read one after the other into one value (compact, then pretty).
+        let next = &objects[(i + 1) % objects.len()];
+        let pretty = serde_json::to_string_pretty(next).expect("a value prints");
+        write(
+            "json_in_place",
+            &format!("pair-{i:04}"),
+            format!("{body}\n{pretty}").as_bytes(),
+        );
     }
     let requests = [
         "GET /api",

@@ -106,12 +106,13 @@ impl<'s> SchemaValidator<'s> {
     /// kube-openapi's type validator for a non-null value; returns its match count.
     fn check_type(&mut self, n: &Node, v: &Value, path: &PathRef<'_>) -> u32 {
         let (sch, fmt) = go_type(v);
+        let kind = json_type(v);
         let str_or_slice = matches!(v, Value::String(_) | Value::Array(_));
-        let contains = n.types.iter().any(|t| t.name() == sch);
-        let float_int = sch == "number"
+        let contains = kind.is_some_and(|k| n.has_type(k));
+        let float_int = kind == Some(JsonType::Number)
             && n.has_type(JsonType::Integer)
             && v.as_f64().is_some_and(is_json_integer);
-        let int_float = sch == "integer" && n.has_type(JsonType::Number);
+        let int_float = kind == Some(JsonType::Integer) && n.has_type(JsonType::Number);
         let type_ok = contains || float_int || int_float;
         if !(str_or_slice || n.format.is_empty() || type_ok || fmt == n.format) {
             self.type_error(path, &n.format, fmt);
@@ -190,6 +191,20 @@ impl<'s> SchemaValidator<'s> {
         let errs = std::mem::replace(&mut self.errors, saved);
         (errs, count)
     }
+}
+
+/// [`go_type`]'s type as a [`JsonType`] (compared without string comparisons);
+/// `None` for null.
+fn json_type(v: &Value) -> Option<JsonType> {
+    Some(match v {
+        Value::Null => return None,
+        Value::Bool(_) => JsonType::Boolean,
+        Value::String(_) => JsonType::String,
+        Value::Number(n) if n.as_i64().is_some() => JsonType::Integer,
+        Value::Number(_) => JsonType::Number,
+        Value::Array(_) => JsonType::Array,
+        Value::Object(_) => JsonType::Object,
+    })
 }
 
 /// The JSON type and Go format kube-openapi infers from a decoded value.

@@ -1,0 +1,42 @@
+//! A word per object key for fast equality tests: equal keys have equal prints, and
+//! different short keys nearly always differ, so a scan of prints finds a key with
+//! one string comparison (the tree and binary searches they replace compared
+//! strings at every step, calling `memcmp` each time).
+
+/// The print of `k`: its length and a few of its bytes in one word.
+#[inline]
+pub(crate) fn key_print(k: &str) -> u64 {
+    let b = k.as_bytes();
+    let n = b.len();
+    let bytes = if let Some(head) = b.first_chunk::<8>() {
+        u64::from_le_bytes(*head)
+    } else if n >= 4 {
+        let head = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let tail = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]);
+        u64::from(head) | u64::from(tail) << 32
+    } else if n > 0 {
+        u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16
+    } else {
+        0
+    };
+    bytes ^ (n as u64).rotate_right(8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_keys_equal_prints_and_short_keys_of_a_length_apart() {
+        let keys = ["", "a", "b", "ab", "ba", "abc", "acb", "abcd", "abdc", "abcde", "spec",
+            "status", "metadata", "metadatas", "apiVersion", "kind", "é", "日本"];
+        for a in keys {
+            assert_eq!(key_print(a), key_print(&a.to_string()));
+            for b in keys {
+                if a != b && a.len() == b.len() && a.len() < 8 {
+                    assert_ne!(key_print(a), key_print(b), "{a} {b}");
+                }
+            }
+        }
+    }
+}
