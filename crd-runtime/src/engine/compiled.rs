@@ -217,7 +217,7 @@ impl Node {
                 .property_prints
                 .iter()
                 .zip(names)
-                .find(|(p, (k, _))| **p == print && k == name)
+                .find(|(p, (k, _))| crate::keyprint::same_key(**p, k, print, name))
                 .map(|(_, (_, id))| *id);
         }
         self.properties

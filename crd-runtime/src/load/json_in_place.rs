@@ -15,7 +15,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::json_write::escape_free_run;
-use crate::keyprint::key_print;
+use crate::keyprint::{key_print, same_key};
 
 /// Deepest nesting read in place (below serde_json's own limit of 128).
 pub const IN_PLACE_DEPTH: usize = 100;
@@ -247,7 +247,7 @@ impl Reader<'_, '_> {
                 let known = slots
                     .iter_mut()
                     .map_while(Option::as_mut)
-                    .find(|s| s.print == print && s.key == key);
+                    .find(|s| same_key(s.print, s.key, print, key));
                 match known {
                     Some(slot) if slot.read => return None, // a duplicate
                     Some(slot) => {
@@ -258,7 +258,7 @@ impl Reader<'_, '_> {
                         let text = self.text;
                         let again = added
                             .iter()
-                            .any(|a| a.2 == print && &text[a.0 as usize..a.1 as usize] == key);
+                            .any(|a| same_key(a.2, &text[a.0 as usize..a.1 as usize], print, key));
                         // Many new keys: serde_json reads this one; the next object
                         // of its shape takes the large-map path.
                         if again || added.len() == 4 * SMALL {
@@ -383,28 +383,6 @@ impl Reader<'_, '_> {
 /// words that error) and removes the keys of the previous object the new one lacks.
 fn settle(text: &str, map: &mut Map<String, Value>, seen: &mut [(u32, u32)]) -> Option<()> {
     let key = |&(s, e): &(u32, u32)| &text[s as usize..e as usize];
-    if seen.len() <= SMALL {
-        // A handful of keys: each pair compared by length and first bytes, which
-        // settles nearly every pair without a string comparison.
-        let mut fp = [0u64; SMALL];
-        for (f, span) in fp.iter_mut().zip(seen.iter()) {
-            *f = key_print(key(span));
-        }
-        for i in 1..seen.len() {
-            for j in 0..i {
-                if fp[i] == fp[j] && key(&seen[i]) == key(&seen[j]) {
-                    return None;
-                }
-            }
-        }
-        if map.len() != seen.len() {
-            map.retain(|k, _| {
-                let f = key_print(k);
-                (0..seen.len()).any(|i| fp[i] == f && key(&seen[i]) == k.as_str())
-            });
-        }
-        return Some(());
-    }
     seen.sort_unstable_by(|a, b| key(a).cmp(key(b)));
     if seen.windows(2).any(|w| key(&w[0]) == key(&w[1])) {
         return None;
@@ -415,8 +393,7 @@ fn settle(text: &str, map: &mut Map<String, Value>, seen: &mut [(u32, u32)]) -> 
     Some(())
 }
 
-/// Objects with at most this many keys are read by [`Reader::small_object`] (and
-/// settled by pairwise comparison).
+/// Objects with at most this many keys are read by [`Reader::small_object`].
 const SMALL: usize = 16;
 
 /// An entry of the map being read into, found by its key's print.
