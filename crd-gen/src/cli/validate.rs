@@ -491,8 +491,11 @@ fn validate_batch(run: &Run<'_>, input: &Input, batch: Batch<'_>) -> BatchReport
     let mut marks = Vec::new();
     // `{"file":<name>,"index":` — where the index goes in a `--format json` line.
     let index_at = args.format == Format::Json;
+    // The file name as a JSON string, escaped once for every report of the batch.
+    let mut file_json = Vec::new();
+    write_json_str(&mut file_json, &input.name);
     let head = if index_at {
-        serde_json::to_string(&input.name).map_or(0, |f| f.len()) + "{\"file\":,\"index\":".len()
+        file_json.len() + "{\"file\":,\"index\":".len()
     } else {
         0
     };
@@ -531,7 +534,7 @@ fn validate_batch(run: &Run<'_>, input: &Input, batch: Batch<'_>) -> BatchReport
         }
         let policy_warnings = run.policies.map(|_| warnings.as_slice());
         // Writing to a Vec only fails on a value serde_json cannot print.
-        match report(args, &input.name, doc, &result, policy_warnings, &mut buf) {
+        match report(args, &file_json, doc, &result, policy_warnings, &mut buf) {
             Ok(None) => {}
             Ok(Some(msg)) => {
                 r.after_output(&mut buf, &mut marks, Piece::DocErr(n, msg));
@@ -615,13 +618,14 @@ fn admit(
     (result.map_err(|errs: ErrorList| errs.strings()), Vec::new())
 }
 
-/// Writes the report of one document; with `--format json` the `index` value is
+/// Writes the report of one document (`file_json`: the file name as a JSON string);
+/// with `--format json` the `index` value is
 /// left out (the caller puts it in, see [`write_marked`]).
 /// A report for stderr (an invalid object while stdout carries `--output`) is
 /// returned instead, to be printed as `FILE: document N: REPORT`.
 fn report(
     args: &Args,
-    file: &str,
+    file_json: &[u8],
     doc: &Value,
     result: &Result<(), Vec<String>>,
     warnings: Option<&[String]>,
@@ -635,7 +639,7 @@ fn report(
             Err(e) => e,
         };
         out.extend_from_slice(b"{\"file\":");
-        write_json_str(out, file);
+        out.extend_from_slice(file_json);
         out.extend_from_slice(b",\"index\":,\"kind\":");
         write_json_str(out, kind);
         out.extend_from_slice(b",\"name\":");

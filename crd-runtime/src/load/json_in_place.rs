@@ -25,7 +25,12 @@ pub const IN_PLACE_DEPTH: usize = 100;
 pub struct JsonInPlace {
     /// Per nesting level, the key spans of the object being read there.
     seen: Vec<Vec<(u32, u32)>>,
+    /// Per nesting level, the entries new to the map being read there.
+    added: Vec<Vec<Added>>,
 }
+
+/// A key new to the map being read (span and print), with its value.
+type Added = (u32, u32, u64, Value);
 
 impl JsonInPlace {
     /// A reader with no scratch space yet.
@@ -46,6 +51,7 @@ impl JsonInPlace {
             bytes: text.as_bytes(),
             pos: at,
             seen: &mut self.seen,
+            added: &mut self.added,
         };
         r.value(target, 0)?;
         Some(r.pos)
@@ -57,6 +63,7 @@ struct Reader<'t, 's> {
     bytes: &'t [u8],
     pos: usize,
     seen: &'s mut Vec<Vec<(u32, u32)>>,
+    added: &'s mut Vec<Vec<Added>>,
 }
 
 impl Reader<'_, '_> {
@@ -223,7 +230,38 @@ impl Reader<'_, '_> {
                 read: false,
             });
         }
-        let mut added: Vec<(u32, u32, u64, Value)> = Vec::new();
+        if self.added.len() < depth {
+            self.added.resize_with(depth, Vec::new);
+        }
+        let mut added = std::mem::take(&mut self.added[depth - 1]);
+        added.clear();
+        let read = self.small_entries(&mut slots, &mut added, depth);
+        if read.is_some() {
+            let stale: Vec<String> = slots
+                .iter()
+                .map_while(Option::as_ref)
+                .filter(|s| !s.read)
+                .map(|s| s.key.to_owned())
+                .collect();
+            for key in stale {
+                map.remove(&key);
+            }
+            for (start, end, _, value) in added.drain(..) {
+                map.insert(self.text[start as usize..end as usize].to_owned(), value);
+            }
+        }
+        self.added[depth - 1] = added;
+        read
+    }
+
+    /// The entries of [`Reader::small_object`]'s object: into the map's slots, or
+    /// into `added`.
+    fn small_entries(
+        &mut self,
+        slots: &mut [Option<Slot<'_>>; SMALL],
+        added: &mut Vec<Added>,
+        depth: usize,
+    ) -> Option<()> {
         self.skip_ws();
         if self.peek()? == b'}' {
             self.pos += 1;
@@ -279,18 +317,6 @@ impl Reader<'_, '_> {
                     _ => return None,
                 }
             }
-        }
-        let stale: Vec<String> = slots
-            .iter()
-            .map_while(Option::as_ref)
-            .filter(|s| !s.read)
-            .map(|s| s.key.to_owned())
-            .collect();
-        for key in stale {
-            map.remove(&key);
-        }
-        for (start, end, _, value) in added {
-            map.insert(self.text[start as usize..end as usize].to_owned(), value);
         }
         Some(())
     }
