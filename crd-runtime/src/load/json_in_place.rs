@@ -21,6 +21,22 @@ use crate::keyprint::{key_print, same_key};
 pub const IN_PLACE_DEPTH: usize = 100;
 
 /// Reads JSON objects in place; keeps its scratch space between objects.
+///
+/// ```
+/// use crd_runtime::load::{JsonInPlace, write_json};
+/// use serde_json::Value;
+///
+/// let text = "{\"kind\": \"A\", \"spec\": {\"n\": 1}}\n{\"spec\": {\"n\": 2}, \"kind\": \"B\"}";
+/// let mut reader = JsonInPlace::new();
+/// let mut value = Value::Null;
+/// let end = reader.read_object(text, 0, &mut value).expect("a plain object");
+/// reader.read_object(text, end + 1, &mut value).expect("read into the same value");
+/// let mut out = Vec::new();
+/// write_json(&mut out, &value);
+/// assert_eq!(out, br#"{"kind":"B","spec":{"n":2}}"#);
+/// // `None`: serde_json must read it (a duplicate key, which it refuses in words).
+/// assert_eq!(reader.read_object(r#"{"a": 1, "a": 2}"#, 0, &mut value), None);
+/// ```
 #[derive(Debug, Default)]
 pub struct JsonInPlace {
     /// Per nesting level, the key spans of the object being read there.
