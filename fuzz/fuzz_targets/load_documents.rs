@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
     // JSON lines: every value is either read or reported, and reading goes on.
     let mut reported = 0usize;
     crd_gen::json_stream::for_each_json_value(data, |r| match r {
-        Ok(v) => crd_runtime::__private::depth::drop_value(v),
+        Ok(v) => crd_runtime::__private::depth::drop_value(std::mem::take(v)),
         Err(e) => {
             reported += 1;
             check.assert_clean(&e.message);
