@@ -12,7 +12,6 @@ use super::metadata::{is_normalized, normalize_meta, normalized};
 use super::path::PathRef;
 use crate::depth::MAX_DEPTH;
 use crate::field::{BadValue, ErrorList, FieldError, Path};
-use crate::keyprint;
 use crate::names;
 
 /// `objectmeta.Coerce`: type meta and metadata of the root (for a resource) and of
@@ -69,7 +68,7 @@ impl Coercer<'_> {
         path: &PathRef<'_>,
     ) -> Result<(), FieldError> {
         for key in ["apiVersion", "kind"] {
-            match keyprint::get(map, key) {
+            match map.get(key) {
                 None | Some(Value::String(_)) => {}
                 Some(_) if self.drop_invalid => {
                     map.remove(key);
@@ -83,7 +82,7 @@ impl Coercer<'_> {
                 }
             }
         }
-        if let Some(meta) = keyprint::get_mut(map, "metadata") {
+        if let Some(meta) = map.get_mut("metadata") {
             if is_normalized(meta) {
                 return Ok(());
             }
@@ -443,9 +442,7 @@ impl<'a> MetaFields<'a> {
 /// `ValidateTypeMeta`: the object is of this resource's kind and version.
 pub(crate) fn type_meta_errors(res: &ResourceInfo, v: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    let root = v.as_object();
-    let at = |k: &str| root.and_then(|m| keyprint::get(m, k)).and_then(Value::as_str);
-    let kind = at("kind").unwrap_or("");
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
     if kind != res.kind {
         errs.push(FieldError::invalid(
             Path::new("kind"),
@@ -453,7 +450,7 @@ pub(crate) fn type_meta_errors(res: &ResourceInfo, v: &Value) -> Vec<FieldError>
             format!("must be {}", res.kind),
         ));
     }
-    let api_version = at("apiVersion").unwrap_or("");
+    let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     if !res.is_api_version(api_version) {
         errs.push(FieldError::invalid(
             Path::new("apiVersion"),
@@ -468,7 +465,7 @@ pub(crate) fn type_meta_errors(res: &ResourceInfo, v: &Value) -> Vec<FieldError>
 pub(crate) fn root_meta_errors(res: &ResourceInfo, v: &Value, errs: &mut ErrorList) {
     let empty = Value::Object(serde_json::Map::new());
     let owned;
-    let meta = match v.as_object().and_then(|m| keyprint::get(m, "metadata")) {
+    let meta = match v.get("metadata") {
         None | Some(Value::Null) => &empty,
         Some(m) => match normalized(m) {
             Ok(m) => {

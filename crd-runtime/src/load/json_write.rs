@@ -62,9 +62,6 @@ fn write_u64(out: &mut Vec<u8>, mut n: u64) {
     out.extend_from_slice(&buf[at..]);
 }
 
-/// Runs of up to this many bytes are copied byte by byte.
-const SHORT: usize = 16;
-
 /// Appends `s` as a JSON string with serde_json's escapes: `\"`, `\\`, `\b`, `\t`,
 /// `\n`, `\f`, `\r`, and `\u00xx` for the other control characters.
 pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
@@ -74,13 +71,7 @@ pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
     let mut from = 0;
     loop {
         let run = escape_free_run(&b[from..]);
-        if run <= SHORT {
-            // A few bytes: pushed one by one (room is reserved) instead of a call to
-            // `memcpy`, which most keys and values are too short to pay for.
-            b[from..from + run].iter().for_each(|&c| out.push(c));
-        } else {
-            out.extend_from_slice(&b[from..from + run]);
-        }
+        out.extend_from_slice(&b[from..from + run]);
         from += run;
         let Some(&c) = b.get(from) else { break };
         match c {
