@@ -6,11 +6,12 @@
 //! afterwards. Building a fresh tree per object (a string per key and value, a map
 //! node per object, all freed again) was about half of reading.
 //!
-//! The reader takes only what it reads exactly as serde_json would: anything else — a
-//! syntax error, a duplicate key, a number that is not a plain integer, nesting past
-//! [`IN_PLACE_DEPTH`] — returns `None`, and the caller reads the value with serde_json,
-//! which also words every error. The text is valid UTF-8 (a `&str`), so strings need
-//! no check of their own.
+//! The reader takes only what it reads exactly as serde_json would: a number other
+//! than a plain integer and a string with escapes are read by serde_json itself, one
+//! at a time; anything else — a syntax error, a duplicate key, an escaped key, nesting
+//! past [`IN_PLACE_DEPTH`] — returns `None`, and the caller reads the whole value with
+//! serde_json, which also words every error. The text is valid UTF-8 (a `&str`), so
+//! strings need no check of their own.
 
 use serde_json::{Map, Number, Value};
 
