@@ -36,8 +36,30 @@ mod tests {
 
     #[test]
     fn equal_keys_equal_prints_and_short_keys_of_a_length_apart() {
-        let keys = ["", "a", "b", "ab", "ba", "abc", "acb", "abcd", "abdc", "abcde", "spec",
-            "status", "metadata", "metadatb", "metadatas", "abcdefgh", "abcdefgi", "hbcdefga", "apiVersion", "kind", "é", "日本"];
+        let keys = [
+            "",
+            "a",
+            "b",
+            "ab",
+            "ba",
+            "abc",
+            "acb",
+            "abcd",
+            "abdc",
+            "abcde",
+            "spec",
+            "status",
+            "metadata",
+            "metadatb",
+            "metadatas",
+            "abcdefgh",
+            "abcdefgi",
+            "hbcdefga",
+            "apiVersion",
+            "kind",
+            "é",
+            "日本",
+        ];
         for a in keys {
             assert_eq!(key_print(a), key_print(&a.to_string()));
             for b in keys {

@@ -36,7 +36,9 @@ fuzz_target!(|data: &[u8]| {
     let check = MessageCheck::new(data);
     match crd_runtime::load::parse_documents_bytes("fuzz.yaml", data) {
         // Deep values are dropped without recursion.
-        Ok(docs) => docs.into_iter().for_each(crd_runtime::__private::depth::drop_value),
+        Ok(docs) => docs
+            .into_iter()
+            .for_each(crd_runtime::__private::depth::drop_value),
         Err(e) => {
             let message = e.to_string();
             assert!(message.starts_with("fuzz.yaml"), "{message}");

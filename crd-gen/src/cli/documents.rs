@@ -87,9 +87,7 @@ pub fn json_pieces(bytes: &[u8], size: usize) -> Vec<(usize, &[u8])> {
 /// line that starts a value) and after a bad YAML document (at the next `---`).
 pub fn for_each_document(input: &Input, mut f: impl FnMut(Result<Value, String>)) {
     if is_json(&input.bytes) {
-        return for_each_json_document(&input.name, &input.bytes, 0, |r| {
-            f(r.map(std::mem::take))
-        });
+        return for_each_json_document(&input.name, &input.bytes, 0, |r| f(r.map(std::mem::take)));
     }
     match parse_documents_bytes(&input.name, &input.bytes) {
         Ok(docs) => docs.into_iter().map(Ok).for_each(f),

@@ -209,7 +209,8 @@ impl Node {
     pub fn property(&self, name: &str) -> Option<NodeId> {
         // A few properties: a scan of their prints (one string comparison at most);
         // a longer table: binary search.
-        if self.properties.len() <= PRINT_SCAN && self.property_prints.len() == self.properties.len()
+        if self.properties.len() <= PRINT_SCAN
+            && self.property_prints.len() == self.properties.len()
         {
             let names = &self.properties;
             let print = crate::keyprint::key_print(name);

@@ -57,7 +57,11 @@ fn small_and_large_maps_take_turns() {
     // Duplicates on both paths, of known and of new keys.
     for (before, n, dup) in [(0, 5, 2), (5, 5, 2), (5, 8, 7), (30, 30, 0), (30, 40, 35)] {
         let mut v = by_serde(&wide(before, None)).unwrap();
-        assert_eq!(r.read_object(&wide(n, Some(dup)), 0, &mut v), None, "{before} {n} {dup}");
+        assert_eq!(
+            r.read_object(&wide(n, Some(dup)), 0, &mut v),
+            None,
+            "{before} {n} {dup}"
+        );
     }
 }
 
@@ -69,25 +73,33 @@ fn the_end_offset_is_just_past_the_object() {
     assert_eq!(r.read_object(text, 0, &mut v), Some(8));
     assert_eq!(r.read_object(text, 11, &mut v), Some(text.len()));
     assert_eq!(v, json!({"b": 2}));
-    assert_eq!(r.read_object(text, 1, &mut v), None, "no object starts there");
+    assert_eq!(
+        r.read_object(text, 1, &mut v),
+        None,
+        "no object starts there"
+    );
 }
 
 #[test]
 fn what_serde_json_must_read_is_left_to_it() {
     let mut r = JsonInPlace::new();
-    let deep = format!("{}{}", "{\"a\":".repeat(101), "1".to_string() + &"}".repeat(101));
+    let deep = format!(
+        "{}{}",
+        "{\"a\":".repeat(101),
+        "1".to_string() + &"}".repeat(101)
+    );
     let refused = [
-        r#"{"a": 1, "a": 2}"#,             // duplicate: serde words the error
+        r#"{"a": 1, "a": 2}"#,                // duplicate: serde words the error
         r#"{"a": {"b": 1, "c": 2, "b": 3}}"#, // duplicate below
-        r#"{"a": 1,}"#,                    // trailing comma
+        r#"{"a": 1,}"#,                       // trailing comma
         r#"{"a": [1,]}"#,
-        r#"{"a": 01}"#,                    // leading zero
+        r#"{"a": 01}"#, // leading zero
         r#"{"a": 1x}"#,
-        r#"{"a": 1E400}"#,                 // out of range: serde words it
+        r#"{"a": 1E400}"#, // out of range: serde words it
         r#"{"a": tru}"#,
-        "{\"a\": \"tab\there\"}",          // a raw control character
-        r#"{"a": "\q"}"#,                  // a bad escape
-        r#"{"a\u0062": 1}"#,               // an escaped key
+        "{\"a\": \"tab\there\"}", // a raw control character
+        r#"{"a": "\q"}"#,         // a bad escape
+        r#"{"a\u0062": 1}"#,      // an escaped key
         r#"{"a": "open"#,
         r#"{"a" 1}"#,
         r#"{"a": 1"#,
@@ -108,9 +120,21 @@ fn numbers_read_as_serde_json_reads_them() {
     let mut r = JsonInPlace::new();
     let mut v = Value::Null;
     for n in [
-        "0", "-0", "7", "-7", "999999999999999999", "-999999999999999999", "9999999999999999999",
-        "18446744073709551615", "18446744073709551616", "-9223372036854775808",
-        "-9223372036854775809", "1.0", "-1.5e-7", "2.5E+3", "0.1",
+        "0",
+        "-0",
+        "7",
+        "-7",
+        "999999999999999999",
+        "-999999999999999999",
+        "9999999999999999999",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "1.0",
+        "-1.5e-7",
+        "2.5E+3",
+        "0.1",
         "123456789012345678901234567890",
     ] {
         let text = format!("{{\"n\": {n}}}");
@@ -120,9 +144,33 @@ fn numbers_read_as_serde_json_reads_them() {
 
 fn json_value() -> impl Strategy<Value = Value> {
     let key = prop::sample::select(vec![
-        "a", "b", "c", "spec", "kind", "é", "", "k00", "k01", "k02", "k03", "k04", "k05",
-        "k06", "k07", "k08", "k09", "k10", "k11", "k12", "k13", "k14", "k15", "k16", "k17",
-        "metadataName", "metadataNamf",
+        "a",
+        "b",
+        "c",
+        "spec",
+        "kind",
+        "é",
+        "",
+        "k00",
+        "k01",
+        "k02",
+        "k03",
+        "k04",
+        "k05",
+        "k06",
+        "k07",
+        "k08",
+        "k09",
+        "k10",
+        "k11",
+        "k12",
+        "k13",
+        "k14",
+        "k15",
+        "k16",
+        "k17",
+        "metadataName",
+        "metadataNamf",
     ]);
     let leaf = prop_oneof![
         Just(Value::Null),
@@ -135,8 +183,9 @@ fn json_value() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(5, 48, 6, move |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::btree_map(key.clone(), inner, 0..20)
-                .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect())),
+            prop::collection::btree_map(key.clone(), inner, 0..20).prop_map(|m| Value::Object(
+                m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+            )),
         ]
     })
 }

@@ -142,8 +142,10 @@ mod tests {
     #[test]
     fn every_kind_of_value_as_serde_json_writes_it() {
         same(&json!(null));
-        same(&json!({"a": [1, -2, 0, u64::MAX, i64::MIN, 1.5, -0.0, 1e300, 2.0e-7],
-            "b": {"c": true, "d": false, "e": null}, "": [], "f": {}}));
+        same(
+            &json!({"a": [1, -2, 0, u64::MAX, i64::MIN, 1.5, -0.0, 1e300, 2.0e-7],
+            "b": {"c": true, "d": false, "e": null}, "": [], "f": {}}),
+        );
         same(&json!("plain"));
         same(&json!("quote \" backslash \\ slash / del \u{7f} é 日本 🦀"));
         let controls: String = (0u8..0x20).map(char::from).collect();

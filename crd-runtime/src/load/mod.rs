@@ -35,10 +35,10 @@ mod yaml_scan_props;
 #[cfg(test)]
 mod yaml_scan_tests;
 
-use messages::yaml_message;
-use std::fmt;
 pub use json_in_place::{IN_PLACE_DEPTH, JsonInPlace};
 pub use json_write::{write_json, write_json_str};
+use messages::yaml_message;
+use std::fmt;
 pub use strict_json::{StrictValue, json_message};
 
 use serde::Serialize;

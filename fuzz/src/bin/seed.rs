@@ -109,7 +109,10 @@ fn main() {
     }
     // Deep chains (codegen's mode 3): a depth as a little-endian u16 (mapped into
     // 0..=10,050 levels), then the shape of each level.
-    for (i, levels) in [0u16, 255, 256, 257, 2_000, 4_990, 9_990, 10_050].iter().enumerate() {
+    for (i, levels) in [0u16, 255, 256, 257, 2_000, 4_990, 9_990, 10_050]
+        .iter()
+        .enumerate()
+    {
         let [lo, hi] = levels.to_le_bytes();
         let mut seed = vec![3, lo, hi];
         seed.extend((0..8u8).map(|k| k.wrapping_mul(i as u8 + 1)));
