@@ -254,7 +254,7 @@ impl ResourceInfo {
 
     /// Whether `s` is [`ResourceInfo::api_version`], without building it (every
     /// admission asks).
-    pub fn is_api_version(&self, s: &str) -> bool {
+    pub(crate) fn is_api_version(&self, s: &str) -> bool {
         if self.group.is_empty() {
             return s == self.version;
         }
