@@ -23,11 +23,27 @@ pub(crate) fn key_print(k: &str) -> u64 {
 }
 
 /// Whether key `a` (print `pa`) equals key `b` (print `pb`). A print holds every
-/// byte of a key of up to eight bytes, so keys that short need no string comparison
-/// (and no `memcmp` call).
+/// byte of a key of up to eight bytes, and the first eight of a longer one, so keys
+/// of up to sixteen bytes need one more word compared (their last eight bytes), not
+/// a `memcmp` call (`apiVersion`, `namespace`, `labelSelector`…).
 #[inline]
 pub(crate) fn same_key(pa: u64, a: &str, pb: u64, b: &str) -> bool {
-    pa == pb && a.len() == b.len() && (a.len() <= 8 || a == b)
+    if pa != pb || a.len() != b.len() {
+        return false;
+    }
+    let n = a.len();
+    if n <= 8 {
+        return true;
+    }
+    if n <= 16 {
+        let tail = |s: &str| {
+            s.as_bytes()
+                .last_chunk::<8>()
+                .map(|t| u64::from_le_bytes(*t))
+        };
+        return tail(a) == tail(b);
+    }
+    a == b
 }
 
 #[cfg(test)]
@@ -56,6 +72,14 @@ mod tests {
             "abcdefgi",
             "hbcdefga",
             "apiVersion",
+            "apiVersioN",
+            "bpiVersion",
+            "labelSelector",
+            "labelSelectos",
+            "abcdefghijklmnop",
+            "abcdefghijklmnoq",
+            "abcdefghijklmnopq",
+            "abcdefghijklmnopr",
             "kind",
             "é",
             "日本",

@@ -20,12 +20,12 @@ pub fn is_json(bytes: &[u8]) -> bool {
 }
 
 /// Calls `f` with each JSON value of `bytes` (a piece of input `name` starting after
-/// `lines_before` lines), or with `Err("file:line:column: message")`. The value is
-/// lent: the next one is read into it.
+/// `lines_before()` lines, asked only for an error), or with
+/// `Err("file:line:column: message")`. The value is lent: the next one is read into it.
 pub fn for_each_json_document(
     name: &str,
     bytes: &[u8],
-    lines_before: usize,
+    lines_before: impl Fn() -> usize,
     mut f: impl FnMut(Result<&mut Value, String>),
 ) {
     for_each_json_value(bytes, |r| {
@@ -33,7 +33,7 @@ pub fn for_each_json_document(
             let line = if e.line == 0 {
                 0
             } else {
-                e.line + lines_before
+                e.line + lines_before()
             };
             format!("{name}:{line}:{}: {}", e.column, e.message)
         }))
@@ -41,26 +41,22 @@ pub fn for_each_json_document(
 }
 
 /// JSON input cut into pieces of about `size` bytes, each holding whole values, with
-/// the number of lines before each. A cut is made only at a line that starts with
-/// `{` or `[` right after a line ending in `}` or `]`: in valid JSON that is
-/// always between two top-level values.
+/// the offset each starts at. A cut is made only at a line that starts with `{` or
+/// `[` right after a line ending in `}` or `]`: in valid JSON that is always between
+/// two top-level values.
 pub fn json_pieces(bytes: &[u8], size: usize) -> Vec<(usize, &[u8])> {
     let mut pieces = Vec::new();
-    let (mut start, mut start_line) = (0, 0);
+    let mut start = 0;
     let mut at = 0;
-    let mut line = 0;
     while at < bytes.len() {
         let target = start + size;
         if target >= bytes.len() {
             break;
         }
-        // Count lines up to the target, then look for a cut after it.
-        line += memchr::memchr_iter(b'\n', &bytes[at..target]).count();
         at = target;
         let mut cut = None;
         while let Some(nl) = memchr::memchr(b'\n', &bytes[at..]) {
             let p = at + nl;
-            line += 1;
             at = p + 1;
             let before = bytes[..p]
                 .iter()
@@ -74,11 +70,44 @@ pub fn json_pieces(bytes: &[u8], size: usize) -> Vec<(usize, &[u8])> {
             }
         }
         let Some(cut) = cut else { break };
-        pieces.push((start_line, &bytes[start..cut]));
-        (start, start_line) = (cut, line);
+        pieces.push((start, &bytes[start..cut]));
+        start = cut;
     }
-    pieces.push((start_line, &bytes[start..]));
+    pieces.push((start, &bytes[start..]));
     pieces
+}
+
+/// Line numbers of an input's offsets, counted only when an error asks for one (a
+/// valid input is never counted) and at most once per stretch: each answer is kept,
+/// and the next question counts on from the nearest offset answered before it.
+pub struct LineIndex<'a> {
+    bytes: &'a [u8],
+    /// Offsets answered, with the newlines before each.
+    known: std::sync::Mutex<std::collections::BTreeMap<usize, usize>>,
+}
+
+impl<'a> LineIndex<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        LineIndex {
+            bytes,
+            known: Default::default(),
+        }
+    }
+
+    /// How many newlines come before `offset`.
+    pub fn lines_before(&self, offset: usize) -> usize {
+        let mut known = self
+            .known
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (from, lines) = known
+            .range(..=offset)
+            .next_back()
+            .map_or((0, 0), |(&at, &n)| (at, n));
+        let lines = lines + memchr::memchr_iter(b'\n', &self.bytes[from..offset]).count();
+        known.insert(offset, lines);
+        lines
+    }
 }
 
 /// Calls `f` with each document of an input (YAML documents, or JSON values /
@@ -87,7 +116,12 @@ pub fn json_pieces(bytes: &[u8], size: usize) -> Vec<(usize, &[u8])> {
 /// line that starts a value) and after a bad YAML document (at the next `---`).
 pub fn for_each_document(input: &Input, mut f: impl FnMut(Result<Value, String>)) {
     if is_json(&input.bytes) {
-        return for_each_json_document(&input.name, &input.bytes, 0, |r| f(r.map(std::mem::take)));
+        return for_each_json_document(
+            &input.name,
+            &input.bytes,
+            || 0,
+            |r| f(r.map(std::mem::take)),
+        );
     }
     match parse_documents_bytes(&input.name, &input.bytes) {
         Ok(docs) => docs.into_iter().map(Ok).for_each(f),
@@ -160,14 +194,29 @@ mod tests {
         let pieces = json_pieces(text, 1);
         let joined: Vec<u8> = pieces.iter().flat_map(|(_, p)| p.iter().copied()).collect();
         assert_eq!(joined, text.to_vec());
+        let lines = LineIndex::new(text);
         let starts: Vec<(usize, &str)> = pieces
             .iter()
-            .map(|(l, p)| (*l, std::str::from_utf8(p).unwrap().lines().next().unwrap()))
+            .map(|(at, p)| {
+                assert_eq!(&text[*at..*at + p.len()], *p);
+                let first = std::str::from_utf8(p).unwrap().lines().next().unwrap();
+                (lines.lines_before(*at), first)
+            })
             .collect();
         // `[1]` and `{"d":4}` start lines inside values and are never cut at.
         assert_eq!(
             starts,
             vec![(0, "{\"a\":"), (3, "{\"b\":2}"), (4, "[3]"), (5, "{\"c\":")]
         );
+    }
+
+    #[test]
+    fn line_index_answers_in_any_order() {
+        let text = b"a\nb\n\nc\nd";
+        let lines = LineIndex::new(text);
+        let expect = |at: usize| text[..at].iter().filter(|&&b| b == b'\n').count();
+        for at in [7, 2, 8, 0, 3, 6, 4, 1, 8] {
+            assert_eq!(lines.lines_before(at), expect(at), "offset {at}");
+        }
     }
 }

@@ -46,7 +46,9 @@ use crd_runtime::load::{
 use crd_runtime::{CustomResourceDefinition, ErrorList, JSONSchemaProps};
 use serde_json::Value;
 
-use super::documents::{for_each_document, for_each_json_document, is_json, json_pieces};
+use super::documents::{
+    LineIndex, for_each_document, for_each_json_document, is_json, json_pieces,
+};
 use super::inputs::{Input, read_inputs};
 use super::policy::Policies;
 
@@ -376,7 +378,8 @@ enum Piece {
 enum Batch<'i> {
     Documents(Vec<Result<Value, String>>),
     Json {
-        lines_before: usize,
+        /// Where the piece starts in the input.
+        start: usize,
         bytes: &'i [u8],
     },
 }
@@ -395,13 +398,11 @@ fn validate_input<'i>(run: &Run<'_>, input: &'i Input, out: &mut impl Write, tot
     let mut next_index = 0;
     let mut write_failed = false;
     let json_in_pieces = is_json(&input.bytes);
+    let lines = LineIndex::new(&input.bytes);
     let produce = |feed: &mut dyn FnMut(Batch<'i>)| {
         if json_in_pieces {
-            for (lines_before, bytes) in json_pieces(&input.bytes, JSON_PIECE) {
-                feed(Batch::Json {
-                    lines_before,
-                    bytes,
-                });
+            for (start, bytes) in json_pieces(&input.bytes, JSON_PIECE) {
+                feed(Batch::Json { start, bytes });
             }
         } else {
             let mut docs = Vec::with_capacity(DOC_BATCH);
@@ -421,7 +422,7 @@ fn validate_input<'i>(run: &Run<'_>, input: &'i Input, out: &mut impl Write, tot
         produce,
         |mut jobs: Vec<Batch<'_>>| {
             let job = jobs.pop().expect("one job per batch");
-            validate_batch(run, input, job)
+            validate_batch(run, input, &lines, job)
         },
         |report| {
             totals.objects += report.objects;
@@ -476,7 +477,12 @@ struct Run<'a> {
     policies: Option<&'a Policies>,
 }
 
-fn validate_batch(run: &Run<'_>, input: &Input, batch: Batch<'_>) -> BatchReport {
+fn validate_batch(
+    run: &Run<'_>,
+    input: &Input,
+    lines: &LineIndex<'_>,
+    batch: Batch<'_>,
+) -> BatchReport {
     let (args, olds) = (run.args, run.olds);
     let mut r = BatchReport::default();
     // When every object is printed, sized for the whole batch up front (about the
@@ -553,10 +559,9 @@ fn validate_batch(run: &Run<'_>, input: &Input, batch: Batch<'_>) -> BatchReport
                 }
             }
         }
-        Batch::Json {
-            lines_before,
-            bytes,
-        } => for_each_json_document(&input.name, bytes, lines_before, &mut one),
+        Batch::Json { start, bytes } => {
+            for_each_json_document(&input.name, bytes, || lines.lines_before(start), &mut one)
+        }
     }
     if !buf.is_empty() {
         r.pieces.push(Piece::Out(buf, marks));

@@ -66,6 +66,17 @@ fn write_u64(out: &mut Vec<u8>, mut n: u64) {
 /// `\n`, `\f`, `\r`, and `\u00xx` for the other control characters.
 pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
+    if b.len() <= SHORT && escape_free_run(b) == b.len() {
+        // Most keys and values: a fixed-size write and a truncation, not a `memcpy`
+        // call for a few bytes.
+        let mut quoted = [b'"'; SHORT + 2];
+        copy_short(&mut quoted[1..], b);
+        quoted[b.len() + 1] = b'"';
+        let len = out.len();
+        out.extend_from_slice(&quoted);
+        out.truncate(len + b.len() + 2);
+        return;
+    }
     out.reserve(b.len() + 2);
     out.push(b'"');
     let mut from = 0;
@@ -92,6 +103,27 @@ pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
         from += 1;
     }
     out.push(b'"');
+}
+
+/// Strings up to this long are written by [`copy_short`].
+const SHORT: usize = 16;
+
+/// Copies `src` (at most [`SHORT`] bytes) to the start of `dst` with fixed-size
+/// moves: two overlapping words, halves or single bytes cover every length.
+#[inline]
+fn copy_short(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    if n >= 8 {
+        dst[..8].copy_from_slice(&src[..8]);
+        dst[n - 8..n].copy_from_slice(&src[n - 8..]);
+    } else if n >= 4 {
+        dst[..4].copy_from_slice(&src[..4]);
+        dst[n - 4..n].copy_from_slice(&src[n - 4..]);
+    } else if n > 0 {
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
+    }
 }
 
 /// How many leading bytes of `b` need no escape: not `"`, `\` or below 0x20.
@@ -162,6 +194,14 @@ mod tests {
                 s.insert_str(at, "é");
                 same(&Value::String(s));
             }
+        }
+    }
+
+    #[test]
+    fn strings_of_every_short_length() {
+        for n in 0..=SHORT + 3 {
+            let s: String = "abcdefghijklmnopqrstuvwxyz"[..n].into();
+            same(&Value::String(s));
         }
     }
 
