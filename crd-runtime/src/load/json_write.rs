@@ -66,16 +66,18 @@ fn write_u64(out: &mut Vec<u8>, mut n: u64) {
 /// `\n`, `\f`, `\r`, and `\u00xx` for the other control characters.
 pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
-    if b.len() <= SHORT && escape_free_run(b) == b.len() {
-        // Most keys and values: a fixed-size write and a truncation, not a `memcpy`
-        // call for a few bytes.
-        let mut quoted = [b'"'; SHORT + 2];
-        copy_short(&mut quoted[1..], b);
-        quoted[b.len() + 1] = b'"';
-        let len = out.len();
-        out.extend_from_slice(&quoted);
-        out.truncate(len + b.len() + 2);
-        return;
+    if b.len() <= SHORT {
+        // Most keys and values: checked a word or two at a time and written with
+        // fixed-size moves straight into `out`, not byte loops and a `memcpy` call.
+        let (head, tail) = short_words(b);
+        if special_bytes(head) | special_bytes(tail) == 0 {
+            let len = out.len();
+            out.extend_from_slice(&[b'"'; SHORT + 2]);
+            copy_short(&mut out[len + 1..], b);
+            out.truncate(len + b.len() + 2);
+            out[len + b.len() + 1] = b'"';
+            return;
+        }
     }
     out.reserve(b.len() + 2);
     out.push(b'"');
@@ -105,8 +107,44 @@ pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+/// The bytes of word `x` that need an escape (`"`, `\\`, below 0x20), flagged by
+/// their high bit; the lowest flag is a true match (borrows only run upwards), and
+/// bytes of 0x80 and above are never flagged (`!x`, `!quote`, `!backslash`).
+#[inline]
+fn special_bytes(x: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let quote = x ^ (LO * u64::from(b'"'));
+    let backslash = x ^ (LO * u64::from(b'\\'));
+    (quote.wrapping_sub(LO) & !quote
+        | backslash.wrapping_sub(LO) & !backslash
+        | x.wrapping_sub(LO * 0x20) & !x)
+        & HI
+}
+
 /// Strings up to this long are written by [`copy_short`].
 const SHORT: usize = 16;
+
+/// Two words holding every byte of `b` (at most [`SHORT`] bytes), read straight from
+/// it: the first and last eight bytes, or halves, or single bytes, with filler
+/// that needs no escape.
+#[inline]
+fn short_words(b: &[u8]) -> (u64, u64) {
+    const FILLER: u64 = 0x6161_6161_6161_6161; // `a`s
+    let n = b.len();
+    let word = |at: usize| b[at..at + 8].try_into().map_or(FILLER, u64::from_le_bytes);
+    let half = |at: usize| b[at..at + 4].try_into().map_or(0, u32::from_le_bytes);
+    if n >= 8 {
+        (word(0), word(n - 8))
+    } else if n >= 4 {
+        (u64::from(half(0)) | u64::from(half(n - 4)) << 32, FILLER)
+    } else if n > 0 {
+        let bytes = u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16;
+        (bytes | FILLER << 24, FILLER)
+    } else {
+        (FILLER, FILLER)
+    }
+}
 
 /// Copies `src` (at most [`SHORT`] bytes) to the start of `dst` with fixed-size
 /// moves: two overlapping words, halves or single bytes cover every length.
@@ -130,19 +168,9 @@ fn copy_short(dst: &mut [u8], src: &[u8]) {
 /// Eight bytes a step while none of them needs one.
 #[inline]
 pub(crate) fn escape_free_run(b: &[u8]) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
     let mut i = 0;
     while let Some(chunk) = b.get(i..i + 8) {
-        let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let quote = x ^ (LO * u64::from(b'"'));
-        let backslash = x ^ (LO * u64::from(b'\\'));
-        // The lowest byte flagged is a true match (borrows only run upwards); bytes
-        // of 0x80 and above are never flagged (`!x`, `!quote`, `!backslash`).
-        let special = (quote.wrapping_sub(LO) & !quote
-            | backslash.wrapping_sub(LO) & !backslash
-            | x.wrapping_sub(LO * 0x20) & !x)
-            & HI;
+        let special = special_bytes(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
         if special != 0 {
             return i + (special.trailing_zeros() / 8) as usize;
         }
@@ -201,7 +229,14 @@ mod tests {
     fn strings_of_every_short_length() {
         for n in 0..=SHORT + 3 {
             let s: String = "abcdefghijklmnopqrstuvwxyz"[..n].into();
-            same(&Value::String(s));
+            same(&Value::String(s.clone()));
+            for special in ['"', '\\', '\n', '\u{1}', '\u{1f}', 'é'] {
+                for at in 0..=n {
+                    let mut t = s.clone();
+                    t.insert(at, special);
+                    same(&Value::String(t));
+                }
+            }
         }
     }
 
