@@ -236,7 +236,7 @@ fn embedded_meta(meta: &Map<String, Value>, path: &Path, errs: &mut ErrorList) {
         name: names::path_segment_name,
         name_optional: true,
     };
-    validate_object_meta(meta, rules, &path.child("metadata"), errs);
+    object_meta_errors(meta, rules, &|| path.child("metadata"), errs);
 }
 
 /// How `metadata.namespace` is treated.
@@ -269,12 +269,23 @@ pub fn validate_object_meta(
     path: &Path,
     errs: &mut ErrorList,
 ) {
+    object_meta_errors(meta, rules, &|| path.clone(), errs);
+}
+
+/// [`validate_object_meta`] with the path built only for an error (a path per object
+/// was most of the allocations of admitting a valid one).
+fn object_meta_errors(
+    meta: &Map<String, Value>,
+    rules: MetaRules,
+    path: &dyn Fn() -> Path,
+    errs: &mut ErrorList,
+) {
     let fields = MetaFields::of(meta);
     let generate_name = fields.generate_name;
     if !generate_name.is_empty() {
         for m in (rules.name)(generate_name, true) {
             errs.push(FieldError::invalid(
-                path.child("generateName"),
+                path().child("generateName"),
                 BadValue::Str(generate_name.into()),
                 m,
             ));
@@ -284,14 +295,14 @@ pub fn validate_object_meta(
     if name.is_empty() {
         if !rules.name_optional && generate_name.is_empty() {
             errs.push(FieldError::required(
-                path.child("name"),
+                path().child("name"),
                 "name or generateName is required",
             ));
         }
     } else {
         for m in (rules.name)(name, false) {
             errs.push(FieldError::invalid(
-                path.child("name"),
+                path().child("name"),
                 BadValue::Str(name.into()),
                 m,
             ));
@@ -300,12 +311,12 @@ pub fn validate_object_meta(
     let ns = fields.namespace;
     match rules.namespace {
         NamespaceRule::Required if ns.is_empty() => {
-            errs.push(FieldError::required(path.child("namespace"), ""));
+            errs.push(FieldError::required(path().child("namespace"), ""));
         }
         NamespaceRule::Required | NamespaceRule::Optional if !ns.is_empty() => {
             for m in names::dns1123_label(ns) {
                 errs.push(FieldError::invalid(
-                    path.child("namespace"),
+                    path().child("namespace"),
                     BadValue::Str(ns.into()),
                     m,
                 ));
@@ -313,7 +324,7 @@ pub fn validate_object_meta(
         }
         NamespaceRule::Forbidden if !ns.is_empty() => {
             errs.push(FieldError::forbidden(
-                path.child("namespace"),
+                path().child("namespace"),
                 "not allowed on this type",
             ));
         }
@@ -323,25 +334,25 @@ pub fn validate_object_meta(
         && g < 0
     {
         errs.push(FieldError::invalid(
-            path.child("generation"),
+            path().child("generation"),
             BadValue::Int(g),
             "must be greater than or equal to 0",
         ));
     }
     if let Some(Value::Object(labels)) = fields.labels {
-        let lp = path.child("labels");
+        let lp = || path().child("labels");
         for (k, v) in labels {
             for m in names::qualified_name(k) {
-                errs.push(FieldError::invalid(lp.clone(), BadValue::Str(k.clone()), m));
+                errs.push(FieldError::invalid(lp(), BadValue::Str(k.clone()), m));
             }
             let v = v.as_str().unwrap_or("");
             for m in names::label_value(v) {
-                errs.push(FieldError::invalid(lp.clone(), BadValue::Str(v.into()), m));
+                errs.push(FieldError::invalid(lp(), BadValue::Str(v.into()), m));
             }
         }
     }
     if let Some(Value::Object(ann)) = fields.annotations {
-        let ap = path.child("annotations");
+        let ap = || path().child("annotations");
         let mut total = 0usize;
         for (k, v) in ann {
             let lower = if k.bytes().any(|b| b.is_ascii_uppercase()) || !k.is_ascii() {
@@ -350,33 +361,33 @@ pub fn validate_object_meta(
                 std::borrow::Cow::Borrowed(k.as_str())
             };
             for m in names::qualified_name(&lower) {
-                errs.push(FieldError::invalid(ap.clone(), BadValue::Str(k.clone()), m));
+                errs.push(FieldError::invalid(ap(), BadValue::Str(k.clone()), m));
             }
             total += k.len() + v.as_str().map_or(0, str::len);
         }
         const LIMIT: i64 = 256 * 1024;
         if total as i64 > LIMIT {
-            errs.push(FieldError::too_long(ap, LIMIT));
+            errs.push(FieldError::too_long(ap(), LIMIT));
         }
     }
     if let Some(Value::Array(fins)) = fields.finalizers {
-        let fp = path.child("finalizers");
+        let fp = || path().child("finalizers");
         for f in fins {
             let f = f.as_str().unwrap_or("");
             for m in names::qualified_name(f) {
-                errs.push(FieldError::invalid(fp.clone(), BadValue::Str(f.into()), m));
+                errs.push(FieldError::invalid(fp(), BadValue::Str(f.into()), m));
             }
         }
     }
     if let Some(Value::Array(owners)) = fields.owner_references {
-        let op = path.child("ownerReferences");
+        let op = || path().child("ownerReferences");
         let mut controllers = 0;
         for o in owners {
             for (key, what) in [("kind", "kind"), ("name", "name"), ("uid", "uid")] {
                 let s = o.get(key).and_then(Value::as_str).unwrap_or("");
                 if s.is_empty() {
                     errs.push(FieldError::invalid(
-                        op.child(key),
+                        op().child(key),
                         BadValue::Str(String::new()),
                         format!("{what} must not be empty"),
                     ));
@@ -385,7 +396,7 @@ pub fn validate_object_meta(
             let av = o.get("apiVersion").and_then(Value::as_str).unwrap_or("");
             if av.is_empty() {
                 errs.push(FieldError::invalid(
-                    op.child("apiVersion"),
+                    op().child("apiVersion"),
                     BadValue::Str(String::new()),
                     "version must not be empty",
                 ));
@@ -396,7 +407,7 @@ pub fn validate_object_meta(
         }
         if controllers > 1 {
             errs.push(FieldError::invalid(
-                op,
+                op(),
                 BadValue::Json(Value::Array(owners.clone())),
                 "Only one reference can have Controller set to true",
             ));
@@ -493,6 +504,6 @@ pub(crate) fn root_meta_errors(res: &ResourceInfo, v: &Value, errs: &mut ErrorLi
         name_optional: false,
     };
     if let Value::Object(meta) = meta {
-        validate_object_meta(meta, rules, &Path::new("metadata"), errs);
+        object_meta_errors(meta, rules, &|| Path::new("metadata"), errs);
     }
 }

@@ -90,31 +90,36 @@ impl SchemaValidator<'_> {
     }
 
     fn compare(&mut self, v: GoNum, b: Bound, path: &PathRef<'_>, is_max: bool) {
-        let (fails, shown) = match v {
-            GoNum::Int(i) if b.in_range => {
+        let integers = matches!(v, GoNum::Int(_)) && b.in_range;
+        let fails = match v {
+            GoNum::Int(i) if integers => {
                 let bound = b.value as i64;
-                let fails = match (is_max, b.exclusive) {
+                match (is_max, b.exclusive) {
                     (true, false) => i > bound,
                     (true, true) => i >= bound,
                     (false, false) => i < bound,
                     (false, true) => i <= bound,
-                };
-                (fails, bound.to_string())
+                }
             }
             _ => {
                 let (x, bound) = (v.as_f64(), b.value);
-                let fails = match (is_max, b.exclusive) {
+                match (is_max, b.exclusive) {
                     (true, false) => x > bound,
                     (true, true) => x >= bound,
                     (false, false) => x < bound,
                     (false, true) => x <= bound,
-                };
-                (fails, go_float(bound))
+                }
             }
         };
         if !fails {
             return;
         }
+        // The bound is printed only for a message (it was a string per number checked).
+        let shown = if integers {
+            (b.value as i64).to_string()
+        } else {
+            go_float(b.value)
+        };
         let relation = match (is_max, b.exclusive) {
             (true, false) => "less than or equal to",
             (true, true) => "less than",
