@@ -70,6 +70,12 @@ impl From<&str> for Path {
     }
 }
 
+impl From<String> for Path {
+    fn from(s: String) -> Path {
+        Path(s)
+    }
+}
+
 /// The kind of a field error (`field.ErrorType`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorType {
@@ -282,20 +288,26 @@ impl FieldError {
 
     /// The part after `field: ` (`field.Error.ErrorBody`).
     pub fn body(&self) -> String {
-        let mut s = String::from(self.type_.label());
+        let mut s = String::new();
+        // Writing to a String cannot fail.
+        let _ = self.write_body(&mut s);
+        s
+    }
+
+    fn write_body(&self, f: &mut impl fmt::Write) -> fmt::Result {
+        f.write_str(self.type_.label())?;
         let omit = matches!(
             self.type_,
             ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal
         ) || self.bad_value == BadValue::Omit;
         if !omit {
-            s.push_str(": ");
-            s.push_str(&self.bad_value.to_string());
+            write!(f, ": {}", self.bad_value)?;
         }
         if !self.detail.is_empty() {
-            s.push_str(": ");
-            s.push_str(&self.detail);
+            f.write_str(": ")?;
+            f.write_str(&self.detail)?;
         }
-        s
+        Ok(())
     }
 }
 
@@ -306,7 +318,8 @@ impl fmt::Display for FieldError {
         } else {
             self.field.as_str()
         };
-        write!(f, "{field}: {}", self.body())
+        write!(f, "{field}: ")?;
+        self.write_body(f)
     }
 }
 

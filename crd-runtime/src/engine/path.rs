@@ -88,30 +88,44 @@ impl<'a> PathRef<'a> {
     /// indexes in brackets.
     fn joined(&self, dotted_keys: bool) -> String {
         let mut s = String::new();
-        for seg in self.segments() {
-            let dot = dotted_keys && matches!(seg, Seg::Key(_));
-            match seg {
-                Seg::Field(name) | Seg::Key(name) => {
-                    if dot || !s.is_empty() {
-                        s.push('.');
-                    }
-                    s.push_str(name);
+        self.join_into(&mut s, dotted_keys);
+        s
+    }
+
+    /// Appends the segments to `s`, root first (no vector of them on the way).
+    fn join_into(&self, s: &mut String, dotted_keys: bool) {
+        if let Some(parent) = self.parent {
+            parent.join_into(s, dotted_keys);
+        }
+        let Some(seg) = self.seg else { return };
+        let dot = dotted_keys && matches!(seg, Seg::Key(_));
+        match seg {
+            Seg::Field(name) | Seg::Key(name) => {
+                if dot || !s.is_empty() {
+                    s.push('.');
                 }
-                Seg::Index(i) => {
-                    s.push('[');
-                    s.push_str(&i.to_string());
-                    s.push(']');
-                }
+                s.push_str(name);
+            }
+            Seg::Index(i) => {
+                use std::fmt::Write;
+                // Writing to a String cannot fail.
+                let _ = write!(s, "[{i}]");
             }
         }
-        s
     }
 
     /// The API server's field path for a schema error (the kube-openapi name
     /// without a leading dot).
     pub fn field_path(&self) -> Path {
-        let name = self.openapi_name();
-        Path::from(name.strip_prefix('.').unwrap_or(&name))
+        Self::field_path_of(self.openapi_name())
+    }
+
+    /// [`PathRef::field_path`] from the [`PathRef::openapi_name`] a message built.
+    pub fn field_path_of(mut openapi_name: String) -> Path {
+        if openapi_name.starts_with('.') {
+            openapi_name.remove(0);
+        }
+        Path::from(openapi_name)
     }
 
     /// An apimachinery `field.Path`: map keys in brackets (`labels[app]`).

@@ -175,6 +175,13 @@ impl<'s> SchemaValidator<'s> {
             .push(FieldError::invalid(path.field_path(), value, message));
     }
 
+    /// [`Self::invalid`] at a path whose [`PathRef::openapi_name`] the message
+    /// already needed.
+    fn invalid_at(&mut self, openapi_name: String, value: BadValue, message: String) {
+        let path = PathRef::field_path_of(openapi_name);
+        self.errors.push(FieldError::invalid(path, value, message));
+    }
+
     /// A plain (non-validation) kube-openapi error: reported at `<nil>` with `""`.
     fn plain(&mut self, message: String) {
         self.errors.push(FieldError::invalid(

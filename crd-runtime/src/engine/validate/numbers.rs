@@ -126,10 +126,8 @@ impl SchemaValidator<'_> {
             (false, false) => "greater than or equal to",
             (false, true) => "greater than",
         };
-        let msg = format!(
-            "{} in body should be {relation} {shown}",
-            path.openapi_name()
-        );
-        self.invalid(path, v.bad_value(), msg);
+        let name = path.openapi_name();
+        let msg = format!("{name} in body should be {relation} {shown}");
+        self.invalid_at(name, v.bad_value(), msg);
     }
 }

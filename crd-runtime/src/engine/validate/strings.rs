@@ -30,11 +30,12 @@ impl SchemaValidator<'_> {
         if let Some(p) = &n.pattern {
             let shown = match &p.regex {
                 Ok(re) if re.is_match(s) => return,
-                Ok(_) => p.source.clone(),
-                Err(e) => format!("{}, but pattern is invalid: {e}", p.source),
+                Ok(_) => std::borrow::Cow::Borrowed(p.source.as_str()),
+                Err(e) => format!("{}, but pattern is invalid: {e}", p.source).into(),
             };
-            let msg = format!("{} in body should match '{shown}'", path.openapi_name());
-            self.invalid(path, BadValue::Str(s.to_string()), msg);
+            let name = path.openapi_name();
+            let msg = format!("{name} in body should match '{shown}'");
+            self.invalid_at(name, BadValue::Str(s.to_string()), msg);
         }
     }
 }
