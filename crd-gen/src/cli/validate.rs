@@ -42,6 +42,7 @@ use crd_runtime::KubeVersion;
 use crd_runtime::engine::{Engine, EngineOptions, SchemaOptions};
 use crd_runtime::load::{
     self, LoadError, crds_from_documents, parse_documents_bytes, write_json, write_json_str,
+    write_json_strs,
 };
 use crd_runtime::{CustomResourceDefinition, ErrorList, JSONSchemaProps};
 use serde_json::Value;
@@ -569,18 +570,6 @@ fn validate_batch(
     r
 }
 
-/// A JSON array of strings, as serde_json writes it.
-fn write_strings(out: &mut Vec<u8>, items: &[String]) {
-    out.push(b'[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_json_str(out, item);
-    }
-    out.push(b']');
-}
-
 /// The engine for an object; an object no engine handles gets a single message.
 fn engine_for<'e>(engines: &'e Engines, doc: &Value) -> Result<&'e Engine, Vec<String>> {
     Ok(match engines {
@@ -650,10 +639,10 @@ fn report(
         out.extend_from_slice(b",\"name\":");
         write_json_str(out, name);
         out.extend_from_slice(b",\"errors\":");
-        write_strings(out, errors);
+        write_json_strs(out, errors);
         if let Some(warnings) = warnings {
             out.extend_from_slice(b",\"warnings\":");
-            write_strings(out, warnings);
+            write_json_strs(out, warnings);
         }
         out.extend_from_slice(b",\"object\":");
         write_json(out, doc);

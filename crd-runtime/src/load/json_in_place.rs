@@ -284,19 +284,7 @@ impl Reader<'_, '_> {
             self.pos += 1;
         } else {
             loop {
-                self.skip_ws();
-                if self.peek()? != b'"' {
-                    return None;
-                }
-                let (start, end, escaped) = self.string()?;
-                if escaped {
-                    return None;
-                }
-                self.skip_ws();
-                if self.peek()? != b':' {
-                    return None;
-                }
-                self.pos += 1;
+                let (start, end) = self.key()?;
                 let key = &self.text[start..end];
                 let print = key_print(key);
                 let known = slots
@@ -324,14 +312,8 @@ impl Reader<'_, '_> {
                         added.push((start as u32, end as u32, print, value));
                     }
                 }
-                self.skip_ws();
-                match self.peek()? {
-                    b',' => self.pos += 1,
-                    b'}' => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return None,
+                if self.entry_end()? {
+                    break;
                 }
             }
         }
@@ -350,19 +332,7 @@ impl Reader<'_, '_> {
             return Some(());
         }
         loop {
-            self.skip_ws();
-            if self.peek()? != b'"' {
-                return None;
-            }
-            let (start, end, escaped) = self.string()?;
-            if escaped {
-                return None;
-            }
-            self.skip_ws();
-            if self.peek()? != b':' {
-                return None;
-            }
-            self.pos += 1;
+            let (start, end) = self.key()?;
             let key = &self.text[start..end];
             seen.push((start as u32, end as u32));
             // One lookup for a key the previous object had; a new key is inserted.
@@ -372,16 +342,43 @@ impl Reader<'_, '_> {
                 let slot = map.entry(key.to_owned()).or_insert(Value::Null);
                 self.value(slot, depth)?;
             }
-            self.skip_ws();
-            match self.peek()? {
-                b',' => self.pos += 1,
-                b'}' => {
-                    self.pos += 1;
-                    return Some(());
-                }
-                _ => return None,
+            if self.entry_end()? {
+                return Some(());
             }
         }
+    }
+
+    /// An entry's key and its `:`: the key's span. `None` for anything but a plain
+    /// string key (an escaped key goes to serde_json, which decodes it).
+    #[inline]
+    fn key(&mut self) -> Option<(usize, usize)> {
+        self.skip_ws();
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let (start, end, escaped) = self.string()?;
+        if escaped {
+            return None;
+        }
+        self.skip_ws();
+        if self.peek()? != b':' {
+            return None;
+        }
+        self.pos += 1;
+        Some((start, end))
+    }
+
+    /// What follows an entry's value: `,` (false) or the object's `}` (true).
+    #[inline]
+    fn entry_end(&mut self) -> Option<bool> {
+        self.skip_ws();
+        let closed = match self.peek()? {
+            b',' => false,
+            b'}' => true,
+            _ => return None,
+        };
+        self.pos += 1;
+        Some(closed)
     }
 
     fn array(&mut self, target: &mut Value, depth: usize) -> Option<()> {

@@ -48,6 +48,18 @@ pub fn write_json(out: &mut Vec<u8>, v: &Value) {
     }
 }
 
+/// Appends a JSON array of strings, as `serde_json::to_writer` would write it.
+pub fn write_json_strs(out: &mut Vec<u8>, items: &[impl AsRef<str>]) {
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_json_str(out, item.as_ref());
+    }
+    out.push(b']');
+}
+
 fn write_u64(out: &mut Vec<u8>, mut n: u64) {
     let mut buf = [0u8; 20];
     let mut at = buf.len();
@@ -222,6 +234,15 @@ mod tests {
                 s.insert_str(at, "é");
                 same(&Value::String(s));
             }
+        }
+    }
+
+    #[test]
+    fn string_arrays_as_serde_json_writes_them() {
+        for items in [vec![], vec!["a"], vec!["a", "b\"c", ""]] {
+            let mut ours = Vec::new();
+            write_json_strs(&mut ours, &items);
+            assert_eq!(ours, serde_json::to_vec(&items).unwrap());
         }
     }
 

@@ -34,14 +34,15 @@ mod yaml_scan_plain_tests;
 mod yaml_scan_props;
 #[cfg(test)]
 mod yaml_scan_tests;
+mod yaml_write;
 
 pub use json_in_place::{IN_PLACE_DEPTH, JsonInPlace};
-pub use json_write::{write_json, write_json_str};
+pub use json_write::{write_json, write_json_str, write_json_strs};
 use messages::yaml_message;
 use std::fmt;
 pub use strict_json::{StrictValue, json_message};
+pub use yaml_write::{to_yaml, to_yaml_documents};
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -533,24 +534,6 @@ fn push_document(
         original_api_version: api_version,
     });
     Ok(())
-}
-
-/// Serializes to YAML (one document, no leading `---`).
-pub fn to_yaml<T: Serialize>(value: &T) -> Result<String, String> {
-    serde_saphyr::to_string(value).map_err(|e| e.to_string())
-}
-
-/// Serializes several values as a multi-document YAML stream.
-pub fn to_yaml_documents<T: Serialize>(values: &[T]) -> Result<String, String> {
-    let mut out = String::new();
-    for v in values {
-        out.push_str("---\n");
-        out.push_str(&to_yaml(v)?);
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
