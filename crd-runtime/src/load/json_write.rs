@@ -49,6 +49,14 @@ pub fn write_json(out: &mut Vec<u8>, v: &Value) {
 }
 
 /// Appends a JSON array of strings, as `serde_json::to_writer` would write it.
+///
+/// ```
+/// use crd_runtime::load::write_json_strs;
+///
+/// let mut out = Vec::new();
+/// write_json_strs(&mut out, &["spec.replicas: Required value", "a \"quoted\" word"]);
+/// assert_eq!(out, br#"["spec.replicas: Required value","a \"quoted\" word"]"#);
+/// ```
 pub fn write_json_strs(out: &mut Vec<u8>, items: &[impl AsRef<str>]) {
     out.push(b'[');
     for (i, item) in items.iter().enumerate() {
