@@ -73,7 +73,7 @@ impl Engine {
         with_stack_for(depth, || {
             self.prune_here(v, false)?;
             self.decode_admission_here(v)?;
-            let errs = self.validate_here(v, old);
+            let errs = self.validate_here(v, old, true);
             if errs.is_empty() { Ok(()) } else { Err(errs) }
         })
     }
@@ -224,7 +224,7 @@ impl Engine {
         // One depth scan and one stack for the rest of the admission.
         with_stack_for(depth2(v, old), || {
             self.decode_admission_here(v)?;
-            let errs = self.validate_here(v, old);
+            let errs = self.validate_here(v, old, true);
             if errs.is_empty() { Ok(()) } else { Err(errs) }
         })
     }

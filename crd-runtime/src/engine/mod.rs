@@ -594,17 +594,20 @@ impl Engine {
         if !checked && depth > MAX_DEPTH {
             return ErrorList(vec![depth_error()]);
         }
-        with_stack_for(depth, || self.validate_here(v, old))
+        with_stack_for(depth, || self.validate_here(v, old, false))
     }
 
     /// [`Engine::validate_inner`] on the current stack (the caller sized it).
-    fn validate_here(&self, v: &Value, old: Option<&Value>) -> ErrorList {
+    /// Validation. `coerced`: the metadata coercion of an admission ran on `v` just
+    /// before (its ObjectMeta is normalized).
+    fn validate_here(&self, v: &Value, old: Option<&Value>, coerced: bool) -> ErrorList {
         let mut errs = ErrorList::new();
         match &self.resource {
             Some(res) => {
                 let type_errs = objectmeta::type_meta_errors(res, v);
                 if type_errs.is_empty() {
-                    objectmeta::root_meta_errors(res, v, &mut errs);
+                    let normalized = coerced && self.resource_root;
+                    objectmeta::root_meta_errors(res, v, normalized, &mut errs);
                     self.schema_errors(v, old, &mut errs);
                 } else {
                     errs.extend(type_errs);

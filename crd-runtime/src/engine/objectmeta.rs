@@ -473,11 +473,19 @@ pub(crate) fn type_meta_errors(res: &ResourceInfo, v: &Value) -> Vec<FieldError>
 }
 
 /// `ValidateObjectMetaAccessor` for the object's own metadata.
-pub(crate) fn root_meta_errors(res: &ResourceInfo, v: &Value, errs: &mut ErrorList) {
+/// `normalized`: the metadata is known to be normalized already (an admission
+/// coerced it), so it is not checked again.
+pub(crate) fn root_meta_errors(
+    res: &ResourceInfo,
+    v: &Value,
+    normalized_already: bool,
+    errs: &mut ErrorList,
+) {
     let empty = Value::Object(serde_json::Map::new());
     let owned;
     let meta = match v.get("metadata") {
         None | Some(Value::Null) => &empty,
+        Some(m) if normalized_already => m,
         Some(m) => match normalized(m) {
             Ok(m) => {
                 owned = m;

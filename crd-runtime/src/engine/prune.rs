@@ -126,8 +126,14 @@ impl Pruner<'_> {
                 // Walk in place first; the map is rebuilt (`retain`) only when an
                 // entry must go, which most objects never need.
                 let mut drops = false;
-                for (k, child) in map.iter_mut() {
-                    match self.prune_entry(k, child, n, path, embedded) {
+                // The first 64 entries' verdicts, so the rebuild needs no second lookup.
+                let mut dropped: u64 = 0;
+                for (i, (k, child)) in map.iter_mut().enumerate() {
+                    let verdict = self.prune_entry(k, child, n, path, embedded);
+                    if verdict != Some(true) && i < 64 {
+                        dropped |= 1 << i;
+                    }
+                    match verdict {
                         Some(keep) => drops |= !keep,
                         None => {
                             drops = true;
@@ -140,7 +146,15 @@ impl Pruner<'_> {
                     }
                 }
                 if drops {
-                    map.retain(|k, child| self.kept(k, child, n, embedded));
+                    let mut i = 0;
+                    map.retain(|k, child| {
+                        let keep = match i {
+                            0..64 => dropped & 1 << i == 0,
+                            _ => self.kept(k, child, n, embedded),
+                        };
+                        i += 1;
+                        keep
+                    });
                 }
             }
             Value::Array(items) => {
