@@ -598,8 +598,8 @@ impl Engine {
     }
 
     /// [`Engine::validate_inner`] on the current stack (the caller sized it).
-    /// Validation. `coerced`: the metadata coercion of an admission ran on `v` just
-    /// before (its ObjectMeta is normalized).
+    /// `coerced`: an admission's metadata coercion ran on `v` just before, so its
+    /// ObjectMeta is normalized already.
     fn validate_here(&self, v: &Value, old: Option<&Value>, coerced: bool) -> ErrorList {
         let mut errs = ErrorList::new();
         match &self.resource {

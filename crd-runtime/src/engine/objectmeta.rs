@@ -473,8 +473,8 @@ pub(crate) fn type_meta_errors(res: &ResourceInfo, v: &Value) -> Vec<FieldError>
 }
 
 /// `ValidateObjectMetaAccessor` for the object's own metadata.
-/// `normalized`: the metadata is known to be normalized already (an admission
-/// coerced it), so it is not checked again.
+/// The root's ObjectMeta errors. `normalized_already`: an admission's coercion
+/// normalized the metadata just before, so it is not checked again.
 pub(crate) fn root_meta_errors(
     res: &ResourceInfo,
     v: &Value,
