@@ -11,7 +11,7 @@
 //! assert_eq!(go::quote_bytes(b"\xffok"), r#""\xffok""#);
 //! ```
 
-use std::sync::OnceLock;
+use crate::go_print_table::PRINTABLE;
 
 /// `strconv.Quote(s)`: `s` in double quotes, with `\a \b \f \n \r \t \v \\ \"`, `\xNN`
 /// for the other ASCII controls and DEL, and `\uNNNN` / `\UNNNNNNNN` for every other
@@ -79,35 +79,16 @@ fn push_escaped(out: &mut String, c: char) {
 /// U+00A0), line or paragraph separators, controls, format characters (U+200D),
 /// private use or unassigned code points.
 ///
-/// The categories are regex-syntax's Unicode tables (already behind crd-runtime's
-/// patterns); they may know a few code points newer than the Go release the API
-/// server was built with, which Go still calls unassigned.
+/// The categories are regex-syntax's Unicode tables, kept as data (`go_print_table.rs`,
+/// checked against regex-syntax by a test); they may know a few code points newer than
+/// the Go release the API server was built with, which Go still calls unassigned.
 pub fn is_print(c: char) -> bool {
     if c.is_ascii() {
         return (' '..='~').contains(&c);
     }
-    let ranges = printable_ranges();
+    let ranges = PRINTABLE;
     let i = ranges.partition_point(|&(_, hi)| hi < c);
     ranges.get(i).is_some_and(|&(lo, _)| lo <= c)
-}
-
-/// The sorted, disjoint ranges of categories L, M, N, P and S.
-fn printable_ranges() -> &'static [(char, char)] {
-    static RANGES: OnceLock<Vec<(char, char)>> = OnceLock::new();
-    RANGES.get_or_init(|| {
-        let hir = regex_syntax::ParserBuilder::new()
-            .build()
-            .parse(r"[\p{L}\p{M}\p{N}\p{P}\p{S}]")
-            .expect("a class of general categories parses");
-        match hir.kind() {
-            regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(class)) => class
-                .ranges()
-                .iter()
-                .map(|r| (r.start(), r.end()))
-                .collect(),
-            other => unreachable!("a Unicode class parses to a class, not {other:?}"),
-        }
-    })
 }
 
 #[cfg(test)]
@@ -160,5 +141,61 @@ mod tests {
         assert!(is_print('\u{301}') && is_print('٣') && is_print('«'));
         assert!(!is_print('\u{a0}') && !is_print('\u{200b}') && !is_print('\u{10ffff}'));
         assert!(is_print('\u{1f980}'));
+    }
+
+    /// The checked-in table is regex-syntax's L, M, N, P, S class beyond ASCII.
+    #[cfg(feature = "engine")]
+    #[test]
+    fn printable_table_matches_regex_syntax() {
+        let hir = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(r"[\p{L}\p{M}\p{N}\p{P}\p{S}]")
+            .expect("a class of general categories parses");
+        let regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(class)) =
+            hir.kind()
+        else {
+            panic!("a Unicode class parses to a class");
+        };
+        let want: Vec<(char, char)> = class
+            .ranges()
+            .iter()
+            .filter(|r| u32::from(r.end()) >= 0x80)
+            .map(|r| (r.start(), r.end()))
+            .collect();
+        if PRINTABLE != want.as_slice() {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/go_print_table.rs");
+            let old = std::fs::read_to_string(path).expect("the table's source reads");
+            let head = old
+                .split_inclusive('\n')
+                .take_while(|l| !l.starts_with("    ("))
+                .collect::<String>();
+            let mut text = head.replace(
+                &format!("({} ranges)", PRINTABLE.len()),
+                &format!("({} ranges)", want.len()),
+            );
+            let mut line = String::from("   ");
+            for (lo, hi) in &want {
+                let item = format!(
+                    " ('\\u{{{:x}}}', '\\u{{{:x}}}'),",
+                    u32::from(*lo),
+                    u32::from(*hi)
+                );
+                if line.len() + item.len() > 95 {
+                    text.push_str(&line);
+                    text.push('\n');
+                    line = String::from("   ");
+                }
+                line.push_str(&item);
+            }
+            text.push_str(&line);
+            text.push_str("\n];\n");
+            if std::env::var_os("UPDATE_GOLDEN").is_some() {
+                std::fs::write(path, text).expect("the table's source writes");
+            } else {
+                panic!(
+                    "src/go_print_table.rs is not regex-syntax's table: run with UPDATE_GOLDEN=1"
+                );
+            }
+        }
     }
 }

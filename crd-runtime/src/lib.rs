@@ -27,6 +27,11 @@
 //!   policies, and (feature `cel`) the ValidatingAdmissionPolicy / MutatingAdmissionPolicy
 //!   engine shared by crd-server and `crd-gen validate --policy`.
 //!
+//! Feature `engine` (on by default, and implied by `cel`) builds `load`'s readers,
+//! `engine`, `check`, `diff`, `labels`, `jsonpath`, `conversion`, `admission` and `rbac`.
+//! Without it (`default-features = false, features = ["derive"]`) this crate is the model,
+//! the derives' runtime and YAML writing: what a crate that only derives CRDs needs.
+//!
 //! The entry points most code needs are re-exported here: [`load_crds`],
 //! [`validate_crd`], [`Engine`] (with [`Engine::admit`] and
 //! [`Engine::start_admission`]), [`CustomResourceExt`] and [`ErrorList`]. The listing of
@@ -34,35 +39,47 @@
 //! `tests/tests/public_api.rs`).
 #![deny(missing_docs)]
 
+#[cfg(feature = "engine")]
 pub mod admission;
 #[cfg(feature = "cel")]
 pub mod cel;
+#[cfg(feature = "engine")]
 pub mod check;
+#[cfg(feature = "engine")]
 pub mod conversion;
+#[cfg(feature = "engine")]
 pub(crate) mod correlation;
 mod depth;
 pub mod derive_support;
+#[cfg(feature = "engine")]
 pub mod diff;
+#[cfg(feature = "engine")]
 pub mod engine;
 pub mod field;
 mod go;
+mod go_print_table;
+#[cfg(feature = "engine")]
 pub mod jsonpath;
 #[cfg(feature = "kube")]
 pub mod k8s;
 #[cfg(feature = "k8s-schemas")]
 pub mod k8s_schemas;
+#[cfg(feature = "engine")]
 mod keyprint;
 pub mod kube_support;
+#[cfg(feature = "engine")]
 pub mod labels;
 pub mod load;
 pub mod meta;
 pub mod model;
 pub mod names;
+#[cfg(feature = "engine")]
 pub mod rbac;
 #[cfg(feature = "schemars")]
 pub mod schemars_support;
 pub mod version;
 
+#[cfg(feature = "engine")]
 pub use check::{CheckOptions, assert_valid_crd, validate_crd};
 /// Typed apply configurations of derived types (`CronTabApply`): see docs/apply.md.
 pub use derive_support::{ApplyType, ObjectMetaApply};
@@ -70,10 +87,14 @@ pub use derive_support::{
     CrdSchema, CustomResourceExt, EmbeddedObject, IntOrString, Manifest, ManifestError, MergeError,
     ObjectList, PathError, Scope, merge_versions,
 };
+#[cfg(feature = "engine")]
 pub use diff::{Change, diff, diff_all};
+#[cfg(feature = "engine")]
 pub use engine::{AdmitError, Engine, EngineError, SchemaOptions};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
-pub use load::{LoadError, load_crds, parse_documents, to_yaml};
+#[cfg(feature = "engine")]
+pub use load::{LoadError, load_crds, parse_documents};
+pub use load::to_yaml;
 /// The metadata of derived roots (`CronTab.metadata`); k8s-openapi's with feature `kube`.
 /// CRD manifests use [`model::ObjectMeta`], which keeps unknown keys.
 pub use meta::ObjectMeta;
@@ -113,6 +134,7 @@ pub mod __private {
 
     /// `metadata` of objects and embedded resources checked as the API server checks
     /// them (crd-server's built-in kinds).
+    #[cfg(feature = "engine")]
     pub mod objectmeta {
         pub use crate::engine::objectmeta::*;
     }

@@ -273,6 +273,7 @@ pub fn dns1035_label_name(s: &str, prefix: bool) -> Vec<String> {
 
 /// `schema.GroupVersion.String()`: `group/version`, or `version` alone for the core
 /// group.
+#[cfg(feature = "engine")]
 pub(crate) fn api_version(group: &str, version: &str) -> String {
     if group.is_empty() {
         version.to_string()
@@ -283,6 +284,7 @@ pub(crate) fn api_version(group: &str, version: &str) -> String {
 
 /// A `kind` (or `listKind`), checked as the API server checks kinds: a DNS-1035 label
 /// once lowercased. The message when it is not, `None` when it is.
+#[cfg(feature = "engine")]
 pub(crate) fn mixed_case_kind(kind: &str) -> Option<String> {
     let problems = dns1035_label(&kind.to_lowercase());
     (!problems.is_empty()).then(|| {

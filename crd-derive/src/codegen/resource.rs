@@ -462,13 +462,8 @@ fn root_items(
                     .build(__root)
                 }
 
-                fn engine() -> ::core::result::Result<&'static #rtp::Engine, &'static #rtp::EngineError> {
-                    static ENGINE: ::std::sync::OnceLock<::core::result::Result<#rtp::Engine, #rtp::EngineError>> =
-                        ::std::sync::OnceLock::new();
-                    ENGINE
-                        .get_or_init(|| #rtp::Engine::for_crd(&<Self as #rtp::CustomResourceExt>::crd(), #version))
-                        .as_ref()
-                }
+                // `engine()` only where crd-runtime has its engine (feature `engine`).
+                #rtp::__engine_fn!(#version);
 
                 fn metadata(&self) -> &#rtp::ObjectMeta {
                     &self.metadata

@@ -8,6 +8,7 @@
 mod apply;
 #[cfg(feature = "chrono")]
 mod chrono_impls;
+#[cfg(feature = "engine")]
 mod compat;
 pub(crate) mod descriptions;
 mod embedded;

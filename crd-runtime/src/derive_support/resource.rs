@@ -4,7 +4,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::rest::{PathError, PathSpec};
+#[cfg(feature = "engine")]
 use crate::engine::{AdmitError, Engine, EngineError};
+#[cfg(feature = "engine")]
 use crate::field::{BadValue, ErrorList, ErrorType, FieldError, Path};
 use crate::meta::ObjectMeta;
 use crate::model::CustomResourceDefinition;
@@ -80,11 +82,13 @@ pub trait CustomResourceExt: Sized + Serialize + DeserializeOwned {
     fn metadata_mut(&mut self) -> &mut ObjectMeta;
 
     /// The engine compiled from this type's own CRD version (built once per type).
+    #[cfg(feature = "engine")]
     fn engine() -> Result<&'static Engine, &'static EngineError>;
 
     /// What the API server does on create: prune unknown fields, apply defaults,
     /// validate. On success `self` is replaced by the admitted object, exactly as
     /// [`Engine::admit`] would leave its JSON.
+    #[cfg(feature = "engine")]
     fn admit(&mut self) -> Result<(), AdmitError> {
         let engine = Self::engine().map_err(engine_error)?;
         *self = engine.admit_typed(self)?;
@@ -93,6 +97,7 @@ pub trait CustomResourceExt: Sized + Serialize + DeserializeOwned {
 
     /// The errors the API server would report for this object as it is (no pruning or
     /// defaulting; see [`CustomResourceExt::admit`] for the full create path).
+    #[cfg(feature = "engine")]
     fn validate(&self) -> ErrorList {
         let engine = match Self::engine() {
             Ok(e) => e,
@@ -144,6 +149,7 @@ fn path_spec<K: CustomResourceExt>() -> PathSpec {
     }
 }
 
+#[cfg(feature = "engine")]
 fn internal(e: &EngineError) -> FieldError {
     FieldError::new(
         ErrorType::Internal,
@@ -153,6 +159,36 @@ fn internal(e: &EngineError) -> FieldError {
     )
 }
 
+#[cfg(feature = "engine")]
 fn engine_error(e: &EngineError) -> AdmitError {
     AdmitError::Invalid(ErrorList(vec![internal(e)]))
+}
+
+/// `CustomResourceExt::engine` for a derived root, built once per type: emitted by the
+/// derive as `__engine_fn!("v1")` inside the impl, and empty without feature `engine` (the
+/// derive cannot see crd-runtime's features). Not a public API.
+#[cfg(feature = "engine")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __engine_fn {
+    ($version:expr) => {
+        fn engine() -> ::core::result::Result<&'static $crate::Engine, &'static $crate::EngineError> {
+            static ENGINE: ::std::sync::OnceLock<
+                ::core::result::Result<$crate::Engine, $crate::EngineError>,
+            > = ::std::sync::OnceLock::new();
+            ENGINE
+                .get_or_init(|| {
+                    $crate::Engine::for_crd(&<Self as $crate::CustomResourceExt>::crd(), $version)
+                })
+                .as_ref()
+        }
+    };
+}
+
+/// Without feature `engine`, derived roots have no `engine()`. Not a public API.
+#[cfg(not(feature = "engine"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __engine_fn {
+    ($version:expr) => {};
 }

@@ -15,7 +15,7 @@ pub use v1beta1::CustomResourceDefinitionV1Beta1;
 
 /// The CronTab CRD of the Kubernetes documentation (`stable.example.com`, namespaced)
 /// with `versions`, for tests.
-#[cfg(test)]
+#[cfg(all(test, any(feature = "engine", feature = "kube")))]
 pub(crate) fn crontab_crd(versions: serde_json::Value) -> CustomResourceDefinition {
     serde_json::from_value(serde_json::json!({
         "apiVersion": "apiextensions.k8s.io/v1",
