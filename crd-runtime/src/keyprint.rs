@@ -3,14 +3,15 @@
 //! one string comparison (the tree and binary searches they replace compared
 //! strings at every step, calling `memcmp` each time).
 
-/// The print of `k`: its length and a few of its bytes in one word.
+/// Every byte of `b` (shorter than eight bytes) in one word, read with fixed-size
+/// loads: two overlapping halves from four bytes, else the first, middle and last
+/// bytes (which are all of them), in the low three bytes; 0 for an empty `b`. The
+/// key prints and the JSON writer's escape check of short strings share it.
 #[inline]
-pub(crate) fn key_print(k: &str) -> u64 {
-    let b = k.as_bytes();
+pub(crate) fn pack_short(b: &[u8]) -> u64 {
     let n = b.len();
-    let bytes = if let Some(head) = b.first_chunk::<8>() {
-        u64::from_le_bytes(*head)
-    } else if n >= 4 {
+    debug_assert!(n < 8);
+    if n >= 4 {
         let head = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
         let tail = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]);
         u64::from(head) | u64::from(tail) << 32
@@ -18,14 +19,26 @@ pub(crate) fn key_print(k: &str) -> u64 {
         u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16
     } else {
         0
+    }
+}
+
+/// The print of `k`: its length and a few of its bytes in one word.
+#[cfg(feature = "engine")]
+#[inline]
+pub(crate) fn key_print(k: &str) -> u64 {
+    let b = k.as_bytes();
+    let bytes = match b.first_chunk::<8>() {
+        Some(head) => u64::from_le_bytes(*head),
+        None => pack_short(b),
     };
-    bytes ^ (n as u64).rotate_right(8)
+    bytes ^ (b.len() as u64).rotate_right(8)
 }
 
 /// Whether key `a` (print `pa`) equals key `b` (print `pb`). A print holds every
 /// byte of a key of up to eight bytes, and the first eight of a longer one, so keys
 /// of up to sixteen bytes need one more word compared (their last eight bytes), not
 /// a `memcmp` call (`apiVersion`, `namespace`, `labelSelector`…).
+#[cfg(feature = "engine")]
 #[inline]
 pub(crate) fn same_key(pa: u64, a: &str, pb: u64, b: &str) -> bool {
     if pa != pb || a.len() != b.len() {
@@ -46,7 +59,7 @@ pub(crate) fn same_key(pa: u64, a: &str, pb: u64, b: &str) -> bool {
     a == b
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "engine"))]
 mod tests {
     use super::*;
 

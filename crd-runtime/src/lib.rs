@@ -64,7 +64,6 @@ pub mod jsonpath;
 pub mod k8s;
 #[cfg(feature = "k8s-schemas")]
 pub mod k8s_schemas;
-#[cfg(feature = "engine")]
 mod keyprint;
 pub mod kube_support;
 #[cfg(feature = "engine")]
@@ -92,9 +91,9 @@ pub use diff::{Change, diff, diff_all};
 #[cfg(feature = "engine")]
 pub use engine::{AdmitError, Engine, EngineError, SchemaOptions};
 pub use field::{BadValue, ErrorList, ErrorType, FieldError, Path};
+pub use load::to_yaml;
 #[cfg(feature = "engine")]
 pub use load::{LoadError, load_crds, parse_documents};
-pub use load::to_yaml;
 /// The metadata of derived roots (`CronTab.metadata`); k8s-openapi's with feature `kube`.
 /// CRD manifests use [`model::ObjectMeta`], which keeps unknown keys.
 pub use meta::ObjectMeta;

@@ -32,12 +32,23 @@ pub struct BackupStatus {
 #[test]
 fn the_crd_and_its_yaml() {
     let crd = Backup::crd();
-    assert_eq!(crd.metadata.name.as_deref(), Some("backups.backup.example.com"));
+    assert_eq!(
+        crd.metadata.name.as_deref(),
+        Some("backups.backup.example.com")
+    );
     let yaml = Backup::crd_yaml().expect("the CRD serializes");
     assert!(yaml.contains("kind: CustomResourceDefinition\n"), "{yaml}");
-    assert!(yaml.contains("default: 0 3 * * *\n") || yaml.contains("default: '0 3 * * *'\n"), "{yaml}");
+    assert!(
+        yaml.contains("default: 0 3 * * *\n") || yaml.contains("default: '0 3 * * *'\n"),
+        "{yaml}"
+    );
     let manifest = Manifest::new().crd(Backup::crd());
-    assert!(manifest.to_yaml().expect("the manifest serializes").starts_with("---\n"));
+    assert!(
+        manifest
+            .to_yaml()
+            .expect("the manifest serializes")
+            .starts_with("---\n")
+    );
 }
 
 #[test]

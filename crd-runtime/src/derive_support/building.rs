@@ -340,7 +340,12 @@ where
         engine.default(&mut object);
     }
     #[cfg(not(feature = "engine"))]
-    if let Some(schema) = R::crd().spec.versions.first().and_then(|v| v.schema.as_ref()) {
+    if let Some(schema) = R::crd()
+        .spec
+        .versions
+        .first()
+        .and_then(|v| v.schema.as_ref())
+    {
         if let Some(root) = &schema.open_api_v3_schema {
             default_missing(&mut object, root);
         }
@@ -706,7 +711,10 @@ mod tests {
         let mut by_engine = serde_json::json!({"spec": {}});
         engine.default(&mut by_engine);
         let mut by_schema = serde_json::json!({"spec": {}});
-        let root = crd.spec.versions[0].schema.as_ref().and_then(|s| s.open_api_v3_schema.as_ref());
+        let root = crd.spec.versions[0]
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref());
         default_missing(&mut by_schema, root.expect("a schema"));
         assert_eq!(by_schema, by_engine);
         assert_eq!(by_schema["spec"]["limits"]["cpu"]["amount"], "1");

@@ -172,7 +172,8 @@ fn engine_error(e: &EngineError) -> AdmitError {
 #[macro_export]
 macro_rules! __engine_fn {
     ($version:expr) => {
-        fn engine() -> ::core::result::Result<&'static $crate::Engine, &'static $crate::EngineError> {
+        fn engine() -> ::core::result::Result<&'static $crate::Engine, &'static $crate::EngineError>
+        {
             static ENGINE: ::std::sync::OnceLock<
                 ::core::result::Result<$crate::Engine, $crate::EngineError>,
             > = ::std::sync::OnceLock::new();

@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use crate::keyprint::pack_short;
+
 /// Appends the compact JSON text of `v` to `out`, as `serde_json::to_writer` would.
 pub fn write_json(out: &mut Vec<u8>, v: &Value) {
     match v {
@@ -153,14 +155,13 @@ fn short_words(b: &[u8]) -> (u64, u64) {
     const FILLER: u64 = 0x6161_6161_6161_6161; // `a`s
     let n = b.len();
     let word = |at: usize| b[at..at + 8].try_into().map_or(FILLER, u64::from_le_bytes);
-    let half = |at: usize| b[at..at + 4].try_into().map_or(0, u32::from_le_bytes);
     if n >= 8 {
         (word(0), word(n - 8))
     } else if n >= 4 {
-        (u64::from(half(0)) | u64::from(half(n - 4)) << 32, FILLER)
+        (pack_short(b), FILLER)
     } else if n > 0 {
-        let bytes = u64::from(b[0]) | u64::from(b[n / 2]) << 8 | u64::from(b[n - 1]) << 16;
-        (bytes | FILLER << 24, FILLER)
+        // One to three bytes fill the low three bytes (repeating); filler the rest.
+        (pack_short(b) | FILLER << 24, FILLER)
     } else {
         (FILLER, FILLER)
     }

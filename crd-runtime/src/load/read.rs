@@ -458,7 +458,12 @@ impl At<'_> {
 
 /// Whether a document is a CRD this crate reads (v1 or v1beta1); any other document
 /// is recorded in `out` as skipped.
-pub(super) fn is_crd_or_skip(out: &mut LoadedCrds, document: usize, api_version: &str, kind: &str) -> bool {
+pub(super) fn is_crd_or_skip(
+    out: &mut LoadedCrds,
+    document: usize,
+    api_version: &str,
+    kind: &str,
+) -> bool {
     let crd = kind == KIND && (api_version == API_VERSION_V1 || api_version == API_VERSION_V1BETA1);
     if !crd {
         out.skipped.push(SkippedDocument {

@@ -34,11 +34,9 @@ impl SchemaValidator<'_> {
         self.below_min(path, size, n.min_items, "items");
         self.above_max(path, size, n.max_items);
         if n.unique_items && has_duplicates(items) {
-            let msg = format!(
-                "{} in body shouldn't contain duplicates",
-                path.openapi_name()
-            );
-            self.invalid(path, BadValue::Str(String::new()), msg);
+            let name = path.openapi_name();
+            let msg = format!("{name} in body shouldn't contain duplicates");
+            self.invalid_at(name, BadValue::Str(String::new()), msg);
         }
         count
     }
@@ -74,11 +72,9 @@ impl SchemaValidator<'_> {
                         count += self.validate(child, old_child, c, &path.key(k))
                     }
                     Additional::Bool(false) => {
-                        let msg = format!(
-                            "{}.{k} in body is a forbidden property",
-                            path.openapi_name()
-                        );
-                        self.invalid(path, BadValue::Str(k.clone()), msg);
+                        let name = path.openapi_name();
+                        let msg = format!("{name}.{k} in body is a forbidden property");
+                        self.invalid_at(name, BadValue::Str(k.clone()), msg);
                     }
                     _ => {}
                 }
@@ -99,11 +95,9 @@ impl SchemaValidator<'_> {
         let Some(min) = min.filter(|&min| size < min) else {
             return false;
         };
-        let msg = format!(
-            "{} in body should have at least {min} {unit}",
-            path.openapi_name()
-        );
-        self.invalid(path, BadValue::Int(size), msg);
+        let name = path.openapi_name();
+        let msg = format!("{name} in body should have at least {min} {unit}");
+        self.invalid_at(name, BadValue::Int(size), msg);
         true
     }
 

@@ -156,27 +156,22 @@ impl<'s> SchemaValidator<'s> {
     }
 
     fn type_error_value(&mut self, path: &PathRef<'_>, type_name: &str, value: &str) {
+        let name = path.openapi_name();
         let msg = format!(
-            "{} in body must be of type {type_name}: {}",
-            path.openapi_name(),
+            "{name} in body must be of type {type_name}: {}",
             go_quote(value)
         );
         self.errors.push(FieldError::new(
             ErrorType::TypeInvalid,
-            path.field_path(),
+            PathRef::field_path_of(name),
             BadValue::Str(value.to_string()),
             msg,
         ));
     }
 
-    /// A kube-openapi validation error converted by the API server (`Invalid value`).
-    fn invalid(&mut self, path: &PathRef<'_>, value: BadValue, message: String) {
-        self.errors
-            .push(FieldError::invalid(path.field_path(), value, message));
-    }
-
-    /// [`Self::invalid`] at a path whose [`PathRef::openapi_name`] the message
-    /// already needed.
+    /// A kube-openapi validation error converted by the API server (`Invalid value`),
+    /// at the path whose [`PathRef::openapi_name`] the message was built with (the name
+    /// is built once, and only for an error).
     fn invalid_at(&mut self, openapi_name: String, value: BadValue, message: String) {
         let path = PathRef::field_path_of(openapi_name);
         self.errors.push(FieldError::invalid(path, value, message));

@@ -50,27 +50,30 @@ impl SchemaValidator<'_> {
     }
 
     fn multiple_of(&mut self, v: GoNum, b: Bound, path: &PathRef<'_>) {
-        let name = path.openapi_name();
+        // The name only for a message: most numbers pass.
         match v {
             GoNum::Int(i) if b.in_range => {
                 let factor = b.value as i64;
                 if factor < 0 {
+                    let name = path.openapi_name();
                     let msg =
                         format!("factor MultipleOf declared for {name} must be positive: {factor}");
-                    self.invalid(path, BadValue::Int(factor), msg);
+                    self.invalid_at(name, BadValue::Int(factor), msg);
                 } else if factor != 0 && i % factor != 0 {
+                    let name = path.openapi_name();
                     let msg = format!("{name} in body should be a multiple of {factor}");
-                    self.invalid(path, v.bad_value(), msg);
+                    self.invalid_at(name, v.bad_value(), msg);
                 }
             }
             _ => {
                 let (data, factor) = (v.as_f64(), b.value);
                 if factor < 0.0 {
+                    let name = path.openapi_name();
                     let msg = format!(
                         "factor MultipleOf declared for {name} must be positive: {}",
                         go_float(factor)
                     );
-                    self.invalid(path, BadValue::Float(factor), msg);
+                    self.invalid_at(name, BadValue::Float(factor), msg);
                     return;
                 }
                 let mult = if factor < 1.0 {
@@ -79,11 +82,12 @@ impl SchemaValidator<'_> {
                     data / factor
                 };
                 if !is_json_integer(mult) {
+                    let name = path.openapi_name();
                     let msg = format!(
                         "{name} in body should be a multiple of {}",
                         go_float(factor)
                     );
-                    self.invalid(path, v.bad_value(), msg);
+                    self.invalid_at(name, v.bad_value(), msg);
                 }
             }
         }

@@ -19,11 +19,9 @@ impl SchemaValidator<'_> {
             if let Some(min) = n.min_length
                 && runes < min
             {
-                let msg = format!(
-                    "{} in body should be at least {min} chars long",
-                    path.openapi_name()
-                );
-                self.invalid(path, BadValue::Str(s.to_string()), msg);
+                let name = path.openapi_name();
+                let msg = format!("{name} in body should be at least {min} chars long");
+                self.invalid_at(name, BadValue::Str(s.to_string()), msg);
                 return;
             }
         }
