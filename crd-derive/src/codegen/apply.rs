@@ -24,7 +24,14 @@ pub fn apply_items(rt: &Rt, input: &DeriveInput, parsed: &Input) -> TokenStream 
     let out = struct_items(&cx, rt, input, parsed);
     // Attribute errors were reported by the schema pass; do not repeat them.
     let _ = cx.check();
-    out
+    behind_feature(rt, out)
+}
+
+/// `items` inside `__apply_types!`, which keeps them with crd-runtime's feature `apply`
+/// and drops them without it: the derive cannot see crd-runtime's features.
+fn behind_feature(rt: &Rt, items: TokenStream) -> TokenStream {
+    let rtp = &rt.0;
+    quote!(#rtp::__apply_types! { #items })
 }
 
 fn struct_items(cx: &Ctxt, rt: &Rt, input: &DeriveInput, parsed: &Input) -> TokenStream {
@@ -327,7 +334,7 @@ pub fn root_apply(rt: &Rt, r: &Root) -> TokenStream {
     let doc = format!(
         "Apply configuration of a `{kind}` (`{api_version}`) for server-side apply: only the fields set are sent, so a field manager owns exactly those."
     );
-    quote! {
+    let items = quote! {
         #[doc = #doc]
         #[derive(::core::default::Default)]
         #vis struct #apply {
@@ -415,5 +422,6 @@ pub fn root_apply(rt: &Rt, r: &Root) -> TokenStream {
                 }
             }
         };
-    }
+    };
+    behind_feature(rt, items)
 }

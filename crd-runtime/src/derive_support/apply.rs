@@ -32,6 +32,25 @@ pub trait ApplyType {
     type Apply;
 }
 
+/// The apply configuration types a derive emits (`XApply`, their builders and
+/// `ApplyType` impls), kept with feature `apply` (default) and dropped without it: the
+/// derive wraps them in this macro because it cannot see crd-runtime's features. Not a
+/// public API.
+#[cfg(feature = "apply")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __apply_types {
+    ($($items:tt)*) => { $($items)* };
+}
+
+/// Without feature `apply`, derived types have no apply configurations. Not a public API.
+#[cfg(not(feature = "apply"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __apply_types {
+    ($($items:tt)*) => {};
+}
+
 macro_rules! whole {
     ($($t:ty),* $(,)?) => {$(
         impl ApplyType for $t {
