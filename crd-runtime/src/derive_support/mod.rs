@@ -5,6 +5,7 @@
 //! Schemas are built directly as [`JSONSchemaProps`] — the model the checker and the
 //! engine read — so there is no second schema model and no JSON-Schema-to-CRD rewrite.
 
+mod absent_spec;
 mod apply;
 #[cfg(feature = "chrono")]
 mod chrono_impls;

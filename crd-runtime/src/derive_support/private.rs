@@ -1,6 +1,7 @@
 //! Everything code that `crd-derive` generates calls, in one path
 //! (`crd_runtime::__private`). Not a stable API.
 
+pub use super::absent_spec::deserialize_absent_spec;
 pub use super::apply::debug_as_json;
 pub use super::building::*;
 pub use super::descriptions::{set_descriptions, strip_nested_descriptions};
