@@ -66,6 +66,9 @@ pub struct Config {
     pub max_mutating_requests_inflight: usize,
     /// `--nodes`, `--cluster-cidr` and the clock of the workload controllers.
     pub workloads: crate::Workloads,
+    /// Conversion webhooks served in process by CRD name (no flag: a library's or a
+    /// test server's, [`crate::testing::TestServerBuilder::converter`]).
+    pub conversion_webhooks: crate::ConversionWebhooks,
 }
 
 pub use crate::duration::parse_duration;
@@ -99,6 +102,7 @@ impl Default for Config {
             max_requests_inflight: DEFAULT_MAX_REQUESTS_INFLIGHT,
             max_mutating_requests_inflight: DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT,
             workloads: crate::Workloads::default(),
+            conversion_webhooks: crate::ConversionWebhooks::default(),
         }
     }
 }

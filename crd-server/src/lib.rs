@@ -37,6 +37,7 @@ pub mod tls;
 
 pub use crd_webhook as webhook;
 
+pub use api::conversion::{ConversionHandler, ConversionWebhooks};
 pub use auth::{AuthConfig, AuthorizationMode};
 pub use config::{Config, StartError, StoreConfig, TlsFiles};
 pub use controllers::{

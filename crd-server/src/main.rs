@@ -258,6 +258,7 @@ async fn run(args: Args, stages: crd_server::StageSet) -> Result<(), String> {
             terminated_pod_gc_threshold: args.terminated_pod_gc_threshold,
             ..crd_server::Workloads::default()
         },
+        conversion_webhooks: crd_server::ConversionWebhooks::default(),
         leader_election: LeaderElection {
             leader_elect: args.leader_elect,
             lease_duration: args.leader_elect_lease_duration,

@@ -321,7 +321,12 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
     let fanout = Arc::new(FanOut::new(open_store(&config.store).await?));
     let store: Arc<dyn Store> = fanout.clone();
     let store_description = store.describe();
-    let registry = Registry::start(store.clone(), config.engine).await?;
+    let registry = Registry::start(
+        store.clone(),
+        config.engine,
+        config.conversion_webhooks.clone(),
+    )
+    .await?;
     let admission =
         crate::api::admission::Admission::start(store.clone(), config.engine.kube_version).await;
     let auth = crate::auth::Auth::start(

@@ -62,6 +62,7 @@ pub struct TestServerBuilder {
     etcd_compaction_interval: Option<std::time::Duration>,
     max_inflight: Option<(usize, usize)>,
     workloads: crate::Workloads,
+    conversion_webhooks: crate::ConversionWebhooks,
 }
 
 impl TestServerBuilder {
@@ -77,6 +78,33 @@ impl TestServerBuilder {
             Ok(loaded) => self.crds.extend(loaded.crds.into_iter().map(|d| d.crd)),
             Err(e) => self.errors.push(e.to_string()),
         }
+        self
+    }
+
+    /// Serves the conversion webhook of `H`'s CRD in process with `converter`: a CRD of
+    /// that name whose `spec.conversion.strategy` is `Webhook` is converted through
+    /// [`crd_runtime::conversion::review`] without HTTPS (its `clientConfig` is not
+    /// dialed), with every check and message of a real webhook call. The CRD is
+    /// installed as given (e.g. with [`crd`](Self::crd)); strategy `None` stays `None`.
+    pub fn converter<H>(mut self, converter: crd_runtime::conversion::Converter<H>) -> Self
+    where
+        H: crd_runtime::CustomResourceExt + 'static,
+    {
+        self.conversion_webhooks.insert_converter(converter);
+        self
+    }
+
+    /// Serves the conversion webhook of the CRD `crd_name` (`plural.group`) in process
+    /// with `handler`: a `ConversionReview` body in, the answer's body out (`Err`: what
+    /// an HTTP 400 would say). For a webhook that is not a
+    /// [`Converter`](crd_runtime::conversion::Converter), or one that misbehaves.
+    pub fn conversion_webhook(
+        mut self,
+        crd_name: &str,
+        handler: impl Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync + 'static,
+    ) -> Self {
+        self.conversion_webhooks
+            .insert(crd_name, std::sync::Arc::new(handler));
         self
     }
 
@@ -231,6 +259,7 @@ impl TestServerBuilder {
                 .controllers
                 .unwrap_or_else(crate::Controllers::lifecycle),
             workloads: self.workloads.clone(),
+            conversion_webhooks: self.conversion_webhooks,
             leader_election: self
                 .leader_election
                 .unwrap_or_else(crate::LeaderElection::disabled),

@@ -4,7 +4,12 @@
 //! objects that need it in one `ConversionReview` over HTTPS (trusting `caBundle`) and
 //! checks the answer the way kube-apiserver does (uid, count, group/version, kind,
 //! name/namespace/uid; other metadata restored, labels and annotations taken).
+//!
+//! A test server may serve a CRD's webhook in process ([`ConversionWebhooks`]): the
+//! same review, encoded and decoded, the same checks and messages; only the HTTPS call
+//! is left out.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,25 +26,82 @@ const REVIEW_API_VERSION: &str = "apiextensions.k8s.io/v1";
 /// How long a webhook may take (kube-apiserver's default webhook timeout).
 const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// A conversion webhook served in process: a `ConversionReview` request body in, the
+/// answer's body out, as an HTTPS webhook would read and write them (`Err`: what an
+/// HTTP 400 would say).
+pub type ConversionHandler = Arc<dyn Fn(&[u8]) -> Result<Vec<u8>, String> + Send + Sync>;
+
+/// In-process conversion webhooks by CRD name (`plural.group`). A CRD of that name
+/// whose `spec.conversion.strategy` is `Webhook` is converted by the handler instead of
+/// over HTTPS; its `clientConfig` is not dialed. A CRD with strategy `None` stays `None`,
+/// as in a cluster.
+#[derive(Clone, Default)]
+pub struct ConversionWebhooks(BTreeMap<String, ConversionHandler>);
+
+impl ConversionWebhooks {
+    /// Serves the conversion webhook of the CRD `crd_name` with `handler`.
+    pub fn insert(&mut self, crd_name: impl Into<String>, handler: ConversionHandler) {
+        self.0.insert(crd_name.into(), handler);
+    }
+
+    /// Serves the conversion webhook of the CRD of `H` with `converter`, through
+    /// [`crd_runtime::conversion::review`], as `crd_webhook::serve_conversion` does.
+    pub fn insert_converter<H>(&mut self, converter: crd_runtime::conversion::Converter<H>)
+    where
+        H: crd_runtime::CustomResourceExt + 'static,
+    {
+        let converter = Arc::new(converter);
+        self.insert(
+            H::crd().metadata.name.unwrap_or_default(),
+            Arc::new(move |body: &[u8]| {
+                let answer =
+                    crd_runtime::conversion::review(&converter, body).map_err(|e| e.to_string())?;
+                serde_json::to_vec(&answer).map_err(|e| e.to_string())
+            }),
+        );
+    }
+
+    /// Whether no webhook is served in process.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn get(&self, crd_name: &str) -> Option<&ConversionHandler> {
+        self.0.get(crd_name)
+    }
+}
+
+impl std::fmt::Debug for ConversionWebhooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.0.keys()).finish()
+    }
+}
+
 /// A CRD's conversion strategy.
 pub enum Converter {
     /// Only `apiVersion` changes.
     None,
     /// A conversion webhook.
     Webhook(Arc<Webhook>),
+    /// A conversion webhook served in process.
+    InProcess(ConversionHandler),
     /// A webhook configuration that cannot be used (no CA, a bad URL): every
     /// conversion fails with this message.
     Broken(String),
 }
 
 impl Converter {
-    /// The strategy of a CRD.
-    pub fn of(crd: &CustomResourceDefinition) -> Converter {
+    /// The strategy of a CRD, its webhook served by `in_process` when that has one for
+    /// the CRD's name.
+    pub fn of(crd: &CustomResourceDefinition, in_process: &ConversionWebhooks) -> Converter {
         let Some(conversion) = crd.spec.conversion.as_ref() else {
             return Converter::None;
         };
         if conversion.strategy != "Webhook" {
             return Converter::None;
+        }
+        if let Some(handler) = in_process.get(crd.metadata.name.as_deref().unwrap_or("")) {
+            return Converter::InProcess(handler.clone());
         }
         let config = conversion
             .webhook
@@ -100,6 +162,24 @@ impl Webhook {
     }
 }
 
+/// How a review reaches its webhook.
+enum Call<'a> {
+    Https(&'a Webhook),
+    InProcess(&'a ConversionHandler),
+}
+
+/// Calls an in-process webhook with `review` encoded, as a POST would send it.
+fn call_in_process(
+    handler: &ConversionHandler,
+    review: &ConversionReview,
+) -> Result<ConversionReview, String> {
+    let body = serde_json::to_vec(review).map_err(|e| format!("encoding the review: {e}"))?;
+    let answer =
+        handler(&body).map_err(|e| format!("the in-process webhook refused the review: {e}"))?;
+    serde_json::from_slice(&answer)
+        .map_err(|e| format!("the answer is not a ConversionReview: {e}"))
+}
+
 /// `group/version, Kind=Kind`, as Go prints a GroupVersionKind.
 fn gvk(object: &Value, kind: &str) -> String {
     let api_version = object
@@ -122,7 +202,7 @@ pub async fn convert(
     if pending.is_empty() {
         return Ok(objects);
     }
-    let webhook = match strategy {
+    let call = match strategy {
         Converter::None => {
             for i in pending {
                 objects[i]["apiVersion"] = json!(desired);
@@ -135,7 +215,8 @@ pub async fn convert(
                 "conversion webhook for {from} failed: {message}"
             )));
         }
-        Converter::Webhook(webhook) => webhook,
+        Converter::Webhook(webhook) => Call::Https(webhook),
+        Converter::InProcess(handler) => Call::InProcess(handler),
     };
     let from = gvk(&objects[pending[0]], kind);
     let fail = |m: String| ApiError::internal(format!("conversion webhook for {from} {m}"));
@@ -150,10 +231,11 @@ pub async fn convert(
         }),
         response: None,
     };
-    let answer = webhook
-        .call(&review)
-        .await
-        .map_err(|e| fail(format!("failed: {e}")))?;
+    let answer = match call {
+        Call::Https(webhook) => webhook.call(&review).await,
+        Call::InProcess(handler) => call_in_process(handler, &review),
+    }
+    .map_err(|e| fail(format!("failed: {e}")))?;
     let converted = converted_objects(answer, &uid).map_err(|e| fail(format!("failed: {e}")))?;
     if converted.len() != pending.len() {
         return Err(fail(format!(

@@ -279,7 +279,7 @@ mod tests {
             .await
             .unwrap();
         let kube = KubeVersion::new(minor).unwrap();
-        Registry::start(store, EngineOptions::for_version(kube))
+        Registry::start(store, EngineOptions::for_version(kube), Default::default())
             .await
             .unwrap()
     }

@@ -22,6 +22,7 @@ use crd_runtime::model::CustomResourceDefinition;
 use serde_json::Value;
 use tokio::sync::watch;
 
+use crate::api::conversion::ConversionWebhooks;
 use crate::api::kinds::Resource;
 use crate::api::kinds::builtin::core::namespace::Namespaces;
 use crate::api::kinds::builtin::{self, BuiltinKind};
@@ -42,13 +43,17 @@ pub struct CustomKinds {
 }
 
 impl CustomKinds {
-    fn build(crds: &HashMap<String, Value>, options: EngineOptions) -> CustomKinds {
+    fn build(
+        crds: &HashMap<String, Value>,
+        options: EngineOptions,
+        in_process: &ConversionWebhooks,
+    ) -> CustomKinds {
         let mut out = CustomKinds::default();
         for v in crds.values().filter(|v| established(v)) {
             let Ok(crd) = serde_json::from_value::<CustomResourceDefinition>(v.clone()) else {
                 continue;
             };
-            let kind = Arc::new(CustomKind::from_crd(&crd, options));
+            let kind = Arc::new(CustomKind::from_crd(&crd, options, in_process));
             for version in kind.versions.iter().filter(|v| v.served) {
                 if let Some(res) = CustomResource::new(kind.clone(), &version.name) {
                     let key = (
@@ -104,6 +109,8 @@ fn established(crd: &Value) -> bool {
 pub struct Registry {
     /// The Kubernetes release whose validation the engines follow.
     options: EngineOptions,
+    /// Conversion webhooks served in process (a test server's).
+    in_process: ConversionWebhooks,
     builtins: Vec<Resource>,
     custom: RwLock<Arc<CustomKinds>>,
     seen: watch::Sender<Revision>,
@@ -138,12 +145,14 @@ impl Registry {
     pub async fn start(
         store: Arc<dyn Store>,
         options: EngineOptions,
+        in_process: ConversionWebhooks,
     ) -> Result<Arc<Registry>, StoreError> {
         let listed = store.list(CRD_PREFIX, ListOptions::default()).await?;
         let crds = follow::decoded(&listed);
         let (seen, _) = watch::channel(listed.revision);
         let registry = Arc::new(Registry {
             options,
+            in_process,
             builtins: Self::builtins(options),
             custom: RwLock::new(Arc::new(CustomKinds::default())),
             seen,
@@ -177,7 +186,7 @@ impl Registry {
     }
 
     fn rebuild(&self, crds: &HashMap<String, Value>) {
-        let kinds = CustomKinds::build(crds, self.options);
+        let kinds = CustomKinds::build(crds, self.options, &self.in_process);
         *self.custom.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(kinds);
     }
 

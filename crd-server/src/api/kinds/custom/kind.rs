@@ -9,7 +9,7 @@ use crd_runtime::model::{
     JSONSchemaProps,
 };
 
-use crate::api::conversion::Converter;
+use crate::api::conversion::{ConversionWebhooks, Converter};
 use crate::api::status::Qualified;
 
 /// One version of a custom resource.
@@ -52,8 +52,13 @@ pub struct CustomKind {
 }
 
 impl CustomKind {
-    /// Builds the kind of an established CRD.
-    pub fn from_crd(crd: &CustomResourceDefinition, options: EngineOptions) -> CustomKind {
+    /// Builds the kind of an established CRD (its conversion webhook served by
+    /// `in_process` when that has one).
+    pub fn from_crd(
+        crd: &CustomResourceDefinition,
+        options: EngineOptions,
+        in_process: &ConversionWebhooks,
+    ) -> CustomKind {
         let names = &crd.spec.names;
         let terminating = crd
             .status
@@ -110,7 +115,7 @@ impl CustomKind {
             short_names: names.short_names.clone().unwrap_or_default(),
             categories: names.categories.clone().unwrap_or_default(),
             versions,
-            conversion: Converter::of(crd),
+            conversion: Converter::of(crd, in_process),
             storage_version: crd
                 .spec
                 .versions
