@@ -39,6 +39,8 @@ impl Target<'_> {
 pub struct Current {
     pub obj: Value,
     pub revision: Revision,
+    /// The `apiVersion` the object is stored in (`obj` is in the addressed version).
+    pub stored_api_version: String,
 }
 
 /// Why a write did not happen.
@@ -126,9 +128,16 @@ pub async fn find(shared: &Shared, t: Target<'_>) -> Result<Option<Current>, Api
     let Some(kv) = shared.store.get(&t.key()).await.map_err(|e| t.error(e))? else {
         return Ok(None);
     };
+    let stored = decode(&kv)?;
+    let stored_api_version = stored
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     Ok(Some(Current {
-        obj: present_one(t.res, decode(&kv)?).await?,
+        obj: present_one(t.res, stored).await?,
         revision: kv.mod_revision,
+        stored_api_version,
     }))
 }
 

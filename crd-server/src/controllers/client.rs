@@ -217,6 +217,29 @@ impl Client {
         ns: Option<&str>,
         name: &str,
         sub: Subresource,
+        mutate: impl FnMut(&Value) -> Mutation,
+    ) -> Result<Option<Value>, ApiError> {
+        let info = res.info();
+        // kube-controller-manager's controllers change a Pod itself with patches
+        // (adoption, release, finalizer removal); this read-modify-write stands for one.
+        let verb = if sub == Subresource::Main && info.q.group.is_empty() && info.q.plural == "pods"
+        {
+            "patch"
+        } else {
+            "update"
+        };
+        self.write_as(verb, res, ns, name, sub, mutate).await
+    }
+
+    /// [`Client::update`] authorized and audited as `verb` (a controller whose upstream
+    /// twin patches).
+    pub async fn write_as(
+        &self,
+        verb: &'static str,
+        res: &Resource,
+        ns: Option<&str>,
+        name: &str,
+        sub: Subresource,
         mut mutate: impl FnMut(&Value) -> Mutation,
     ) -> Result<Option<Value>, ApiError> {
         let opts = WriteOptions::server(self.manager);
@@ -233,15 +256,6 @@ impl Client {
                 Mutation::Keep => current.obj.clone(),
             })
         });
-        // kube-controller-manager's controllers change a Pod itself with patches
-        // (adoption, release, finalizer removal); this read-modify-write stands for one.
-        let info = res.info();
-        let verb = if sub == Subresource::Main && info.q.group.is_empty() && info.q.plural == "pods"
-        {
-            "patch"
-        } else {
-            "update"
-        };
         let written = self.call(verb, (res, ns, name, sub), work).await;
         unless_missing(written.map(|w| w.obj))
     }

@@ -42,7 +42,9 @@ pub fn of_manager(manager: &str) -> UserInfo {
         | "root-ca-cert-publisher"
         | "pod-garbage-collector"
         | "disruption-controller"
-        | "ttl-after-finished-controller" => manager,
+        | "ttl-after-finished-controller"
+        | "storage-version-migrator-controller"
+        | "storage-version-migration-trigger" => manager,
         "serviceaccount-controller" => "service-account-controller",
         // kube-controller-manager's service accounts of these are named differently.
         "daemonset-controller" => "daemon-set-controller",

@@ -35,6 +35,7 @@ mod replicaset;
 mod scheduler;
 mod selection;
 mod statefulset;
+mod storage_migration;
 mod ttl_after_finished;
 #[cfg(test)]
 mod ttl_after_finished_tests;
@@ -213,6 +214,12 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
                 tokio::spawn(endpoints::slices::run(with(endpoints::slices::COMPONENT)))
             }
             "persistentvolume-binder" => tokio::spawn(volumes::run(with(volumes::COMPONENT))),
+            "storage-version-migrator-controller" => {
+                tokio::spawn(storage_migration::run(shared.clone()))
+            }
+            "storage-version-migration-trigger" => {
+                tokio::spawn(storage_migration::trigger(shared.clone()))
+            }
             _ => continue,
         };
         running.tasks.push(task.abort_handle());

@@ -31,7 +31,13 @@ pub const CONTROLLERS: &[&str] = &[
     "ttl-after-finished",
     "podgc",
     "disruption",
+    "storage-version-migrator-controller",
+    "storage-version-migration-trigger",
 ];
+
+/// Controllers `*` leaves out, as kube-controller-manager's disabled-by-default ones:
+/// they run only when named.
+pub const OFF_BY_DEFAULT: &[&str] = &["storage-version-migration-trigger"];
 
 /// The lifecycle controllers: what a [`crate::TestServer`] runs unless asked for the
 /// workloads.
@@ -41,6 +47,7 @@ pub const LIFECYCLE: &[&str] = &[
     "customresourcecleanup",
     "validatingadmissionpolicy-status-controller",
     "clusterrole-aggregation",
+    "storage-version-migrator-controller",
 ];
 
 const ALIASES: &[(&str, &str)] = &[
@@ -93,7 +100,11 @@ impl Selection {
     pub fn all() -> Selection {
         Selection {
             items: vec!["*".into()],
-            enabled: CONTROLLERS.iter().copied().collect(),
+            enabled: CONTROLLERS
+                .iter()
+                .copied()
+                .filter(|c| !OFF_BY_DEFAULT.contains(c))
+                .collect(),
         }
     }
 
@@ -166,7 +177,9 @@ impl FromStr for Selection {
         let enabled = CONTROLLERS
             .iter()
             .copied()
-            .filter(|c| !off.contains(c) && (star || on.contains(c)))
+            .filter(|c| {
+                !off.contains(c) && (on.contains(c) || (star && !OFF_BY_DEFAULT.contains(c)))
+            })
             .collect();
         Ok(Selection { items, enabled })
     }

@@ -206,6 +206,14 @@ pub trait CodecStrategy: Identity {
         })
     }
 
+    /// The `apiVersion` objects are stored in when the kind has several versions
+    /// (custom resources); `None`: stored as served. An update that changes nothing is
+    /// still written when the stored object is in another version, as kube-apiserver
+    /// compares the encoded bytes: what storage version migration relies on.
+    fn storage_api_version(&self) -> Option<String> {
+        None
+    }
+
     /// An admitted object's stored form, when it differs from the object (another
     /// storage version); `None`: stored as it is.
     fn storage_form<'a>(

@@ -170,7 +170,12 @@ async fn update_once(
     } else {
         Allocation::default()
     };
-    let written = admit_and_replace(u, new, old, current.revision, warnings).await;
+    // Stored in another version than the kind's storage version: written even when
+    // nothing changed (storage version migration's no-op apply).
+    let restore = res
+        .storage_api_version()
+        .is_some_and(|v| v != current.stored_api_version);
+    let written = admit_and_replace(u, new, old, (current.revision, restore), warnings).await;
     allocation
         .finish(u.shared.store.as_ref(), written.is_ok())
         .await;
@@ -178,12 +183,13 @@ async fn update_once(
 }
 
 /// The rest of an update once the object holds what it allocated: validated, then
-/// written if it changed (removed when its last finalizer went).
+/// written if it changed or `restore` (stored in an old version; removed when its last
+/// finalizer went).
 async fn admit_and_replace(
     u: &Update<'_>,
     mut new: Value,
     old: Value,
-    revision: crate::store::Revision,
+    (revision, restore): (crate::store::Revision, bool),
     mut warnings: Vec<String>,
 ) -> Result<Written, WriteError> {
     let res = u.target.res;
@@ -204,7 +210,7 @@ async fn admit_and_replace(
             .map_err(|e| e.after_warnings(&warnings))?;
         warnings.extend(more);
     }
-    if new == old || u.opts.dry_run {
+    if (new == old && !restore) || u.opts.dry_run {
         return Ok(Written {
             obj: new,
             warnings,

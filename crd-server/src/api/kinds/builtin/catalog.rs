@@ -17,6 +17,7 @@ static GROUPS: &[&[Spec]] = &[
     super::autoscaling::KINDS,
     super::scheduling::KINDS,
     super::storage::KINDS,
+    super::storagemigration::KINDS,
     super::authentication::KINDS,
     super::authorization::KINDS,
     super::rbac::KINDS,

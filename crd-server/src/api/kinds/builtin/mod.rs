@@ -29,6 +29,7 @@ pub(crate) mod quantity;
 pub mod rbac;
 pub mod scheduling;
 mod storage;
+pub mod storagemigration;
 
 use std::sync::OnceLock;
 

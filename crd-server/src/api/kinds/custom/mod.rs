@@ -310,6 +310,13 @@ impl CodecStrategy for CustomResource {
         })
     }
 
+    fn storage_api_version(&self) -> Option<String> {
+        Some(format!(
+            "{}/{}",
+            self.kind.q.group, self.kind.storage_version
+        ))
+    }
+
     fn storage_form<'a>(
         &'a self,
         obj: &'a Value,

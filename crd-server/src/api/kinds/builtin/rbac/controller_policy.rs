@@ -319,6 +319,40 @@ pub fn cluster_roles() -> Vec<Value> {
             vec![rule(&["create"], &[""], &["serviceaccounts"]), events()],
         ),
         (
+            // From 1.37 (storagemigration.k8s.io/v1): rewrite any resource, record
+            // progress, trim a migrated CRD's storedVersions.
+            "storage-version-migrator-controller",
+            vec![
+                rule(&["list", "patch"], &["*"], &["*"]),
+                rule(
+                    &["update"],
+                    &["storagemigration.k8s.io"],
+                    &["storageversionmigrations/status"],
+                ),
+                rule(
+                    &["update"],
+                    &["apiextensions.k8s.io"],
+                    &["customresourcedefinitions/status"],
+                ),
+            ],
+        ),
+        (
+            // crd-server's kube-storage-version-migrator trigger (off by default).
+            "storage-version-migration-trigger",
+            vec![
+                rule(
+                    READ,
+                    &["apiextensions.k8s.io"],
+                    &["customresourcedefinitions"],
+                ),
+                rule(
+                    &["create"],
+                    &["storagemigration.k8s.io"],
+                    &["storageversionmigrations"],
+                ),
+            ],
+        ),
+        (
             "ttl-after-finished-controller",
             vec![
                 rule(&["delete", "get", "list", "watch"], &["batch"], &["jobs"]),
