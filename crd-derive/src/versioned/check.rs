@@ -187,6 +187,7 @@ fn member(cx: &Ctxt, m: &Member, versions: &[String], is_field: bool) {
 
 /// Two members with one name in some version (a rename onto an existing name).
 fn collisions(cx: &Ctxt, t: &VType, versions: &[String]) {
+    let mut reported: Vec<String> = Vec::new();
     for (vi, version) in versions.iter().enumerate() {
         let mut names: Vec<(String, &Member)> = Vec::new();
         for m in t.members.iter().filter(|m| m.present(vi)) {
@@ -198,6 +199,10 @@ fn collisions(cx: &Ctxt, t: &VType, versions: &[String]) {
                 } else {
                     (m, *first)
                 };
+                if reported.contains(&culprit.key()) {
+                    continue;
+                }
+                reported.push(culprit.key());
                 let span = culprit
                     .changes
                     .iter()

@@ -1,0 +1,25 @@
+// What the spec struct may not say in a versioned module, and modules without one.
+use serde::{Deserialize, Serialize};
+
+#[crd_runtime::versioned(version(name = "v1alpha1"), version(name = "v1"))]
+mod gizmo {
+    use super::*;
+
+    #[derive(crd_runtime::CustomResource, Serialize, Deserialize, Clone, Debug)]
+    #[crd(group = "example.com", kind = "Gizmo", version = "v1", storage = false)]
+    pub struct GizmoSpec {
+        pub size: i32,
+    }
+}
+
+#[crd_runtime::versioned(version(name = "v1alpha1"), version(name = "v1"))]
+mod no_spec {
+    use super::*;
+
+    #[derive(crd_runtime::CrdSchema, Serialize, Deserialize, Clone, Debug)]
+    pub struct Part {
+        pub size: i32,
+    }
+}
+
+fn main() {}
