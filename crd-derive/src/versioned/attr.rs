@@ -148,7 +148,7 @@ pub enum Action {
         /// The name before `since`.
         from_name: Option<Sp<String>>,
         /// The type before `since`.
-        from_type: Option<syn::Type>,
+        from_type: Option<Box<syn::Type>>,
         /// `fn(Old) -> New`.
         upgrade_with: Option<syn::Path>,
         /// `fn(New) -> Old`.
@@ -246,7 +246,12 @@ fn action(cx: &Ctxt, item: &Item) -> Option<Action> {
                 path_or_string(cx, k, "a function path"),
             ),
             "from_name" => once(cx, &mut from_name, k, value::string(cx, k)),
-            "from_type" => once(cx, &mut from_type, k, path_or_string(cx, k, "a type")),
+            "from_type" => once(
+                cx,
+                &mut from_type,
+                k,
+                path_or_string(cx, k, "a type").map(Box::new),
+            ),
             "upgrade_with" => once(cx, &mut up, k, path_or_string(cx, k, "a function path")),
             "downgrade_with" => once(cx, &mut down, k, path_or_string(cx, k, "a function path")),
             _ => once(cx, &mut note, k, value::string(cx, k).map(|s| s.value)),

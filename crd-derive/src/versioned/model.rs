@@ -260,7 +260,7 @@ fn member(
                 index,
                 span,
                 from_name,
-                from_type,
+                from_type: from_type.map(|t| *t),
                 upgrade_with,
                 downgrade_with,
                 deprecation: None,

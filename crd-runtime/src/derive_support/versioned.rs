@@ -100,10 +100,10 @@ impl Cx {
         let key = stash_key(group, target);
         let mut incoming = Map::new();
         if let Some(annotations) = metadata.annotations.as_mut() {
-            if let Some(text) = annotations.remove(&key) {
-                if let Ok(Value::Object(map)) = serde_json::from_str(&text) {
-                    incoming = map;
-                }
+            if let Some(text) = annotations.remove(&key)
+                && let Ok(Value::Object(map)) = serde_json::from_str(&text)
+            {
+                incoming = map;
             }
             if annotations.is_empty() {
                 metadata.annotations = None;
