@@ -228,6 +228,16 @@ fn collisions(cx: &Ctxt, t: &VType, versions: &[String]) {
 /// Every rule, on the whole model.
 pub fn check(cx: &Ctxt, model: &Model) {
     let versions: Vec<String> = model.versions.iter().map(|v| v.name.clone()).collect();
+    for v in model.versions.iter().filter(|v| !is_version(&v.name)) {
+        err(
+            cx,
+            v.span,
+            format!(
+                "`{}` is not a Kubernetes version name like `v1`, `v1beta1` or `v2alpha3`",
+                v.name
+            ),
+        );
+    }
     for t in &model.types {
         if !t.input.generics.params.is_empty() {
             cx.error_spanned_by(&t.input.generics, "versioned types cannot be generic");

@@ -298,7 +298,7 @@ fn versions(cx: &Ctxt, defs: Vec<VersionDef>) -> (Vec<Version>, usize) {
             continue;
         }
         let ident = match syn::parse_str::<Ident>(&d.name.value) {
-            Ok(mut i) if super::check::is_version(&d.name.value) => {
+            Ok(mut i) => {
                 i.set_span(d.name.span);
                 i
             }
