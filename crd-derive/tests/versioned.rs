@@ -455,3 +455,123 @@ mod same_schema {
         assert_eq!(v3.spec.size, 2);
     }
 }
+
+/// Members that are added and then changed, a removed variant, user conversion functions,
+/// nested types in maps and boxes, and the storage version in the middle.
+mod edges {
+    use serde_json::json;
+
+    #[crd_runtime::versioned(
+        version(name = "v1alpha1"),
+        version(name = "v1beta1", storage),
+        version(name = "v1")
+    )]
+    pub mod thing {
+        use std::collections::BTreeMap;
+
+        use crd_runtime::CrdSchema;
+        use serde::{Deserialize, Serialize};
+
+        fn label() -> String {
+            "none".into()
+        }
+
+        fn to_millis(seconds: u32) -> u64 {
+            u64::from(seconds) * 1000
+        }
+
+        fn to_seconds(millis: u64) -> u32 {
+            u32::try_from(millis / 1000).unwrap_or(u32::MAX)
+        }
+
+        #[derive(Serialize, Deserialize, Clone, Debug)]
+        #[crd(group = "edges.example.com", kind = "Thing", status = ThingStatus)]
+        #[serde(rename_all = "camelCase")]
+        pub struct ThingSpec {
+            #[versioned(
+                added(since = "v1beta1", default = "label"),
+                changed(since = "v1", from_name = "tag")
+            )]
+            pub label: String,
+            #[versioned(changed(
+                since = "v1",
+                from_name = "seconds",
+                from_type = "u32",
+                upgrade_with = "to_millis",
+                downgrade_with = "to_seconds"
+            ))]
+            pub millis: u64,
+            #[versioned(removed(since = "v1beta1", default = "label"))]
+            pub old_name: String,
+            #[serde(default)]
+            pub parts: BTreeMap<String, Part>,
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub main: Option<Box<Part>>,
+        }
+
+        #[derive(CrdSchema, Serialize, Deserialize, Clone, Debug)]
+        pub struct Part {
+            pub kind: Kind,
+            #[versioned(added(since = "v1"))]
+            #[serde(default)]
+            pub size: i64,
+        }
+
+        #[derive(CrdSchema, Serialize, Deserialize, Clone, Debug, Default)]
+        pub enum Kind {
+            #[default]
+            Plain,
+            #[versioned(removed(since = "v1"))]
+            Legacy,
+        }
+
+        #[derive(CrdSchema, Serialize, Deserialize, Clone, Debug, Default)]
+        pub struct ThingStatus {
+            pub phase: String,
+        }
+    }
+
+    fn objects() -> Vec<serde_json::Value> {
+        let meta = json!({"name": "t", "uid": "u"});
+        vec![
+            json!({"apiVersion": "edges.example.com/v1alpha1", "kind": "Thing", "metadata": meta,
+                   "spec": {"seconds": 5, "oldName": "x",
+                            "parts": {"a": {"kind": "Legacy"}, "b": {"kind": "Plain"}},
+                            "main": {"kind": "Legacy"}},
+                   "status": {"phase": "Ready"}}),
+            json!({"apiVersion": "edges.example.com/v1beta1", "kind": "Thing", "metadata": meta,
+                   "spec": {"tag": "t", "seconds": 4294967295u32, "parts": {}}}),
+            json!({"apiVersion": "edges.example.com/v1", "kind": "Thing", "metadata": meta,
+                   "spec": {"label": "l", "millis": 1500, "parts": {"a": {"kind": "Plain", "size": 3}},
+                            "main": {"kind": "Plain", "size": 9}}}),
+        ]
+    }
+
+    #[test]
+    fn every_object_round_trips_through_every_version() {
+        for o in objects() {
+            assert_eq!(thing::check_round_trip(&o), Ok(()), "{o}");
+        }
+    }
+
+    #[test]
+    fn a_lossy_user_downgrade_keeps_the_value() {
+        let c = thing::converter();
+        let v1 = &objects()[2];
+        let down = c.convert(v1, "edges.example.com/v1beta1").unwrap();
+        assert_eq!(down["spec"]["seconds"], 1);
+        assert_eq!(down["spec"]["tag"], "l");
+        assert_eq!(
+            down["metadata"]["annotations"]["edges.example.com/conversion.v1"],
+            r#"{"/spec/main/size":9,"/spec/millis":1500,"/spec/parts/a/size":3}"#
+        );
+        // The removed variant in a map and a box comes back from v1.
+        let old = &objects()[0];
+        let up = c.convert(old, "edges.example.com/v1").unwrap();
+        assert_eq!(up["spec"]["parts"]["a"]["kind"], "Plain");
+        assert_eq!(up["spec"]["label"], "none");
+        assert_eq!(up["spec"]["millis"], 5000);
+        let back = c.convert(&up, "edges.example.com/v1alpha1").unwrap();
+        assert_eq!(&back, old);
+    }
+}
