@@ -1,7 +1,8 @@
 //! `#[versioned]` on a module: every version of a kind from one set of types, with the
 //! conversions between them.
 //!
-//! `module` reads the module, `attr` the attributes, `model` resolves them into each
+//! `module` reads the module, `attr` the attributes, `spec` the spec struct's `#[crd]`,
+//! `model` resolves them into each
 //! member's life across the versions, `check` holds the rules; `types` emits each
 //! version's module, `convert` the conversions and `kind` the CRD and converter.
 
@@ -11,6 +12,7 @@ mod convert;
 mod kind;
 mod model;
 mod module;
+mod spec;
 mod types;
 
 use proc_macro2::{Span, TokenStream};

@@ -10,8 +10,8 @@ use syn::{DeriveInput, Ident, Type};
 
 use super::attr::{Action, VersionDef};
 use super::module::{ModItem, Module};
-use crate::attr::meta::crd_items;
-use crate::attr::value::{self, Sp};
+use super::spec::{KindInfo, is_spec, kind_info};
+use crate::attr::value::Sp;
 
 /// One version of the kind.
 pub struct Version {
@@ -160,20 +160,6 @@ impl VType {
     pub fn is_enum(&self) -> bool {
         matches!(self.input.data, syn::Data::Enum(_))
     }
-}
-
-/// The kind: what the spec struct's `#[crd(...)]` says that the conversions need.
-pub struct KindInfo {
-    /// The index of the spec struct in `types`.
-    pub spec: usize,
-    /// `group`.
-    pub group: String,
-    /// The generated root type (`root_type`, else the kind).
-    pub root: Ident,
-    /// `status = T`.
-    pub status: Option<Type>,
-    /// `crate = path`, else `::crd_runtime`.
-    pub rt: TokenStream,
 }
 
 /// The whole module.
@@ -339,50 +325,6 @@ fn versions(cx: &Ctxt, defs: Vec<VersionDef>) -> (Vec<Version>, usize) {
         v.storage = true;
     }
     (out, hub)
-}
-
-/// The kind's settings from the spec struct's `#[crd(...)]`; reports the per-version
-/// keys, which the module's `version(...)` sets.
-fn kind_info(cx: &Ctxt, spec: usize, input: &DeriveInput) -> Option<KindInfo> {
-    let items = crd_items(cx, &input.attrs);
-    let (mut group, mut kind, mut root, mut status, mut rt) = (None, None, None, None, None);
-    for item in &items {
-        match item.name().as_str() {
-            "group" => group = value::string(cx, item),
-            "kind" => kind = value::string(cx, item),
-            "root_type" => root = value::path(cx, item).and_then(|p| p.get_ident().cloned()),
-            "status" => status = value::ty(cx, item),
-            "crate" => rt = value::path(cx, item),
-            key @ ("version" | "storage" | "served" | "deprecated" | "deprecation_warning") => {
-                cx.syn_error(syn::Error::new(
-                    item.key.span(),
-                    format!(
-                        "`{key}` is set per version by the module's `#[versioned(version(...))]`, not on the spec struct"
-                    ),
-                ));
-            }
-            _ => {}
-        }
-    }
-    let kind = kind?;
-    Some(KindInfo {
-        spec,
-        group: group.map(|g| g.value).unwrap_or_default(),
-        root: root.unwrap_or_else(|| Ident::new(&kind.value, kind.span)),
-        status,
-        rt: rt
-            .map(|p| quote!(#p))
-            .unwrap_or_else(|| quote!(::crd_runtime)),
-    })
-}
-
-/// Whether `#[crd(...)]` names the `kind`: the spec struct.
-fn is_spec(input: &DeriveInput) -> bool {
-    input.attrs.iter().any(|a| {
-        a.path().is_ident("crd")
-            && matches!(&a.meta, syn::Meta::List(l) if l.tokens.clone().into_iter().any(
-                |t| matches!(t, proc_macro2::TokenTree::Ident(i) if i == "kind")))
-    })
 }
 
 /// Builds the model, reporting what cannot be read.

@@ -22,4 +22,15 @@ mod no_spec {
     }
 }
 
+#[crd_runtime::versioned(version(name = "v1"))]
+mod extras {
+    use super::*;
+
+    #[derive(Serialize, Deserialize, Clone, Debug)]
+    #[crd(group = "example.com", kind = "Extra", root(property(name = "data", type = "object")))]
+    pub struct ExtraSpec {
+        pub size: i32,
+    }
+}
+
 fn main() {}
