@@ -17,8 +17,22 @@ mod no_spec {
     use super::*;
 
     #[derive(crd_runtime::CrdSchema, Serialize, Deserialize, Clone, Debug)]
+    #[versioned(added(since = "v1"))]
     pub struct Part {
         pub size: i32,
+    }
+
+    #[derive(crd_runtime::CrdSchema, Serialize, Deserialize, Clone, Debug)]
+    pub enum Shape {
+        Square {
+            #[versioned(added(since = "v1"))]
+            side: i32,
+        },
+    }
+
+    #[derive(Serialize, Deserialize, Clone, Debug)]
+    pub struct Holder<T> {
+        pub value: T,
     }
 }
 
