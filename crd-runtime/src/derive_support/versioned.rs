@@ -228,12 +228,18 @@ pub fn try_from_or_default<N, O: TryFrom<N> + Default>(new: N) -> O {
 }
 
 /// The merged CRD of a versioned module with strategy `None`, when every served version
-/// has the same schema; an error naming two that differ otherwise.
+/// and the storage version have the same schema; an error naming two that differ
+/// otherwise.
 pub fn crd_without_webhook(
     crds: &[CustomResourceDefinition],
 ) -> Result<CustomResourceDefinition, MergeError> {
     let mut crd = merge_versions(crds)?;
-    let served: Vec<_> = crd.spec.versions.iter().filter(|v| v.served).collect();
+    let served: Vec<_> = crd
+        .spec
+        .versions
+        .iter()
+        .filter(|v| v.served || v.storage)
+        .collect();
     if let Some(pair) = served.windows(2).find(|w| w[0].schema != w[1].schema) {
         return Err(MergeError {
             field: "spec.conversion".into(),
