@@ -4,7 +4,9 @@
 //! Entry points (use them through `crd_runtime` with its `derive` feature):
 //! - [`macro@CustomResource`]: the root type, list type and CRD of a custom resource
 //!   from its spec struct;
-//! - [`macro@CrdSchema`]: the structural schema of a struct or enum.
+//! - [`macro@CrdSchema`]: the structural schema of a struct or enum;
+//! - [`macro@versioned`]: every version of a kind from one module of types, with the
+//!   conversions between them (docs/versions.md).
 //!
 //! The attribute reference is `ATTRIBUTES.md` next to this crate's manifest. The entry
 //! points only dispatch: `attr` parses `#[crd(...)]` into typed structs, `ast` adds
@@ -18,6 +20,7 @@ mod check;
 mod check_resource;
 mod codegen;
 mod tokens;
+mod versioned;
 
 use proc_macro::TokenStream;
 
@@ -41,4 +44,13 @@ pub fn derive_crd_schema(input: TokenStream) -> TokenStream {
         Ok(input) => codegen::derive_schema(&input).into(),
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+/// Every version of a kind from one module of types: `pub mod <version>` for each
+/// version, lossless conversions between them, the merged CRD and the converter.
+///
+/// See `docs/versions.md` and section 5 of `crd-derive/ATTRIBUTES.md`.
+#[proc_macro_attribute]
+pub fn versioned(attr: TokenStream, item: TokenStream) -> TokenStream {
+    versioned::expand(attr.into(), item.into()).into()
 }

@@ -100,9 +100,10 @@ pub use meta::ObjectMeta;
 pub use model::{CustomResourceDefinition, JSONSchemaProps};
 pub use version::{KubeVersion, UnsupportedKubeVersion};
 
-/// `#[derive(CustomResource)]` and `#[derive(CrdSchema)]` (feature `derive`).
+/// `#[derive(CustomResource)]`, `#[derive(CrdSchema)]` and `#[versioned]` on a module of
+/// versioned types (docs/versions.md) (feature `derive`).
 #[cfg(feature = "derive")]
-pub use crd_derive::{CrdSchema, CustomResource};
+pub use crd_derive::{CrdSchema, CustomResource, versioned};
 
 /// What the code `crd-derive` generates calls, and the internals crd-server and crd-gen
 /// share with this crate (Go quoting, nesting depth, default-literal markers), in one

@@ -81,3 +81,39 @@ fn an_absent_spec_gets_the_schema_defaults() {
     assert_eq!(object.spec.keep, 7);
     assert_eq!(object.spec.target, None);
 }
+
+/// A `#[versioned]` module builds without the engine too: its versions, `From`
+/// conversions and merged CRD (its `converter()` needs the engine).
+#[crd_runtime::versioned(version(name = "v1alpha1"), version(name = "v1"))]
+pub mod archive {
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+    #[crd(group = "backup.example.com", kind = "Archive", namespaced, derive = [PartialEq])]
+    pub struct ArchiveSpec {
+        pub bucket: String,
+        #[versioned(added(since = "v1"))]
+        #[serde(default)]
+        pub days: i32,
+    }
+}
+
+#[test]
+fn a_versioned_module_converts_and_merges_without_the_engine() {
+    let v1 = archive::v1::Archive::new(
+        "a",
+        archive::v1::ArchiveSpec {
+            bucket: "b".into(),
+            days: 3,
+        },
+    );
+    let old: archive::v1alpha1::Archive = v1.clone().into();
+    assert_eq!(
+        old.metadata.annotations.as_ref().unwrap()["backup.example.com/conversion.v1"],
+        r#"{"/spec/days":3}"#
+    );
+    assert_eq!(archive::v1::Archive::from(old), v1);
+    let crd = archive::crd_with_webhook(Default::default()).expect("the versions merge");
+    assert_eq!(crd.spec.versions.len(), 2);
+    assert!(archive::crd().is_err());
+}

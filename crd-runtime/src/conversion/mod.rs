@@ -287,3 +287,27 @@ pub fn unstash<T: DeserializeOwned>(metadata: &mut ObjectMeta, key: &str) -> Opt
     }
     serde_json::from_str(&text).ok()
 }
+
+/// Converts `object` (any registered version) to every other registered version and
+/// back, and fails naming the first version whose round trip changes the object (the
+/// JSON before and after). Property tests of a conversion call it on generated objects;
+/// `#[crd_runtime::versioned]` modules call it from their `check_round_trip`.
+pub fn check_round_trip<H>(
+    converter: &Converter<H>,
+    object: &Value,
+) -> Result<(), ConversionError> {
+    let from = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ConversionError("the object has no apiVersion".into()))?;
+    for to in converter.api_versions().filter(|v| *v != from) {
+        let there = converter.convert(object, to)?;
+        let back = converter.convert(&there, from)?;
+        if &back != object {
+            return Err(ConversionError(format!(
+                "{from} -> {to} -> {from} changed the object: {object} became {back} (in {to}: {there})"
+            )));
+        }
+    }
+    Ok(())
+}

@@ -22,6 +22,7 @@ mod merge;
 mod object_meta;
 mod resource;
 mod rest;
+pub(crate) mod versioned;
 
 #[doc(hidden)]
 mod building;

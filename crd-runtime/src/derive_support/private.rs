@@ -12,3 +12,8 @@ pub use k8s_openapi;
 pub use kube;
 pub use serde;
 pub use serde_json;
+
+/// What `#[crd_runtime::versioned]` modules call: conversions between versions.
+pub mod versioned {
+    pub use crate::derive_support::versioned::*;
+}
