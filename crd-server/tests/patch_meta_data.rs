@@ -41,6 +41,7 @@ const VERSION: &str = "1.37";
 const MORE: &[&str] = &[
     "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy",
     "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding",
+    "io.k8s.api.storagemigration.v1.StorageVersionMigration",
 ];
 
 /// The release's definitions, unresolved (`$ref`s by definition name).

@@ -25,6 +25,9 @@ pub const DEFINITIONS: &[&str] = &[
     "io.k8s.api.core.v1.VolumeHealthStatus",
     "io.k8s.api.core.v1.VolumeStatus",
     "io.k8s.api.scheduling.v1alpha3.TopologyConstraint",
+    "io.k8s.api.storagemigration.v1.StorageVersionMigration",
+    "io.k8s.api.storagemigration.v1.StorageVersionMigrationSpec",
+    "io.k8s.api.storagemigration.v1.StorageVersionMigrationStatus",
     "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupDisruptionMode",
     "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupGangSchedulingPolicy",
     "io.k8s.api.scheduling.v1alpha3.WorkloadPodGroupResourceClaim",
@@ -35,6 +38,12 @@ pub const DEFINITIONS: &[&str] = &[
 /// Fields without a k8s-pb counterpart that carry patch tags upstream:
 /// (definition, JSON name, `patchStrategy`, `patchMergeKey`).
 pub const MARKERS: &[(&str, &str, &str, &str)] = &[
+    (
+        "io.k8s.api.storagemigration.v1.StorageVersionMigrationStatus",
+        "conditions",
+        "merge",
+        "type",
+    ),
     (
         "io.k8s.api.batch.v1.JobSchedulingConfiguration",
         "resourceClaims",
