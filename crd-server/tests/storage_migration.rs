@@ -215,6 +215,7 @@ async fn migrates_while_others_write(store: StoreConfig) {
     );
     assert_eq!(condition(&m, "Running")["status"], "False");
     assert_eq!(condition(&m, "Running")["reason"], "MigrationCompleted");
+    assert_eq!(condition(&m, "Running")["observedGeneration"], 1);
     assert!(
         m["status"]["resourceVersion"]
             .as_str()

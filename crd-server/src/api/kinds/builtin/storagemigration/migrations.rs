@@ -13,7 +13,21 @@ use crate::api::kinds::builtin::behaviour::*;
 /// StorageVersionMigrations.
 pub struct Migrations;
 
-defaults!(Migrations: Defaulter, Preparer, Printer, Deleter, AllocateStrategy);
+defaults!(Migrations: Defaulter, Printer, Deleter, AllocateStrategy);
+
+impl Preparer for Migrations {
+    /// The strategy's generation: 1, then one more for each spec change (the
+    /// conditions' `observedGeneration`).
+    fn prepare_for_create(&self, obj: &mut Value) {
+        crate::api::object::meta_mut(obj).insert("generation".into(), serde_json::json!(1));
+    }
+
+    fn prepare_for_update(&self, new: &mut Value, old: &Value, sub: Subresource) {
+        if sub == Subresource::Main && new.get("spec") != old.get("spec") {
+            crate::api::object::bump_generation(new, old);
+        }
+    }
+}
 
 impl Serving for Migrations {
     fn served_in(&self, v: crd_runtime::KubeVersion) -> bool {
