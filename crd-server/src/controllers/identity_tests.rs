@@ -99,6 +99,12 @@ fn each_controller_may_make_the_calls_it_makes() {
         cronjob-controller create jobs.batch
         cronjob-controller update cronjobs.batch/status
         persistentvolume-controller update persistentvolumeclaims/status
+        storage-version-migrator-controller list widgets.example.com
+        storage-version-migrator-controller patch widgets.example.com
+        storage-version-migrator-controller update storageversionmigrations.storagemigration.k8s.io/status
+        storage-version-migrator-controller update customresourcedefinitions.apiextensions.k8s.io/status
+        storage-version-migration-trigger get customresourcedefinitions.apiextensions.k8s.io
+        storage-version-migration-trigger create storageversionmigrations.storagemigration.k8s.io
     ";
     for line in allowed.lines().filter(|l| !l.trim().is_empty()) {
         let [manager, verb, resource]: [&str; 3] = line
@@ -136,4 +142,18 @@ fn each_controller_may_make_the_calls_it_makes() {
     assert!(!may(&p, "replicaset-controller", "update", "pods", "demo"));
     assert!(!may(&p, "job-controller", "get", "secrets", "demo"));
     assert!(!may(&p, "default-scheduler", "delete", "nodes", ""));
+    assert!(!may(
+        &p,
+        "storage-version-migrator-controller",
+        "delete",
+        "widgets.example.com",
+        "demo"
+    ));
+    assert!(!may(
+        &p,
+        "storage-version-migration-trigger",
+        "patch",
+        "widgets.example.com",
+        "demo"
+    ));
 }
