@@ -46,6 +46,13 @@ struct Args {
     /// CA certificates (PEM) that sign client certificates (CN: user, O: groups); needs TLS.
     #[arg(long, value_name = "FILE")]
     client_ca_file: Option<PathBuf>,
+    /// A kubeconfig naming a TokenReview webhook (HTTPS) asked about bearer tokens no
+    /// other authenticator takes.
+    #[arg(long, value_name = "FILE")]
+    authentication_token_webhook_config_file: Option<PathBuf>,
+    /// How long the token webhook's answers are cached.
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    authentication_token_webhook_cache_ttl: Duration,
     /// Requests without credentials are system:anonymous (false: refused with 401).
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set,
           num_args = 0..=1, require_equals = true, default_missing_value = "true")]
@@ -240,6 +247,8 @@ async fn run(args: Args, stages: crd_server::StageSet) -> Result<(), String> {
         auth: crd_server::AuthConfig {
             token_auth_file: args.token_auth_file,
             client_ca_file: args.client_ca_file,
+            token_webhook_config_file: args.authentication_token_webhook_config_file,
+            token_webhook_cache_ttl: args.authentication_token_webhook_cache_ttl,
             anonymous: args.anonymous_auth,
             service_account_issuer: args.service_account_issuer,
             service_account_signing_key_file: args.service_account_signing_key_file,

@@ -301,7 +301,8 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
     let ranges = service_ranges(config)?;
     let authenticates = config.token.is_some()
         || config.auth.token_auth_file.is_some()
-        || config.auth.client_ca_file.is_some();
+        || config.auth.client_ca_file.is_some()
+        || config.auth.token_webhook_config_file.is_some();
     if !config.listen.ip().is_loopback() && (config.tls.is_none() || !authenticates) {
         return Err(StartError::Config(format!(
             "listening on {} (not loopback) requires --tls-cert-file, --tls-private-key-file and --token-file (or --token-auth-file or --client-ca-file)",

@@ -115,6 +115,18 @@ impl WebhookClient {
         body: Vec<u8>,
         timeout: Duration,
     ) -> Result<Bytes, CallError> {
+        self.post_with_bearer(query, body, timeout, None).await
+    }
+
+    /// [`WebhookClient::post`] with `Authorization: Bearer TOKEN` (a kubeconfig user's
+    /// token, for the authentication webhook).
+    pub async fn post_with_bearer(
+        &self,
+        query: Option<&str>,
+        body: Vec<u8>,
+        timeout: Duration,
+        bearer: Option<&str>,
+    ) -> Result<Bytes, CallError> {
         let path = {
             let p = self.uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
             match query {
@@ -129,9 +141,13 @@ impl WebhookClient {
             .path_and_query(path)
             .build()
             .map_err(|e| CallError::Transport(e.to_string()))?;
-        let request = http::Request::post(uri)
+        let mut request = http::Request::post(uri)
             .header(http::header::CONTENT_TYPE, "application/json")
-            .header(http::header::ACCEPT, "application/json")
+            .header(http::header::ACCEPT, "application/json");
+        if let Some(token) = bearer {
+            request = request.header(http::header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        let request = request
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| CallError::Transport(e.to_string()))?;
         let exchange = async {

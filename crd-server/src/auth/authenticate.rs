@@ -1,7 +1,7 @@
 //! The authentication chain, in kube-apiserver's order: a verified client
 //! certificate, then the bearer token (the token file's and `--token-file`'s static
 //! tokens, then service-account JWTs of this issuer whose service account — and bound
-//! object — still exist), then anonymous. A bearer token that no authenticator takes
+//! object — still exist), then the token webhook's TokenReview, then anonymous. A bearer token that no authenticator takes
 //! is a 401, never anonymous. Every authenticated user gets `system:authenticated`.
 
 use std::borrow::Cow;
@@ -32,6 +32,8 @@ pub struct Authenticator {
     anonymous: bool,
     /// Nothing is authenticated: a request without credentials is the single user.
     open: bool,
+    /// `--authentication-token-webhook-config-file`: asked last about a bearer token.
+    webhook: Option<super::token_webhook::TokenWebhook>,
 }
 
 /// The single user of a server that authenticates nobody (and of `--token-file`).
@@ -99,7 +101,15 @@ impl Authenticator {
         let open = always_allow && !config.authenticates() && legacy_token.is_none();
         // kube-apiserver turns anonymous off under AlwaysAllow: anyone could do anything.
         let anonymous = config.anonymous && !always_allow;
+        let webhook = config
+            .token_webhook_config_file
+            .as_deref()
+            .map(|path| {
+                super::token_webhook::TokenWebhook::from_file(path, config.token_webhook_cache_ttl)
+            })
+            .transpose()?;
         Ok(Authenticator {
+            webhook,
             tokens,
             added: RwLock::new(HashMap::new()),
             issuer,
@@ -159,8 +169,14 @@ impl Authenticator {
         }
         let now = chrono::Utc::now().timestamp();
         match jwt::verify(&self.issuer, token, now) {
-            Ok(claims) => self.service_account_user(&claims).await,
-            Err(Invalid::NotOurs) | Err(Invalid::Rejected(_)) => None,
+            Ok(claims) => return self.service_account_user(&claims).await,
+            // A token of this issuer that fails its checks goes to nobody else.
+            Err(Invalid::Rejected(_)) => return None,
+            Err(Invalid::NotOurs) => {}
+        }
+        match &self.webhook {
+            Some(webhook) => webhook.authenticate(token).await,
+            None => None,
         }
     }
 

@@ -20,6 +20,7 @@ pub(crate) mod keys;
 pub(crate) mod rbac_fixtures;
 mod rbac_follow;
 pub(crate) mod token_file;
+pub(crate) mod token_webhook;
 pub(crate) mod x509;
 
 use std::path::PathBuf;
@@ -134,6 +135,11 @@ pub struct AuthConfig {
     /// Keep every audit event in memory (a [`TestServer`](crate::TestServer)'s record),
     /// at the `Metadata` level when no policy is given.
     pub audit_record: bool,
+    /// `--authentication-token-webhook-config-file`: a kubeconfig naming a TokenReview
+    /// webhook asked about bearer tokens no other authenticator takes.
+    pub token_webhook_config_file: Option<PathBuf>,
+    /// `--authentication-token-webhook-cache-ttl`: how long its answers are kept (2m).
+    pub token_webhook_cache_ttl: std::time::Duration,
     /// Tokens that authenticate as `system:admin` in `system:masters` (what the test
     /// server's admin client carries). Unlike `--token-file`'s, they do not make
     /// credentials necessary.
@@ -155,6 +161,8 @@ impl Default for AuthConfig {
             audit_policy_file: None,
             audit_record: false,
             admin_tokens: Vec::new(),
+            token_webhook_config_file: None,
+            token_webhook_cache_ttl: token_webhook::DEFAULT_CACHE_TTL,
         }
     }
 }
@@ -163,7 +171,9 @@ impl AuthConfig {
     /// Whether any credential is configured besides service-account tokens: without
     /// one, under `AlwaysAllow`, a request without credentials is the single user.
     fn authenticates(&self) -> bool {
-        self.token_auth_file.is_some() || self.client_ca_file.is_some()
+        self.token_auth_file.is_some()
+            || self.client_ca_file.is_some()
+            || self.token_webhook_config_file.is_some()
     }
 }
 
