@@ -50,6 +50,16 @@ struct Args {
     /// other authenticator takes.
     #[arg(long, value_name = "FILE")]
     authentication_token_webhook_config_file: Option<PathBuf>,
+    /// A kubeconfig naming the SubjectAccessReview webhook (HTTPS) of the `Webhook`
+    /// authorization mode.
+    #[arg(long, value_name = "FILE")]
+    authorization_webhook_config_file: Option<PathBuf>,
+    /// How long the authorization webhook's allowed answers are cached.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = parse_duration)]
+    authorization_webhook_cache_authorized_ttl: Duration,
+    /// How long the authorization webhook's other answers are cached.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    authorization_webhook_cache_unauthorized_ttl: Duration,
     /// How long the token webhook's answers are cached.
     #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
     authentication_token_webhook_cache_ttl: Duration,
@@ -249,6 +259,11 @@ async fn run(args: Args, stages: crd_server::StageSet) -> Result<(), String> {
             client_ca_file: args.client_ca_file,
             token_webhook_config_file: args.authentication_token_webhook_config_file,
             token_webhook_cache_ttl: args.authentication_token_webhook_cache_ttl,
+            authorization_webhook_config_file: args.authorization_webhook_config_file,
+            authorization_webhook_cache_ttls: (
+                args.authorization_webhook_cache_authorized_ttl,
+                args.authorization_webhook_cache_unauthorized_ttl,
+            ),
             anonymous: args.anonymous_auth,
             service_account_issuer: args.service_account_issuer,
             service_account_signing_key_file: args.service_account_signing_key_file,

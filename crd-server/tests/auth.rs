@@ -545,6 +545,6 @@ async fn bad_configuration_is_refused_at_start() {
     );
     assert_eq!(
         crd_server::auth::parse_authorization_modes("RBAC,Node").unwrap_err(),
-        "authorization-mode \"Node\" is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC)"
+        "authorization-mode \"Node\" is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC, Webhook)"
     );
 }

@@ -159,7 +159,7 @@ fn bad_arguments_are_clear_errors() {
         ),
         (
             &["--authorization-mode", "RBAC,Node"][..],
-            "authorization-mode \"Node\" is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC)",
+            "authorization-mode \"Node\" is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC, Webhook)",
         ),
         (
             &["--token-auth-file", "/nonexistent.csv"][..],

@@ -317,8 +317,8 @@ where
         }
     };
     // Authorization. A review answers with the policy as written before it.
-    let (decision, reason) = if allow_all {
-        (Decision::Allow, String::new())
+    let (decision, reason, errors) = if allow_all {
+        (Decision::Allow, String::new(), Vec::new())
     } else {
         if attrs.verb == "create"
             && (attrs.api_group == "authorization.k8s.io"
@@ -326,13 +326,22 @@ where
         {
             auth.authz.refresh().await;
         }
-        auth.authz.authorize_fresh(&attrs).await
+        let outcome = auth.authz.decide(&attrs).await;
+        (outcome.decision, outcome.reason, outcome.errors)
     };
     if let Some(d) = &mut audit {
         d.note_authorization(decision.annotation(), &reason);
     }
     if decision != Decision::Allow {
-        let err = forbidden(&attrs, &reason);
+        // An authorizer that could not decide (the webhook unreachable) and no allow:
+        // kube-apiserver's filter answers the error, not a refusal.
+        let err = if errors.is_empty() {
+            forbidden(&attrs, &reason)
+        } else if errors.len() == 1 {
+            ApiError::internal_error(&errors[0])
+        } else {
+            ApiError::internal_error(&format!("[{}]", errors.join(", ")))
+        };
         finish(&audit, err.code, Some(&err.to_status()));
         return err.into_response();
     }

@@ -11,6 +11,7 @@
 pub(crate) mod audit;
 mod authenticate;
 pub(crate) mod authorize;
+pub(crate) mod authz_webhook;
 pub(crate) mod context;
 pub(crate) mod escalation;
 pub(crate) mod impersonate;
@@ -72,6 +73,8 @@ pub enum AuthorizationMode {
     AlwaysDeny,
     /// Roles, ClusterRoles and their bindings decide.
     Rbac,
+    /// A SubjectAccessReview webhook decides (`--authorization-webhook-config-file`).
+    Webhook,
 }
 
 impl FromStr for AuthorizationMode {
@@ -82,8 +85,9 @@ impl FromStr for AuthorizationMode {
             "AlwaysAllow" => Ok(AuthorizationMode::AlwaysAllow),
             "AlwaysDeny" => Ok(AuthorizationMode::AlwaysDeny),
             "RBAC" => Ok(AuthorizationMode::Rbac),
+            "Webhook" => Ok(AuthorizationMode::Webhook),
             other => Err(format!(
-                "authorization-mode {other:?} is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC)"
+                "authorization-mode {other:?} is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC, Webhook)"
             )),
         }
     }
@@ -135,6 +139,12 @@ pub struct AuthConfig {
     /// Keep every audit event in memory (a [`TestServer`](crate::TestServer)'s record),
     /// at the `Metadata` level when no policy is given.
     pub audit_record: bool,
+    /// `--authorization-webhook-config-file`: a kubeconfig naming the SubjectAccessReview
+    /// webhook of the `Webhook` authorization mode.
+    pub authorization_webhook_config_file: Option<PathBuf>,
+    /// `--authorization-webhook-cache-authorized-ttl` (5m) and
+    /// `--authorization-webhook-cache-unauthorized-ttl` (30s).
+    pub authorization_webhook_cache_ttls: (std::time::Duration, std::time::Duration),
     /// `--authentication-token-webhook-config-file`: a kubeconfig naming a TokenReview
     /// webhook asked about bearer tokens no other authenticator takes.
     pub token_webhook_config_file: Option<PathBuf>,
@@ -162,6 +172,11 @@ impl Default for AuthConfig {
             audit_record: false,
             admin_tokens: Vec::new(),
             token_webhook_config_file: None,
+            authorization_webhook_config_file: None,
+            authorization_webhook_cache_ttls: (
+                authz_webhook::DEFAULT_AUTHORIZED_TTL,
+                authz_webhook::DEFAULT_UNAUTHORIZED_TTL,
+            ),
             token_webhook_cache_ttl: token_webhook::DEFAULT_CACHE_TTL,
         }
     }
@@ -202,8 +217,22 @@ impl Auth {
         matches: LabelMatcher,
     ) -> Result<Auth, ConfigError> {
         let issuer = Arc::new(keys::Issuer::load(config)?);
-        let authz =
-            Arc::new(Authorizer::start(&config.authorization_modes, store.clone(), matches).await?);
+        let webhook = config
+            .authorization_webhook_config_file
+            .as_deref()
+            .filter(|_| {
+                config
+                    .authorization_modes
+                    .contains(&AuthorizationMode::Webhook)
+            })
+            .map(|path| {
+                let (allowed, refused) = config.authorization_webhook_cache_ttls;
+                authz_webhook::AuthzWebhook::from_file(path, allowed, refused)
+            })
+            .transpose()?;
+        let authz = Arc::new(
+            Authorizer::start(&config.authorization_modes, webhook, store.clone(), matches).await?,
+        );
         let authn = Authenticator::new(config, token, issuer.clone(), store)?;
         let audit = audit::Auditor::open(config)?;
         let admin_caller = Arc::new(context::Caller {
@@ -235,8 +264,8 @@ mod tests {
                 ]),
             ),
             (
-                "Webhook",
-                Err("authorization-mode \"Webhook\" is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC)".into()),
+                "Node",
+                Err("authorization-mode \"Node\" is not a valid mode (valid modes: AlwaysAllow, AlwaysDeny, RBAC, Webhook)".into()),
             ),
             (
                 "RBAC,RBAC",

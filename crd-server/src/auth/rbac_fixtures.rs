@@ -35,7 +35,7 @@ pub async fn rbac_authorizer(objects: &[(String, Value)], matches: LabelMatcher)
             .await
             .unwrap();
     }
-    Authorizer::start(&[AuthorizationMode::Rbac], store, matches)
+    Authorizer::start(&[AuthorizationMode::Rbac], None, store, matches)
         .await
         .unwrap()
 }

@@ -28,14 +28,16 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 /// Entries beyond which expired ones are swept on insert.
 const SWEEP_AT: usize = 4096;
 
+/// SHA-256 of a token → when it was asked, and who it was (`None`: nobody).
+type Answers = HashMap<[u8; 32], (Instant, Option<UserInfo>)>;
+
 /// A TokenReview webhook and its answers so far.
 pub struct TokenWebhook {
     client: WebhookClient,
     /// `Authorization: Bearer` the kubeconfig's user sends, if any.
     bearer: Option<String>,
     ttl: Duration,
-    /// SHA-256 of a token → when it was asked, and who it was (`None`: nobody).
-    cache: Mutex<HashMap<[u8; 32], (Instant, Option<UserInfo>)>>,
+    cache: Mutex<Answers>,
 }
 
 fn field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -50,10 +52,18 @@ fn entry<'a>(config: &'a Value, list: &str, name: Option<&str>) -> Option<&'a Va
     found.or_else(|| items.first())
 }
 
-impl TokenWebhook {
-    /// Reads the kubeconfig at `path`.
-    pub fn from_file(path: &Path, ttl: Duration) -> Result<TokenWebhook, ConfigError> {
-        let flag = "--authentication-token-webhook-config-file";
+/// What a webhook's kubeconfig says: its cluster's server and CA (base64 PEM), and the
+/// token its user sends.
+pub struct Kubeconfig {
+    pub server: String,
+    pub ca: String,
+    pub token: Option<String>,
+}
+
+impl Kubeconfig {
+    /// Reads the kubeconfig at `path` (errors name `flag` and the file): the current
+    /// context's cluster and user, or the first ones.
+    pub fn read(path: &Path, flag: &str) -> Result<Kubeconfig, ConfigError> {
         let fail = |m: String| ConfigError(format!("{flag} {}: {m}", path.display()));
         let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
         let docs = crd_runtime::parse_documents(&path.display().to_string(), &text)
@@ -77,8 +87,9 @@ impl TokenWebhook {
         )
         .and_then(|c| c.get("cluster"))
         .ok_or_else(|| fail("no cluster".into()))?;
-        let server =
-            field(cluster, "server").ok_or_else(|| fail("the cluster has no server".into()))?;
+        let server = field(cluster, "server")
+            .ok_or_else(|| fail("the cluster has no server".into()))?
+            .to_string();
         let ca = match (
             field(cluster, "certificate-authority-data"),
             field(cluster, "certificate-authority"),
@@ -94,12 +105,26 @@ impl TokenWebhook {
         };
         let user = entry(&config, "users", context.and_then(|c| field(c, "user")))
             .and_then(|u| u.get("user"));
-        let bearer = user.and_then(|u| field(u, "token")).map(str::to_string);
-        let client =
-            WebhookClient::new(Some(server), None, Some(&ca), "token webhook").map_err(fail)?;
+        let token = user.and_then(|u| field(u, "token")).map(str::to_string);
+        Ok(Kubeconfig { server, ca, token })
+    }
+}
+
+impl TokenWebhook {
+    /// Reads the kubeconfig at `path`.
+    pub fn from_file(path: &Path, ttl: Duration) -> Result<TokenWebhook, ConfigError> {
+        let flag = "--authentication-token-webhook-config-file";
+        let config = Kubeconfig::read(path, flag)?;
+        let client = WebhookClient::new(
+            Some(&config.server),
+            None,
+            Some(&config.ca),
+            "token webhook",
+        )
+        .map_err(|e| ConfigError(format!("{flag} {}: {e}", path.display())))?;
         Ok(TokenWebhook {
             client,
-            bearer,
+            bearer: config.token,
             ttl,
             cache: Mutex::new(HashMap::new()),
         })
@@ -127,7 +152,7 @@ impl TokenWebhook {
         user
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], (Instant, Option<UserInfo>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Answers> {
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 

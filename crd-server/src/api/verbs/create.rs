@@ -35,6 +35,12 @@ pub async fn create(scope: &Scope<'_>, body: Body) -> Result<Reply, ApiError> {
     };
     write::check_body(&scope.res, &mut obj, scope.ns(), None)?;
     // Reviews are answered, never stored.
+    if scope.res.info().verbs == ["create"] {
+        let q = &scope.res.info().q;
+        if q.group == "authorization.k8s.io" {
+            crate::api::kinds::builtin::authorization::reviews::prefetch(&q.plural, &obj).await;
+        }
+    }
     if scope.res.info().verbs == ["create"]
         && let Some(answer) = scope.res.answer_create(obj.clone())
     {

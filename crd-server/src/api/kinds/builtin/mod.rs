@@ -12,7 +12,7 @@
 mod admissionregistration;
 mod apps;
 mod authentication;
-mod authorization;
+pub(crate) mod authorization;
 mod autoscaling;
 pub(crate) mod batch;
 mod behaviour;

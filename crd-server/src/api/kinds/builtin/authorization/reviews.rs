@@ -174,6 +174,22 @@ fn review_attributes(who: Who, obj: &Value, user: UserInfo) -> Attributes {
     }
 }
 
+/// Asks the caller's authorizer about an access review of kind `plural` before it is
+/// answered, so that a `Webhook` authorization mode's verdict is in its cache: the
+/// answer itself is synchronous and reads the webhook's cache only.
+pub async fn prefetch(plural: &str, obj: &Value) {
+    let who = match plural {
+        "selfsubjectaccessreviews" => Who::Caller,
+        "subjectaccessreviews" => Who::Subject,
+        "localsubjectaccessreviews" => Who::Local,
+        _ => return,
+    };
+    let Some(caller) = caller() else { return };
+    let user = subject_of(who, obj, Some(&caller));
+    let attrs = review_attributes(who, obj, user);
+    caller.authorizer.decide(&attrs).await;
+}
+
 fn decide(authorizer: Option<&Authorizer>, attrs: &Attributes) -> (Decision, String) {
     match authorizer {
         Some(a) => a.authorize(attrs),

@@ -1,0 +1,158 @@
+//! `--authorization-mode RBAC,Webhook` with `--authorization-webhook-config-file`, driven
+//! with kubectl: a SubjectAccessReview webhook over HTTPS allows what RBAC does not,
+//! denies outright (its reason in the 403), has no opinion (RBAC's refusal), answers
+//! `kubectl auth can-i`, is cached, and, once unreachable, makes requests nothing else
+//! allows a 500 as kube-apiserver's authorization filter answers an authorizer's error.
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::extract::State;
+use base64::Engine as _;
+use crd_server::{AuthConfig, AuthorizationMode, Config, StoreConfig};
+use serde_json::{Value, json};
+
+async fn review(
+    State(calls): State<Arc<AtomicUsize>>,
+    body: axum::body::Bytes,
+) -> axum::Json<Value> {
+    calls.fetch_add(1, Ordering::SeqCst);
+    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let spec = &request["spec"];
+    let r = &spec["resourceAttributes"];
+    let status = match (
+        spec["user"].as_str(),
+        r["verb"].as_str(),
+        r["resource"].as_str(),
+    ) {
+        (Some("jane"), Some("list" | "get"), Some("namespaces")) => {
+            json!({"allowed": true, "reason": "jane reads namespaces"})
+        }
+        (Some("jane"), Some("delete"), _) => {
+            json!({"allowed": false, "denied": true, "reason": "deletes are frozen"})
+        }
+        _ => json!({"allowed": false}),
+    };
+    axum::Json(
+        json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "status": status}),
+    )
+}
+
+fn kubectl(url: &str, args: &[&str]) -> (bool, String) {
+    let mut all = vec!["--insecure-skip-tls-verify", "--token", "jane-token"];
+    all.extend_from_slice(args);
+    let out = support::kubectl(url, &all);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_webhook_decides_after_rbac() {
+    let tls = crd_server::tls::SelfSigned::generate().expect("certificate");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let calls = Arc::new(AtomicUsize::new(0));
+    let app = axum::Router::new()
+        .route("/authorize", axum::routing::post(review))
+        .with_state(calls.clone());
+    let webhook = tokio::spawn(crd_server::tls::serve(listener, tls.acceptor(), app));
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ca = base64::engine::general_purpose::STANDARD.encode(&tls.ca_pem);
+    let kubeconfig = dir.path().join("authz.yaml");
+    std::fs::write(
+        &kubeconfig,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: authz\n  cluster:\n    server: https://{addr}/authorize\n    certificate-authority-data: {ca}\n"),
+    )
+    .expect("kubeconfig");
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, "jane-token,jane,1001,dev\n").expect("tokens");
+    let config = Config {
+        listen: "127.0.0.1:0".parse().expect("addr"),
+        store: StoreConfig::InMemory,
+        tls: Some(support::self_signed_tls(dir.path())),
+        auth: AuthConfig {
+            token_auth_file: Some(tokens),
+            authorization_modes: vec![AuthorizationMode::Rbac, AuthorizationMode::Webhook],
+            authorization_webhook_config_file: Some(kubeconfig),
+            ..AuthConfig::default()
+        },
+        ..Config::default()
+    };
+    let server = crd_server::start(config).await.expect("server");
+    let url = server.url();
+
+    let (u, c) = (url.clone(), calls.clone());
+    tokio::task::spawn_blocking(move || {
+        // RBAC gives jane nothing; the webhook allows reading namespaces.
+        let (ok, out) = kubectl(&u, &["get", "namespace", "default", "-o", "name"]);
+        assert!(ok, "{out}");
+        assert_eq!(out.trim(), "namespace/default");
+        let before = c.load(Ordering::SeqCst);
+        let (ok, _) = kubectl(&u, &["get", "namespace", "default"]);
+        assert!(ok);
+        assert_eq!(c.load(Ordering::SeqCst), before, "the allowed answer is cached");
+
+        // An explicit denial, with its reason.
+        let (ok, out) = kubectl(&u, &["delete", "namespace", "default"]);
+        assert!(!ok);
+        assert!(
+            out.contains("namespaces \"default\" is forbidden: User \"jane\" cannot delete resource \"namespaces\" in API group \"\" in the namespace \"default\": deletes are frozen"),
+            "{out}"
+        );
+        // No opinion: refused, with RBAC's word.
+        let (ok, out) = kubectl(&u, &["get", "configmaps", "-n", "default"]);
+        assert!(!ok && out.contains("User \"jane\" cannot list resource \"configmaps\""), "{out}");
+
+        // kubectl auth can-i asks the same chain.
+        let (_, out) = kubectl(&u, &["auth", "can-i", "list", "namespaces"]);
+        assert_eq!(out.lines().next(), Some("yes"), "{out}");
+        let (_, out) = kubectl(&u, &["auth", "can-i", "delete", "namespaces"]);
+        assert_eq!(out.lines().next(), Some("no - deletes are frozen"), "{out}");
+    })
+    .await
+    .expect("kubectl");
+
+    // The webhook goes away: what nothing else allows is a 500, not a 403.
+    webhook.abort();
+    let _ = webhook.await;
+    tokio::task::spawn_blocking(move || {
+        let (ok, out) = kubectl(&url, &["get", "secrets", "-n", "default"]);
+        assert!(!ok);
+        assert!(
+            out.contains(
+                "Error from server (InternalError): Internal error occurred: Post \"https://"
+            ) && out.contains("/authorize\""),
+            "{out}"
+        );
+    })
+    .await
+    .expect("kubectl");
+}
+
+#[tokio::test]
+async fn the_webhook_mode_needs_its_config_file() {
+    let config = Config {
+        listen: "127.0.0.1:0".parse().expect("addr"),
+        store: StoreConfig::InMemory,
+        auth: AuthConfig {
+            authorization_modes: vec![AuthorizationMode::Webhook],
+            ..AuthConfig::default()
+        },
+        ..Config::default()
+    };
+    let e = crd_server::start(config)
+        .await
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("authorization-mode Webhook's authorization config file not passed"),
+        "{e}"
+    );
+}
