@@ -50,6 +50,25 @@ struct Args {
     /// other authenticator takes.
     #[arg(long, value_name = "FILE")]
     authentication_token_webhook_config_file: Option<PathBuf>,
+    /// CA certificates (PEM) that sign an authenticating proxy's client certificate;
+    /// needs TLS.
+    #[arg(long, value_name = "FILE")]
+    requestheader_client_ca_file: Option<PathBuf>,
+    /// The CommonNames a proxy's certificate may have (comma-separated; empty: any).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    requestheader_allowed_names: Vec<String>,
+    /// Headers naming the user, tried in order (e.g. X-Remote-User).
+    #[arg(long, value_name = "HEADERS", value_delimiter = ',')]
+    requestheader_username_headers: Vec<String>,
+    /// Headers naming the user's uid, tried in order.
+    #[arg(long, value_name = "HEADERS", value_delimiter = ',')]
+    requestheader_uid_headers: Vec<String>,
+    /// Headers naming the user's groups (e.g. X-Remote-Group).
+    #[arg(long, value_name = "HEADERS", value_delimiter = ',')]
+    requestheader_group_headers: Vec<String>,
+    /// Prefixes of headers carrying the user's extra (e.g. X-Remote-Extra-).
+    #[arg(long, value_name = "PREFIXES", value_delimiter = ',')]
+    requestheader_extra_headers_prefix: Vec<String>,
     /// A kubeconfig naming the SubjectAccessReview webhook (HTTPS) of the `Webhook`
     /// authorization mode.
     #[arg(long, value_name = "FILE")]
@@ -259,6 +278,14 @@ async fn run(args: Args, stages: crd_server::StageSet) -> Result<(), String> {
             client_ca_file: args.client_ca_file,
             token_webhook_config_file: args.authentication_token_webhook_config_file,
             token_webhook_cache_ttl: args.authentication_token_webhook_cache_ttl,
+            request_header: crd_server::auth::RequestHeaderConfig {
+                client_ca_file: args.requestheader_client_ca_file,
+                allowed_names: args.requestheader_allowed_names,
+                username_headers: args.requestheader_username_headers,
+                uid_headers: args.requestheader_uid_headers,
+                group_headers: args.requestheader_group_headers,
+                extra_headers_prefix: args.requestheader_extra_headers_prefix,
+            },
             authorization_webhook_config_file: args.authorization_webhook_config_file,
             authorization_webhook_cache_ttls: (
                 args.authorization_webhook_cache_authorized_ttl,

@@ -302,7 +302,8 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
     let authenticates = config.token.is_some()
         || config.auth.token_auth_file.is_some()
         || config.auth.client_ca_file.is_some()
-        || config.auth.token_webhook_config_file.is_some();
+        || config.auth.token_webhook_config_file.is_some()
+        || config.auth.request_header.client_ca_file.is_some();
     if !config.listen.ip().is_loopback() && (config.tls.is_none() || !authenticates) {
         return Err(StartError::Config(format!(
             "listening on {} (not loopback) requires --tls-cert-file, --tls-private-key-file and --token-file (or --token-auth-file or --client-ca-file)",
@@ -383,17 +384,28 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
         .map_err(|e| StartError::Config(format!("--root-ca-file: {e}")))?;
     crate::controllers::check_cluster_cidr(&config.workloads.cluster_cidr)
         .map_err(|e| StartError::Config(format!("--cluster-cidr: {e}")))?;
-    if config.auth.client_ca_file.is_some() && config.tls.is_none() {
-        return Err(StartError::Config(
-            "--client-ca-file requires --tls-cert-file and --tls-private-key-file (client certificates are presented over TLS)".into(),
-        ));
+    for (set, flag) in [
+        (config.auth.client_ca_file.is_some(), "--client-ca-file"),
+        (
+            config.auth.request_header.client_ca_file.is_some(),
+            "--requestheader-client-ca-file",
+        ),
+    ] {
+        if set && config.tls.is_none() {
+            return Err(StartError::Config(format!(
+                "{flag} requires --tls-cert-file and --tls-private-key-file (client certificates are presented over TLS)"
+            )));
+        }
     }
-    let clients = (config.auth.client_ca_file.as_deref())
-        .map(crate::auth::x509::verifier)
-        .transpose()
-        .map_err(|e| StartError::Config(e.0))?;
+    let cas = crate::auth::x509::ClientCas::load(
+        config.auth.client_ca_file.as_deref(),
+        config.auth.request_header.client_ca_file.as_deref(),
+    )
+    .map_err(|e| StartError::Config(e.0))?;
     let tls = (config.tls.as_ref())
-        .map(|files| crate::tls::load_with_clients(files, clients))
+        .map(|files| {
+            crate::tls::load_with_clients(files, cas.as_ref().map(|c| c.handshake.clone()))
+        })
         .transpose()?;
     // Bound first: the `kubernetes` Service's target port is the port bound.
     let listener = TcpListener::bind(config.listen)
@@ -433,7 +445,9 @@ pub async fn start(config: Config) -> Result<RunningServer, StartError> {
             });
             let _ = axum::serve(listener, app).await;
         }),
-        Some(acceptor) => tokio::spawn(crate::tls::serve(listener, acceptor, app)),
+        Some(acceptor) => {
+            tokio::spawn(crate::tls::serve_with_clients(listener, acceptor, app, cas))
+        }
     };
     Ok(RunningServer {
         addr,

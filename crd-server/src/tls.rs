@@ -49,6 +49,17 @@ fn acceptor(
 
 /// Serves `app` over TLS on `listener` until the task is dropped.
 pub async fn serve(listener: TcpListener, acceptor: TlsAcceptor, app: axum::Router) {
+    serve_with_clients(listener, acceptor, app, None).await
+}
+
+/// [`serve`], each connection's client certificate read by `cas` (which the acceptor
+/// verified it against).
+pub(crate) async fn serve_with_clients(
+    listener: TcpListener,
+    acceptor: TlsAcceptor,
+    app: axum::Router,
+    cas: Option<crate::auth::x509::ClientCas>,
+) {
     let mut connections = tokio::task::JoinSet::new();
     loop {
         let Ok((tcp, _)) = listener.accept().await else {
@@ -56,16 +67,18 @@ pub async fn serve(listener: TcpListener, acceptor: TlsAcceptor, app: axum::Rout
         };
         let acceptor = acceptor.clone();
         let app = app.clone();
+        let cas = cas.clone();
         connections.spawn(async move {
             // A failed handshake only ends that connection.
             let Ok(tls) = acceptor.accept(tcp).await else {
                 return;
             };
-            // The verified client certificate's user, for every request of the connection.
-            let user = (tls.get_ref().1.peer_certificates())
-                .and_then(|certs| certs.first())
-                .and_then(crate::auth::x509::user_of);
-            let cert = crate::auth::x509::ClientCertificate(Arc::new(user));
+            // What the verified client certificate says, for every request of the
+            // connection.
+            let cert = match (&cas, tls.get_ref().1.peer_certificates()) {
+                (Some(cas), Some(certs)) => cas.classify(certs),
+                _ => crate::auth::x509::ClientCertificate::default(),
+            };
             let app = tower::ServiceExt::map_request(app, move |mut req: http::Request<_>| {
                 req.extensions_mut().insert(cert.clone());
                 req

@@ -153,7 +153,7 @@ fn audit_message(parts: &http::request::Parts) -> String {
     let cert = parts
         .extensions
         .get::<ClientCertificate>()
-        .is_some_and(|c| c.0.is_some());
+        .is_some_and(|c| c.user.is_some() || c.proxy.is_some());
     if cert {
         methods.push("x509");
     }

@@ -1,5 +1,5 @@
-//! The authentication chain, in kube-apiserver's order: a verified client
-//! certificate, then the bearer token (the token file's and `--token-file`'s static
+//! The authentication chain, in kube-apiserver's order: an authenticating proxy's
+//! headers (`--requestheader-*`), a verified client certificate, then the bearer token (the token file's and `--token-file`'s static
 //! tokens, then service-account JWTs of this issuer whose service account — and bound
 //! object — still exist), then the token webhook's TokenReview, then anonymous. A bearer token that no authenticator takes
 //! is a 401, never anonymous. Every authenticated user gets `system:authenticated`.
@@ -34,6 +34,8 @@ pub struct Authenticator {
     open: bool,
     /// `--authentication-token-webhook-config-file`: asked last about a bearer token.
     webhook: Option<super::token_webhook::TokenWebhook>,
+    /// `--requestheader-*`: who an authenticating proxy's headers name.
+    request_header: super::RequestHeaderConfig,
 }
 
 /// The single user of a server that authenticates nobody (and of `--token-file`).
@@ -110,6 +112,7 @@ impl Authenticator {
             .transpose()?;
         Ok(Authenticator {
             webhook,
+            request_header: config.request_header.clone(),
             tokens,
             added: RwLock::new(HashMap::new()),
             issuer,
@@ -133,7 +136,16 @@ impl Authenticator {
         headers: &HeaderMap,
         cert: Option<&ClientCertificate>,
     ) -> Option<Cow<'static, UserInfo>> {
-        if let Some(user) = cert.and_then(|c| c.0.as_ref().clone()) {
+        if let Some(cn) = cert.and_then(|c| c.proxy.as_deref()) {
+            use super::request_header::{Proxied, user_of};
+            match user_of(&self.request_header, cn, headers) {
+                Proxied::User(user) => return Some(Cow::Owned(with_authenticated(user))),
+                // `x509: subject with cn=... is not in the allowed list`: a 401.
+                Proxied::Refused => return None,
+                Proxied::NoUser => {}
+            }
+        }
+        if let Some(user) = cert.and_then(|c| c.user.as_ref().clone()) {
             return Some(Cow::Owned(with_authenticated(user)));
         }
         let bearer = headers

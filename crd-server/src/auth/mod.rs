@@ -20,6 +20,7 @@ pub(crate) mod keys;
 #[cfg(test)]
 pub(crate) mod rbac_fixtures;
 mod rbac_follow;
+pub(crate) mod request_header;
 pub(crate) mod token_file;
 pub(crate) mod token_webhook;
 pub(crate) mod x509;
@@ -108,6 +109,27 @@ pub fn parse_authorization_modes(list: &str) -> Result<Vec<AuthorizationMode>, S
     Ok(modes)
 }
 
+/// kube-apiserver's `--requestheader-*` flags: requests over a connection whose client
+/// certificate `client_ca_file` signed (and whose CommonName is in `allowed_names`, when
+/// any) are the user the headers name.
+#[derive(Clone, Debug, Default)]
+pub struct RequestHeaderConfig {
+    /// `--requestheader-client-ca-file`: the CAs of the proxy's client certificate.
+    pub client_ca_file: Option<PathBuf>,
+    /// `--requestheader-allowed-names`: the CommonNames a proxy certificate may have
+    /// (empty: any).
+    pub allowed_names: Vec<String>,
+    /// `--requestheader-username-headers` (e.g. `X-Remote-User`): the first one set is
+    /// the user name.
+    pub username_headers: Vec<String>,
+    /// `--requestheader-uid-headers`: the first one set is the user's uid.
+    pub uid_headers: Vec<String>,
+    /// `--requestheader-group-headers`: every value of each is a group.
+    pub group_headers: Vec<String>,
+    /// `--requestheader-extra-headers-prefix`: `PREFIX-KEY: value` is the extra `key`.
+    pub extra_headers_prefix: Vec<String>,
+}
+
 /// How a server authenticates, authorizes and audits (kube-apiserver's flags).
 #[derive(Clone, Debug)]
 pub struct AuthConfig {
@@ -139,6 +161,8 @@ pub struct AuthConfig {
     /// Keep every audit event in memory (a [`TestServer`](crate::TestServer)'s record),
     /// at the `Metadata` level when no policy is given.
     pub audit_record: bool,
+    /// `--requestheader-*`: an authenticating proxy.
+    pub request_header: RequestHeaderConfig,
     /// `--authorization-webhook-config-file`: a kubeconfig naming the SubjectAccessReview
     /// webhook of the `Webhook` authorization mode.
     pub authorization_webhook_config_file: Option<PathBuf>,
@@ -172,6 +196,7 @@ impl Default for AuthConfig {
             audit_record: false,
             admin_tokens: Vec::new(),
             token_webhook_config_file: None,
+            request_header: RequestHeaderConfig::default(),
             authorization_webhook_config_file: None,
             authorization_webhook_cache_ttls: (
                 authz_webhook::DEFAULT_AUTHORIZED_TTL,
@@ -188,6 +213,7 @@ impl AuthConfig {
     fn authenticates(&self) -> bool {
         self.token_auth_file.is_some()
             || self.client_ca_file.is_some()
+            || self.request_header.client_ca_file.is_some()
             || self.token_webhook_config_file.is_some()
     }
 }
