@@ -156,3 +156,88 @@ async fn the_webhook_mode_needs_its_config_file() {
         "{e}"
     );
 }
+
+/// Both webhooks written with crd-webhook's helpers (`crd_server::webhook`): a token is
+/// jane's, jane may read namespaces and nothing else, through kubectl.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_helpers_serve_both_webhooks() {
+    use crd_server::webhook::{
+        AccessVerdict, ReviewUser, TokenVerdict, WebhookConfig, WebhookTls, serve_authorization,
+        serve_token_review,
+    };
+    let config = || WebhookConfig {
+        listen: "127.0.0.1:0".parse().expect("addr"),
+        tls: WebhookTls::SelfSigned,
+    };
+    let authn = serve_token_review(
+        |token: &str, _: &[String]| match token {
+            "jane-token" => TokenVerdict::Authenticated(ReviewUser {
+                username: "jane".into(),
+                groups: vec!["dev".into()],
+                ..ReviewUser::default()
+            }),
+            _ => TokenVerdict::Unauthenticated("unknown token".into()),
+        },
+        config(),
+    )
+    .await
+    .expect("token webhook");
+    let authz = serve_authorization(
+        |request: &crd_server::webhook::AccessRequest| match &request.resource {
+            Some(r)
+                if request.user.username == "jane"
+                    && r.resource == "namespaces"
+                    && r.verb != "delete" =>
+            {
+                AccessVerdict::Allow("jane reads namespaces".into())
+            }
+            _ => AccessVerdict::NoOpinion(String::new()),
+        },
+        config(),
+    )
+    .await
+    .expect("authorization webhook");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (authn_file, authz_file) = (dir.path().join("authn.yaml"), dir.path().join("authz.yaml"));
+    std::fs::write(&authn_file, authn.kubeconfig().expect("kubeconfig")).expect("write");
+    std::fs::write(&authz_file, authz.kubeconfig().expect("kubeconfig")).expect("write");
+    let config = Config {
+        listen: "127.0.0.1:0".parse().expect("addr"),
+        store: StoreConfig::InMemory,
+        tls: Some(support::self_signed_tls(dir.path())),
+        auth: AuthConfig {
+            token_webhook_config_file: Some(authn_file),
+            authorization_modes: vec![AuthorizationMode::Rbac, AuthorizationMode::Webhook],
+            authorization_webhook_config_file: Some(authz_file),
+            anonymous: false,
+            ..AuthConfig::default()
+        },
+        ..Config::default()
+    };
+    let server = crd_server::start(config).await.expect("server");
+    let url = server.url();
+    tokio::task::spawn_blocking(move || {
+        let (ok, out) = kubectl(&url, &["get", "namespace", "default", "-o", "name"]);
+        assert!(ok, "{out}");
+        let (ok, out) = kubectl(&url, &["delete", "namespace", "default"]);
+        assert!(
+            !ok && out.contains("User \"jane\" cannot delete resource \"namespaces\""),
+            "{out}"
+        );
+        let out = support::kubectl(
+            &url,
+            &[
+                "--insecure-skip-tls-verify",
+                "--token",
+                "nobody",
+                "get",
+                "namespaces",
+            ],
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("You must be logged in to the server")
+        );
+    })
+    .await
+    .expect("kubectl");
+}

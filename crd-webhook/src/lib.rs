@@ -4,7 +4,11 @@
 //!
 //! - [`serve_conversion`]: a conversion webhook (`ConversionReview`, `POST /convert`);
 //! - [`serve_admission`]: an admission webhook (`AdmissionReview` v1 and v1beta1, any
-//!   path), with helpers to read typed objects and answer with a JSON patch.
+//!   path), with helpers to read typed objects and answer with a JSON patch;
+//! - [`serve_token_review`] and [`serve_authorization`]: the authentication (TokenReview,
+//!   `POST /authenticate`) and authorization (SubjectAccessReview, `POST /authorize`)
+//!   webhooks of `--authentication-token-webhook-config-file` and
+//!   `--authorization-webhook-config-file`.
 //!
 //! Both share the plumbing here: where to listen ([`WebhookConfig`]), which certificate
 //! ([`WebhookTls`]: PEM files or a fresh self-signed CA), and the running server
@@ -32,12 +36,18 @@ use tokio::net::TcpListener;
 use crate::tls::SelfSigned;
 
 mod admission;
+mod auth;
 mod conversion;
 pub mod tls;
 
 pub use admission::{
     AdmissionHandler, AdmissionRequestExt, AdmissionRoutes, ObjectError, admission_route,
     admission_router, json_patch_ops, mutate_object, serve_admission,
+};
+pub use auth::{
+    AccessRequest, AccessVerdict, ResourceAttributes, ReviewUser, TokenVerdict, access_review,
+    access_review_router, serve_authorization, serve_token_review, token_review,
+    token_review_router,
 };
 pub use conversion::{router, serve_conversion};
 
@@ -121,6 +131,18 @@ impl RunningWebhook {
         self.ca_pem
             .as_ref()
             .map(|pem| base64::engine::general_purpose::STANDARD.encode(pem))
+    }
+
+    /// A kubeconfig naming this webhook ([`url`](Self::url), the self-signed CA as
+    /// `certificate-authority-data`), as `--authentication-token-webhook-config-file`
+    /// and `--authorization-webhook-config-file` take it; `None` with PEM files of your
+    /// own (whose CA this webhook does not know).
+    pub fn kubeconfig(&self) -> Option<String> {
+        let ca = self.ca_bundle()?;
+        Some(format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: webhook\n  cluster:\n    server: {}\n    certificate-authority-data: {ca}\nusers:\n- name: api-server\n  user: {{}}\ncontexts:\n- name: webhook\n  context:\n    cluster: webhook\n    user: api-server\ncurrent-context: webhook\n",
+            self.url()
+        ))
     }
 
     /// Serves until the process ends.
