@@ -4,7 +4,7 @@
 //! `kubectl auth can-i`, is cached, and, once unreachable, makes requests nothing else
 //! allows a 500 as kube-apiserver's authorization filter answers an authorizer's error.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

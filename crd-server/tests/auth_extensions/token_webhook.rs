@@ -4,7 +4,7 @@
 //! refuses is a 401, answers are cached for the TTL, and a webhook that is gone
 //! authenticates nobody new.
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -3,7 +3,7 @@
 //! proxy name not allowed is a 401; the same headers from a `--client-ca-file` user, or
 //! with no certificate, name nobody; and the proxy's certificate is no user of its own.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
