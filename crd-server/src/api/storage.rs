@@ -39,8 +39,9 @@ impl Target<'_> {
 pub struct Current {
     pub obj: Value,
     pub revision: Revision,
-    /// The `apiVersion` the object is stored in (`obj` is in the addressed version).
-    pub stored_api_version: String,
+    /// Stored in another version than the kind's storage version (`obj` is in the
+    /// addressed version).
+    pub stored_elsewhere: bool,
 }
 
 /// Why a write did not happen.
@@ -129,15 +130,16 @@ pub async fn find(shared: &Shared, t: Target<'_>) -> Result<Option<Current>, Api
         return Ok(None);
     };
     let stored = decode(&kv)?;
-    let stored_api_version = stored
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let stored_elsewhere = t.res.stored_in_other_version(
+        stored
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
+    );
     Ok(Some(Current {
         obj: present_one(t.res, stored).await?,
         revision: kv.mod_revision,
-        stored_api_version,
+        stored_elsewhere,
     }))
 }
 

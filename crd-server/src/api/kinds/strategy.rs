@@ -206,12 +206,12 @@ pub trait CodecStrategy: Identity {
         })
     }
 
-    /// The `apiVersion` objects are stored in when the kind has several versions
-    /// (custom resources); `None`: stored as served. An update that changes nothing is
-    /// still written when the stored object is in another version, as kube-apiserver
-    /// compares the encoded bytes: what storage version migration relies on.
-    fn storage_api_version(&self) -> Option<String> {
-        None
+    /// Whether an object stored with `api_version` is in another version than the
+    /// kind's storage version (custom resources with several versions). An update that
+    /// changes nothing is still written then, as kube-apiserver compares the encoded
+    /// bytes: what storage version migration relies on.
+    fn stored_in_other_version(&self, _api_version: &str) -> bool {
+        false
     }
 
     /// An admitted object's stored form, when it differs from the object (another

@@ -172,9 +172,7 @@ async fn update_once(
     };
     // Stored in another version than the kind's storage version: written even when
     // nothing changed (storage version migration's no-op apply).
-    let restore = res
-        .storage_api_version()
-        .is_some_and(|v| v != current.stored_api_version);
+    let restore = current.stored_elsewhere;
     let written = admit_and_replace(u, new, old, (current.revision, restore), warnings).await;
     allocation
         .finish(u.shared.store.as_ref(), written.is_ok())

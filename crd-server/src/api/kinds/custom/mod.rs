@@ -310,11 +310,11 @@ impl CodecStrategy for CustomResource {
         })
     }
 
-    fn storage_api_version(&self) -> Option<String> {
-        Some(format!(
-            "{}/{}",
-            self.kind.q.group, self.kind.storage_version
-        ))
+    fn stored_in_other_version(&self, api_version: &str) -> bool {
+        api_version
+            .strip_prefix(self.kind.q.group.as_str())
+            .and_then(|rest| rest.strip_prefix('/'))
+            != Some(self.kind.storage_version.as_str())
     }
 
     fn storage_form<'a>(
