@@ -99,11 +99,16 @@ const CRD_PATH: &str =
     "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com";
 const SVM_PATH: &str = "/apis/storagemigration.k8s.io/v1/storageversionmigrations";
 
-/// Moves the CRD's storage version to v2; returns once storedVersions lists both.
-async fn move_storage_to_v2(client: &kube::Client) {
+/// Moves the CRD's storage version to v2.
+async fn put_v2_storage(client: &kube::Client) {
     let mut current = get_json(client, CRD_PATH).await;
     current["spec"]["versions"] = crd("v2")["spec"]["versions"].clone();
     put_json(client, CRD_PATH, current).await;
+}
+
+/// [`put_v2_storage`], returning once storedVersions lists both.
+async fn move_storage_to_v2(client: &kube::Client) {
+    put_v2_storage(client).await;
     eventually("storedVersions [v1, v2]", async || {
         let crd = get_json(client, CRD_PATH).await;
         (crd["status"]["storedVersions"] == json!(["v1", "v2"])).then_some(())
@@ -352,6 +357,56 @@ async fn a_failed_migration_keeps_the_stored_versions() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_conversion_webhook_fails_the_migration() {
+    let mut webhooks = crd_server::ConversionWebhooks::default();
+    webhooks.insert(
+        "widgets.example.com",
+        std::sync::Arc::new(|_: &[u8]| Err("the converter is down".to_string())),
+    );
+    let config = Config {
+        listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+        store: StoreConfig::InMemory,
+        crds: vec![serde_json::from_value(crd("v1")).expect("crd")],
+        controllers: "storage-version-migrator-controller"
+            .parse()
+            .expect("controllers"),
+        conversion_webhooks: webhooks,
+        ..Config::default()
+    };
+    let server = crd_server::start(config).await.expect("server");
+    let client = client(&server);
+    widgets(&client, "v1")
+        .create(&PostParams::default(), &widget("v1", "w0", 1))
+        .await
+        .expect("create");
+    // v2 becomes the storage version, converted by the (failing) webhook.
+    let mut current = get_json(&client, CRD_PATH).await;
+    current["spec"]["versions"] = crd("v2")["spec"]["versions"].clone();
+    current["spec"]["conversion"] = json!({"strategy": "Webhook", "webhook": {
+        "conversionReviewVersions": ["v1"],
+        "clientConfig": {"url": "https://127.0.0.1:1/convert"}}});
+    put_json(&client, CRD_PATH, current).await;
+    let migration = json!({
+        "apiVersion": "storagemigration.k8s.io/v1", "kind": "StorageVersionMigration",
+        "metadata": {"name": "unconvertible"},
+        "spec": {"resource": {"group": "example.com", "resource": "widgets"}}
+    });
+    post_json(&client, SVM_PATH, migration)
+        .await
+        .expect("create the migration");
+    let m = finished(&client, "unconvertible").await;
+    assert_eq!(condition(&m, "Failed")["status"], "True", "{m:#}");
+    let crd = crd_after_migration(&client).await;
+    assert_eq!(crd["status"]["storedVersions"], json!(["v1", "v2"]));
+    assert!(
+        stored_versions(&server)
+            .await
+            .iter()
+            .all(|(_, v)| v == "example.com/v1")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_trigger_migrates_when_the_storage_version_moves() {
     let server = start(
         StoreConfig::InMemory,
@@ -365,7 +420,8 @@ async fn the_trigger_migrates_when_the_storage_version_moves() {
             .await
             .expect("create");
     }
-    move_storage_to_v2(&client).await;
+    // The trigger may finish before storedVersions is seen listing both.
+    put_v2_storage(&client).await;
     eventually(
         "storedVersions trimmed by the triggered migration",
         async || {

@@ -247,7 +247,17 @@ impl Migrator {
         let Some(res) = self.storage_resource(resource) else {
             return Ok(Outcome::Failed("resource does not exist in discovery"));
         };
-        for obj in self.client.list(&res, None).await? {
+        let objects = match self.client.list(&res, None).await {
+            Ok(objects) => objects,
+            // Objects the server cannot read in the storage version (a conversion webhook
+            // that fails) cannot be migrated: the migration fails, as its patches would
+            // upstream. Other errors (the store unavailable) are retried.
+            Err(e) if e.code == http::StatusCode::INTERNAL_SERVER_ERROR => {
+                return Ok(Outcome::Failed("migration encountered unhandled error"));
+            }
+            Err(e) => return Err(e),
+        };
+        for obj in objects {
             let ns = obj.pointer("/metadata/namespace").and_then(Value::as_str);
             let listed_rv = str_at(&obj, "/metadata/resourceVersion").to_string();
             let uid = str_at(&obj, "/metadata/uid").to_string();
