@@ -42,6 +42,7 @@ const MORE: &[&str] = &[
     "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy",
     "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicyBinding",
     "io.k8s.api.storagemigration.v1.StorageVersionMigration",
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService",
 ];
 
 /// The release's definitions, unresolved (`$ref`s by definition name).

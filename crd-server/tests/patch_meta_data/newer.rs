@@ -5,6 +5,12 @@
 
 /// Definitions of 1.37 without a k8s-pb message (their fields' markers are below).
 pub const DEFINITIONS: &[&str] = &[
+    // kube-aggregator's, which the generator's proto reader does not walk.
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIService",
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceCondition",
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceSpec",
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus",
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.ServiceReference",
     "io.k8s.api.admissionregistration.v1.ApplyConfiguration",
     "io.k8s.api.admissionregistration.v1.JSONPatch",
     "io.k8s.api.admissionregistration.v1.MutatingAdmissionPolicy",
@@ -38,6 +44,12 @@ pub const DEFINITIONS: &[&str] = &[
 /// Fields without a k8s-pb counterpart that carry patch tags upstream:
 /// (definition, JSON name, `patchStrategy`, `patchMergeKey`).
 pub const MARKERS: &[(&str, &str, &str, &str)] = &[
+    (
+        "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.APIServiceStatus",
+        "conditions",
+        "merge",
+        "type",
+    ),
     (
         "io.k8s.api.storagemigration.v1.StorageVersionMigrationStatus",
         "conditions",

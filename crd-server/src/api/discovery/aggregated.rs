@@ -292,7 +292,8 @@ mod tests {
         let names = texts(&doc["items"], "/metadata/name");
         // Built-in groups by kube-apiserver's group priority, then custom groups by name.
         let at = |g: &str| names.iter().position(|n| *n == g).unwrap();
-        assert_eq!(names[0], "apps");
+        assert_eq!(names[0], "apiregistration.k8s.io");
+        assert!(at("apiregistration.k8s.io") < at("apps"));
         assert!(at("apps") < at("events.k8s.io"));
         assert!(at("events.k8s.io") < at("batch"));
         assert!(at("apiextensions.k8s.io") < at("coordination.k8s.io"));
@@ -370,7 +371,7 @@ mod tests {
         registry.stop();
         assert_eq!(
             groups["items"][0]["metadata"],
-            json!({"name": "apps", "creationTimestamp": null})
+            json!({"name": "apiregistration.k8s.io", "creationTimestamp": null})
         );
         assert_eq!(
             core["items"][0]["metadata"],

@@ -22,6 +22,7 @@ static GROUPS: &[&[Spec]] = &[
     super::authorization::KINDS,
     super::rbac::KINDS,
     super::admissionregistration::KINDS,
+    super::apiregistration::KINDS,
 ];
 
 /// Every built-in kind this server serves.

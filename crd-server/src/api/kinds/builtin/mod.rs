@@ -10,6 +10,7 @@
 //! after apimachinery's `ValidateObjectMeta` with the kind's name rule.
 
 mod admissionregistration;
+mod apiregistration;
 mod apps;
 mod authentication;
 pub(crate) mod authorization;
