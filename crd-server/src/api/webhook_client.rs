@@ -62,6 +62,18 @@ impl WebhookClient {
         ca_bundle: Option<&str>,
         what: &str,
     ) -> Result<WebhookClient, String> {
+        Self::with_trust(url, service, ca_bundle, false, what)
+    }
+
+    /// [`WebhookClient::new`], verifying no certificate when `insecure` (an APIService's
+    /// `insecureSkipTLSVerify`).
+    pub fn with_trust(
+        url: Option<&str>,
+        service: Option<ServiceRef<'_>>,
+        ca_bundle: Option<&str>,
+        insecure: bool,
+        what: &str,
+    ) -> Result<WebhookClient, String> {
         let (url, name) = match (url, service) {
             (Some(url), _) => (url.to_string(), None),
             (None, Some(s)) => (
@@ -91,7 +103,11 @@ impl WebhookClient {
             host: Arc::from(host),
             port: uri.port_u16().unwrap_or(443),
             server_name,
-            tls: tls_connector(ca_bundle.unwrap_or(""))?,
+            tls: if insecure {
+                insecure_connector()?
+            } else {
+                tls_connector(ca_bundle.unwrap_or(""))?
+            },
         };
         let client = Client::builder(TokioExecutor::new())
             .pool_max_idle_per_host(IDLE_CONNECTIONS)
@@ -105,6 +121,30 @@ impl WebhookClient {
             None => self.uri.to_string(),
             Some(q) if self.uri.query().is_some() => format!("{}&{q}", self.uri),
             Some(q) => format!("{}?{q}", self.uri),
+        }
+    }
+
+    /// GETs `path` on the webhook's host: the answer's status code.
+    pub async fn get_status(&self, path: &str, timeout: Duration) -> Result<u16, CallError> {
+        let uri = http::Uri::builder()
+            .scheme("https")
+            .authority(self.uri.authority().map_or("", |a| a.as_str()))
+            .path_and_query(path)
+            .build()
+            .map_err(|e| CallError::Transport(e.to_string()))?;
+        let request = http::Request::get(uri)
+            .header(http::header::ACCEPT, "application/json")
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| CallError::Transport(e.to_string()))?;
+        let exchange = async {
+            let response = self.client.request(request).await.map_err(transport)?;
+            let status = response.status().as_u16();
+            let _ = read_body(response.into_body()).await;
+            Ok(status)
+        };
+        match tokio::time::timeout(timeout, exchange).await {
+            Ok(result) => result,
+            Err(_) => Err(CallError::TimedOut),
         }
     }
 
@@ -277,6 +317,68 @@ fn go_io(e: &std::io::Error) -> String {
         std::io::ErrorKind::ConnectionReset => "read: connection reset by peer".into(),
         _ => e.to_string(),
     }
+}
+
+/// Accepts any server certificate (its signatures still checked): what
+/// `insecureSkipTLSVerify` asks for.
+#[derive(Debug)]
+struct AnyServer(Arc<rustls::crypto::CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for AnyServer {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// A TLS client that verifies no server certificate.
+fn insecure_connector() -> Result<TlsConnector, String> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = rustls::ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS: {e}"))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(AnyServer(provider)))
+        .with_no_client_auth();
+    Ok(TlsConnector::from(Arc::new(tls)))
 }
 
 /// A TLS client trusting only the certificates of `bundle` (base64 of PEM).

@@ -33,6 +33,7 @@ pub const CONTROLLERS: &[&str] = &[
     "disruption",
     "storage-version-migrator-controller",
     "storage-version-migration-trigger",
+    "apiservice-status-available-controller",
 ];
 
 /// Controllers `*` leaves out, as kube-controller-manager's disabled-by-default ones:
@@ -48,6 +49,7 @@ pub const LIFECYCLE: &[&str] = &[
     "validatingadmissionpolicy-status-controller",
     "clusterrole-aggregation",
     "storage-version-migrator-controller",
+    "apiservice-status-available-controller",
 ];
 
 const ALIASES: &[(&str, &str)] = &[
