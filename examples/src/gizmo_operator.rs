@@ -108,12 +108,13 @@ pub fn desired_status(gizmo: &v1::Gizmo) -> gizmo::v1::GizmoStatus {
     } else {
         format!(" in {}", spec.palette.join("/"))
     };
+    let lights = match spec.lights {
+        1 => "1 light".to_string(),
+        n => format!("{n} lights"),
+    };
     v1::GizmoStatus {
         phase: Some(SHOWING.into()),
-        shown: Some(format!(
-            "{:?} on {} lights, {how}{colors}",
-            spec.message, spec.lights
-        )),
+        shown: Some(format!("{:?} on {lights}, {how}{colors}", spec.message)),
         observed_generation: gizmo.metadata.generation,
     }
 }

@@ -330,7 +330,7 @@ async fn exercise(server: &TestServer, ns: &str) {
     assert!(
         rows.contains(&vec![
             "old-sign",
-            "\"open\" on 1 lights, blinking every 500 ms",
+            "\"open\" on 1 light, blinking every 500 ms",
             "Showing"
         ]),
         "{table}"
