@@ -6,7 +6,8 @@
 //! one back in every version, writes a v1-only value back through v1alpha1 without
 //! losing it, lists them with kubectl (and sees v1alpha1's deprecation warning), and
 //! runs the example's kube-runtime controller until its status write shows in every
-//! version.
+//! version. A third test runs the `versioned-operator` example as a process against
+//! crd-server, as docs/versions.md shows it.
 
 mod support;
 
@@ -103,6 +104,28 @@ fn kept(meta: &kube::api::ObjectMeta) -> Vec<String> {
         .filter(|(k, _)| k.starts_with("devices.example.com/conversion."))
         .map(|(k, _)| k.clone())
         .collect()
+}
+
+/// The names of the Gizmos whose status is what the controller writes, once `count` are,
+/// polling for at most 15 s.
+async fn showing(v1s: &Api<v1::Gizmo>, count: usize) -> Vec<String> {
+    let mut showing = Vec::new();
+    for _ in 0..150 {
+        let list = within(20, "list in v1", v1s.list(&Default::default()))
+            .await
+            .expect("list");
+        showing = list
+            .items
+            .iter()
+            .filter(|g| g.status.as_ref() == Some(&gizmo_operator::desired_status(g)))
+            .map(|g| g.metadata.name.clone().unwrap_or_default())
+            .collect();
+        if showing.len() == count {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    showing
 }
 
 /// Everything the test does to a server that serves the Gizmo CRD, in namespace `ns`.
@@ -279,23 +302,7 @@ async fn exercise(server: &TestServer, ns: &str) {
             let _ = stopped.await;
         },
     ));
-    let mut showing = Vec::new();
-    for _ in 0..150 {
-        let list = within(20, "list in v1", v1s.list(&Default::default()))
-            .await
-            .expect("list");
-        showing = list
-            .items
-            .iter()
-            .filter(|g| g.status.as_ref() == Some(&gizmo_operator::desired_status(g)))
-            .map(|g| g.metadata.name.clone().unwrap_or_default())
-            .collect();
-        if showing.len() == 3 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(showing, ["door-sign", "old-sign", "ticker"]);
+    assert_eq!(showing(&v1s, 3).await, ["door-sign", "old-sign", "ticker"]);
     let _ = stop.send(());
     within(20, "controller shutdown", controller)
         .await
@@ -411,4 +418,102 @@ async fn three_versions_through_an_https_webhook() {
         }
         other => panic!("expected the webhook's failure, got {other:?}"),
     }
+}
+
+/// A child process killed when the test ends, however it ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The `versioned-operator` example as a user runs it against crd-server (docs/versions.md,
+/// "Serving it"): it serves the webhook on a free port, installs the CRD pointing at it,
+/// and reconciles the Gizmos of docs/examples/gizmos.yaml, applied with kubectl in their
+/// three versions; the server has no converter of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_operator_serves_the_webhook_and_reconciles() {
+    use std::io::BufRead as _;
+
+    let out = std::process::Command::new(support::example_binary("versioned-operator"))
+        .arg("bogus")
+        .output()
+        .expect("ran");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("usage: versioned-operator"));
+
+    let server = within(30, "server start", TestServer::builder().start())
+        .await
+        .expect("server");
+    let ns = server.namespace().await.expect("namespace");
+    let url = server.url();
+    let mut child = std::process::Command::new(support::example_binary("versioned-operator"))
+        .args(["run", "--server", &url, "--namespace", &ns])
+        .args(["--webhook-listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("started");
+    let stdout = child.stdout.take().expect("stdout");
+    let _operator = Killed(child);
+    // The CRD is installed and Established (the operator waits at most 20 s) before the
+    // first line; the second says the controller starts.
+    let lines = within(
+        40,
+        "the operator's first lines",
+        tokio::task::spawn_blocking(move || {
+            let mut lines = std::io::BufReader::new(stdout).lines();
+            let mut first = Vec::new();
+            for _ in 0..2 {
+                first.push(lines.next().and_then(Result::ok).unwrap_or_default());
+            }
+            first
+        }),
+    )
+    .await
+    .expect("read");
+    let webhook = lines[0]
+        .strip_prefix("conversion webhook on ")
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert!(webhook.starts_with("https://127.0.0.1:"), "{webhook}");
+    assert_eq!(lines[1], format!("reconciling gizmos.v1 in {ns}"));
+
+    let gizmos = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/examples/gizmos.yaml");
+    let (created, stderr) = kubectl_ok(&url, &["apply", "-n", &ns, "-f", gizmos]).await;
+    assert_eq!(created.lines().count(), 3, "{created}");
+    assert!(stderr.contains(DEPRECATION), "{stderr}");
+    let v1s: Api<v1::Gizmo> = Api::namespaced(server.client(), &ns);
+    assert_eq!(showing(&v1s, 3).await, ["door-sign", "old-sign", "ticker"]);
+    let (spec, _) = kubectl_ok(
+        &url,
+        &[
+            "get",
+            "gizmos.v1beta1.devices.example.com",
+            "ticker",
+            "-n",
+            &ns,
+            "-o",
+            "jsonpath={.spec}",
+        ],
+    )
+    .await;
+    assert_eq!(
+        spec,
+        r#"{"blinkMillis":0,"lights":12,"message":"news","mode":"steady"}"#
+    );
+    let crd: Value = serde_json::from_str(
+        &kubectl_ok(
+            &url,
+            &["get", "crd", "gizmos.devices.example.com", "-o", "json"],
+        )
+        .await
+        .0,
+    )
+    .unwrap();
+    assert_eq!(
+        crd["spec"]["conversion"]["webhook"]["clientConfig"]["url"],
+        webhook
+    );
 }
