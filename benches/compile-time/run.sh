@@ -9,7 +9,10 @@
 #   RUNS: runs of each clean build (default 2); PHASE: debug, release, incremental
 #   (default: all three), k8s (clean debug and incremental with feature `k8s`: kind 21,
 #   whose spec embeds k8s-openapi's PodTemplateSpec, LabelSelector, ResourceRequirements,
-#   IntOrString and Conditions). hyperfine's output (wall, user and system time) goes to stdout,
+#   IntOrString and Conditions), versions (a three-version kind: one #[versioned] module,
+#   bench-versioned, against the same versions by hand, bench-hand-versions; clean debug,
+#   the crate alone from scratch, and touch + rebuild, the two sides alternating round by
+#   round). hyperfine's output (wall, user and system time) goes to stdout,
 #   its tables to results/.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -63,5 +66,46 @@ case " $phases " in
       -n "crd-derive touch + rebuild, k8s" "cargo build -q --locked -p bench-crd-derive --features bench-crd-derive/k8s" \
       -n "kube-derive 5 touch + rebuild, k8s" "cargo build -q --locked -p bench-kube-derive --features bench-kube-derive/k8s"
     echo "load average after (k8s): $(cut -d' ' -f1-3 /proc/loadavg)"
+    ;;
+esac
+
+# A three-version kind: one `#[crd_runtime::versioned]` module against three
+# `#[derive(CustomResource)]` modules and hand-written `From` impls, both derive-only. The
+# sides alternate: each round runs both, and the order is swapped every round (ABBA...).
+#   - clean debug build (`cargo clean`, every dependency included), RUNS rounds of 1 run;
+#   - the crate alone from scratch (`cargo clean -p`, dependencies built), 4 rounds of 3;
+#   - touch + rebuild of the crate (incremental), 4 rounds of 1 warm-up + 3 runs.
+# One JSON file per round in results/ (hyperfine's --export-json).
+case " $phases " in
+  *" versions "*)
+    macro="cargo build -q --locked -p bench-versioned"
+    hand="cargo build -q --locked -p bench-hand-versions"
+    # round NAME I HYPERFINE-ARGS... -- PREPARE-MACRO PREPARE-HAND: one hyperfine run of
+    # both sides, the macro first in odd rounds and the hand-written side first in even ones.
+    round() {
+      local name="$1" i="$2"; shift 2
+      local args=()
+      while [ "$1" != "--" ]; do args+=("$1"); shift; done
+      local prep_macro="$2" prep_hand="$3"
+      local a=(--prepare "$prep_macro" -n "versioned, $name" "$macro")
+      local b=(--prepare "$prep_hand" -n "by hand, $name" "$hand")
+      if [ $((i % 2)) = 1 ]; then
+        hyperfine "${args[@]}" --export-json "$out/versions-$name-$i.json" "${a[@]}" "${b[@]}"
+      else
+        hyperfine "${args[@]}" --export-json "$out/versions-$name-$i.json" "${b[@]}" "${a[@]}"
+      fi
+    }
+    for i in $(seq 1 "$runs"); do
+      round clean "$i" --runs 1 -- 'cargo clean -q' 'cargo clean -q'
+    done
+    cargo build -q --locked -p bench-versioned -p bench-hand-versions
+    for i in 1 2 3 4; do
+      round crate "$i" --runs 3 -- 'cargo clean -q -p bench-versioned' 'cargo clean -q -p bench-hand-versions'
+    done
+    cargo build -q --locked -p bench-versioned -p bench-hand-versions
+    for i in 1 2 3 4; do
+      round touch "$i" --warmup 1 --runs 3 -- 'touch versioned/src/lib.rs' 'touch hand-versions/src/lib.rs'
+    done
+    echo "load average after (versions): $(cut -d' ' -f1-3 /proc/loadavg)"
     ;;
 esac

@@ -6,6 +6,10 @@ pub mod crontab;
 #[cfg(feature = "kube")]
 pub mod crontab_admission;
 pub mod crontab_v2;
+mod gizmo_kind;
+pub use gizmo_kind::gizmo;
+#[cfg(feature = "kube")]
+pub mod gizmo_operator;
 pub mod markers;
 #[cfg(feature = "kube")]
 pub mod operator;
