@@ -34,6 +34,7 @@ mod stages;
 pub mod store;
 pub mod testing;
 pub mod tls;
+mod webhook_client;
 
 pub use crd_webhook as webhook;
 

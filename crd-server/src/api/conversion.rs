@@ -18,7 +18,7 @@ use crd_runtime::model::{CustomResourceDefinition, WebhookClientConfig};
 use serde_json::{Map, Value, json};
 
 use super::status::ApiError;
-use super::webhook_client::{CallError, ServiceRef, WebhookClient};
+use crate::webhook_client::{CallError, ServiceRef, WebhookClient};
 
 /// The `ConversionReview` version the server sends and reads back.
 const REVIEW_API_VERSION: &str = "apiextensions.k8s.io/v1";

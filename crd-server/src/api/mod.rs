@@ -28,7 +28,6 @@ pub mod storage;
 pub mod stored;
 pub mod table;
 pub mod verbs;
-pub mod webhook_client;
 pub mod write;
 
 use std::sync::Arc;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use super::ConfigError;
 use super::token_webhook::Kubeconfig;
-use crate::api::webhook_client::{CallError, WebhookClient};
+use crate::webhook_client::{CallError, WebhookClient};
 
 /// `--authorization-webhook-cache-authorized-ttl`'s default.
 pub const DEFAULT_AUTHORIZED_TTL: Duration = Duration::from_secs(300);

@@ -17,7 +17,7 @@ use crd_runtime::rbac::UserInfo;
 use serde_json::{Value, json};
 
 use super::ConfigError;
-use crate::api::webhook_client::{CallError, WebhookClient};
+use crate::webhook_client::{CallError, WebhookClient};
 
 /// kube-apiserver's `--authentication-token-webhook-cache-ttl` default.
 pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(120);

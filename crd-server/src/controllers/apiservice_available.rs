@@ -22,7 +22,7 @@ use crate::api::kinds::{Resource, Subresource};
 use crate::api::object::{name_of, str_at};
 use crate::api::state::Shared;
 use crate::api::status::ApiError;
-use crate::api::webhook_client::{CallError, ServiceRef, WebhookClient};
+use crate::webhook_client::{CallError, ServiceRef, WebhookClient};
 
 const PREFIX: &str = "/registry/apiregistration.k8s.io/apiservices/";
 const RESYNC: Duration = Duration::from_secs(30);

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::configurations::Hook;
 use crate::api::status::ApiError;
-use crate::api::webhook_client::CallError;
+use crate::webhook_client::CallError;
 
 /// Why a webhook gave no usable verdict.
 #[derive(Debug)]

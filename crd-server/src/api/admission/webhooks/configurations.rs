@@ -12,9 +12,9 @@ use crd_runtime::admission::policy::MatchConditions;
 use futures::StreamExt;
 use serde_json::Value;
 
-use crate::api::webhook_client::{ServiceRef, WebhookClient};
 use crate::follow::RETRY;
 use crate::store::{EventKind, ListOptions, Store, WatchItem};
+use crate::webhook_client::{ServiceRef, WebhookClient};
 
 /// Where MutatingWebhookConfigurations are stored (the catalog's prefix).
 pub const MUTATING_PREFIX: &str = "/registry/mutatingwebhookconfigurations/";
