@@ -412,7 +412,8 @@ fn a_git_revision_diffs_against_the_cluster() {
 /// docs/diff.md, "Stored versions": CronTabs stored in v1, then the storage version
 /// moved to v2, so the cluster's CRD lists both in `status.storedVersions`. Diffing it
 /// (`kube://`) against a revision without v1 is breaking, and the API server indeed
-/// refuses that revision with the words the finding quotes.
+/// refuses that revision with the words the finding quotes; after a
+/// StorageVersionMigration it is the plain version-removed, and accepted.
 #[test]
 fn removing_a_version_the_cluster_still_stores_is_breaking() {
     let cluster = Cluster::start();
@@ -481,4 +482,28 @@ fn removing_a_version_the_cluster_still_stores_is_breaking() {
         "{}",
         text(&applied.stderr)
     );
+
+    // Migrated (the objects rewritten in v2, storedVersions trimmed to [v2]): the
+    // removal is the plain version-removed, and the server takes the revision.
+    let migration = examples
+        .join("storage-version-migration.yaml")
+        .display()
+        .to_string();
+    cluster.kubectl(&["apply", "-f", &migration]);
+    cluster.kubectl(&[
+        "wait",
+        "storageversionmigration/crontabs-to-v2",
+        "--for=condition=Succeeded",
+        "--timeout=30s",
+    ]);
+    let diff = cluster.crd_gen(&["diff", &format!("kube://{CRONTAB}"), &next]);
+    assert_eq!(code(&diff), 1, "{}", text(&diff.stderr));
+    assert_eq!(
+        text(&diff.stdout),
+        format!(
+            "{CRONTAB}: v1: spec.versions: version-removed: version v1 removed [breaking]\n\
+             compared 1 CRDs: 1 breaking, 0 compatible, 0 informational\n"
+        )
+    );
+    cluster.kubectl(&["replace", "-f", &next]);
 }
