@@ -272,3 +272,62 @@ fn rules_are_listed_with_class_level_and_reason() {
     );
     assert!(stdout.lines().count() > 80, "{stdout}");
 }
+
+/// A live CRD (one carrying `status.storedVersions`, as `kubectl get -o yaml` or
+/// `kube://` gives it) against a revision that drops a stored version: breaking, at
+/// level error, exit 1, in every format; once storedVersions is trimmed, the plain
+/// `version-removed`.
+#[test]
+fn removing_a_stored_version_of_a_live_crd_is_breaking() {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples");
+    let live = examples.join("crontab-crd-live.yaml").display().to_string();
+    let next = examples
+        .join("crontab-crd-v2-only.yaml")
+        .display()
+        .to_string();
+    let expected = format!(
+        "{CRD}: v1: spec.versions: stored-version-removed: version v1 removed while \
+         status.storedVersions lists it: objects may still be stored in v1, and the API server \
+         refuses the update (status.storedVersions[0]: Invalid value: \"v1\": missing from \
+         spec.versions; v1 was previously a storage version, and must remain in spec.versions \
+         until a storage migration ensures no data remains persisted in v1 and removes v1 from \
+         status.storedVersions); migrate the stored objects to the storage version (e.g. with a \
+         StorageVersionMigration), then remove v1 from status.storedVersions"
+    );
+    let (code, out, err) = run(&[&live, &next], "");
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        out,
+        format!(
+            "{expected} [breaking]\ncompared 1 CRDs: 1 breaking, 0 compatible, 0 informational\n"
+        )
+    );
+
+    let (code, out, _) = run(&["--format", "json", &live, &next], "");
+    assert_eq!(code, 1);
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["rule"], "stored-version-removed");
+    assert_eq!(first["class"], "breaking");
+    assert_eq!(first["level"], "error");
+    assert_eq!(first["version"], "v1");
+    assert_eq!(first["message"], expected.as_str());
+
+    // Migrated: storedVersions is [v2], and removing v1 is what it is without a status.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(&live).unwrap();
+    assert!(text.contains("  - v1\n  - v2\n"));
+    let migrated = write(
+        dir.path(),
+        "migrated.yaml",
+        &text.replace("  - v1\n  - v2\n", "  - v2\n"),
+    );
+    let (code, out, err) = run(&[&migrated, &next], "");
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        out,
+        format!(
+            "{CRD}: v1: spec.versions: version-removed: version v1 removed [breaking]\n\
+             compared 1 CRDs: 1 breaking, 0 compatible, 0 informational\n"
+        )
+    );
+}

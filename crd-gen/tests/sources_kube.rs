@@ -408,3 +408,102 @@ fn a_git_revision_diffs_against_the_cluster() {
          compared 1 CRDs: 1 breaking, 1 compatible, 0 informational\n"
     );
 }
+
+/// docs/diff.md, "Stored versions": CronTabs stored in v1, then the storage version
+/// moved to v2, so the cluster's CRD lists both in `status.storedVersions`. Diffing it
+/// (`kube://`) against a revision without v1 is breaking, and the API server indeed
+/// refuses that revision with the words the finding quotes; after a
+/// StorageVersionMigration it is the plain version-removed, and accepted.
+#[test]
+fn removing_a_version_the_cluster_still_stores_is_breaking() {
+    let cluster = Cluster::start();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/examples");
+    let live = examples.join("crontab-crd-live.yaml").display().to_string();
+    let next = examples
+        .join("crontab-crd-v2-only.yaml")
+        .display()
+        .to_string();
+    let objects = cluster.dir.path().join("crontab-v1.yaml");
+    std::fs::write(
+        &objects,
+        "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: stored-in-v1\n  \
+         namespace: default\nspec:\n  cronSpec: '* * * * */5'\n  image: nginx\n  replicas: 1\n",
+    )
+    .unwrap();
+    cluster.kubectl(&["create", "-f", &objects.display().to_string()]);
+    // Storage moves to v2 (the status in the file is ignored: the server keeps its own).
+    cluster.kubectl(&["replace", "-f", &live]);
+    let kubectl = |args: &[&str]| {
+        Command::new("kubectl")
+            .args(["--kubeconfig", &cluster.kubeconfig(), "--context", "live"])
+            .args(args)
+            .env("HOME", cluster.dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("kubectl runs")
+    };
+    let stored = kubectl(&[
+        "get",
+        "crd",
+        CRONTAB,
+        "-o",
+        "jsonpath={.status.storedVersions}",
+    ]);
+    assert_eq!(
+        text(&stored.stdout),
+        r#"["v1","v2"]"#,
+        "{}",
+        text(&stored.stderr)
+    );
+
+    let refusal = "status.storedVersions[0]: Invalid value: \"v1\": missing from spec.versions; \
+                   v1 was previously a storage version, and must remain in spec.versions until a \
+                   storage migration ensures no data remains persisted in v1 and removes v1 from \
+                   status.storedVersions";
+    let diff = cluster.crd_gen(&["diff", &format!("kube://{CRONTAB}"), &next]);
+    assert_eq!(code(&diff), 1, "{}", text(&diff.stderr));
+    assert_eq!(
+        text(&diff.stdout),
+        format!(
+            "{CRONTAB}: v1: spec.versions: stored-version-removed: version v1 removed while \
+             status.storedVersions lists it: objects may still be stored in v1, and the API \
+             server refuses the update ({refusal}); migrate the stored objects to the storage \
+             version (e.g. with a StorageVersionMigration), then remove v1 from \
+             status.storedVersions [breaking]\n\
+             compared 1 CRDs: 1 breaking, 0 compatible, 0 informational\n"
+        )
+    );
+
+    // The server agrees: the revision is refused, in the words the finding quotes.
+    let applied = kubectl(&["replace", "-f", &next]);
+    assert!(!applied.status.success(), "{}", text(&applied.stdout));
+    assert!(
+        text(&applied.stderr).contains(refusal),
+        "{}",
+        text(&applied.stderr)
+    );
+
+    // Migrated (the objects rewritten in v2, storedVersions trimmed to [v2]): the
+    // removal is the plain version-removed, and the server takes the revision.
+    let migration = examples
+        .join("storage-version-migration.yaml")
+        .display()
+        .to_string();
+    cluster.kubectl(&["apply", "-f", &migration]);
+    cluster.kubectl(&[
+        "wait",
+        "storageversionmigration/crontabs-to-v2",
+        "--for=condition=Succeeded",
+        "--timeout=30s",
+    ]);
+    let diff = cluster.crd_gen(&["diff", &format!("kube://{CRONTAB}"), &next]);
+    assert_eq!(code(&diff), 1, "{}", text(&diff.stderr));
+    assert_eq!(
+        text(&diff.stdout),
+        format!(
+            "{CRONTAB}: v1: spec.versions: version-removed: version v1 removed [breaking]\n\
+             compared 1 CRDs: 1 breaking, 0 compatible, 0 informational\n"
+        )
+    );
+    cluster.kubectl(&["replace", "-f", &next]);
+}

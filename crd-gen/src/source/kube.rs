@@ -133,8 +133,10 @@ fn innermost(e: &dyn std::error::Error) -> String {
     cause.to_string().replace('\n', " ")
 }
 
-/// The CRD as the JSON manifest that was applied: `status` and the server's metadata
-/// removed, `apiVersion` and `kind` set (list items come without them).
+/// The CRD as the JSON manifest that was applied: the server's metadata and `status`
+/// removed, except `status.storedVersions` (the versions objects may still be stored
+/// in, which `diff` needs to judge a removed version), `apiVersion` and `kind` set
+/// (list items come without them).
 fn document(object: DynamicObject) -> Result<Document, String> {
     let name = object.metadata.name.clone().unwrap_or_default();
     let mut value =
@@ -142,7 +144,20 @@ fn document(object: DynamicObject) -> Result<Document, String> {
     let Some(map) = value.as_object_mut() else {
         return Err(format!("{name}: the server returned a non-object"));
     };
-    map.remove("status");
+    let stored = map
+        .remove("status")
+        .and_then(|status| status.get("storedVersions").cloned())
+        .filter(|stored| stored.as_array().is_some_and(|list| !list.is_empty()));
+    if let Some(stored) = stored {
+        map.insert(
+            "status".into(),
+            Value::Object(
+                [("storedVersions".to_string(), stored)]
+                    .into_iter()
+                    .collect(),
+            ),
+        );
+    }
     map.insert("apiVersion".into(), Value::from("apiextensions.k8s.io/v1"));
     map.insert("kind".into(), Value::from("CustomResourceDefinition"));
     if let Some(Value::Object(meta)) = map.get_mut("metadata") {

@@ -183,6 +183,38 @@ fn too_deep_schemas(crd: &CustomResourceDefinition, opts: &CheckOptions) -> Erro
     errs
 }
 
+/// The API server's refusals of `crd` replacing a CRD whose `status.storedVersions` is
+/// `stored`: an update keeps the stored versions and adds the new storage version
+/// (upstream's `PrepareForUpdate`), then `ValidateCustomResourceDefinitionStoredVersions`
+/// refuses each stored version missing from `spec.versions`.
+pub(crate) fn stored_versions_on_update(
+    crd: &CustomResourceDefinition,
+    stored: &[String],
+) -> ErrorList {
+    let mut stored = stored.to_vec();
+    for v in crd.spec.versions.iter().filter(|v| v.storage) {
+        if !stored.contains(&v.name) {
+            stored.push(v.name.clone());
+        }
+    }
+    let versions: Vec<InternalVersion> = crd
+        .spec
+        .versions
+        .iter()
+        .map(|v| InternalVersion {
+            name: v.name.clone(),
+            served: v.served,
+            storage: v.storage,
+            ..Default::default()
+        })
+        .collect();
+    crd_names::validate_stored_versions(
+        &stored,
+        &versions,
+        &Path::new("status").child("storedVersions"),
+    )
+}
+
 /// Validates a CRD given in the internal form, without defaulting.
 pub fn validate_internal_crd(crd: &InternalCrd, opts: &CheckOptions) -> ErrorList {
     let depth = validations_depth(

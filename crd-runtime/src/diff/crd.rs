@@ -5,6 +5,8 @@ use std::collections::BTreeSet;
 
 use super::rules::Rule;
 use super::{Changes, lints, schema};
+use crate::check::stored_versions_on_update;
+use crate::field::BadValue;
 use crate::model::{
     CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionVersion,
 };
@@ -161,21 +163,19 @@ fn versions(old: &CustomResourceDefinition, new: &CustomResourceDefinition, out:
     let find = |crd: &'_ CustomResourceDefinition, name: &str| {
         crd.spec.versions.iter().find(|v| v.name == name).cloned()
     };
-    let stored: BTreeSet<String> = old
+    let stored: Vec<String> = old
         .status
         .as_ref()
         .and_then(|s| s.stored_versions.clone())
-        .into_iter()
-        .flatten()
-        .collect();
+        .unwrap_or_default();
     for old_version in &old.spec.versions {
         let name = old_version.name.as_str();
         match find(new, name) {
-            None if stored.contains(name) => out.push(
+            None if stored.iter().any(|s| s == name) => out.push(
                 Some(name),
                 "spec.versions",
                 Rule::StoredVersionRemoved,
-                format!("version {name} removed while status.storedVersions lists it"),
+                stored_version_removed(name, new, &stored),
             ),
             None => out.push(
                 Some(name),
@@ -238,6 +238,22 @@ fn versions(old: &CustomResourceDefinition, new: &CustomResourceDefinition, out:
         };
         out.push(Some(&after), "storage", rule, detail);
     }
+}
+
+/// Why removing the stored version `name` breaks, in the API server's words (its
+/// refusal of the update, from crd-runtime's copy of the rule), and the way out.
+fn stored_version_removed(name: &str, new: &CustomResourceDefinition, stored: &[String]) -> String {
+    let refusal = stored_versions_on_update(new, stored)
+        .iter()
+        .find(|e| matches!(&e.bad_value, BadValue::Str(v) if v == name))
+        .map(|e| format!(" ({e})"))
+        .unwrap_or_default();
+    format!(
+        "version {name} removed while status.storedVersions lists it: objects may still be \
+         stored in {name}, and the API server refuses the update{refusal}; migrate the stored \
+         objects to the storage version (e.g. with a StorageVersionMigration), then remove \
+         {name} from status.storedVersions"
+    )
 }
 
 /// Per-version settings besides the schema.

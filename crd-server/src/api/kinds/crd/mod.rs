@@ -111,7 +111,11 @@ fn check_stored_versions(crd: &CustomResourceDefinition, stored: &[String]) -> E
             errs.push(FieldError::invalid(
                 path.index(i),
                 BadValue::Str(s.clone()),
-                "must appear in spec.versions",
+                format!(
+                    "missing from spec.versions; {s} was previously a storage version, and must \
+                     remain in spec.versions until a storage migration ensures no data remains \
+                     persisted in {s} and removes {s} from status.storedVersions"
+                ),
             ));
         }
     }
@@ -192,7 +196,19 @@ impl ValidateStrategy for Crds {
                 errs.0.extend(check_stored_versions(&crd, &stored).0);
                 stored
             } else {
-                conditions::stored_versions(old)
+                // Any other write keeps them and adds the new storage version (upstream's
+                // PrepareForUpdate); a version they list cannot leave spec.versions.
+                let stored = conditions::stored_versions(old);
+                if old.is_some() {
+                    let mut kept = stored.clone();
+                    for v in crd.spec.versions.iter().filter(|v| v.storage) {
+                        if !kept.contains(&v.name) {
+                            kept.push(v.name.clone());
+                        }
+                    }
+                    errs.0.extend(check_stored_versions(&crd, &kept).0);
+                }
+                stored
             };
             if !errs.is_empty() {
                 return Err(ApiError::invalid(&self.info.q, &name, &errs));
