@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
 
+use super::AbortOnDrop;
 use super::client::{Client, Mutation};
 use super::informer::{Change, follow};
 use super::queue::Queue;
@@ -58,7 +58,7 @@ pub async fn run(shared: Arc<Shared>) {
         return;
     };
     let (crd_tx, mut crd_rx) = mpsc::unbounded_channel();
-    let _crd_follower = Aborting(
+    let _crd_follower = AbortOnDrop(
         tokio::spawn(follow(shared.store.clone(), CRD_PREFIX.into(), crd_tx)).abort_handle(),
     );
     let (object_tx, mut object_rx) = mpsc::unbounded_channel();
@@ -91,21 +91,12 @@ pub async fn run(shared: Arc<Shared>) {
     }
 }
 
-/// Aborts a background task when dropped (the controller's followers).
-struct Aborting(AbortHandle);
-
-impl Drop for Aborting {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 /// The objects of one terminating CRD, as an informer on their prefix sees them.
 struct Watch {
     /// Tells this watch's events from those of an earlier one for the same CRD.
     id: u64,
     prefix: String,
-    _task: Aborting,
+    _task: AbortOnDrop,
     keys: HashSet<String>,
     /// Keys of objects not yet being deleted.
     live: HashSet<String>,
@@ -278,7 +269,7 @@ impl Cleanup {
             Watch {
                 id,
                 prefix: prefix.to_string(),
-                _task: Aborting(task.abort_handle()),
+                _task: AbortOnDrop(task.abort_handle()),
                 keys: HashSet::new(),
                 live: HashSet::new(),
                 synced: false,

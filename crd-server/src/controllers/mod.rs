@@ -55,6 +55,16 @@ pub use election::LeaderElection;
 pub use options::{DEFAULT_CLUSTER_CIDR, Workloads};
 pub use selection::{CONTROLLERS, Selection};
 
+/// Aborts a controller's background task (an informer's follower) when dropped, so
+/// the task ends with the controller that started it.
+struct AbortOnDrop(AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// The running controllers of one server (or its part in the leader election); they
 /// stop when this is dropped.
 #[derive(Default)]

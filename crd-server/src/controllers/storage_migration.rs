@@ -21,6 +21,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use super::AbortOnDrop;
 use super::client::{Client, Mutation};
 use super::informer::{Change, follow};
 use super::queue::Queue;
@@ -111,14 +112,6 @@ pub async fn run(shared: Arc<Shared>) {
                 None => return,
             },
         }
-    }
-}
-
-struct AbortOnDrop(tokio::task::AbortHandle);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 

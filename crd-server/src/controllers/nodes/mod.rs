@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 
 pub use ipam::ipam;
 
+use super::AbortOnDrop;
 use super::cache::{Event, Informer};
 use super::client::Mutation;
 use super::queue::Queue;
@@ -112,14 +113,6 @@ pub async fn kwok(api: Api) {
     let _stop_kubelet = AbortOnDrop(kubelet.abort_handle());
     let c = Arc::new(Nodes { api, nodes, leases });
     work(queue, 1, each_key(c)).await;
-}
-
-struct AbortOnDrop(tokio::task::AbortHandle);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 /// kube-apiserver's system namespaces controller creates `kube-node-lease`.
