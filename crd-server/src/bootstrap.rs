@@ -17,6 +17,23 @@ use crate::api::storage::{self, Target, WriteError};
 use crate::api::write::{self, Tracking, Update};
 use crate::config::StartError;
 
+/// The `extension-apiserver-authentication` ConfigMap in `kube-system` (what
+/// kube-apiserver's cluster-authentication-trust controller keeps): how extension API
+/// servers recognize this server's proxy and its clients. Its data replaces what is
+/// stored.
+pub async fn authentication_trust(
+    shared: &Shared,
+    data: serde_json::Map<String, Value>,
+    opts: &WriteOptions,
+) -> Result<(), StartError> {
+    let cm = json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "extension-apiserver-authentication", "namespace": "kube-system"},
+        "data": data,
+    });
+    ensure(shared, "", "configmaps", cm, opts, &["/data"]).await
+}
+
 /// Stores the ranges and makes sure the `kubernetes` Service and its endpoints exist
 /// and point at `addr`.
 pub async fn services(
@@ -122,12 +139,22 @@ async fn ensure(
         .registry
         .resolve(group, "v1", resource)
         .ok_or_else(|| StartError::Config(format!("the registry has no {resource}")))?;
+    let ns = obj
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or("default")
+        .to_string();
+    let name = obj
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
     let failed =
-        |e: String| StartError::Config(format!("cannot create the kubernetes {resource}: {e}"));
+        |e: String| StartError::Config(format!("cannot create {resource} {ns}/{name}: {e}"));
     let target = Target {
         res: &res,
-        ns: Some("default"),
-        name: "kubernetes",
+        ns: Some(&ns),
+        name: &name,
     };
     let exists = |shared| async move {
         storage::find(shared, target)
@@ -139,7 +166,7 @@ async fn ensure(
         let created = write::create(
             shared,
             &res,
-            Some("default"),
+            Some(&ns),
             obj.clone(),
             opts,
             Tracking::Update(&opts.manager),

@@ -40,7 +40,7 @@ pub use crd_webhook as webhook;
 
 pub use api::conversion::{ConversionHandler, ConversionWebhooks};
 pub use auth::{AuthConfig, AuthorizationMode};
-pub use config::{Config, StartError, StoreConfig, TlsFiles};
+pub use config::{AggregationConfig, Config, FrontProxy, StartError, StoreConfig, TlsFiles};
 pub use controllers::{
     CONTROLLERS, Clock, DEFAULT_CLUSTER_CIDR, LeaderElection, Selection as Controllers, Workloads,
 };

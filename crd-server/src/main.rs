@@ -69,6 +69,13 @@ struct Args {
     /// Prefixes of headers carrying the user's extra (e.g. X-Remote-Extra-).
     #[arg(long, value_name = "PREFIXES", value_delimiter = ',')]
     requestheader_extra_headers_prefix: Vec<String>,
+    /// The client certificate (PEM) requests proxied to an APIService's extension
+    /// server show (its CA is the extension server's requestheader CA).
+    #[arg(long, value_name = "FILE", requires = "proxy_client_key_file")]
+    proxy_client_cert_file: Option<PathBuf>,
+    /// The private key (PEM) of --proxy-client-cert-file.
+    #[arg(long, value_name = "FILE", requires = "proxy_client_cert_file")]
+    proxy_client_key_file: Option<PathBuf>,
     /// A kubeconfig naming the SubjectAccessReview webhook (HTTPS) of the `Webhook`
     /// authorization mode.
     #[arg(long, value_name = "FILE")]
@@ -257,6 +264,10 @@ async fn run(args: Args, stages: crd_server::StageSet) -> Result<(), String> {
         (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
         _ => None,
     };
+    let proxy_client = match (args.proxy_client_cert_file, args.proxy_client_key_file) {
+        (Some(cert), Some(key)) => Some(TlsFiles { cert, key }),
+        _ => None,
+    };
     let crds = crd_server::server::load_crd_files(&args.crds)?;
     // A gate the release no longer allows turning off is refused by `start`.
     let mut engine = EngineOptions::for_version(args.kube_version);
@@ -264,6 +275,10 @@ async fn run(args: Args, stages: crd_server::StageSet) -> Result<(), String> {
         engine.set_feature_gate(gate)?;
     }
     let config = Config {
+        aggregation: crd_server::AggregationConfig {
+            proxy_client,
+            front_proxy: None,
+        },
         listen: args.listen,
         store,
         crds,

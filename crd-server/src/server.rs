@@ -338,6 +338,14 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
         crate::api::selectors::label::aggregation_matches,
     );
     let auth = Arc::new(auth.await.map_err(|e| StartError::Config(e.0))?);
+    let aggregation = &config.aggregation;
+    let proxy_identity =
+        crate::api::aggregator::trust::identity(aggregation).map_err(StartError::Config)?;
+    let trust_data = crate::api::aggregator::trust::config_map_data(&config.auth, aggregation)
+        .map_err(StartError::Config)?;
+    let aggregator = crate::api::aggregator::Aggregator::start(store.clone(), proxy_identity)
+        .await
+        .map_err(StartError::Config)?;
     let shared = Arc::new(Shared {
         store,
         registry,
@@ -349,6 +357,7 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
             config.max_requests_inflight,
             config.max_mutating_requests_inflight,
         ),
+        aggregator,
     });
     seed(&shared, &config.crds).await?;
     // The authorizer reads the bootstrap policy just seeded before anyone is served or
@@ -361,6 +370,14 @@ async fn open(config: &Config, addr: SocketAddr) -> Result<Opened, StartError> {
         &WriteOptions::server("kube-apiserver"),
     )
     .await?;
+    if let Some(data) = trust_data {
+        crate::bootstrap::authentication_trust(
+            &shared,
+            data,
+            &WriteOptions::server("kube-apiserver"),
+        )
+        .await?;
+    }
     // The watch cache starts here, as kube-apiserver's starts from a list: a watch from
     // an earlier revision is expired.
     fanout.set_floor(shared.store.current_revision().await?);

@@ -43,6 +43,8 @@ pub struct TestServer {
     _dir: Option<tempfile::TempDir>,
     /// The admin client's bearer token.
     admin_token: String,
+    /// The front proxy of [`TestServerBuilder::front_proxy`].
+    front_proxy: Option<crate::FrontProxy>,
 }
 
 /// Builds a [`TestServer`].
@@ -63,6 +65,7 @@ pub struct TestServerBuilder {
     max_inflight: Option<(usize, usize)>,
     workloads: crate::Workloads,
     conversion_webhooks: crate::ConversionWebhooks,
+    front_proxy: Option<crate::FrontProxy>,
 }
 
 impl TestServerBuilder {
@@ -220,6 +223,18 @@ impl TestServerBuilder {
         self
     }
 
+    /// Gives the server a front proxy of its own, as kubeadm sets one up for API
+    /// aggregation: a fresh CA and a `front-proxy-client` certificate its proxy shows to
+    /// extension API servers, the CA published in `kube-system`'s
+    /// `extension-apiserver-authentication` ConfigMap with the `X-Remote-*` headers.
+    pub fn front_proxy(mut self) -> Self {
+        match crate::FrontProxy::generate() {
+            Ok(fp) => self.front_proxy = Some(fp),
+            Err(e) => self.errors.push(e),
+        }
+        self
+    }
+
     /// Uses the embedded durable store in a temporary directory instead of memory.
     pub fn durable(mut self) -> Self {
         self.durable = true;
@@ -260,6 +275,10 @@ impl TestServerBuilder {
                 .unwrap_or_else(crate::Controllers::lifecycle),
             workloads: self.workloads.clone(),
             conversion_webhooks: self.conversion_webhooks,
+            aggregation: crate::AggregationConfig {
+                proxy_client: None,
+                front_proxy: self.front_proxy.clone(),
+            },
             leader_election: self
                 .leader_election
                 .unwrap_or_else(crate::LeaderElection::disabled),
@@ -277,6 +296,7 @@ impl TestServerBuilder {
                 }),
         };
         let server = TestServer {
+            front_proxy: self.front_proxy,
             server: start(config).await?,
             namespaces: AtomicU64::new(1),
             clock: self.workloads.clock,
@@ -324,6 +344,12 @@ impl TestServer {
     /// The base URL (`http://127.0.0.1:PORT`).
     pub fn url(&self) -> String {
         self.server.url()
+    }
+
+    /// The front proxy its aggregation proxy shows itself with
+    /// ([`TestServerBuilder::front_proxy`]): what an extension API server trusts.
+    pub fn front_proxy(&self) -> Option<&crate::FrontProxy> {
+        self.front_proxy.as_ref()
     }
 
     /// The bound address.

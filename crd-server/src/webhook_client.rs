@@ -21,6 +21,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::rustls::{self, pki_types::ServerName};
 
 use crate::http_body::read_body;
@@ -74,41 +75,12 @@ impl WebhookClient {
         insecure: bool,
         what: &str,
     ) -> Result<WebhookClient, String> {
-        let (url, name) = match (url, service) {
-            (Some(url), _) => (url.to_string(), None),
-            (None, Some(s)) => (
-                format!(
-                    "https://127.0.0.1:{}{}",
-                    s.port.unwrap_or(443),
-                    s.path.unwrap_or("/")
-                ),
-                Some(format!("{}.{}.svc", s.name, s.namespace)),
-            ),
-            (None, None) => return Err(format!("the {what} has neither url nor service")),
+        let trust = Trust {
+            ca_bundle,
+            insecure,
+            identity: None,
         };
-        let uri: http::Uri = url
-            .parse()
-            .map_err(|e| format!("{what} url {url:?}: {e}"))?;
-        if uri.scheme_str() != Some("https") {
-            return Err(format!("{what} url {url:?}: the scheme must be https"));
-        }
-        let host = uri
-            .host()
-            .ok_or_else(|| format!("{what} url {url:?} has no host"))?
-            .trim_matches(['[', ']'])
-            .to_string();
-        let server_name = ServerName::try_from(name.unwrap_or_else(|| host.clone()))
-            .map_err(|e| format!("{what} host {host:?}: {e}"))?;
-        let dialer = Dialer {
-            host: Arc::from(host),
-            port: uri.port_u16().unwrap_or(443),
-            server_name,
-            tls: if insecure {
-                insecure_connector()?
-            } else {
-                tls_connector(ca_bundle.unwrap_or(""))?
-            },
-        };
+        let (uri, dialer) = dial_plan(url, service, &trust, what)?;
         let client = Client::builder(TokioExecutor::new())
             .pool_max_idle_per_host(IDLE_CONNECTIONS)
             .build(dialer);
@@ -121,30 +93,6 @@ impl WebhookClient {
             None => self.uri.to_string(),
             Some(q) if self.uri.query().is_some() => format!("{}&{q}", self.uri),
             Some(q) => format!("{}?{q}", self.uri),
-        }
-    }
-
-    /// GETs `path` on the webhook's host: the answer's status code.
-    pub async fn get_status(&self, path: &str, timeout: Duration) -> Result<u16, CallError> {
-        let uri = http::Uri::builder()
-            .scheme("https")
-            .authority(self.uri.authority().map_or("", |a| a.as_str()))
-            .path_and_query(path)
-            .build()
-            .map_err(|e| CallError::Transport(e.to_string()))?;
-        let request = http::Request::get(uri)
-            .header(http::header::ACCEPT, "application/json")
-            .body(Full::new(Bytes::new()))
-            .map_err(|e| CallError::Transport(e.to_string()))?;
-        let exchange = async {
-            let response = self.client.request(request).await.map_err(transport)?;
-            let status = response.status().as_u16();
-            let _ = read_body(response.into_body()).await;
-            Ok(status)
-        };
-        match tokio::time::timeout(timeout, exchange).await {
-            Ok(result) => result,
-            Err(_) => Err(CallError::TimedOut),
         }
     }
 
@@ -208,6 +156,104 @@ impl WebhookClient {
     }
 }
 
+/// What a client trusts and presents: the CAs of `caBundle` (base64 of PEM) or no
+/// verification at all (`insecure`), and the client certificate it shows, if any.
+pub struct Trust<'a> {
+    pub ca_bundle: Option<&'a str>,
+    pub insecure: bool,
+    pub identity: Option<&'a ClientIdentity>,
+}
+
+/// A client certificate and its key, shown to the servers called (kube-apiserver's
+/// `--proxy-client-cert-file` and `--proxy-client-key-file`).
+#[derive(Clone)]
+pub struct ClientIdentity {
+    certs: Vec<CertificateDer<'static>>,
+    key: Arc<PrivateKeyDer<'static>>,
+}
+
+impl std::fmt::Debug for ClientIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientIdentity")
+            .field("certs", &self.certs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientIdentity {
+    /// Reads a certificate chain and its key from PEM files; the error names the file.
+    pub fn load(cert: &std::path::Path, key: &std::path::Path) -> Result<ClientIdentity, String> {
+        let files = crd_webhook::TlsFiles {
+            cert: cert.to_path_buf(),
+            key: key.to_path_buf(),
+        };
+        let (certs, key) = crd_webhook::tls::read_pem(&files)?;
+        Ok(ClientIdentity {
+            certs,
+            key: Arc::new(key),
+        })
+    }
+
+    /// A certificate chain and its key given as PEM text.
+    pub fn from_pem(cert: &str, key: &str) -> Result<ClientIdentity, String> {
+        let certs: Vec<_> = rustls_pemfile::certs(&mut cert.as_bytes())
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("not a PEM certificate: {e}"))?;
+        if certs.is_empty() {
+            return Err("no PEM certificate".into());
+        }
+        let key = rustls_pemfile::private_key(&mut key.as_bytes())
+            .map_err(|e| format!("not a PEM private key: {e}"))?
+            .ok_or_else(|| "no PEM private key".to_string())?;
+        Ok(ClientIdentity {
+            certs,
+            key: Arc::new(key),
+        })
+    }
+}
+
+/// Where a client connects and how: the URI of `url` (or of the `service` on
+/// loopback) and the dialer that reaches it with `trust`.
+pub(crate) fn dial_plan(
+    url: Option<&str>,
+    service: Option<ServiceRef<'_>>,
+    trust: &Trust<'_>,
+    what: &str,
+) -> Result<(http::Uri, Dialer), String> {
+    let (url, name) = match (url, service) {
+        (Some(url), _) => (url.to_string(), None),
+        (None, Some(s)) => (
+            format!(
+                "https://127.0.0.1:{}{}",
+                s.port.unwrap_or(443),
+                s.path.unwrap_or("/")
+            ),
+            Some(format!("{}.{}.svc", s.name, s.namespace)),
+        ),
+        (None, None) => return Err(format!("the {what} has neither url nor service")),
+    };
+    let uri: http::Uri = url
+        .parse()
+        .map_err(|e| format!("{what} url {url:?}: {e}"))?;
+    if uri.scheme_str() != Some("https") {
+        return Err(format!("{what} url {url:?}: the scheme must be https"));
+    }
+    let host = uri
+        .host()
+        .ok_or_else(|| format!("{what} url {url:?} has no host"))?
+        .trim_matches(['[', ']'])
+        .to_string();
+    let server_name = ServerName::try_from(name.unwrap_or_else(|| host.clone()))
+        .map_err(|e| format!("{what} host {host:?}: {e}"))?;
+    let dialer = Dialer {
+        host: Arc::from(host),
+        port: uri.port_u16().unwrap_or(443),
+        server_name,
+        tls: tls_connector(trust)?,
+    };
+    Ok((uri, dialer))
+}
+
 /// A failed exchange in the words of its cause: the dialer's own message, or hyper's
 /// (the pooling client's wrapper adds nothing Go would say).
 fn transport(e: hyper_util::client::legacy::Error) -> CallError {
@@ -227,7 +273,7 @@ fn transport(e: hyper_util::client::legacy::Error) -> CallError {
 /// Dials the webhook's endpoint and speaks TLS to it, verifying its name: the
 /// connector of the pooling client.
 #[derive(Clone)]
-struct Dialer {
+pub(crate) struct Dialer {
     host: Arc<str>,
     port: u16,
     server_name: ServerName<'static>,
@@ -236,7 +282,7 @@ struct Dialer {
 
 /// Why a dial failed, in Go's words.
 #[derive(Debug)]
-struct DialError(String);
+pub(crate) struct DialError(pub(crate) String);
 
 impl std::fmt::Display for DialError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -274,7 +320,7 @@ impl tower::Service<http::Uri> for Dialer {
 }
 
 /// A TLS connection, as the pooling client takes it.
-struct Tls(TlsStream<TcpStream>);
+pub(crate) struct Tls(TlsStream<TcpStream>);
 
 impl Connection for Tls {
     fn connected(&self) -> Connected {
@@ -369,20 +415,30 @@ impl rustls::client::danger::ServerCertVerifier for AnyServer {
     }
 }
 
-/// A TLS client that verifies no server certificate.
-fn insecure_connector() -> Result<TlsConnector, String> {
+/// The TLS client of `trust`.
+fn tls_connector(trust: &Trust<'_>) -> Result<TlsConnector, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider.clone())
+    let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS: {e}"))?
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(AnyServer(provider)))
-        .with_no_client_auth();
+        .map_err(|e| format!("TLS: {e}"))?;
+    let builder = if trust.insecure {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AnyServer(provider)))
+    } else {
+        builder.with_root_certificates(roots(trust.ca_bundle.unwrap_or(""))?)
+    };
+    let tls = match trust.identity {
+        None => builder.with_no_client_auth(),
+        Some(id) => builder
+            .with_client_auth_cert(id.certs.clone(), id.key.clone_key())
+            .map_err(|e| format!("the client certificate: {e}"))?,
+    };
     Ok(TlsConnector::from(Arc::new(tls)))
 }
 
-/// A TLS client trusting only the certificates of `bundle` (base64 of PEM).
-fn tls_connector(bundle: &str) -> Result<TlsConnector, String> {
+/// The certificates of `bundle` (base64 of PEM).
+fn roots(bundle: &str) -> Result<rustls::RootCertStore, String> {
     let mut roots = rustls::RootCertStore::empty();
     let pem = base64::engine::general_purpose::STANDARD
         .decode(bundle.trim())
@@ -394,13 +450,7 @@ fn tls_connector(bundle: &str) -> Result<TlsConnector, String> {
     if roots.is_empty() {
         return Err("caBundle holds no certificate".into());
     }
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS: {e}"))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(TlsConnector::from(Arc::new(tls)))
+    Ok(roots)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! path ([`write`]) over the generic storage ([`storage`]).
 
 pub mod admission;
+pub mod aggregator;
 pub mod auth_filter;
 pub mod conversion;
 pub mod discovery;
@@ -127,7 +128,8 @@ async fn core_versions(State(shared): Api, headers: HeaderMap) -> Response {
         .get(http::header::HOST)
         .and_then(|h| h.to_str().ok())
         .unwrap_or("");
-    discovery::roots::serve(&shared.registry, &headers, Root::Core, || {
+    let ext = shared.aggregator.extensions();
+    discovery::roots::serve(&shared.registry, &ext, &headers, Root::Core, || {
         discovery::core_versions(host)
     })
 }
@@ -137,31 +139,63 @@ async fn core_resources(State(shared): Api) -> Response {
 }
 
 async fn groups(State(shared): Api, headers: HeaderMap) -> Response {
-    discovery::roots::serve(&shared.registry, &headers, Root::Groups, || {
-        discovery::group_list(&shared.registry)
+    let ext = shared.aggregator.extensions();
+    discovery::roots::serve(&shared.registry, &ext, &headers, Root::Groups, || {
+        discovery::group_list(&shared.registry, &ext)
     })
 }
 
 async fn group(State(shared): Api, Path(group): Path<String>) -> Response {
-    found(discovery::group(&shared.registry, &group))
+    let ext = shared.aggregator.extensions();
+    found(discovery::group(&shared.registry, &ext, &group))
 }
 
+/// `/apis/{group}/{version}`: the registry's, or the extension server's (proxied).
 async fn resource_list(
     State(shared): Api,
     Path((group, version)): Path<(String, String)>,
+    req: Request,
 ) -> Response {
+    if let Some(remote) = shared.aggregator.table().get(&group, &version).cloned() {
+        return aggregator::proxy::serve(&remote, req).await;
+    }
     found(discovery::resource_list(&shared.registry, &group, &version))
 }
 
 async fn openapi_v2(State(shared): Api) -> Response {
-    json(openapi::v2_document(&shared.registry))
+    let mut doc = openapi::v2_document(&shared.registry);
+    let docs: Vec<_> = (shared.aggregator.all_documents().into_iter())
+        .map(|(_, d)| d)
+        .collect();
+    aggregator::documents::merge_v2(&mut doc, &docs);
+    json(doc)
 }
 
 async fn openapi_v3_index(State(shared): Api) -> Response {
-    json(openapi::v3_index(&shared.registry))
+    let mut index = openapi::v3_index(&shared.registry);
+    for (remote, docs) in shared.aggregator.all_documents() {
+        let (Some(doc), Some(paths)) = (&docs.openapi_v3, index["paths"].as_object_mut()) else {
+            continue;
+        };
+        let gv = format!("apis/{}/{}", remote.group, remote.version);
+        let url = format!(
+            "/openapi/v3/{gv}?hash={}",
+            aggregator::documents::hash_of(doc)
+        );
+        paths.insert(gv, json!({"serverRelativeURL": url}));
+    }
+    json(index)
 }
 
 async fn openapi_v3(State(shared): Api, Path(gv): Path<String>) -> Response {
+    let remote = gv
+        .strip_prefix("apis/")
+        .and_then(|rest| rest.split_once('/'))
+        .and_then(|(g, v)| shared.aggregator.table().get(g, v).cloned());
+    if let Some(remote) = remote {
+        let doc = shared.aggregator.documents(&remote);
+        return found(doc.and_then(|d| d.openapi_v3.clone()));
+    }
     found(openapi::v3_document(&shared.registry, &gv))
 }
 
@@ -172,6 +206,9 @@ async fn resource(State(shared): Api, req: Request) -> Response {
 }
 
 async fn serve_resource(shared: &Arc<Shared>, req: Request) -> Response {
+    if let Some(remote) = shared.aggregator.route(req.uri().path()) {
+        return aggregator::proxy::serve(&remote, req).await;
+    }
     let (parts, body) = req.into_parts();
     let parsed = Query::parse(parts.uri.query()).and_then(|query| {
         let info = RequestInfo::parse(&parts.method, parts.uri.path(), query.watch)?;

@@ -23,6 +23,8 @@ pub struct Shared {
     pub faults: Arc<crate::faults::Faults>,
     /// The max-in-flight limits.
     pub inflight: crate::api::inflight::Limits,
+    /// The APIServices served by extension API servers.
+    pub aggregator: Arc<crate::api::aggregator::Aggregator>,
 }
 
 impl Shared {

@@ -19,11 +19,12 @@ use super::AbortOnDrop;
 use super::client::{Client, Mutation};
 use super::informer::{Change, follow};
 use super::queue::Queue;
+use crate::api::aggregator::remote::Remote;
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::object::{name_of, str_at};
 use crate::api::state::Shared;
 use crate::api::status::ApiError;
-use crate::webhook_client::{CallError, ServiceRef, WebhookClient};
+use crate::webhook_client::{CallError, ClientIdentity};
 
 const PREFIX: &str = "/registry/apiregistration.k8s.io/apiservices/";
 const RESYNC: Duration = Duration::from_secs(30);
@@ -231,15 +232,23 @@ impl Available {
                 );
             }
         }
-        match discovery(apiservice, ns, name, port).await {
+        let identity = self.client.shared().aggregator.identity();
+        match discovery(apiservice, identity, ns, name, port).await {
             Ok(()) => ("True", "Passed", "all checks passed".into()),
             Err(message) => ("False", "FailedDiscoveryCheck", message),
         }
     }
 }
 
-/// `GET /apis/GROUP/VERSION` (`/api/v1` for `v1.`) of the service's server.
-async fn discovery(apiservice: &Value, ns: &str, name: &str, port: i64) -> Result<(), String> {
+/// `GET /apis/GROUP/VERSION` (`/api/v1` for `v1.`) of the service's server, as
+/// `system:kube-aggregator` in `system:masters` over the proxy's client certificate.
+async fn discovery(
+    apiservice: &Value,
+    identity: Option<&ClientIdentity>,
+    ns: &str,
+    name: &str,
+    port: i64,
+) -> Result<(), String> {
     let (group, version) = (
         str_at(apiservice, "/spec/group"),
         str_at(apiservice, "/spec/version"),
@@ -250,32 +259,19 @@ async fn discovery(apiservice: &Value, ns: &str, name: &str, port: i64) -> Resul
         format!("/apis/{group}/{version}")
     };
     let url = format!("https://{name}.{ns}.svc:{port}{path}");
-    let insecure = apiservice.pointer("/spec/insecureSkipTLSVerify") == Some(&Value::Bool(true));
-    let service = ServiceRef {
-        namespace: ns,
-        name,
-        path: Some(&path),
-        port: u16::try_from(port).ok(),
+    let client = match Remote::of(apiservice, identity).map(|r| r.client) {
+        Some(Ok(client)) => client,
+        Some(Err(e)) => return Err(format!("failing or missing response from {url}: {e}")),
+        None => return Ok(()),
     };
-    let client = WebhookClient::with_trust(
-        None,
-        Some(service),
-        Some(str_at(apiservice, "/spec/caBundle")),
-        insecure,
-        "APIService",
-    )
-    .map_err(|e| format!("failing or missing response from {url}: {e}"))?;
-    match client.get_status(&path, DISCOVERY_TIMEOUT).await {
-        Ok(code) if (200..300).contains(&code) => Ok(()),
-        Ok(code) => Err(format!(
+    match client.get_as_aggregator(&path, DISCOVERY_TIMEOUT).await {
+        Ok((code, _)) if (200..300).contains(&code) => Ok(()),
+        Ok((code, _)) | Err(CallError::Status(code, _)) => Err(format!(
             "failing or missing response from {url}: bad status from {url}: {code}"
         )),
         Err(CallError::TimedOut) => Err(format!("timed out waiting for {url}")),
         Err(CallError::Transport(e)) => Err(format!(
             "failing or missing response from {url}: Get {url:?}: {e}"
-        )),
-        Err(CallError::Status(code, _)) => Err(format!(
-            "failing or missing response from {url}: bad status from {url}: {code}"
         )),
     }
 }

@@ -6,10 +6,13 @@
 //! (`k8s.io/api/apidiscovery/v2`), so the bytes hashed for the ETag are the bytes
 //! kube-apiserver hashes for the same document. v2beta1 has the same shape.
 
+use std::borrow::Cow;
+
 use crd_runtime::KubeVersion;
 use serde::Serialize;
+use serde_json::Value;
 
-use super::{Group, Served, served, subresource_verbs};
+use super::{Extensions, Group, Served, served, subresource_verbs};
 use crate::api::registry::Registry;
 
 /// `apidiscovery.k8s.io`.
@@ -62,10 +65,10 @@ pub struct Gvk {
 /// `APISubresourceDiscovery` (no `acceptedTypes`: nothing here declares them).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SubresourceDiscovery {
-    pub subresource: &'static str,
+    pub subresource: Cow<'static, str>,
     #[serde(rename = "responseKind")]
     pub response_kind: Gvk,
-    pub verbs: &'static [&'static str],
+    pub verbs: Vec<Cow<'static, str>>,
 }
 
 /// `APIResourceDiscovery`.
@@ -77,7 +80,7 @@ pub struct ResourceDiscovery {
     pub scope: &'static str,
     #[serde(rename = "singularResource")]
     pub singular_resource: String,
-    pub verbs: Vec<&'static str>,
+    pub verbs: Vec<Cow<'static, str>>,
     #[serde(rename = "shortNames", skip_serializing_if = "Vec::is_empty")]
     pub short_names: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -138,10 +141,11 @@ impl DiscoveryList {
     }
 }
 
-/// The document of `/api` or `/apis` as the registry serves it now.
-pub fn document(registry: &Registry, root: Root) -> DiscoveryList {
+/// The document of `/api` or `/apis` as the registry and the extension servers serve
+/// it now.
+pub fn document(registry: &Registry, ext: &Extensions, root: Root) -> DiscoveryList {
     let kube = registry.kube_version();
-    let items = served(registry)
+    let items = served(registry, ext)
         .iter()
         .filter(|g| g.name.is_empty() == (root == Root::Core))
         .map(|g| group(g, kube))
@@ -163,10 +167,17 @@ fn group(g: &Group, kube: KubeVersion) -> GroupDiscovery {
         versions: g
             .versions
             .iter()
-            .map(|v| VersionDiscovery {
-                version: v.version.clone(),
-                resources: v.resources.iter().map(resource).collect(),
-                freshness: "Current",
+            .map(|v| match &v.extension {
+                None => VersionDiscovery {
+                    version: v.version.clone(),
+                    resources: v.resources.iter().map(resource).collect(),
+                    freshness: "Current",
+                },
+                Some(e) => VersionDiscovery {
+                    version: v.version.clone(),
+                    resources: e.resources.as_deref().map(converted).unwrap_or_default(),
+                    freshness: if e.fresh { "Current" } else { "Stale" },
+                },
             })
             .collect(),
     }
@@ -205,9 +216,12 @@ fn resource(s: &Served) -> ResourceDiscovery {
                 None => own(&info.q.kind),
             };
             Some(SubresourceDiscovery {
-                subresource: name,
+                subresource: Cow::Borrowed(name),
                 response_kind,
-                verbs: subresource_verbs(sub),
+                verbs: subresource_verbs(sub)
+                    .iter()
+                    .map(|v| Cow::Borrowed(*v))
+                    .collect(),
             })
         })
         .collect();
@@ -220,11 +234,66 @@ fn resource(s: &Served) -> ResourceDiscovery {
             "Cluster"
         },
         singular_resource: info.singular.clone(),
-        verbs: s.verbs(),
+        verbs: s.verbs().into_iter().map(Cow::Borrowed).collect(),
         short_names: info.short_names.clone(),
         categories: info.categories.clone(),
         subresources,
     }
+}
+
+/// An extension server's legacy `APIResource` list in the aggregated form, as
+/// kube-aggregator converts the discovery of a server that serves no aggregated
+/// document: `parent/sub` entries become the parent's subresources.
+fn converted(list: &[Value]) -> Vec<ResourceDiscovery> {
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let strings = |v: &Value, k: &str| -> Vec<String> {
+        v.get(k)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    let gvk = |v: &Value| Gvk {
+        group: text(v, "group"),
+        version: text(v, "version"),
+        kind: text(v, "kind"),
+    };
+    let mut out: Vec<ResourceDiscovery> = Vec::new();
+    for r in list {
+        let name = text(r, "name");
+        if name.contains('/') {
+            continue;
+        }
+        out.push(ResourceDiscovery {
+            resource: name,
+            response_kind: gvk(r),
+            scope: if r.get("namespaced") == Some(&Value::Bool(true)) {
+                "Namespaced"
+            } else {
+                "Cluster"
+            },
+            singular_resource: text(r, "singularName"),
+            verbs: strings(r, "verbs").into_iter().map(Cow::Owned).collect(),
+            short_names: strings(r, "shortNames"),
+            categories: strings(r, "categories"),
+            subresources: Vec::new(),
+        });
+    }
+    for r in list {
+        let name = text(r, "name");
+        let Some((parent, sub)) = name.split_once('/') else {
+            continue;
+        };
+        if let Some(p) = out.iter_mut().find(|p| p.resource == parent) {
+            p.subresources.push(SubresourceDiscovery {
+                subresource: Cow::Owned(sub.to_string()),
+                response_kind: gvk(r),
+                verbs: strings(r, "verbs").into_iter().map(Cow::Owned).collect(),
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

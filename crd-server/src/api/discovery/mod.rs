@@ -20,37 +20,6 @@ use super::kinds::{Resource, Subresource};
 use super::priority::compare_versions;
 use super::registry::Registry;
 
-/// The built-in groups kube-apiserver serves, highest group priority first (the
-/// `groupPriorityMinimum` of their APIServices; the core group above them all). A group
-/// not listed here (every CRD's group) has a CRD's priority, 1000, below these.
-/// Groups of equal priority are ordered by name.
-const BUILTIN_GROUP_ORDER: &[&str] = &[
-    "",
-    "apiregistration.k8s.io",
-    "apps",
-    "events.k8s.io",
-    "authentication.k8s.io",
-    "authorization.k8s.io",
-    "autoscaling",
-    "batch",
-    "certificates.k8s.io",
-    "networking.k8s.io",
-    "policy",
-    "rbac.authorization.k8s.io",
-    "storage.k8s.io",
-    // admissionregistration.k8s.io and apiextensions.k8s.io share 16700.
-    "admissionregistration.k8s.io",
-    "apiextensions.k8s.io",
-    "scheduling.k8s.io",
-    "coordination.k8s.io",
-    "node.k8s.io",
-    "discovery.k8s.io",
-    "flowcontrol.apiserver.k8s.io",
-    "internal.apiserver.k8s.io",
-    "resource.k8s.io",
-    "storagemigration.k8s.io",
-];
-
 /// One served group: its versions by priority, the preferred one first.
 pub struct Group {
     /// `""` for the core group.
@@ -62,7 +31,64 @@ pub struct Group {
 pub struct GroupVersion {
     pub version: String,
     pub resources: Vec<Served>,
+    /// Served by an extension API server instead (its resources are its own).
+    pub extension: Option<ExtensionVersion>,
 }
+
+/// A group/version an extension API server serves (a remote APIService), with the
+/// resources its discovery listed (`None`: it never answered) and whether that answer
+/// is current.
+#[derive(Clone, Debug)]
+pub struct ExtensionVersion {
+    pub group: String,
+    pub version: String,
+    pub group_priority: i64,
+    pub version_priority: i64,
+    pub resources: Option<Vec<Value>>,
+    pub fresh: bool,
+}
+
+/// The group/versions extension servers serve.
+#[derive(Clone, Debug, Default)]
+pub struct Extensions {
+    pub versions: Vec<ExtensionVersion>,
+}
+
+/// The group priority (`groupPriorityMinimum`) of the built-in groups, as
+/// kube-apiserver registers their APIServices; a CRD's group has 1000.
+fn builtin_group_priority(name: &str) -> Option<i64> {
+    Some(match name {
+        "" | "apiregistration.k8s.io" => 18000,
+        "apps" => 17800,
+        "events.k8s.io" => 17750,
+        "authentication.k8s.io" => 17700,
+        "authorization.k8s.io" => 17600,
+        "autoscaling" => 17500,
+        "batch" => 17400,
+        "certificates.k8s.io" => 17300,
+        "networking.k8s.io" => 17200,
+        "policy" => 17100,
+        "rbac.authorization.k8s.io" => 17000,
+        "storage.k8s.io" => 16800,
+        "admissionregistration.k8s.io" | "apiextensions.k8s.io" => 16700,
+        "scheduling.k8s.io" => 16600,
+        "coordination.k8s.io" => 16500,
+        "node.k8s.io" => 16300,
+        "discovery.k8s.io" => 16200,
+        "flowcontrol.apiserver.k8s.io" => 16100,
+        "internal.apiserver.k8s.io" => 16000,
+        "resource.k8s.io" => 15900,
+        "storagemigration.k8s.io" => 15800,
+        _ => return None,
+    })
+}
+
+/// A CRD's APIServices' priorities (kube-apiserver's CRD registration controller).
+const CRD_GROUP_PRIORITY: i64 = 1000;
+const CRD_VERSION_PRIORITY: i64 = 100;
+/// The version priority given to every built-in version here: their order within a
+/// group is the Kubernetes version order, as their own priorities make it.
+const BUILTIN_VERSION_PRIORITY: i64 = 15;
 
 /// A served resource and where it comes from: kube-apiserver describes a CRD's kinds
 /// (apiextensions-apiserver's discovery controller) a little differently from its
@@ -108,17 +134,11 @@ pub fn subresource_verbs(sub: Subresource) -> &'static [&'static str] {
     sub.verbs()
 }
 
-/// Where a group sorts: by group priority, then by name.
-fn group_rank(name: &str) -> (usize, &str) {
-    let rank = BUILTIN_GROUP_ORDER
-        .iter()
-        .position(|g| *g == name)
-        .unwrap_or(BUILTIN_GROUP_ORDER.len());
-    (rank, name)
-}
-
-/// Every served group (the core group too), in kube-apiserver's order.
-pub fn served(registry: &Registry) -> Vec<Group> {
+/// Every served group (the core group too), in kube-apiserver's order: by group
+/// priority (the highest `groupPriorityMinimum` of its APIServices), then by name; each
+/// group's versions by version priority, then in Kubernetes version order. A
+/// group/version an extension server serves replaces the registry's.
+pub fn served(registry: &Registry, ext: &Extensions) -> Vec<Group> {
     let custom: HashSet<(String, String)> = registry
         .custom()
         .all()
@@ -126,22 +146,33 @@ pub fn served(registry: &Registry) -> Vec<Group> {
         .map(|k| (k.q.group.clone(), k.q.plural.clone()))
         .collect();
     let mut groups: Vec<Group> = Vec::new();
+    let group_at = |groups: &mut Vec<Group>, name: &str| -> usize {
+        match groups.iter().position(|g| g.name == name) {
+            Some(i) => i,
+            None => {
+                groups.push(Group {
+                    name: name.to_string(),
+                    versions: Vec::new(),
+                });
+                groups.len() - 1
+            }
+        }
+    };
     for resource in registry.resources() {
         let info = resource.info();
+        if ext
+            .versions
+            .iter()
+            .any(|e| e.group == info.q.group && e.version == info.version)
+        {
+            continue;
+        }
         let served = Served {
             custom: custom.contains(&(info.q.group.clone(), info.q.plural.clone())),
             resource: resource.clone(),
         };
-        let group = match groups.iter_mut().position(|g| g.name == info.q.group) {
-            Some(i) => &mut groups[i],
-            None => {
-                groups.push(Group {
-                    name: info.q.group.clone(),
-                    versions: Vec::new(),
-                });
-                groups.last_mut().expect("just pushed")
-            }
-        };
+        let i = group_at(&mut groups, &info.q.group);
+        let group = &mut groups[i];
         match group
             .versions
             .iter_mut()
@@ -151,20 +182,50 @@ pub fn served(registry: &Registry) -> Vec<Group> {
             None => group.versions.push(GroupVersion {
                 version: info.version.clone(),
                 resources: vec![served],
+                extension: None,
             }),
         }
     }
-    for group in &mut groups {
-        group
-            .versions
-            .sort_by(|a, b| compare_versions(&a.version, &b.version));
-        for v in &mut group.versions {
-            v.resources
-                .sort_by(|a, b| a.resource.info().q.plural.cmp(&b.resource.info().q.plural));
-        }
+    for e in &ext.versions {
+        let i = group_at(&mut groups, &e.group);
+        groups[i].versions.push(GroupVersion {
+            version: e.version.clone(),
+            resources: Vec::new(),
+            extension: Some(e.clone()),
+        });
     }
-    groups.sort_by(|a, b| group_rank(&a.name).cmp(&group_rank(&b.name)));
-    groups
+    let mut ranked: Vec<(i64, Group)> = groups
+        .into_iter()
+        .map(|mut group| {
+            for v in &mut group.versions {
+                v.resources
+                    .sort_by(|a, b| a.resource.info().q.plural.cmp(&b.resource.info().q.plural));
+            }
+            let builtin = builtin_group_priority(&group.name);
+            let version_priority = |v: &GroupVersion| match &v.extension {
+                Some(e) => e.version_priority,
+                None if v.resources.iter().any(|s| s.custom) => CRD_VERSION_PRIORITY,
+                None => BUILTIN_VERSION_PRIORITY,
+            };
+            group.versions.sort_by(|a, b| {
+                version_priority(b)
+                    .cmp(&version_priority(a))
+                    .then_with(|| compare_versions(&a.version, &b.version))
+            });
+            let priority = group
+                .versions
+                .iter()
+                .map(|v| match &v.extension {
+                    Some(e) => e.group_priority,
+                    None => builtin.unwrap_or(CRD_GROUP_PRIORITY),
+                })
+                .max()
+                .unwrap_or(CRD_GROUP_PRIORITY);
+            (priority, group)
+        })
+        .collect();
+    ranked.sort_by(|(pa, a), (pb, b)| pb.cmp(pa).then_with(|| a.name.cmp(&b.name)));
+    ranked.into_iter().map(|(_, g)| g).collect()
 }
 
 fn group_object(name: &str, versions: &[GroupVersion]) -> Value {
@@ -182,8 +243,8 @@ pub fn core_versions(host: &str) -> Value {
 }
 
 /// `/apis`.
-pub fn group_list(registry: &Registry) -> Value {
-    let groups: Vec<Value> = served(registry)
+pub fn group_list(registry: &Registry, ext: &Extensions) -> Value {
+    let groups: Vec<Value> = served(registry, ext)
         .iter()
         .filter(|g| !g.name.is_empty())
         .map(|g| group_object(&g.name, &g.versions))
@@ -192,11 +253,11 @@ pub fn group_list(registry: &Registry) -> Value {
 }
 
 /// `/apis/{group}`.
-pub fn group(registry: &Registry, name: &str) -> Option<Value> {
+pub fn group(registry: &Registry, ext: &Extensions, name: &str) -> Option<Value> {
     if name.is_empty() {
         return None;
     }
-    let g = served(registry).into_iter().find(|g| g.name == name)?;
+    let g = served(registry, ext).into_iter().find(|g| g.name == name)?;
     let mut obj = group_object(&g.name, &g.versions);
     obj["kind"] = json!("APIGroup");
     obj["apiVersion"] = json!("v1");
@@ -234,7 +295,7 @@ fn entries(served: &Served) -> Vec<Value> {
 
 /// `/api/v1` (group `""`) or `/apis/{group}/{version}`.
 pub fn resource_list(registry: &Registry, group: &str, version: &str) -> Option<Value> {
-    let resources: Vec<Value> = served(registry)
+    let resources: Vec<Value> = served(registry, &Extensions::default())
         .into_iter()
         .filter(|g| g.name == group)
         .flat_map(|g| g.versions)
@@ -276,7 +337,8 @@ mod tests {
             "apps",
             "admissionregistration.k8s.io",
         ];
-        names.sort_by(|a, b| group_rank(a).cmp(&group_rank(b)));
+        let rank = |n: &str| -builtin_group_priority(n).unwrap_or(CRD_GROUP_PRIORITY);
+        names.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
         assert_eq!(
             names,
             [

@@ -54,12 +54,13 @@ pub fn answer_for(headers: &HeaderMap, kube: crd_runtime::KubeVersion) -> Answer
 /// document.
 pub fn serve(
     registry: &Registry,
+    ext: &super::Extensions,
     headers: &HeaderMap,
     root: Root,
     legacy: impl FnOnce() -> Value,
 ) -> Response {
     match answer_for(headers, registry.kube_version()) {
-        Answer::Aggregated(version) => aggregated(document(registry, root), version, headers),
+        Answer::Aggregated(version) => aggregated(document(registry, ext, root), version, headers),
         Answer::Legacy => json_response(StatusCode::OK, &legacy(), &[]),
         Answer::NotAcceptable => {
             let types: Vec<String> = DISCOVERY_TYPES.iter().map(|s| s.media_type()).collect();
