@@ -354,9 +354,72 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn extension_versions_join_the_registrys_by_priority() {
+        let registry = registry(37).await;
+        let ext = |group: &str, version: &str, gp: i64, vp: i64, fresh: bool| {
+            super::super::ExtensionVersion {
+            group: group.into(),
+            version: version.into(),
+            group_priority: gp,
+            version_priority: vp,
+            resources: fresh.then(|| {
+                vec![
+                    json!({"name": "nodemetrics", "singularName": "nodemetrics", "namespaced": false,
+                       "kind": "NodeMetrics", "verbs": ["get", "list"], "shortNames": ["nm"]}),
+                    json!({"name": "nodemetrics/status", "singularName": "", "namespaced": false,
+                       "kind": "NodeMetrics", "verbs": ["get"]}),
+                ]
+            }),
+            fresh,
+        }
+        };
+        let extensions = Extensions {
+            versions: vec![
+                // Above every built-in group but the core one; its resources converted.
+                ext("metrics.example.com", "v1", 17900, 10, true),
+                // A CRD's group: v2 by its version priority, before the CRD's v1 (100);
+                // v1 taken over from the CRD, never read yet: stale and empty.
+                ext("acme.example.com", "v2", 10, 200, false),
+                ext("acme.example.com", "v1", 10, 1, false),
+            ],
+        };
+        let doc = serde_json::to_value(document(&registry, &extensions, Root::Groups)).unwrap();
+        registry.stop();
+        let names = texts(&doc["items"], "/metadata/name");
+        assert_eq!(
+            names[..2],
+            ["apiregistration.k8s.io", "metrics.example.com"]
+        );
+        let metrics = &doc["items"][1]["versions"][0];
+        assert_eq!(metrics["freshness"], "Current");
+        assert_eq!(
+            metrics["resources"][0],
+            json!({"resource": "nodemetrics", "responseKind": {"group": "", "version": "", "kind": "NodeMetrics"},
+                   "scope": "Cluster", "singularResource": "nodemetrics", "verbs": ["get", "list"],
+                   "shortNames": ["nm"], "subresources": [{"subresource": "status",
+                   "responseKind": {"group": "", "version": "", "kind": "NodeMetrics"}, "verbs": ["get"]}]})
+        );
+        let acme = doc["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["metadata"]["name"] == "acme.example.com")
+            .unwrap();
+        assert_eq!(
+            texts(&acme["versions"], "/version"),
+            ["v2", "v1beta1", "v1"]
+        );
+        assert_eq!(
+            acme["versions"][2],
+            json!({"version": "v1", "freshness": "Stale"})
+        );
+    }
+
+    #[tokio::test]
     async fn groups_document_lists_named_groups_by_priority() {
         let registry = registry(37).await;
-        let doc = serde_json::to_value(document(&registry, Root::Groups)).unwrap();
+        let doc = serde_json::to_value(document(&registry, &Extensions::default(), Root::Groups))
+            .unwrap();
         registry.stop();
         let names = texts(&doc["items"], "/metadata/name");
         // Built-in groups by kube-apiserver's group priority, then custom groups by name.
@@ -406,7 +469,8 @@ mod tests {
     #[tokio::test]
     async fn core_document_is_the_core_group_alone() {
         let registry = registry(37).await;
-        let doc = serde_json::to_value(document(&registry, Root::Core)).unwrap();
+        let doc =
+            serde_json::to_value(document(&registry, &Extensions::default(), Root::Core)).unwrap();
         registry.stop();
         let items = doc["items"].as_array().unwrap();
         assert_eq!(items.len(), 1);
@@ -435,8 +499,11 @@ mod tests {
     #[tokio::test]
     async fn before_1_34_group_metadata_has_a_null_creation_timestamp() {
         let registry = registry(33).await;
-        let groups = serde_json::to_value(document(&registry, Root::Groups)).unwrap();
-        let core = serde_json::to_value(document(&registry, Root::Core)).unwrap();
+        let groups =
+            serde_json::to_value(document(&registry, &Extensions::default(), Root::Groups))
+                .unwrap();
+        let core =
+            serde_json::to_value(document(&registry, &Extensions::default(), Root::Core)).unwrap();
         registry.stop();
         assert_eq!(
             groups["items"][0]["metadata"],

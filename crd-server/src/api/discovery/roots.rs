@@ -220,7 +220,7 @@ mod tests {
                         },
                         scope: "Cluster",
                         singular_resource: "widget".into(),
-                        verbs: vec!["get"],
+                        verbs: vec!["get".into()],
                         short_names: vec![],
                         categories: vec![],
                         subresources: vec![],
