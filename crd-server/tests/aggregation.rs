@@ -466,3 +466,51 @@ async fn requests_for_an_apiservice_are_proxied_to_its_server() {
         "{answer}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn local_apiservices_are_registered_for_what_the_server_serves() {
+    let server = crd_server::TestServer::builder()
+        .controllers("customresourcecleanup,apiservice-status-available-controller,kube-apiserver-autoregistration")
+        .start()
+        .await
+        .expect("server");
+    let url = server.url();
+    tokio::task::spawn_blocking(move || {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // The built-in group/versions, local and available, labelled `onstart`.
+        let apps = available(&url, "v1.apps", "Local");
+        assert_eq!(apps["status"], "True");
+        let a = support::json_of(&url, &["get", "apiservice", "v1.apps"]);
+        assert_eq!(a["metadata"]["labels"]["kube-aggregator.kubernetes.io/automanaged"], "onstart");
+        assert_eq!(a["spec"], json!({"group": "apps", "version": "v1", "groupPriorityMinimum": 17800, "versionPriority": 15}));
+        let core = support::json_of(&url, &["get", "apiservice", "v1."]);
+        assert_eq!(core["spec"]["groupPriorityMinimum"], 18000);
+        let table = support::kubectl_ok(&url, &["get", "apiservices"]);
+        assert_eq!(support::row(&table, "v1.batch")[1..3], ["Local", "True"], "{table}");
+
+        // A CRD's served versions come and go with it, labelled `true`.
+        let crd = support::write(dir.path(), "crd.yaml", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.acme.example.com}\nspec:\n  group: acme.example.com\n  scope: Namespaced\n  names: {plural: widgets, singular: widget, kind: Widget}\n  versions:\n  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}\n  - {name: v1alpha1, served: false, storage: false, schema: {openAPIV3Schema: {type: object}}}\n");
+        support::kubectl_ok(&url, &["apply", "-f", &crd]);
+        available(&url, "v1.acme.example.com", "Local");
+        let w = support::json_of(&url, &["get", "apiservice", "v1.acme.example.com"]);
+        assert_eq!(w["metadata"]["labels"]["kube-aggregator.kubernetes.io/automanaged"], "true");
+        assert_eq!((w["spec"]["groupPriorityMinimum"].as_i64(), w["spec"]["versionPriority"].as_i64()), (Some(1000), Some(100)));
+        let err = support::kubectl_err(&url, &["get", "apiservice", "v1alpha1.acme.example.com"]);
+        assert!(err.contains("NotFound") || err.contains("not found"), "{err}");
+        support::kubectl_ok(&url, &["delete", "-f", &crd]);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let out = support::kubectl(&url, &["get", "apiservice", "v1.acme.example.com"]);
+            if !out.status.success() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "still there");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        // An automanaged APIService deleted by hand comes back at the next sync (30 s):
+        // not waited for here; the deletion itself is allowed.
+        support::kubectl_ok(&url, &["delete", "apiservice", "v1.batch"]);
+    })
+    .await
+    .expect("kubectl");
+}

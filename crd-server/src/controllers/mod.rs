@@ -8,6 +8,7 @@
 //! another stopped. With leader election ([`leader`]) only the replica holding the Lease
 //! runs them.
 
+mod apiservice_autoregister;
 mod apiservice_available;
 mod cache;
 pub mod client;
@@ -227,6 +228,9 @@ fn spawn(shared: &Arc<Shared>, selection: &Selection, workloads: &Arc<Workloads>
             "persistentvolume-binder" => tokio::spawn(volumes::run(with(volumes::COMPONENT))),
             "apiservice-status-available-controller" => {
                 tokio::spawn(apiservice_available::run(shared.clone()))
+            }
+            "kube-apiserver-autoregistration" => {
+                tokio::spawn(apiservice_autoregister::run(shared.clone()))
             }
             "storage-version-migrator-controller" => {
                 tokio::spawn(storage_migration::run(shared.clone()))

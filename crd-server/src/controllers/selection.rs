@@ -34,6 +34,7 @@ pub const CONTROLLERS: &[&str] = &[
     "storage-version-migrator-controller",
     "storage-version-migration-trigger",
     "apiservice-status-available-controller",
+    "kube-apiserver-autoregistration",
 ];
 
 /// Controllers `*` leaves out, as kube-controller-manager's disabled-by-default ones:

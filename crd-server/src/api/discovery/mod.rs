@@ -56,7 +56,7 @@ pub struct Extensions {
 
 /// The group priority (`groupPriorityMinimum`) of the built-in groups, as
 /// kube-apiserver registers their APIServices; a CRD's group has 1000.
-fn builtin_group_priority(name: &str) -> Option<i64> {
+pub fn builtin_group_priority(name: &str) -> Option<i64> {
     Some(match name {
         "" | "apiregistration.k8s.io" => 18000,
         "apps" => 17800,
@@ -84,11 +84,23 @@ fn builtin_group_priority(name: &str) -> Option<i64> {
 }
 
 /// A CRD's APIServices' priorities (kube-apiserver's CRD registration controller).
-const CRD_GROUP_PRIORITY: i64 = 1000;
-const CRD_VERSION_PRIORITY: i64 = 100;
-/// The version priority given to every built-in version here: their order within a
-/// group is the Kubernetes version order, as their own priorities make it.
-const BUILTIN_VERSION_PRIORITY: i64 = 15;
+pub const CRD_GROUP_PRIORITY: i64 = 1000;
+pub const CRD_VERSION_PRIORITY: i64 = 100;
+
+/// The version priority (`versionPriority`) of a built-in version, as kube-apiserver's
+/// table gives it: 15 for a v1, more for the later GA versions that table raised
+/// (`autoscaling/v2` 30, `flowcontrol.apiserver.k8s.io/v1` 21), 9 for a beta and 1 for
+/// an alpha — the same order as the Kubernetes version order within each group.
+pub fn builtin_version_priority(group: &str, version: &str) -> i64 {
+    match (group, version) {
+        ("", "v1") => 1,
+        ("autoscaling", "v2") => 30,
+        ("flowcontrol.apiserver.k8s.io", "v1") => 21,
+        (_, v) if v.contains("alpha") => 1,
+        (_, v) if v.contains("beta") => 9,
+        _ => 15,
+    }
+}
 
 /// A served resource and where it comes from: kube-apiserver describes a CRD's kinds
 /// (apiextensions-apiserver's discovery controller) a little differently from its
@@ -205,7 +217,7 @@ pub fn served(registry: &Registry, ext: &Extensions) -> Vec<Group> {
             let version_priority = |v: &GroupVersion| match &v.extension {
                 Some(e) => e.version_priority,
                 None if v.resources.iter().any(|s| s.custom) => CRD_VERSION_PRIORITY,
-                None => BUILTIN_VERSION_PRIORITY,
+                None => builtin_version_priority(&group.name, &v.version),
             };
             group.versions.sort_by(|a, b| {
                 version_priority(b)

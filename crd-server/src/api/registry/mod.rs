@@ -308,6 +308,11 @@ impl Registry {
             .copied()
     }
 
+    /// Told the store revision of every change of the custom kinds the registry reads.
+    pub fn changes(&self) -> watch::Receiver<Revision> {
+        self.seen.subscribe()
+    }
+
     /// Waits (at most 5 s) until the registry reflects the store at `revision`, so a CRD
     /// written by this server is served when the write returns.
     pub async fn caught_up(&self, revision: Revision) {
