@@ -33,10 +33,13 @@ type Key = (
     String,
 );
 
+/// A decision (`Err`: denied, with the authorizer's reason) and when it was made.
+type Decisions = HashMap<Key, (Instant, Result<(), String>)>;
+
 /// Asks the cluster whether a user may read NodeMetrics.
 pub struct Authorizer {
     client: kube::Client,
-    decisions: Mutex<HashMap<Key, (Instant, Result<(), String>)>>,
+    decisions: Mutex<Decisions>,
 }
 
 impl Authorizer {
@@ -92,7 +95,7 @@ impl Authorizer {
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, (Instant, Result<(), String>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Decisions> {
         // A panic while holding the map leaves it usable: at worst a stale entry.
         self.decisions.lock().unwrap_or_else(|e| e.into_inner())
     }
