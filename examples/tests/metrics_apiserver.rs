@@ -370,4 +370,28 @@ async fn the_metrics_server_answers_as_an_aggregated_api_server() {
         status["details"],
         json!({"name": "node-a", "group": "metrics.example.com", "kind": "nodemetrics"})
     );
+
+    // `--register`: the Service, Endpoints and APIService that route the group here,
+    // twice (the second an update).
+    let registration = metrics_api::register::Registration {
+        namespace: "default".into(),
+        name: "metrics".into(),
+        port: metrics.server.addr().port(),
+        ca_pem: metrics.ca_pem.clone(),
+    };
+    for _ in 0..2 {
+        metrics_api::register::register(&cluster.client(), &registration)
+            .await
+            .expect("registered");
+    }
+    let gvk = kube::api::GroupVersionKind::gvk("apiregistration.k8s.io", "v1", "APIService");
+    let resource = kube::api::ApiResource::from_gvk_with_plural(&gvk, "apiservices");
+    let api_service = Api::<kube::api::DynamicObject>::all_with(cluster.client(), &resource)
+        .get("v1.metrics.example.com")
+        .await
+        .expect("the APIService");
+    assert_eq!(
+        api_service.data["spec"]["service"],
+        json!({"namespace": "default", "name": "metrics", "port": registration.port})
+    );
 }
