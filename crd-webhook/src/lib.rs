@@ -8,7 +8,11 @@
 //! - [`serve_token_review`] and [`serve_authorization`]: the authentication (TokenReview,
 //!   `POST /authenticate`) and authorization (SubjectAccessReview, `POST /authorize`)
 //!   webhooks of `--authentication-token-webhook-config-file` and
-//!   `--authorization-webhook-config-file`.
+//!   `--authorization-webhook-config-file`;
+//! - [`aggregated::serve_aggregated`]: an aggregated API server behind kube-aggregator
+//!   (or crd-server), authenticating the aggregator's client certificate and the user
+//!   it names in `X-Remote-*` headers ([`aggregated::RequestHeaderAuth`], read from the
+//!   `extension-apiserver-authentication` ConfigMap).
 //!
 //! Both share the plumbing here: where to listen ([`WebhookConfig`]), which certificate
 //! ([`WebhookTls`]: PEM files or a fresh self-signed CA), and the running server
@@ -36,6 +40,7 @@ use tokio::net::TcpListener;
 use crate::tls::SelfSigned;
 
 mod admission;
+pub mod aggregated;
 mod auth;
 mod conversion;
 pub mod tls;
@@ -93,6 +98,10 @@ pub enum WebhookTls {
     /// A fresh CA and a certificate it signed for `127.0.0.1`, `::1` and `localhost`;
     /// the CA is [`RunningWebhook::ca_pem`].
     SelfSigned,
+    /// [`SelfSigned`](Self::SelfSigned), the certificate also valid for these DNS names
+    /// (e.g. `metrics.default.svc`, which an API server checks a Service's certificate
+    /// against).
+    SelfSignedFor(Vec<String>),
 }
 
 /// A running webhook; dropping it stops it.
@@ -196,23 +205,9 @@ async fn serve(
     config: WebhookConfig,
     path: &'static str,
 ) -> Result<RunningWebhook, Error> {
-    let (acceptor, ca_pem) = match &config.tls {
-        WebhookTls::Files(files) => (tls::load(files)?, None),
-        WebhookTls::SelfSigned => {
-            let generated = SelfSigned::generate()?;
-            (generated.acceptor(), Some(generated.ca_pem))
-        }
-    };
-    let listener = TcpListener::bind(config.listen)
-        .await
-        .map_err(|source| Error::Bind {
-            addr: config.listen,
-            source,
-        })?;
-    let addr = listener.local_addr().map_err(|source| Error::Bind {
-        addr: config.listen,
-        source,
-    })?;
+    let (certs, key, ca_pem) = serving_certificate(&config.tls)?;
+    let acceptor = tls::acceptor(certs, key, None)?;
+    let (listener, addr) = bind(config.listen).await?;
     let task = tokio::spawn(tls::serve(listener, acceptor, app));
     Ok(RunningWebhook {
         addr,
@@ -220,4 +215,39 @@ async fn serve(
         path,
         task,
     })
+}
+
+/// The serving certificate chain and key of `tls`, and the CA when self-signed.
+type ServingCertificate = (
+    Vec<tokio_rustls::rustls::pki_types::CertificateDer<'static>>,
+    tokio_rustls::rustls::pki_types::PrivateKeyDer<'static>,
+    Option<String>,
+);
+
+fn serving_certificate(tls: &WebhookTls) -> Result<ServingCertificate, Error> {
+    let generated = match tls {
+        WebhookTls::Files(files) => {
+            let (certs, key) = tls::read_pem(files).map_err(Error::Tls)?;
+            return Ok((certs, key, None));
+        }
+        WebhookTls::SelfSigned => SelfSigned::generate()?,
+        WebhookTls::SelfSignedFor(names) => SelfSigned::generate_for(names)?,
+    };
+    let (certs, key) = generated.chain_and_key();
+    Ok((certs, key, Some(generated.ca_pem)))
+}
+
+/// A listener on `listen` and the address it got.
+async fn bind(listen: SocketAddr) -> Result<(TcpListener, SocketAddr), Error> {
+    let listener = TcpListener::bind(listen)
+        .await
+        .map_err(|source| Error::Bind {
+            addr: listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| Error::Bind {
+        addr: listen,
+        source,
+    })?;
+    Ok((listener, addr))
 }

@@ -12,6 +12,8 @@ pub use gizmo_kind::gizmo;
 pub mod gizmo_operator;
 pub mod markers;
 #[cfg(feature = "kube")]
+pub mod metrics_api;
+#[cfg(feature = "kube")]
 pub mod operator;
 #[cfg(feature = "kube")]
 pub mod workload;
