@@ -355,6 +355,8 @@ async fn requests_for_an_apiservice_are_proxied_to_its_server() {
         assert_eq!(group["preferredVersion"]["version"], "v1", "{group}");
         assert_eq!(group["versions"].as_array().map(Vec::len), Some(2), "{group}");
         let groups = raw(&url, "/apis");
+        // The roots answer with a trailing slash too (the Python client asks so).
+        assert_eq!(raw(&url, "/apis/"), groups);
         assert!(groups["groups"].as_array().expect("groups").iter().any(|g| g["name"] == "metrics.example.com"));
 
         // Aggregated discovery (kubectl's): the extension server's resources, once read.

@@ -64,6 +64,10 @@ pub fn router(shared: Arc<Shared>) -> axum::Router {
         .route("/", read_only(root))
         .route("/version", read_only(version))
         .route("/api", read_only(core_versions))
+        // kube-apiserver answers the roots with a trailing slash too (the official
+        // Python client asks for `/apis/`).
+        .route("/api/", read_only(core_versions))
+        .route("/apis/", read_only(groups))
         .route("/api/v1", read_only(core_resources))
         .route("/apis", read_only(groups))
         .route("/apis/{group}", read_only(group))
