@@ -208,6 +208,11 @@ mod extension {
         };
         let app = axum::Router::new()
             .route("/apis/metrics.example.com/v1", axum::routing::get(discovery))
+            // A server that never answers.
+            .route(
+                "/apis/metrics.example.com/v1/nodemetrics/stuck",
+                axum::routing::get(|| std::future::pending::<String>()),
+            )
             .route("/apis/metrics.example.com/v1/nodemetrics", axum::routing::get(list))
             .route(
                 "/openapi/v2",
@@ -408,6 +413,19 @@ async fn requests_for_an_apiservice_are_proxied_to_its_server() {
     release.notify_one();
     read_events(&mut stream, &mut buf, 2).await;
     assert!(buf.contains("node-2"));
+
+    // A server that does not answer: kube-apiserver's timeout filter's 504 when the
+    // request's time is up.
+    let t0 = Instant::now();
+    let answer = http_get(
+        addr,
+        "/apis/metrics.example.com/v1/nodemetrics/stuck?timeout=1s",
+        "application/json",
+    )
+    .await;
+    assert!(answer.starts_with("HTTP/1.1 504"), "{answer}");
+    assert!(answer.contains(r#""message":"Timeout: request did not complete within requested timeout - context deadline exceeded""#), "{answer}");
+    assert!(t0.elapsed() < Duration::from_secs(10));
 
     // Unavailable (its endpoints gone): 503, which clients read as the server being
     // unable to handle the request.

@@ -31,7 +31,7 @@ pub(crate) fn fault_request<'a>(info: &'a RequestInfo, user: Option<&'a str>) ->
 
 /// What a client asking for a retry reads in an injected answer.
 const TOO_MANY: &str = "Too many requests, please try again later.";
-const DEADLINE: &str =
+pub(crate) const DEADLINE: &str =
     "request did not complete within requested timeout - context deadline exceeded";
 
 /// Serves `req` as `injection` says (`serve` serves it normally).

@@ -6,12 +6,15 @@
 //! available gets `503 service unavailable`, as kube-aggregator answers — in plain
 //! text, which clients read as "the server is currently unable to handle the request".
 
+use std::time::Duration;
+
 use axum::body::Body;
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderMap, HeaderName, StatusCode, header};
 
 use super::remote::{Remote, set_identity};
+use crate::api::status::ApiError;
 
 /// Headers that belong to one connection, not to the request (RFC 9110 7.6.1).
 const HOP_BY_HOP: &[&str] = &[
@@ -25,6 +28,33 @@ const HOP_BY_HOP: &[&str] = &[
     "transfer-encoding",
     "upgrade",
 ];
+
+/// kube-apiserver's default `--request-timeout`: how long a request other than a watch
+/// may take before its filter answers 504.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long the extension server has to answer `uri`: none for a watch (it streams as
+/// long as it likes), else the request's `timeout` parameter up to the default.
+fn deadline(uri: &http::Uri) -> Option<Duration> {
+    let mut timeout = REQUEST_TIMEOUT;
+    // Neither parameter's value needs decoding (`true`, `1`, `32s`).
+    let pairs = uri.query().unwrap_or("").split('&');
+    for (k, v) in pairs.filter_map(|p| p.split_once('=')) {
+        match k {
+            "watch" if v == "true" || v == "1" => return None,
+            "timeout" => {
+                if let Ok(t) = crate::duration::parse_duration(v) {
+                    timeout = timeout.min(t);
+                }
+            }
+            _ => {}
+        }
+    }
+    if uri.path().contains("/watch/") {
+        return None;
+    }
+    Some(timeout)
+}
 
 /// Proxies `req` to `remote`'s server.
 pub async fn serve(remote: &Remote, req: Request) -> Response {
@@ -61,7 +91,17 @@ pub async fn serve(remote: &Remote, req: Request) -> Response {
         &user.extra,
     );
     parts.extensions = Default::default();
-    match client.send(Request::from_parts(parts, body)).await {
+    let deadline = deadline(&parts.uri);
+    let sent = client.send(Request::from_parts(parts, body));
+    let answer = match deadline {
+        None => sent.await,
+        Some(d) => match tokio::time::timeout(d, sent).await {
+            Ok(answer) => answer,
+            // kube-apiserver's timeout filter: the extension server took too long.
+            Err(_) => return ApiError::timeout(crate::api::inject::DEADLINE, 0).into_response(),
+        },
+    };
+    match answer {
         Ok(response) => {
             let (mut parts, body) = response.into_parts();
             strip_hop_by_hop(&mut parts.headers);
@@ -117,6 +157,19 @@ mod tests {
         strip_hop_by_hop(&mut h);
         assert_eq!(h.len(), 1);
         assert_eq!(h["accept"], "application/json");
+    }
+
+    #[test]
+    fn a_watch_has_no_deadline_and_a_timeout_shortens_it() {
+        let d = |u: &str| deadline(&u.parse().unwrap());
+        assert_eq!(d("/apis/m.io/v1/x?watch=true"), None);
+        assert_eq!(d("/apis/m.io/v1/watch/x"), None);
+        assert_eq!(d("/apis/m.io/v1/x"), Some(REQUEST_TIMEOUT));
+        assert_eq!(
+            d("/apis/m.io/v1/x?timeout=2s"),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(d("/apis/m.io/v1/x?timeout=5m"), Some(REQUEST_TIMEOUT));
     }
 
     #[tokio::test]
