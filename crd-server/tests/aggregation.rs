@@ -211,7 +211,7 @@ mod extension {
             // A server that never answers.
             .route(
                 "/apis/metrics.example.com/v1/nodemetrics/stuck",
-                axum::routing::get(|| std::future::pending::<String>()),
+                axum::routing::get(std::future::pending::<String>),
             )
             .route("/apis/metrics.example.com/v1/nodemetrics", axum::routing::get(list))
             .route(

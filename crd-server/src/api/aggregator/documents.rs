@@ -63,11 +63,11 @@ async fn read(remote: &Remote, last: Option<Arc<Documents>>) -> Documents {
             _ => None,
         }
     };
-    if let Some(list) = get(remote.discovery_path()).await {
-        if let Some(resources) = list.get("resources").and_then(Value::as_array) {
-            docs.resources = Some(resources.clone());
-            docs.fresh = true;
-        }
+    if let Some(list) = get(remote.discovery_path()).await
+        && let Some(resources) = list.get("resources").and_then(Value::as_array)
+    {
+        docs.resources = Some(resources.clone());
+        docs.fresh = true;
     }
     if let Some(v2) = get("/openapi/v2".into()).await {
         docs.openapi_v2 = Some(v2);
