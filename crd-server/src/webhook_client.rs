@@ -254,20 +254,25 @@ pub(crate) fn dial_plan(
     Ok((uri, dialer))
 }
 
-/// A failed exchange in the words of its cause: the dialer's own message, or hyper's
-/// (the pooling client's wrapper adds nothing Go would say).
+/// A failed exchange in the words of its cause.
 fn transport(e: hyper_util::client::legacy::Error) -> CallError {
+    CallError::Transport(transport_message(&e))
+}
+
+/// What failed in an exchange, in the words of its cause: the dialer's own message, or
+/// hyper's (the pooling client's wrapper adds nothing Go would say).
+pub(crate) fn transport_message(e: &hyper_util::client::legacy::Error) -> String {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = e.source();
     while let Some(c) = cause {
         if let Some(d) = c.downcast_ref::<DialError>() {
-            return CallError::Transport(d.0.clone());
+            return d.0.clone();
         }
         if let Some(h) = c.downcast_ref::<hyper::Error>() {
-            return CallError::Transport(h.to_string());
+            return h.to_string();
         }
         cause = c.source();
     }
-    CallError::Transport(e.to_string())
+    e.to_string()
 }
 
 /// Dials the webhook's endpoint and speaks TLS to it, verifying its name: the
@@ -282,7 +287,7 @@ pub(crate) struct Dialer {
 
 /// Why a dial failed, in Go's words.
 #[derive(Debug)]
-pub(crate) struct DialError(pub(crate) String);
+pub(crate) struct DialError(String);
 
 impl std::fmt::Display for DialError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

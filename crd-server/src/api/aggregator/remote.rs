@@ -125,20 +125,10 @@ impl ProxyClient {
 
     /// Sends `req` (its URI already the server's).
     pub async fn send(&self, req: Request<Body>) -> Result<Response<Incoming>, String> {
-        self.client.request(req).await.map_err(|e| {
-            use std::error::Error as _;
-            let mut cause: Option<&(dyn std::error::Error + 'static)> = e.source();
-            while let Some(c) = cause {
-                if let Some(d) = c.downcast_ref::<crate::webhook_client::DialError>() {
-                    return d.0.clone();
-                }
-                if let Some(h) = c.downcast_ref::<hyper::Error>() {
-                    return h.to_string();
-                }
-                cause = c.source();
-            }
-            e.to_string()
-        })
+        self.client
+            .request(req)
+            .await
+            .map_err(|e| crate::webhook_client::transport_message(&e))
     }
 
     /// GETs `path` as kube-aggregator's own checks do (`system:kube-aggregator` in
