@@ -414,6 +414,24 @@ async fn requests_for_an_apiservice_are_proxied_to_its_server() {
     read_events(&mut stream, &mut buf, 2).await;
     assert!(buf.contains("node-2"));
 
+    // Fault rules apply to an aggregated resource as to any other: one injected 503,
+    // then the extension server's answer again.
+    server
+        .add_fault("verb=list,resource=nodemetrics.metrics.example.com,code=503,count=1")
+        .expect("rule");
+    let list = "/apis/metrics.example.com/v1/nodemetrics";
+    let injected = http_get(addr, list, "application/json").await;
+    assert!(injected.starts_with("HTTP/1.1 503"), "{injected}");
+    assert!(
+        injected.contains(r#""reason":"ServiceUnavailable""#),
+        "{injected}"
+    );
+    assert!(
+        http_get(addr, list, "application/json")
+            .await
+            .starts_with("HTTP/1.1 200")
+    );
+
     // A server that does not answer: kube-apiserver's timeout filter's 504 when the
     // request's time is up.
     let t0 = Instant::now();

@@ -203,6 +203,47 @@ async fn openapi_v3(State(shared): Api, Path(gv): Path<String>) -> Response {
     found(openapi::v3_document(&shared.registry, &gv))
 }
 
+/// A request for a remote APIService: proxied, unless a fault rule matches it (its
+/// resource named as for any resource request) — so an operator's test can make an
+/// aggregated API fail as it makes a built-in one fail. Boxed: rare, and its future
+/// would make every request's larger.
+async fn serve_proxied(
+    shared: &Arc<Shared>,
+    remote: &aggregator::remote::Remote,
+    req: Request,
+) -> Response {
+    if !shared.faults.is_active() {
+        return aggregator::proxy::serve(remote, req).await;
+    }
+    let (parts, body) = req.into_parts();
+    // A query this server would refuse may be the extension server's own: no fault.
+    let parsed = Query::parse(parts.uri.query()).and_then(|query| {
+        let info = RequestInfo::parse(&parts.method, parts.uri.path(), query.watch)?;
+        Ok((info, query))
+    });
+    let fault = parsed.ok().and_then(|(info, query)| {
+        let caller = crate::auth::context::caller();
+        let user = caller.as_ref().map(|c| c.user.name.as_str());
+        let fault = shared.faults.decide(&inject::fault_request(&info, user))?;
+        Some((fault, info, query))
+    });
+    let (method, path) = (parts.method.clone(), parts.uri.path().to_string());
+    let headers = parts.headers.clone();
+    let req = Request::from_parts(parts, body);
+    let Some((fault, info, query)) = fault else {
+        return aggregator::proxy::serve(remote, req).await;
+    };
+    let parsed = ResourceRequest {
+        info,
+        query,
+        headers,
+    };
+    let serve = |_| async { Ok(aggregator::proxy::serve(remote, req).await) };
+    inject::serve(shared, fault, &method, &path, parsed, serve)
+        .await
+        .unwrap_or_else(IntoResponse::into_response)
+}
+
 /// Every other path: a resource path parsed once and served by its verb, or the
 /// server's 404 — behind the filter (nothing is told unasked).
 async fn resource(State(shared): Api, req: Request) -> Response {
@@ -211,7 +252,7 @@ async fn resource(State(shared): Api, req: Request) -> Response {
 
 async fn serve_resource(shared: &Arc<Shared>, req: Request) -> Response {
     if let Some(remote) = shared.aggregator.route(req.uri().path()) {
-        return aggregator::proxy::serve(&remote, req).await;
+        return Box::pin(serve_proxied(shared, &remote, req)).await;
     }
     let (parts, body) = req.into_parts();
     let parsed = Query::parse(parts.uri.query()).and_then(|query| {

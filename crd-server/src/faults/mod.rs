@@ -161,6 +161,11 @@ impl Faults {
             .map(|a| a.counters().injected)
     }
 
+    /// Whether any rule is set (else no request needs looking at).
+    pub(crate) fn is_active(&self) -> bool {
+        self.any.load(Ordering::Acquire)
+    }
+
     /// What happens to a request: the first rule that matches it and acts on it this
     /// time (every matching rule counts it).
     pub(crate) fn decide(&self, req: &Request<'_>) -> Option<Injection> {
