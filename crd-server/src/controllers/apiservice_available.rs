@@ -7,8 +7,9 @@
 //! reached on 127.0.0.1 at the Service's port, its certificate verified as
 //! `NAME.NAMESPACE.svc` with `caBundle` (or not at all with `insecureSkipTLSVerify`), as
 //! crd-server reaches webhooks. Remote APIServices are checked again every 30 s and on
-//! every change of a Service or Endpoints.
+//! every change of the Service or Endpoints they name.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -63,6 +64,9 @@ pub async fn run(shared: Arc<Shared>) {
     };
     let queue = Queue::<String>::new(RESYNC);
     let mut resync = tokio::time::interval(RESYNC);
+    // The APIServices each Service (`namespace/name`) backs: a Service's or its
+    // Endpoints' change rechecks those alone (Endpoints change often once workloads run).
+    let mut backed_by: HashMap<String, HashSet<String>> = HashMap::new();
     loop {
         tokio::select! {
             biased;
@@ -74,12 +78,27 @@ pub async fn run(shared: Arc<Shared>) {
                 queue.done(&name);
             }
             change = rx.recv() => match change {
-                Some(Change::Put { kv, .. } | Change::Delete(kv)) => {
+                Some(change @ (Change::Put { .. } | Change::Delete(_))) => {
+                    let (kv, deleted) = match change {
+                        Change::Put { kv, .. } => (kv, false),
+                        Change::Delete(kv) => (kv, true),
+                        Change::Synced(_) => continue,
+                    };
                     if let Some(name) = kv.key.strip_prefix(PREFIX) {
+                        for names in backed_by.values_mut() {
+                            names.remove(name);
+                        }
+                        let service = serde_json::from_slice::<Value>(&kv.value)
+                            .ok()
+                            .and_then(|a| service_key(&a));
+                        if let (false, Some(service)) = (deleted, service) {
+                            backed_by.entry(service).or_default().insert(name.to_string());
+                        }
                         queue.add(name.to_string());
-                    } else {
-                        // A Service or Endpoints changed: check every remote APIService.
-                        controller.enqueue_remote(&queue).await;
+                    } else if let Some(names) = object_key(&kv.key).and_then(|k| backed_by.get(k)) {
+                        for name in names {
+                            queue.add(name.clone());
+                        }
                     }
                 }
                 Some(Change::Synced(_)) => {}
@@ -88,6 +107,24 @@ pub async fn run(shared: Arc<Shared>) {
             _ = resync.tick() => controller.enqueue_remote(&queue).await,
         }
     }
+}
+
+/// `namespace/name` of the Service an APIService names, if any.
+fn service_key(apiservice: &Value) -> Option<String> {
+    let s = apiservice
+        .pointer("/spec/service")
+        .filter(|s| s.is_object())?;
+    Some(format!(
+        "{}/{}",
+        str_at(s, "/namespace"),
+        str_at(s, "/name")
+    ))
+}
+
+/// `namespace/name` of a Service's or Endpoints' store key.
+fn object_key(key: &str) -> Option<&str> {
+    key.strip_prefix("/registry/services/specs/")
+        .or_else(|| key.strip_prefix("/registry/services/endpoints/"))
 }
 
 struct Available {
@@ -307,6 +344,21 @@ fn set_available(obj: &mut Value, status: &str, reason: &str, message: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_service_change_is_traced_to_the_apiservices_it_backs() {
+        let remote = json!({"spec": {"service": {"namespace": "monitoring", "name": "metrics"}}});
+        assert_eq!(service_key(&remote).as_deref(), Some("monitoring/metrics"));
+        assert_eq!(service_key(&json!({"spec": {"group": "apps"}})), None);
+        assert_eq!(
+            object_key("/registry/services/endpoints/monitoring/metrics"),
+            Some("monitoring/metrics")
+        );
+        assert_eq!(
+            object_key("/registry/services/specs/monitoring/metrics"),
+            Some("monitoring/metrics")
+        );
+    }
 
     #[test]
     fn the_condition_moves_its_time_only_with_its_status() {
