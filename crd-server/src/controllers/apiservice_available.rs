@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::AbortOnDrop;
@@ -21,6 +21,7 @@ use super::client::{Client, Mutation};
 use super::informer::{Change, follow};
 use super::queue::Queue;
 use crate::api::aggregator::remote::Remote;
+use crate::api::kinds::crd::conditions::set_condition_status;
 use crate::api::kinds::{Resource, Subresource};
 use crate::api::object::{name_of, str_at};
 use crate::api::state::Shared;
@@ -316,34 +317,13 @@ async fn discovery(
 /// Sets the `Available` condition as `SetAPIServiceCondition` does: the transition time
 /// moves only when the status does.
 fn set_available(obj: &mut Value, status: &str, reason: &str, message: &str) {
-    if !obj.get("status").is_some_and(Value::is_object) {
-        obj["status"] = json!({});
-    }
-    if !obj["status"].get("conditions").is_some_and(Value::is_array) {
-        obj["status"]["conditions"] = json!([]);
-    }
-    let Some(conditions) = obj["status"]["conditions"].as_array_mut() else {
-        return;
-    };
-    match conditions.iter_mut().find(|c| c["type"] == "Available") {
-        Some(c) => {
-            if c["status"] != status {
-                c["lastTransitionTime"] = json!(crate::api::object::now());
-            }
-            c["status"] = json!(status);
-            c["reason"] = json!(reason);
-            c["message"] = json!(message);
-        }
-        None => {
-            conditions.push(json!({"type": "Available", "status": status,
-            "lastTransitionTime": crate::api::object::now(), "reason": reason, "message": message}))
-        }
-    }
+    set_condition_status(obj, "Available", status, reason, message);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_service_change_is_traced_to_the_apiservices_it_backs() {

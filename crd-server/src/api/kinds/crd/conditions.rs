@@ -190,6 +190,19 @@ pub const TERMINATING: &str = "Terminating";
 /// and message replaced, the transition time moved only when the status changes.
 pub fn set_condition(obj: &mut Value, type_: &str, status: bool, reason: &str, message: &str) {
     let status = if status { "True" } else { "False" };
+    set_condition_status(obj, type_, status, reason, message);
+}
+
+/// [`set_condition`] with any status (`True`, `False`, `Unknown`): the condition of an
+/// object with `status.conditions` (an APIService's too), its transition time moved
+/// only when the status does.
+pub fn set_condition_status(
+    obj: &mut Value,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+) {
     if !obj.get("status").is_some_and(Value::is_object) {
         obj["status"] = json!({});
     }
