@@ -9,15 +9,14 @@
 //! the request is a 500, as kube-apiserver's authorization filter answers an
 //! authorizer's error.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crd_runtime::rbac::Attributes;
 use serde_json::{Value, json};
 
 use super::ConfigError;
+use super::answers::Answers;
 use super::token_webhook::Kubeconfig;
 use crate::webhook_client::{CallError, WebhookClient};
 
@@ -30,7 +29,6 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 /// Attributes a caller controls beyond this many bytes are not cached (upstream's
 /// guard against filling the cache).
 const MAX_CACHED_ATTRIBUTES: usize = 10_000;
-const SWEEP_AT: usize = 4096;
 
 /// What the webhook said.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,7 +45,7 @@ pub struct AuthzWebhook {
     url: String,
     authorized_ttl: Duration,
     unauthorized_ttl: Duration,
-    cache: Mutex<HashMap<String, (Instant, Verdict)>>,
+    cache: Answers<String, Verdict>,
 }
 
 /// The review's spec for `attrs` (also the cache key).
@@ -106,24 +104,17 @@ impl AuthzWebhook {
             url: config.server,
             authorized_ttl,
             unauthorized_ttl,
-            cache: Mutex::new(HashMap::new()),
+            cache: Answers::new(authorized_ttl.max(unauthorized_ttl)),
         })
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, Verdict)>> {
-        self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The cached verdict on `attrs`, if it is still fresh.
     pub fn cached(&self, attrs: &Attributes) -> Option<Verdict> {
         let key = spec_of(attrs).to_string();
-        let cache = self.lock();
-        let (at, verdict) = cache.get(&key)?;
-        let ttl = match verdict {
+        self.cache.get(&key, |verdict| match verdict {
             Verdict::Allow(_) => self.authorized_ttl,
             _ => self.unauthorized_ttl,
-        };
-        (at.elapsed() < ttl).then(|| verdict.clone())
+        })
     }
 
     /// The webhook's verdict on `attrs`, or the error that kept it from one.
@@ -167,12 +158,7 @@ impl AuthzWebhook {
         .map(|s| s.len())
         .sum();
         if attribute_bytes < MAX_CACHED_ATTRIBUTES {
-            let mut cache = self.lock();
-            if cache.len() >= SWEEP_AT {
-                let ttl = self.authorized_ttl.max(self.unauthorized_ttl);
-                cache.retain(|_, (at, _)| at.elapsed() < ttl);
-            }
-            cache.insert(spec.to_string(), (Instant::now(), verdict.clone()));
+            self.cache.insert(spec.to_string(), verdict.clone());
         }
         Ok(verdict)
     }

@@ -8,6 +8,7 @@
 //! running server holds. The request's identity travels with the request's task
 //! ([`context`]) so that admission, the reviews and the RBAC write checks see it.
 
+mod answers;
 pub(crate) mod audit;
 mod authenticate;
 pub(crate) mod authorize;

@@ -7,16 +7,15 @@
 //! token is not kept in memory; a webhook that cannot be reached or answers badly
 //! authenticates nobody (401) and nothing is cached.
 
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine as _;
 use crd_runtime::rbac::UserInfo;
 use serde_json::{Value, json};
 
 use super::ConfigError;
+use super::answers::Answers;
 use crate::webhook_client::{CallError, WebhookClient};
 
 /// kube-apiserver's `--authentication-token-webhook-cache-ttl` default.
@@ -25,19 +24,14 @@ pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(120);
 /// How long one review may take (the webhook client's default).
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Entries beyond which expired ones are swept on insert.
-const SWEEP_AT: usize = 4096;
-
-/// SHA-256 of a token → when it was asked, and who it was (`None`: nobody).
-type Answers = HashMap<[u8; 32], (Instant, Option<UserInfo>)>;
-
 /// A TokenReview webhook and its answers so far.
 pub struct TokenWebhook {
     client: WebhookClient,
     /// `Authorization: Bearer` the kubeconfig's user sends, if any.
     bearer: Option<String>,
     ttl: Duration,
-    cache: Mutex<Answers>,
+    /// Who each token was (`None`: nobody), by the token's SHA-256.
+    cache: Answers<[u8; 32], Option<UserInfo>>,
 }
 
 fn field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -126,7 +120,7 @@ impl TokenWebhook {
             client,
             bearer: config.token,
             ttl,
-            cache: Mutex::new(HashMap::new()),
+            cache: Answers::new(ttl),
         })
     }
 
@@ -136,24 +130,13 @@ impl TokenWebhook {
             .as_ref()
             .try_into()
             .ok()?;
-        if let Some((at, user)) = self.lock().get(&key)
-            && at.elapsed() < self.ttl
-        {
-            return user.clone();
+        if let Some(user) = self.cache.get(&key, |_| self.ttl) {
+            return user;
         }
         // Not cached: an unreachable webhook is asked again next time.
         let user = self.review(token).await.ok()?;
-        let mut cache = self.lock();
-        if cache.len() >= SWEEP_AT {
-            let ttl = self.ttl;
-            cache.retain(|_, (at, _)| at.elapsed() < ttl);
-        }
-        cache.insert(key, (Instant::now(), user.clone()));
+        self.cache.insert(key, user.clone());
         user
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Answers> {
-        self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// One TokenReview: `Ok(None)` when the webhook does not authenticate the token.
