@@ -13,19 +13,7 @@ use std::process::Command;
 use crd_server::{AuthConfig, AuthorizationMode, Config, StoreConfig, TlsFiles};
 use serde_json::{Value, json};
 
-/// Runs openssl, asserting success.
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run openssl ({e}); it must be installed"));
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use support::openssl;
 
 /// The server's certificate (rcgen), a client CA and carol's client certificate
 /// (CN=carol, O=dev), both made with openssl.

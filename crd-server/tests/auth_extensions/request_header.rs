@@ -12,18 +12,7 @@ use crd_server::auth::RequestHeaderConfig;
 use crd_server::{AuthConfig, AuthorizationMode, Config, StoreConfig};
 use serde_json::Value;
 
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run openssl ({e}); it must be installed"));
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use crate::support::openssl;
 
 /// A CA `name` and a client certificate it signs for `subject`: (`name.crt`, `cert`, `key`).
 fn client_pki(dir: &Path, name: &str, client: &str, subject: &str) {
