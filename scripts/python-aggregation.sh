@@ -78,6 +78,11 @@ for _ in $(seq 300); do
 done
 grep -q '^registered' "$dir/metrics.out" || { echo "metrics-apiserver did not register"; exit 1; }
 kubectl wait --for=condition=Available apiservice/v1.metrics.example.com --timeout=30s > /dev/null
+# The proxy follows APIServices by a watch: it routes by the condition a moment later.
+for _ in $(seq 100); do
+  kubectl get --raw /apis/metrics.example.com/v1/nodemetrics > /dev/null 2>&1 && break
+  sleep 0.2
+done
 
 "$venv/bin/python" scripts/python-aggregation.py "$KUBECONFIG" up
 

@@ -345,6 +345,13 @@ async fn requests_for_an_apiservice_are_proxied_to_its_server() {
         apply("apiservice.yaml", format!("apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {{name: v1.metrics.example.com}}\nspec: {{group: metrics.example.com, version: v1, groupPriorityMinimum: 100, versionPriority: 100, insecureSkipTLSVerify: true, service: {{namespace: default, name: metrics, port: {port}}}}}\n"));
         // The discovery check showed the front proxy's certificate (the server demands one).
         available(&url, "v1.metrics.example.com", "Passed");
+        // The proxy follows APIServices by a watch: it routes by the condition just read
+        // a moment later at most.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !support::kubectl(&url, &["get", "--raw", "/apis/metrics.example.com/v1/nodemetrics"]).status.success() {
+            assert!(Instant::now() < deadline, "never proxied");
+            std::thread::sleep(Duration::from_millis(100));
+        }
 
         // A list, proxied with the caller's identity and without its credentials.
         let list = support::json_of(&url, &["get", "nodemetrics", "--as", "alice", "--as-group", "dev"]);

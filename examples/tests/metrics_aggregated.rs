@@ -170,8 +170,17 @@ async fn kube_client_reads_node_metrics_as_rbac_allows() {
         .expect("bob's role");
     let _metrics = metrics_behind(&cluster).await;
 
+    // The proxy routes by the APIServices it follows (a watch, as kube-aggregator's
+    // informer): allow it to catch up with the Available condition just read.
     let admin = node_metrics(cluster.client());
-    let list = admin.list(&Default::default()).await.expect("list");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let list = loop {
+        match admin.list(&Default::default()).await {
+            Ok(list) => break list,
+            Err(e) => assert!(Instant::now() < deadline, "list: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     let names: Vec<_> = list
         .items
         .iter()

@@ -234,9 +234,12 @@ fn write_error(t: Target<'_>, e: StoreError) -> WriteError {
     }
 }
 
-/// A write to a kind that defines kinds returns once the registry serves the result.
+/// A write to a kind that defines kinds returns once the registry serves the result;
+/// one to an APIService once the aggregator routes by it.
 async fn after_write(shared: &Shared, res: &Resource, revision: Revision) {
     if res.defines_kinds() {
         shared.registry.caught_up(revision).await;
+    } else if res.info().q.group == crate::api::aggregator::GROUP {
+        shared.aggregator.caught_up(revision).await;
     }
 }

@@ -28,6 +28,9 @@ use crate::follow::{Follower, list_and_watch};
 use crate::store::{EventKind, ListOptions, Store, WatchEvent};
 use crate::webhook_client::ClientIdentity;
 
+/// The APIServices' group.
+pub const GROUP: &str = "apiregistration.k8s.io";
+
 /// Where APIServices are stored.
 pub const PREFIX: &str = "/registry/apiregistration.k8s.io/apiservices/";
 
@@ -72,6 +75,8 @@ pub struct Aggregator {
     documents: RwLock<HashMap<String, Arc<Documents>>>,
     /// Wakes the reader of documents when the table changes.
     changed: Arc<tokio::sync::Notify>,
+    /// The store revision the table reflects.
+    seen: tokio::sync::watch::Sender<u64>,
     tasks: Mutex<Vec<tokio::task::AbortHandle>>,
 }
 
@@ -97,6 +102,7 @@ impl Aggregator {
             table: RwLock::new(Arc::new(Table::default())),
             documents: RwLock::new(HashMap::new()),
             changed: Arc::new(tokio::sync::Notify::new()),
+            seen: tokio::sync::watch::channel(0).0,
             tasks: Mutex::new(Vec::new()),
         });
         let revision = this.read_all().await?;
@@ -202,7 +208,27 @@ impl Aggregator {
         }
         *self.objects.lock().unwrap_or_else(|e| e.into_inner()) = objects;
         self.rebuild();
+        self.saw(listed.revision);
         Ok(listed.revision)
+    }
+
+    fn saw(&self, revision: u64) {
+        self.seen.send_if_modified(|seen| {
+            let newer = revision > *seen;
+            if newer {
+                *seen = revision;
+            }
+            newer
+        });
+    }
+
+    /// Waits (at most 5 s) until the table reflects the store at `revision`: an
+    /// APIService written through this server is routed as written when the write
+    /// returns (as a CRD is served).
+    pub async fn caught_up(&self, revision: u64) {
+        let mut rx = self.seen.subscribe();
+        let wait = rx.wait_for(|seen| *seen >= revision);
+        let _ = tokio::time::timeout(Duration::from_secs(5), wait).await;
     }
 
     fn apply(&self, key: String, value: Option<Value>) {
@@ -265,7 +291,9 @@ impl Follower for ApiServiceFollower {
             EventKind::Put => serde_json::from_slice(&e.kv.value).ok(),
             EventKind::Delete => None,
         };
+        let revision = e.kv.mod_revision;
         this.apply(e.kv.key, value);
+        this.saw(revision);
         ControlFlow::Continue(())
     }
 }
