@@ -1,14 +1,43 @@
-"""The official Python client against an aggregated API behind crd-server.
+"""The official Python client against crd-server's extension points.
 
-Run by scripts/python-aggregation.sh with the kubeconfig of a crd-server behind which
-the metrics-apiserver example serves metrics.example.com/v1 (`up`), or after it was
-stopped (`down`). Exits non-zero on the first surprise.
+Run by scripts/python-extensions.sh with the kubeconfig of a crd-server whose token and
+authorization webhooks are scripts/python-webhooks.py (`webhooks`), behind which the
+metrics-apiserver example serves metrics.example.com/v1 (`up`), or after it was stopped
+(`down`). Exits non-zero on the first surprise.
 """
 
 import sys
 
 from kubernetes import client, config, dynamic
 from kubernetes.client.rest import ApiException
+
+
+def expect_status(status, call, wanted=""):
+    try:
+        call()
+    except ApiException as e:
+        if e.status != status or wanted not in e.body:
+            sys.exit(f"expected {status} with {wanted!r}, got {e.status}: {e.body}")
+        return
+    sys.exit(f"expected {status}, the call succeeded")
+
+
+def webhooks(admin):
+    # alice: a user only the token webhook knows, allowed only by the authorization webhook.
+    config = client.Configuration()
+    config.host = admin.configuration.host
+    config.ssl_ca_cert = admin.configuration.ssl_ca_cert
+    config.api_key = {"authorization": "Bearer alice-token"}
+    alice = client.CoreV1Api(client.ApiClient(config))
+    alice.list_namespaced_config_map("default")
+    expect_status(403, lambda: alice.list_namespaced_secret("default"),
+                  'User \\"alice\\" cannot list resource \\"secrets\\" in API group \\"\\" in the namespace \\"default\\": secrets are not for alice')
+    expect_status(403, lambda: alice.list_namespaced_pod("default"),
+                  'User \\"alice\\" cannot list resource \\"pods\\"')
+    config.api_key = {"authorization": "Bearer mallory-token"}
+    stranger = client.CoreV1Api(client.ApiClient(config))
+    expect_status(401, lambda: stranger.list_namespaced_config_map("default"), "Unauthorized")
+    print("python client: the token webhook's user, allowed and denied by the authorization webhook, a 401 for an unknown token")
 
 
 def up(api):
@@ -52,7 +81,7 @@ def down(api):
 
 def main(kubeconfig, phase):
     api = config.new_client_from_config(config_file=kubeconfig)
-    {"up": up, "down": down}[phase](api)
+    {"webhooks": webhooks, "up": up, "down": down}[phase](api)
 
 
 if __name__ == "__main__":
