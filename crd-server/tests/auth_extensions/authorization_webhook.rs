@@ -118,6 +118,22 @@ async fn the_webhook_decides_after_rbac() {
     .await
     .expect("kubectl");
 
+    // kube::Client: allowed by the webhook, denied with its reason.
+    let jane = crate::kube_client(&url, "jane-token");
+    let namespaces: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(jane);
+    let ns = namespaces
+        .get("default")
+        .await
+        .expect("the webhook allows it");
+    assert_eq!(ns.metadata.name.as_deref(), Some("default"));
+    match namespaces.delete("default", &Default::default()).await {
+        Err(kube::Error::Api(s)) => {
+            assert_eq!(s.code, 403);
+            assert!(s.message.ends_with(": deletes are frozen"), "{}", s.message);
+        }
+        other => panic!("expected a 403, got {other:?}"),
+    }
+
     // The webhook goes away: what nothing else allows is a 500, not a 403.
     webhook.abort();
     let _ = webhook.await;

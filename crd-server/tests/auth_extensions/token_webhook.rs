@@ -131,6 +131,33 @@ async fn tokens_are_reviewed_by_the_webhook_and_cached() {
     .await
     .expect("kubectl");
 
+    // kube::Client: the same user (a SelfSubjectReview), the same 403 and 401.
+    let jane = crate::kube_client(&url, "jane-token");
+    let review: serde_json::Value = jane
+        .request(
+            http::Request::post("/apis/authentication.k8s.io/v1/selfsubjectreviews")
+                .header("content-type", "application/json")
+                .body(
+                    br#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#
+                        .to_vec(),
+                )
+                .expect("request"),
+        )
+        .await
+        .expect("selfsubjectreview");
+    assert_eq!(review["status"]["userInfo"]["username"], "jane");
+    let namespaces: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(jane);
+    match namespaces.list(&Default::default()).await {
+        Err(kube::Error::Api(s)) => assert_eq!(s.code, 403, "{s:?}"),
+        other => panic!("expected a 403, got {other:?}"),
+    }
+    let stranger = crate::kube_client(&url, "someone-else");
+    let namespaces: kube::Api<k8s_openapi::api::core::v1::Namespace> = kube::Api::all(stranger);
+    match namespaces.list(&Default::default()).await {
+        Err(kube::Error::Api(s)) => assert_eq!((s.code, s.reason.as_str()), (401, "Unauthorized")),
+        other => panic!("expected a 401, got {other:?}"),
+    }
+
     // The webhook goes away: jane's cached answer still holds, a new token is refused.
     webhook.abort();
     let _ = webhook.await;
