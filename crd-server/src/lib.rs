@@ -38,9 +38,10 @@ mod webhook_client;
 
 pub use crd_webhook as webhook;
 
+pub use api::aggregator::trust::{AggregationConfig, FrontProxy};
 pub use api::conversion::{ConversionHandler, ConversionWebhooks};
 pub use auth::{AuthConfig, AuthorizationMode};
-pub use config::{AggregationConfig, Config, FrontProxy, StartError, StoreConfig, TlsFiles};
+pub use config::{Config, StartError, StoreConfig, TlsFiles};
 pub use controllers::{
     CONTROLLERS, Clock, DEFAULT_CLUSTER_CIDR, LeaderElection, Selection as Controllers, Workloads,
 };

@@ -31,8 +31,6 @@ pub(crate) fn fault_request<'a>(info: &'a RequestInfo, user: Option<&'a str>) ->
 
 /// What a client asking for a retry reads in an injected answer.
 const TOO_MANY: &str = "Too many requests, please try again later.";
-pub(crate) const DEADLINE: &str =
-    "request did not complete within requested timeout - context deadline exceeded";
 
 /// Serves `req` as `injection` says (`serve` serves it normally).
 pub(crate) async fn serve<S, F>(
@@ -112,7 +110,7 @@ async fn answer(
                 None => e,
             }
         }
-        504 => ApiError::timeout(DEADLINE, retry.unwrap_or(0)),
+        504 => ApiError::timeout(crate::api::status::DEADLINE, retry.unwrap_or(0)),
         // 410, which rules give watches only.
         _ => {
             let from = req

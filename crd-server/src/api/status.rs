@@ -8,6 +8,10 @@ use serde_json::{Value, json};
 
 use crate::store::StoreError;
 
+/// What kube-apiserver's timeout filter says of a request that took too long.
+pub const DEADLINE: &str =
+    "request did not complete within requested timeout - context deadline exceeded";
+
 /// An error response (a `Status` with `status: Failure`).
 #[derive(Debug, Clone)]
 pub struct ApiError {

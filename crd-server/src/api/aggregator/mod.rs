@@ -23,7 +23,6 @@ use serde_json::Value;
 
 use self::documents::Documents;
 use self::remote::Remote;
-use crate::api::discovery::{ExtensionVersion, Extensions};
 use crate::follow::{Follower, list_and_watch};
 use crate::store::{EventKind, ListOptions, Store, WatchEvent};
 use crate::webhook_client::ClientIdentity;
@@ -36,6 +35,25 @@ pub const PREFIX: &str = "/registry/apiregistration.k8s.io/apiservices/";
 
 /// How often the documents of every available extension server are read again.
 const REFRESH: Duration = Duration::from_secs(30);
+
+/// A group/version an extension API server serves (a remote APIService), with the
+/// resources its discovery listed (`None`: it never answered) and whether that answer
+/// is current.
+#[derive(Clone, Debug)]
+pub struct ExtensionVersion {
+    pub group: String,
+    pub version: String,
+    pub group_priority: i64,
+    pub version_priority: i64,
+    pub resources: Option<Vec<Value>>,
+    pub fresh: bool,
+}
+
+/// The group/versions extension servers serve.
+#[derive(Clone, Debug, Default)]
+pub struct Extensions {
+    pub versions: Vec<ExtensionVersion>,
+}
 
 /// The remote APIServices, by group and version.
 #[derive(Default)]

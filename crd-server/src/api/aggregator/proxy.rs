@@ -98,7 +98,7 @@ pub async fn serve(remote: &Remote, req: Request) -> Response {
         Some(d) => match tokio::time::timeout(d, sent).await {
             Ok(answer) => answer,
             // kube-apiserver's timeout filter: the extension server took too long.
-            Err(_) => return ApiError::timeout(crate::api::inject::DEADLINE, 0).into_response(),
+            Err(_) => return ApiError::timeout(crate::api::status::DEADLINE, 0).into_response(),
         },
     };
     match answer {

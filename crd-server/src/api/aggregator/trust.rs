@@ -7,8 +7,66 @@
 use serde_json::{Map, Value, json};
 
 use crate::auth::AuthConfig;
-use crate::config::AggregationConfig;
 use crate::webhook_client::ClientIdentity;
+use crd_webhook::TlsFiles;
+
+/// How the server shows itself to extension API servers.
+#[derive(Clone, Debug, Default)]
+pub struct AggregationConfig {
+    /// `--proxy-client-cert-file` and `--proxy-client-key-file`: the client certificate
+    /// requests proxied to an APIService's server (and its availability checks) show.
+    pub proxy_client: Option<TlsFiles>,
+    /// A front proxy made for this server alone (a test server's): its certificate
+    /// is shown as `proxy_client` would be, and its CA published in the
+    /// `extension-apiserver-authentication` ConfigMap as the requestheader CA.
+    pub front_proxy: Option<FrontProxy>,
+}
+
+/// A front-proxy CA and the client certificate it signed (PEM).
+#[derive(Clone, Debug)]
+pub struct FrontProxy {
+    /// The CA certificate: what extension servers trust.
+    pub ca_pem: String,
+    /// The client certificate (its CommonName is the one allowed name).
+    pub cert_pem: String,
+    /// The client certificate's key.
+    pub key_pem: String,
+    /// The client certificate's CommonName.
+    pub common_name: String,
+}
+
+impl FrontProxy {
+    /// A fresh CA and a client certificate `front-proxy-client` it signed.
+    pub fn generate() -> Result<FrontProxy, String> {
+        use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose};
+        let fail = |e: rcgen::Error| format!("front proxy certificates: {e}");
+        let ca_key = KeyPair::generate().map_err(fail)?;
+        let mut ca = CertificateParams::new(Vec::new()).map_err(fail)?;
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca.distinguished_name
+            .push(DnType::CommonName, "front-proxy-ca");
+        ca.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let ca_cert = ca.self_signed(&ca_key).map_err(fail)?;
+        let issuer = rcgen::Issuer::new(ca, ca_key);
+        let common_name = "front-proxy-client".to_string();
+        let key = KeyPair::generate().map_err(fail)?;
+        let mut client = CertificateParams::new(Vec::new()).map_err(fail)?;
+        client
+            .distinguished_name
+            .push(DnType::CommonName, common_name.clone());
+        client.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+        let cert = client.signed_by(&key, &issuer).map_err(fail)?;
+        Ok(FrontProxy {
+            ca_pem: ca_cert.pem(),
+            cert_pem: cert.pem(),
+            key_pem: key.serialize_pem(),
+            common_name,
+        })
+    }
+}
 
 /// The proxy's client certificate, if one is configured.
 pub fn identity(agg: &AggregationConfig) -> Result<Option<ClientIdentity>, String> {
@@ -89,7 +147,6 @@ pub fn config_map_data(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::FrontProxy;
 
     #[test]
     fn a_front_proxy_is_published_as_kubeadm_configures_one() {

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use super::kinds::{Resource, Subresource};
 use super::priority::compare_versions;
 use super::registry::Registry;
+pub use crate::api::aggregator::{ExtensionVersion, Extensions};
 
 /// One served group: its versions by priority, the preferred one first.
 pub struct Group {
@@ -33,25 +34,6 @@ pub struct GroupVersion {
     pub resources: Vec<Served>,
     /// Served by an extension API server instead (its resources are its own).
     pub extension: Option<ExtensionVersion>,
-}
-
-/// A group/version an extension API server serves (a remote APIService), with the
-/// resources its discovery listed (`None`: it never answered) and whether that answer
-/// is current.
-#[derive(Clone, Debug)]
-pub struct ExtensionVersion {
-    pub group: String,
-    pub version: String,
-    pub group_priority: i64,
-    pub version_priority: i64,
-    pub resources: Option<Vec<Value>>,
-    pub fresh: bool,
-}
-
-/// The group/versions extension servers serve.
-#[derive(Clone, Debug, Default)]
-pub struct Extensions {
-    pub versions: Vec<ExtensionVersion>,
 }
 
 /// The group priority (`groupPriorityMinimum`) of the built-in groups, as
